@@ -1,0 +1,60 @@
+# Tilawa — build, test and run on Debian 12.
+# `make run` and `make test` install whatever Debian packages are missing first.
+
+SWIFT        ?= swift
+STATE_DIR    ?= ./var
+BIN_DEBUG    := .build/debug/tilawa
+BIN_RELEASE  := .build/release/tilawa
+
+# Libraries the product links, plus what the tests use to check its output
+# (opusinfo/opusdec from opus-tools) and to move the clock (faketime).
+RUNTIME_PACKAGES := libavformat-dev libavcodec-dev libswresample-dev libavutil-dev \
+                    libopusenc-dev libopus-dev libogg-dev libebur128-dev libasound2-dev \
+                    libsqlite3-dev pkg-config
+TEST_PACKAGES    := opus-tools faketime
+# Only for regenerating audio-fixtures/ and for the benchmarks.
+TOOL_PACKAGES    := sox espeak-ng ffmpeg opus-tools
+
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: deps deps-tools build release test run bench-encode fixtures clean
+
+define install_missing
+	@missing=""; for p in $(1); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing </dev/null; \
+	fi
+endef
+
+deps:
+	$(call install_missing,$(RUNTIME_PACKAGES) $(TEST_PACKAGES))
+
+deps-tools: deps
+	$(call install_missing,$(TOOL_PACKAGES))
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+run: build
+	$(BIN_DEBUG) analyze audio-fixtures/speech_mono_s16_48k.wav
+
+fixtures: deps-tools
+	audio-fixtures/generate.sh
+
+# Our encoder against opusenc on the same 3-minute speech file (release build).
+bench-encode: deps-tools release
+	scripts/bench-encode.sh $(BIN_RELEASE)
+
+clean:
+	rm -rf .build

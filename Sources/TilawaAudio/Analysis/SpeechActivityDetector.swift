@@ -1,0 +1,157 @@
+import Foundation
+
+/// Finds where someone is speaking, from band-limited frame energy against an adaptive noise floor.
+///
+/// Streaming part: the signal is band-passed to the speech band (100 Hz–4 kHz, which
+/// ignores rumble, DC and hiss) and reduced to one energy value per 20 ms frame — 50
+/// floats a second, the only state that grows, bounded by the maximum duration.
+/// Decision part, at the end: a frame is speech when its energy clears both a global
+/// threshold (the recording's own noise floor, its 10th percentile, + 9 dB; at most 35 dB
+/// under its loud frames; never below −65 dBFS) and a local one (the noise floor of the
+/// surrounding ±3 s + 9 dB), so a room that gets noisier half-way does not count as speech.
+/// Gaps up to 300 ms between speech frames are bridged (pauses between words) and
+/// bursts under 60 ms dropped (clicks, taps).
+struct SpeechActivityDetector {
+    static let frameSeconds = 0.02
+    static let gapBridgeFrames = 15
+    static let minimumBurstFrames = 3
+    static let floorMarginDB: Float = 9
+    static let dynamicRangeDB: Float = 35
+    static let absoluteThresholdDB: Float = -65
+    static let localWindowFrames = 150
+
+    private let frameLength: Int
+    private var highPass: Biquad
+    private var lowPass: Biquad
+    private var accumulated: Double = 0
+    private var filled = 0
+    private(set) var energies: [Float] = []
+
+    init(sampleRate: Int) {
+        frameLength = Int(Double(sampleRate) * Self.frameSeconds)
+        highPass = Biquad.highPass(cutoff: 100, sampleRate: Double(sampleRate))
+        lowPass = Biquad.lowPass(cutoff: 4000, sampleRate: Double(sampleRate))
+    }
+
+    mutating func add(_ block: UnsafeBufferPointer<Float>) {
+        for sample in block {
+            let filtered = lowPass.process(highPass.process(Double(sample)))
+            accumulated += filtered * filtered
+            filled += 1
+            if filled == frameLength { closeFrame() }
+        }
+    }
+
+    private mutating func closeFrame() {
+        let meanSquare = accumulated / Double(max(filled, 1))
+        energies.append(Float(10 * log10(meanSquare + 1e-12)))
+        accumulated = 0
+        filled = 0
+    }
+
+    /// Decides speech frames and summarises them for a recording of `durationSeconds`.
+    mutating func finish(durationSeconds: Double) -> SpeechActivity {
+        // A last partial frame counts when it is at least half a frame long.
+        if filled * 2 >= frameLength { closeFrame() }
+        let active = Self.classify(energies)
+        guard let first = active.firstIndex(of: true), let last = active.lastIndex(of: true) else {
+            return SpeechActivity(speechSeconds: 0, leadingSilenceSeconds: durationSeconds, trailingSilenceSeconds: durationSeconds)
+        }
+        let speechFrames = active.lazy.filter { $0 }.count
+        let speech = min(Double(speechFrames) * Self.frameSeconds, durationSeconds)
+        let leading = Double(first) * Self.frameSeconds
+        let trailing = max(0, durationSeconds - Double(last + 1) * Self.frameSeconds)
+        return SpeechActivity(speechSeconds: speech, leadingSilenceSeconds: leading, trailingSilenceSeconds: trailing)
+    }
+
+    /// Marks each frame as speech or not (exposed for tests of the decision rule).
+    static func classify(_ energies: [Float]) -> [Bool] {
+        guard !energies.isEmpty else { return [] }
+        let sorted = energies.sorted()
+        let floor = max(percentile(sorted, 0.10), -100)
+        let loud = percentile(sorted, 0.95)
+        let global = max(floor + floorMarginDB, loud - dynamicRangeDB, absoluteThresholdDB)
+
+        // Local floor, evaluated once a second over a ±3 s window.
+        let hop = 50
+        var localFloors: [Float] = []
+        var start = 0
+        while start < energies.count {
+            let lower = max(0, start + hop / 2 - localWindowFrames)
+            let upper = min(energies.count, start + hop / 2 + localWindowFrames)
+            localFloors.append(percentile(energies[lower..<upper].sorted(), 0.10))
+            start += hop
+        }
+
+        var active = energies.enumerated().map { index, energy in
+            energy > global && energy > localFloors[index / hop] + floorMarginDB
+        }
+        bridgeGaps(&active, upTo: gapBridgeFrames)
+        dropBursts(&active, shorterThan: minimumBurstFrames)
+        return active
+    }
+
+    private static func bridgeGaps(_ active: inout [Bool], upTo maximumGap: Int) {
+        var lastActive: Int? = nil
+        for index in active.indices where active[index] {
+            if let previous = lastActive, index - previous > 1, index - previous - 1 <= maximumGap {
+                for gap in (previous + 1)..<index { active[gap] = true }
+            }
+            lastActive = index
+        }
+    }
+
+    private static func dropBursts(_ active: inout [Bool], shorterThan minimum: Int) {
+        var index = 0
+        while index < active.count {
+            guard active[index] else { index += 1; continue }
+            var end = index
+            while end < active.count && active[end] { end += 1 }
+            if end - index < minimum {
+                for position in index..<end { active[position] = false }
+            }
+            index = end
+        }
+    }
+
+    private static func percentile(_ sorted: [Float], _ fraction: Double) -> Float {
+        guard !sorted.isEmpty else { return -120 }
+        let position = Int((Double(sorted.count - 1) * fraction).rounded())
+        return sorted[position]
+    }
+}
+
+/// Where speech was found.
+struct SpeechActivity: Equatable {
+    var speechSeconds: Double
+    var leadingSilenceSeconds: Double
+    var trailingSilenceSeconds: Double
+}
+
+/// A second-order IIR section (RBJ audio-EQ cookbook), transposed direct form II.
+struct Biquad {
+    let b0, b1, b2, a1, a2: Double
+    private var z1 = 0.0, z2 = 0.0
+
+    init(b0: Double, b1: Double, b2: Double, a0: Double, a1: Double, a2: Double) {
+        self.b0 = b0 / a0; self.b1 = b1 / a0; self.b2 = b2 / a0
+        self.a1 = a1 / a0; self.a2 = a2 / a0
+    }
+
+    static func highPass(cutoff: Double, sampleRate: Double, q: Double = 0.7071) -> Biquad {
+        let w = 2 * Double.pi * cutoff / sampleRate, alpha = sin(w) / (2 * q), c = cos(w)
+        return Biquad(b0: (1 + c) / 2, b1: -(1 + c), b2: (1 + c) / 2, a0: 1 + alpha, a1: -2 * c, a2: 1 - alpha)
+    }
+
+    static func lowPass(cutoff: Double, sampleRate: Double, q: Double = 0.7071) -> Biquad {
+        let w = 2 * Double.pi * cutoff / sampleRate, alpha = sin(w) / (2 * q), c = cos(w)
+        return Biquad(b0: (1 - c) / 2, b1: 1 - c, b2: (1 - c) / 2, a0: 1 + alpha, a1: -2 * c, a2: 1 - alpha)
+    }
+
+    mutating func process(_ x: Double) -> Double {
+        let y = b0 * x + z1
+        z1 = b1 * x - a1 * y + z2
+        z2 = b2 * x - a2 * y
+        return y
+    }
+}

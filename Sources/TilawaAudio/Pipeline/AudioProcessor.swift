@@ -1,0 +1,101 @@
+import Foundation
+import TilawaCore
+
+/// The audio chain in one pass: decode → analyse (+ waveform) → optionally encode to Ogg Opus.
+///
+/// The decoder's blocks feed the analysis and the encoder together; the playback gain is
+/// known only at the end and is written into the finished file's OpusHead
+/// (`OggOpusHeader`). Output goes to a temporary name and is renamed into place only when
+/// everything succeeded, so a failure leaves no file behind.
+public struct AudioProcessor: Sendable {
+    /// When the encoder's output is kept.
+    public enum EncodePolicy: Sendable {
+        /// Keep the Opus file only when the verdict accepts the recording.
+        case ifAccepted
+        /// Keep it whenever the file could be decoded (`tilawa encode`: no rules).
+        case always
+    }
+
+    /// Limits for the verdict.
+    public var limits: AudioLimits
+    /// Encoder settings and the loudness target.
+    public var encoder: OpusEncoderSettings
+    /// Samples per waveform pixel at 48 kHz (960 = 20 ms, 50 pixels a second).
+    public var samplesPerPixel: Int
+
+    /// Creates a processor with the given limits and settings.
+    public init(limits: AudioLimits = AudioLimits(), encoder: OpusEncoderSettings = OpusEncoderSettings(), samplesPerPixel: Int = 960) {
+        self.limits = limits
+        self.encoder = encoder
+        self.samplesPerPixel = samplesPerPixel
+    }
+
+    /// Decodes and analyses `path`, and encodes it to `output` when one is given.
+    ///
+    /// - Returns: the analysis and verdict; `encoded` is set when the Opus file was kept.
+    /// - Throws: `AudioRejection` when the file cannot be decoded (`empty`, `unreadable`,
+    ///   `unsupported_format`); `OpusEncoderError` when encoding or writing fails. No output
+    ///   file exists after a throw.
+    public func process(path: String, encodeTo output: String? = nil, policy: EncodePolicy = .ifAccepted) throws -> ProcessedAudio {
+        AudioDecoder.silenceLibraryLogging()
+        let decoder = try AudioDecoder(path: path)
+        let analyzer = AudioAnalyzer(samplesPerPixel: samplesPerPixel)
+        let temporary = output.map(DurableFile.temporaryPath(for:))
+        var keepTemporary = false
+        defer { if let temporary, !keepTemporary { DurableFile.discard(temporary) } }
+
+        let opus = try temporary.map { try OpusFileEncoder(path: $0, settings: encoder) }
+        // Stop a little past the limit: enough to know it is too long, without decoding hours.
+        let summary = try decoder.decode(limitSeconds: limits.maxDurationSeconds + 1) { block in
+            analyzer.add(block)
+            try opus?.write(block)
+        }
+        var (analysis, waveform) = analyzer.finish()
+        if summary.reachedLimit, let declared = decoder.declaredDurationSeconds {
+            analysis.durationSeconds = max(analysis.durationSeconds, declared)
+        }
+        let verdict = limits.verdict(for: analysis)
+
+        var encoded: EncodedAudio? = nil
+        if let opus, let temporary, let output, policy == .always || verdict.isAccepted {
+            try opus.finish()
+            let gain = PlaybackGain.decibels(loudnessLUFS: analysis.loudnessLUFS, peakDBFS: analysis.peakDBFS, settings: encoder)
+            let q78 = PlaybackGain.q78(gain)
+            try OggOpusHeader.setOutputGain(q78, path: temporary)
+            try DurableFile.commit(temporary, to: output)
+            keepTemporary = true
+            let bytes = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
+            encoded = EncodedAudio(path: output, bytes: bytes, outputGainDB: Double(q78) / 256, durationSeconds: analysis.durationSeconds)
+        }
+        return ProcessedAudio(source: decoder.source, analysis: analysis, verdict: verdict, waveform: waveform, encoded: encoded)
+    }
+}
+
+/// What one pass over a recording produced.
+public struct ProcessedAudio: Sendable {
+    /// The file as it arrived.
+    public var source: AudioSource
+    /// The figures measured on its mono 48 kHz signal.
+    public var analysis: AudioAnalysis
+    /// Accepted or rejected under the processor's limits.
+    public var verdict: AudioVerdict
+    /// Peaks for the player.
+    public var waveform: WaveformPeaks
+    /// The Ogg Opus file, when one was kept.
+    public var encoded: EncodedAudio?
+}
+
+/// An Ogg Opus file written by `AudioProcessor`.
+public struct EncodedAudio: Sendable, Equatable {
+    /// Where it is.
+    public var path: String
+    /// Its size in bytes.
+    public var bytes: Int
+    /// The OpusHead output gain applied at playback, in dB.
+    public var outputGainDB: Double
+    /// The duration encoded, in seconds.
+    public var durationSeconds: Double
+
+    /// Average bitrate of the whole file, container included, in bit/s.
+    public var bitrate: Double { durationSeconds > 0 ? Double(bytes) * 8 / durationSeconds : 0 }
+}

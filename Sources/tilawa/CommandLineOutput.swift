@@ -1,0 +1,41 @@
+import ArgumentParser
+import Foundation
+
+/// Exit codes of the `tilawa` command (sysexits.h, as DESIGN §3 lists them).
+enum ExitStatus {
+    static let usage: Int32 = 64
+    static let dataRejected: Int32 = 65
+    static let refusedByRule: Int32 = 77
+    static let attemptLimit: Int32 = 75
+    static let deviceError: Int32 = 74
+    static let cannotCreate: Int32 = 73
+    static let software: Int32 = 70
+    static let configuration: Int32 = 78
+}
+
+/// Where the command writes: results on stdout, one-line errors on stderr.
+enum CommandLineOutput {
+    /// Prints `tilawa: <code>: <message>` on stderr and returns the exit code to throw.
+    static func fail(code: String, message: String, exit status: Int32) -> ExitCode {
+        FileHandle.standardError.write(Data("tilawa: \(code): \(message)\n".utf8))
+        return ExitCode(status)
+    }
+
+    /// Prints a value as pretty, key-sorted JSON on stdout.
+    static func printJSON(_ value: some Encodable) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        let data = try encoder.encode(value)
+        FileHandle.standardOutput.write(data)
+        FileHandle.standardOutput.write(Data("\n".utf8))
+    }
+
+    /// Prints aligned `label  value` rows on stdout.
+    static func printRows(_ rows: [(String, String)]) {
+        let width = rows.map(\.0.count).max() ?? 0
+        for (label, value) in rows {
+            print(label.padding(toLength: width + 2, withPad: " ", startingAt: 0) + value)
+        }
+    }
+}

@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// The `tilawa` command: the daemon and the tools around it.
+@main
+struct Tilawa: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tilawa",
+        abstract: "Receives, checks, encodes and stores weekly Quran-recitation recordings.",
+        subcommands: [AnalyzeCommand.self, EncodeCommand.self]
+    )
+}
