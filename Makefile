@@ -13,7 +13,7 @@ RUNTIME_PACKAGES := libavformat-dev libavcodec-dev libswresample-dev libavutil-d
                     libsqlite3-dev pkg-config
 TEST_PACKAGES    := opus-tools faketime
 # Only for regenerating audio-fixtures/ and for the benchmarks.
-TOOL_PACKAGES    := sox espeak-ng ffmpeg opus-tools
+TOOL_PACKAGES    := sox espeak-ng ffmpeg opus-tools bc
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

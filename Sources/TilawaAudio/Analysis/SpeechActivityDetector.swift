@@ -7,14 +7,14 @@ import Foundation
 /// floats a second, the only state that grows, bounded by the maximum duration.
 /// Decision part, at the end: a frame is speech when its energy clears both a global
 /// threshold (the recording's own noise floor, its 10th percentile, + 9 dB; at most 35 dB
-/// under its loud frames; never below −65 dBFS) and a local one (the noise floor of the
-/// surrounding ±3 s + 9 dB), so a room that gets noisier half-way does not count as speech.
+/// under its loud frames; never below −65 dBFS) and the local floors of the 3 s before and
+/// the 3 s after it (+ 9 dB each), so a fan switched on half-way is not speech.
 /// Gaps up to 300 ms between speech frames are bridged (pauses between words) and
-/// bursts under 60 ms dropped (clicks, taps).
+/// bursts under 100 ms dropped (clicks, taps; a spoken syllable lasts longer).
 struct SpeechActivityDetector {
     static let frameSeconds = 0.02
     static let gapBridgeFrames = 15
-    static let minimumBurstFrames = 3
+    static let minimumBurstFrames = 5
     static let floorMarginDB: Float = 9
     static let dynamicRangeDB: Float = 35
     static let absoluteThresholdDB: Float = -65
@@ -72,19 +72,28 @@ struct SpeechActivityDetector {
         let loud = percentile(sorted, 0.95)
         let global = max(floor + floorMarginDB, loud - dynamicRangeDB, absoluteThresholdDB)
 
-        // Local floor, evaluated once a second over a ±3 s window.
-        let hop = 50
-        var localFloors: [Float] = []
+        // Local floors, evaluated every 200 ms: the noise floor of the 3 s before a frame and of
+        // the 3 s from it on. Speech stands above both; a step up in steady noise stands
+        // above the floor before it but not the one after, a step down the reverse.
+        let hop = 10
+        let window = localWindowFrames
+        let minimumSide = 50
+        var past: [Float?] = [], future: [Float?] = []
         var start = 0
         while start < energies.count {
-            let lower = max(0, start + hop / 2 - localWindowFrames)
-            let upper = min(energies.count, start + hop / 2 + localWindowFrames)
-            localFloors.append(percentile(energies[lower..<upper].sorted(), 0.10))
+            let before = energies[max(0, start - window)..<start]
+            let after = energies[start..<min(energies.count, start + window)]
+            past.append(before.count >= minimumSide ? percentile(before.sorted(), 0.10) : nil)
+            future.append(after.count >= minimumSide ? percentile(after.sorted(), 0.10) : nil)
             start += hop
         }
 
         var active = energies.enumerated().map { index, energy in
-            energy > global && energy > localFloors[index / hop] + floorMarginDB
+            guard energy > global else { return false }
+            let slot = index / hop
+            if let floor = past[slot], energy <= floor + floorMarginDB { return false }
+            if let floor = future[slot], energy <= floor + floorMarginDB { return false }
+            return true
         }
         bridgeGaps(&active, upTo: gapBridgeFrames)
         dropBursts(&active, shorterThan: minimumBurstFrames)

@@ -44,7 +44,11 @@ public struct AudioProcessor: Sendable {
         var keepTemporary = false
         defer { if let temporary, !keepTemporary { DurableFile.discard(temporary) } }
 
-        let opus = try temporary.map { try OpusFileEncoder(path: $0, settings: encoder) }
+        let opus = try temporary.map { EncoderThread(encoder: try OpusFileEncoder(path: $0, settings: encoder)) }
+        opus?.start()
+        // Whatever happens below, the encoder thread has stopped before the temporary file is discarded.
+        var opusFinished = false
+        defer { if !opusFinished { try? opus?.finish(abandon: true) } }
         // Stop a little past the limit: enough to know it is too long, without decoding hours.
         let summary = try decoder.decode(limitSeconds: limits.maxDurationSeconds + 1) { block in
             analyzer.add(block)
@@ -58,6 +62,7 @@ public struct AudioProcessor: Sendable {
 
         var encoded: EncodedAudio? = nil
         if let opus, let temporary, let output, policy == .always || verdict.isAccepted {
+            opusFinished = true
             try opus.finish()
             let gain = PlaybackGain.decibels(loudnessLUFS: analysis.loudnessLUFS, peakDBFS: analysis.peakDBFS, settings: encoder)
             let q78 = PlaybackGain.q78(gain)

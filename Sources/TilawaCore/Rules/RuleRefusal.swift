@@ -1,0 +1,73 @@
+import Foundation
+
+/// Why the programme's rules refuse a request; `code` is stable, `message(in:)` is for people.
+///
+/// The daemon maps these to HTTP problem+json (the `code` member plus the data carried
+/// here: `unlocks_at`, `next_attempt_at`, …) and the CLI to `tilawa: <code>: <message>`
+/// (DESIGN §3, §4). Audio rejections are a separate type; this one is only the rules.
+public enum RuleRefusal: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The week/slot text is not 1…`weekCount`, `eoc` or `assessment`.
+    case invalidWeek(input: String, weekCount: Int)
+    /// The week has not unlocked yet; it does at `unlocksAt`.
+    case weekLocked(week: Int, unlocksAt: Date)
+    /// End-of-course needs `need` distinct weeks with an accepted submission; the student has `have`.
+    case eocNotEligible(have: Int, need: Int)
+    /// The semester closed at `closedAt` (`unlock(last) + 7 days + catch_up_grace_days`).
+    case semesterClosed(closedAt: Date)
+    /// All attempts of the rolling window are used; the next one opens at `nextAttemptAt`.
+    case attemptLimit(nextAttemptAt: Date, used: Int, limit: Int)
+    /// The id is well formed but no such student is enrolled.
+    case unknownStudent(id: Identifier)
+    /// The text is not a valid id (`[A-Za-z0-9_-]{1,64}`).
+    case invalidIdentifier(input: String)
+
+    /// The stable snake_case code (problem+json `code`, CLI error prefix, audit table).
+    public var code: String {
+        switch self {
+        case .invalidWeek: "invalid_week"
+        case .weekLocked: "week_locked"
+        case .eocNotEligible: "eoc_not_eligible"
+        case .semesterClosed: "semester_closed"
+        case .attemptLimit: "attempt_limit"
+        case .unknownStudent: "unknown_student"
+        case .invalidIdentifier: "invalid_identifier"
+        }
+    }
+
+    /// One line a student can act on, with dates in the programme's `timeZone`.
+    ///
+    /// Untrusted input is quoted, stripped of control characters and cut short, so the
+    /// line stays one line.
+    public func message(in timeZone: TimeZone) -> String {
+        switch self {
+        case let .invalidWeek(input, weekCount):
+            return "\(MessageText.quoted(input)) is not a week: use a number from 1 to \(weekCount), \"eoc\" or \"assessment\"."
+        case let .weekLocked(week, unlocksAt):
+            return "Week \(week) opens on \(HumanDate.format(unlocksAt, in: timeZone))."
+        case let .eocNotEligible(have, need):
+            let missing = need - have
+            let weeks = missing == 1 ? "1 more week" : "\(missing) more weeks"
+            return "The end-of-course assessment opens after \(need) weeks are submitted; you have \(have), so submit \(weeks) first."
+        case let .semesterClosed(closedAt):
+            return "The semester closed on \(HumanDate.format(closedAt, in: timeZone)); recordings can no longer be submitted."
+        case let .attemptLimit(nextAttemptAt, _, limit):
+            // The window length is configurable, so the message names no period; it names
+            // the instant instead, rounded up so the student is not refused again.
+            let attempts = switch limit {
+            case 1: "your attempt"
+            case 2: "both of your attempts"
+            default: "all \(limit) of your attempts"
+            }
+            return "You have used \(attempts) for now; the next one opens on \(HumanDate.format(nextAttemptAt, in: timeZone, roundingUp: true))."
+        case let .unknownStudent(id):
+            return "No student with id \"\(id)\" is enrolled; check the id with your coach."
+        case let .invalidIdentifier(input):
+            return "\(MessageText.quoted(input)) is not a valid id: use 1 to 64 letters A–Z, digits, \"_\" or \"-\"."
+        }
+    }
+
+    /// `code: message` with dates in UTC, for logs; students get `message(in:)`.
+    public var description: String {
+        "\(code): \(message(in: .gmt))"
+    }
+}

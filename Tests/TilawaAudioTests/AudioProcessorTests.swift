@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+@testable import TilawaAudio
+import TilawaCore
+
+@Suite("Audio processor over the fixtures")
+struct AudioProcessorTests {
+    let processor = AudioProcessor()
+
+    @Test("The manifest lists every kind of fixture the contract names")
+    func manifestIsComplete() {
+        #expect(Fixtures.all.count >= 25)
+        #expect(!Fixtures.accepted.isEmpty)
+        #expect(Set(Fixtures.broken.flatMap(\.reasons)) == ["empty", "unreadable", "unsupported_format"])
+        for fixture in Fixtures.all {
+            #expect(FileManager.default.fileExists(atPath: fixture.path), "missing \(fixture.file)")
+        }
+    }
+
+    @Test("Decodable fixtures give the manifest's verdict, reasons, warnings, duration and loudness",
+          arguments: Fixtures.decodable)
+    func analysis(of fixture: Fixture) throws {
+        let result = try processor.process(path: fixture.path)
+        #expect(result.verdict.isAccepted == fixture.isAccepted)
+        #expect(result.verdict.rejections.map(\.code) == fixture.reasons)
+        #expect(result.verdict.warnings.map(\.code) == fixture.warnings)
+        if let expected = fixture.durationSeconds {
+            #expect(abs(result.analysis.durationSeconds - expected) <= fixture.durationTolerance,
+                    "duration \(result.analysis.durationSeconds) vs \(expected)")
+        }
+        if let expected = fixture.loudnessLUFS {
+            let measured = try #require(result.analysis.loudnessLUFS)
+            #expect(abs(measured - expected) <= 0.2, "loudness \(measured) vs \(expected)")
+        } else {
+            #expect(result.analysis.loudnessLUFS == nil)
+        }
+        if let rate = fixture.sampleRate { #expect(result.source.sampleRate == rate) }
+        if let channels = fixture.channels { #expect(result.source.channels == channels) }
+        #expect(result.analysis.speechRatio >= 0 && result.analysis.speechRatio <= 1)
+        #expect(result.analysis.speechSeconds <= result.analysis.durationSeconds + 0.02)
+    }
+
+    @Test("Broken fixtures end as their reason code and leave no file behind", arguments: Fixtures.broken)
+    func brokenFixture(_ fixture: Fixture) throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let error = #expect(throws: AudioRejection.self) {
+            try processor.process(path: fixture.path, encodeTo: scratch.path("out.opus"), policy: .always)
+        }
+        #expect(error.map { [$0.code] } == fixture.reasons)
+        #expect(scratch.contents().isEmpty)
+    }
+
+    @Test("A rejected recording is not encoded and leaves nothing behind")
+    func rejectedIsNotKept() throws {
+        let fixture = try #require(Fixtures.named("digital_silence.wav"))
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let result = try processor.process(path: fixture.path, encodeTo: scratch.path("out.opus"))
+        #expect(!result.verdict.isAccepted)
+        #expect(result.encoded == nil)
+        #expect(scratch.contents().isEmpty)
+    }
+
+    @Test("Waveform peaks have one min/max pair per 960 samples")
+    func waveformLength() throws {
+        let fixture = try #require(Fixtures.named("speech_mono_s16_48k.wav"))
+        let result = try processor.process(path: fixture.path)
+        let samples = Int((result.analysis.durationSeconds * 48_000).rounded())
+        #expect(result.waveform.length == (samples + 959) / 960)
+        #expect(result.waveform.data.count == 2 * result.waveform.length)
+        let json = try JSONSerialization.jsonObject(with: result.waveform.jsonData()) as? [String: Any]
+        #expect(json?["version"] as? Int == 2)
+        #expect(json?["bits"] as? Int == 8)
+        #expect(json?["channels"] as? Int == 1)
+        #expect(json?["samples_per_pixel"] as? Int == 960)
+        #expect((json?["data"] as? [Int])?.count == 2 * result.waveform.length)
+        // Speech reaches well above the noise floor somewhere, and every pair is ordered.
+        #expect(result.waveform.data.max()! > 20)
+        for pixel in 0..<result.waveform.length {
+            #expect(result.waveform.data[2 * pixel] <= result.waveform.data[2 * pixel + 1])
+        }
+    }
+
+    @Test("Decoding stops shortly past the maximum duration and reports the declared length")
+    func tooLongStopsEarly() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        // 16 minutes of 8 kHz 8-bit tone: 7.7 MB, longer than the 15-minute limit.
+        let path = scratch.path("long.wav")
+        try SyntheticWAV.tone(seconds: 16 * 60, sampleRate: 8_000).write(to: URL(fileURLWithPath: path))
+        var limits = AudioLimits()
+        limits.maxDurationSeconds = 15 * 60
+        let result = try AudioProcessor(limits: limits).process(path: path)
+        #expect(result.verdict.rejections.map(\.code).contains("too_long"))
+        #expect(abs(result.analysis.durationSeconds - 960) < 0.01)
+    }
+}
+
+/// Small WAV files built in memory for edge cases the fixtures do not cover.
+enum SyntheticWAV {
+    /// An 8-bit unsigned mono WAV of a 440 Hz tone at half scale.
+    static func tone(seconds: Int, sampleRate: Int) -> Data {
+        let count = seconds * sampleRate
+        var data = header(dataBytes: count, sampleRate: sampleRate, bitsPerSample: 8)
+        var samples = [UInt8](repeating: 128, count: count)
+        for index in 0..<count {
+            samples[index] = UInt8(128 + 64 * sin(2 * Double.pi * 440 * Double(index) / Double(sampleRate)))
+        }
+        data.append(contentsOf: samples)
+        return data
+    }
+
+    static func header(dataBytes: Int, sampleRate: Int, bitsPerSample: Int, channels: Int = 1) -> Data {
+        var data = Data()
+        func le32(_ value: Int) { withUnsafeBytes(of: UInt32(truncatingIfNeeded: value).littleEndian) { data.append(contentsOf: $0) } }
+        func le16(_ value: Int) { withUnsafeBytes(of: UInt16(truncatingIfNeeded: value).littleEndian) { data.append(contentsOf: $0) } }
+        let blockAlign = channels * bitsPerSample / 8
+        data.append(contentsOf: Array("RIFF".utf8)); le32(36 + dataBytes)
+        data.append(contentsOf: Array("WAVEfmt ".utf8)); le32(16)
+        le16(1); le16(channels); le32(sampleRate); le32(sampleRate * blockAlign); le16(blockAlign); le16(bitsPerSample)
+        data.append(contentsOf: Array("data".utf8)); le32(dataBytes)
+        return data
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+
+/// One entry of `audio-fixtures/manifest.json`: what a fixture is and what analysis must report.
+struct Fixture: Decodable, Sendable, CustomTestStringConvertible {
+    var file: String
+    var description: String
+    var codec: String?
+    var sampleRate: Int?
+    var channels: Int?
+    var lossy: Bool?
+    var durationSeconds: Double?
+    var loudnessLUFS: Double?
+    var verdict: String
+    var reasons: [String]
+    var warnings: [String]
+
+    enum CodingKeys: String, CodingKey {
+        case file, description, codec, channels, lossy, verdict, reasons, warnings
+        case sampleRate = "sample_rate"
+        case durationSeconds = "duration_seconds"
+        case loudnessLUFS = "loudness_lufs"
+    }
+
+    var testDescription: String { file }
+    var path: String { Fixtures.directory.appendingPathComponent(file).path }
+    var isAccepted: Bool { verdict == "accepted" }
+    /// Decodable files: everything whose only problem (if any) is its content, not its bytes.
+    var isDecodable: Bool { !reasons.contains { ["empty", "unreadable", "unsupported_format"].contains($0) } }
+
+    /// How far the decoded duration may be from the manifest's: 1 ms for PCM; for lossy
+    /// codecs their documented priming/padding (MP3 1105 samples + frame padding, AAC 1024 + 1 frame,
+    /// Vorbis and Opus trim exactly but the manifest's figure is from ffprobe's timestamps).
+    var durationTolerance: Double {
+        guard lossy == true else { return 0.001 }
+        switch codec {
+        case "mp3", "mp3float": return 0.060
+        case "aac": return 0.050
+        default: return 0.025
+        }
+    }
+}
+
+private struct Manifest: Decodable {
+    var fixtures: [Fixture]
+}
+
+enum Fixtures {
+    static let directory = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("audio-fixtures")
+
+    /// Every fixture of the manifest; an unreadable manifest is an empty list, which the
+    /// manifest test turns into a failure.
+    static let all: [Fixture] = {
+        guard let data = try? Data(contentsOf: directory.appendingPathComponent("manifest.json")),
+              let manifest = try? JSONDecoder().decode(Manifest.self, from: data) else { return [] }
+        return manifest.fixtures
+    }()
+
+    static var decodable: [Fixture] { all.filter(\.isDecodable) }
+    static var broken: [Fixture] { all.filter { !$0.isDecodable } }
+    static var accepted: [Fixture] { all.filter(\.isAccepted) }
+
+    static func named(_ file: String) -> Fixture? { all.first { $0.file == file } }
+}
