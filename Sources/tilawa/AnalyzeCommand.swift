@@ -18,6 +18,7 @@ struct AnalyzeCommand: ParsableCommand {
     var json = false
 
     func run() throws {
+        try CommandLineOutput.requireReadableFile(file)
         let processor = AudioProcessor()
         let processed: ProcessedAudio
         do {

@@ -11,6 +11,7 @@ enum ExitStatus {
     static let cannotCreate: Int32 = 73
     static let software: Int32 = 70
     static let configuration: Int32 = 78
+    static let noInput: Int32 = 66
 }
 
 /// Where the command writes: results on stdout, one-line errors on stderr.
@@ -19,6 +20,16 @@ enum CommandLineOutput {
     static func fail(code: String, message: String, exit status: Int32) -> ExitCode {
         FileHandle.standardError.write(Data("tilawa: \(code): \(message)\n".utf8))
         return ExitCode(status)
+    }
+
+    /// Fails with `no_input` (exit 66) when `path` is not a readable regular file: a typo in a
+    /// path is the operator's mistake, not a rejected recording.
+    static func requireReadableFile(_ path: String) throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+              FileManager.default.isReadableFile(atPath: path) else {
+            throw fail(code: "no_input", message: "cannot read \(path): no such readable file", exit: ExitStatus.noInput)
+        }
     }
 
     /// Prints a value as pretty, key-sorted JSON on stdout.

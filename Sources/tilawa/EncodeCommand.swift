@@ -35,6 +35,7 @@ struct EncodeCommand: ParsableCommand {
     }
 
     func run() throws {
+        try CommandLineOutput.requireReadableFile(input)
         var settings = OpusEncoderSettings()
         settings.bitrate = Int(bitrate * 1000)
         settings.complexity = complexity

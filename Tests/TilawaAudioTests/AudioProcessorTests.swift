@@ -82,6 +82,24 @@ struct AudioProcessorTests {
         }
     }
 
+    @Test("Rates from 8 to 192 kHz and up to 8 channels decode to the exact duration", arguments: [
+        (rate: 8_000, channels: 1), (rate: 11_025, channels: 2), (rate: 96_000, channels: 1),
+        (rate: 192_000, channels: 2), (rate: 48_000, channels: 8),
+    ])
+    func rates(_ format: (rate: Int, channels: Int)) throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let path = scratch.path("tone.wav")
+        try SyntheticWAV.tone16(seconds: 2, sampleRate: format.rate, channels: format.channels).write(to: URL(fileURLWithPath: path))
+        let result = try processor.process(path: path)
+        #expect(result.source.sampleRate == format.rate)
+        #expect(result.source.channels == format.channels)
+        #expect(abs(result.analysis.durationSeconds - 2) <= 0.001)
+        // The same tone in every channel: the mean downmix keeps its level (−6.02 dBFS peak).
+        let peak = try #require(result.analysis.peakDBFS)
+        #expect(abs(peak - 20 * log10(0.5)) < 0.2)
+    }
+
     @Test("Decoding stops shortly past the maximum duration and reports the declared length")
     func tooLongStopsEarly() throws {
         let scratch = try ScratchDirectory()
@@ -108,6 +126,19 @@ enum SyntheticWAV {
             samples[index] = UInt8(128 + 64 * sin(2 * Double.pi * 440 * Double(index) / Double(sampleRate)))
         }
         data.append(contentsOf: samples)
+        return data
+    }
+
+    /// A 16-bit WAV of a 440 Hz tone at half scale, the same in every channel.
+    static func tone16(seconds: Int, sampleRate: Int, channels: Int) -> Data {
+        let frames = seconds * sampleRate
+        var data = header(dataBytes: frames * channels * 2, sampleRate: sampleRate, bitsPerSample: 16, channels: channels)
+        var samples = [Int16](repeating: 0, count: frames * channels)
+        for frame in 0..<frames {
+            let value = Int16(16_384 * sin(2 * Double.pi * 440 * Double(frame) / Double(sampleRate)))
+            for channel in 0..<channels { samples[frame * channels + channel] = value.littleEndian }
+        }
+        samples.withUnsafeBytes { data.append(contentsOf: $0) }
         return data
     }
 

@@ -57,6 +57,13 @@ struct CommandLineTests {
         #expect(scratch.contents() == ["a.opus"])
     }
 
+    @Test("A missing input file is exit 66 no_input, not a rejected recording")
+    func missingInput() throws {
+        let result = try runProcess(tilawaBinary, ["analyze", "/nonexistent/recording.wav"])
+        #expect(result.status == 66)
+        #expect(result.stderr.hasPrefix("tilawa: no_input: "))
+    }
+
     @Test("encode refuses a bitrate out of range as a usage error")
     func encodeUsage() throws {
         let fixture = try #require(Fixtures.accepted.first)

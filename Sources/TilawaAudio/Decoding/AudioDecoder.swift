@@ -67,7 +67,14 @@ public final class AudioDecoder {
 
         let index = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
         guard index >= 0, let stream = context.pointee.streams[Int(index)] else {
-            throw .unsupportedFormat(detail: "no audio stream in \(containerName)")
+            // FFmpeg skips audio streams without channels or a rate: such a stream is a
+            // broken recording, not a file that isn't audio.
+            let hasAudio = (0..<Int(context.pointee.nb_streams)).contains {
+                context.pointee.streams[$0]?.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO
+            }
+            throw hasAudio
+                ? .unreadable(detail: "audio stream without channels or sample rate")
+                : .unsupportedFormat(detail: "no audio stream in \(containerName)")
         }
         let parameters = stream.pointee.codecpar!
         guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
