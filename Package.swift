@@ -9,6 +9,9 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-configuration", exact: "1.4.0", traits: ["YAML"]),
     ],
     targets: [
         // C libraries. Each module map's header also wraps the macros Swift cannot import
@@ -18,26 +21,38 @@ let package = Package(
         .systemLibrary(name: "COpusEnc", path: "Sources/COpusEnc", pkgConfig: "libopusenc"),
         .systemLibrary(name: "CEBUR128", path: "Sources/CEBUR128", pkgConfig: "libebur128"),
 
+        // The programme's rules as pure values and functions: no I/O, no clock reads.
+        .target(name: "TilawaCore"),
+        // Decoding, analysis, Ogg Opus encoding: the only place that touches the C modules.
+        .target(name: "TilawaAudio", dependencies: ["CFFmpeg", "COpusEnc", "CEBUR128", "TilawaCore"]),
+        // SQLite (GRDB), migrations, records, the artifact file store, programme files.
         .target(
-            name: "TilawaCore",
-            path: "Sources/TilawaCore"
+            name: "TilawaStore",
+            dependencies: [
+                "TilawaCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Yams", package: "Yams"),
+            ]
         ),
+        // The services: ingest pipeline, encode jobs, configuration, HTTP.
         .target(
-            name: "TilawaAudio",
-            dependencies: ["CFFmpeg", "COpusEnc", "CEBUR128", "TilawaCore"],
-            path: "Sources/TilawaAudio"
+            name: "TilawaDaemon",
+            dependencies: [
+                "TilawaCore", "TilawaAudio", "TilawaStore",
+                .product(name: "Configuration", package: "swift-configuration"),
+            ]
         ),
         .executableTarget(
             name: "tilawa",
             dependencies: [
-                "TilawaAudio",
-                "TilawaCore",
+                "TilawaAudio", "TilawaCore", "TilawaStore", "TilawaDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            path: "Sources/tilawa"
+            ]
         ),
         .testTarget(name: "TilawaCoreTests", dependencies: ["TilawaCore"]),
         .testTarget(name: "TilawaAudioTests", dependencies: ["TilawaAudio", "TilawaCore"]),
+        .testTarget(name: "TilawaStoreTests", dependencies: ["TilawaStore", "TilawaCore"]),
+        .testTarget(name: "TilawaDaemonTests", dependencies: ["TilawaDaemon", "TilawaStore", "TilawaAudio", "TilawaCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,87 @@
+import Foundation
+import TilawaAudio
+import TilawaCore
+import TilawaStore
+
+/// Turns queued encode jobs into Ogg Opus files and waveform JSON, and records the result.
+///
+/// A job whose process dies half-way leaves at most a temporary file (swept at start) and
+/// a `running` row that `requeueAbandonedJobs` puts back; the work is idempotent, so
+/// running it again is safe.
+public struct EncodeJobRunner: Sendable {
+    public let database: AppDatabase
+    public let stateDirectory: StateDirectory
+    public let processor: AudioProcessor
+    public let clock: @Sendable () -> Date
+    /// Attempts before a job fails for good.
+    public var maximumAttempts = 3
+
+    /// Creates a runner.
+    public init(database: AppDatabase, stateDirectory: StateDirectory, processor: AudioProcessor,
+                clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.database = database
+        self.stateDirectory = stateDirectory
+        self.processor = processor
+        self.clock = clock
+    }
+
+    /// The identity written into claimed jobs: `pid@host`.
+    public static let workerIdentity: String = "\(getpid())@\(ProcessInfo.processInfo.hostName)"
+
+    /// True when the worker named `identity` (`pid@host`) is a live process on this host.
+    public static func isAlive(_ identity: String) -> Bool {
+        let parts = identity.split(separator: "@", maxSplits: 1)
+        guard parts.count == 2, let pid = Int32(parts[0]), String(parts[1]) == ProcessInfo.processInfo.hostName else {
+            return false
+        }
+        return kill(pid, 0) == 0 || errno == EPERM
+    }
+
+    /// Runs queued jobs until none is due; returns how many ran.
+    @discardableResult
+    public func runPending() throws -> Int {
+        var count = 0
+        while let job = try database.claimNextJob(worker: Self.workerIdentity, now: clock()) {
+            run(job)
+            count += 1
+        }
+        return count
+    }
+
+    /// Does one claimed job and records its outcome; never throws (a failure is recorded on the job).
+    public func run(_ job: JobRecord) {
+        guard let jobId = job.id else { return }
+        do {
+            switch job.kind {
+            case .encodeSubmission:
+                try encodeSubmission(job: job, jobId: jobId)
+            case .encodeFeedback:
+                throw StoreError.internalInconsistency("feedback encoding is not available in this version")
+            }
+        } catch {
+            let retry = job.attempts < maximumAttempts ? clock().addingTimeInterval(30 * Double(job.attempts)) : nil
+            try? database.failJob(id: jobId, error: String(describing: error), retryAt: retry, now: clock())
+        }
+    }
+
+    private func encodeSubmission(job: JobRecord, jobId: Int64) throws {
+        guard let submission = try database.submission(id: job.subjectId) else {
+            throw StoreError.internalInconsistency("no submission \(job.subjectId)")
+        }
+        guard let original = submission.originalPath else {
+            throw StoreError.internalInconsistency("submission \(submission.id) has no original recording")
+        }
+        let store = stateDirectory.artifactStore
+        let audioPath = store.relativePath(.submissions, name: "\(submission.id).opus", date: submission.receivedAt)
+        let waveformPath = store.relativePath(.submissions, name: "\(submission.id).peaks.json", date: submission.receivedAt)
+        try store.prepareDirectory(for: audioPath)
+        let processed = try processor.process(path: store.path(original), encodeTo: store.path(audioPath), policy: .always)
+        guard let encoded = processed.encoded else {
+            throw StoreError.internalInconsistency("the encoder produced no file for \(submission.id)")
+        }
+        try store.write(processed.waveform.jsonData(), to: waveformPath)
+        try database.completeSubmissionEncode(
+            jobId: jobId, submissionId: submission.id, audioPath: audioPath, audioBytes: encoded.bytes,
+            waveformPath: waveformPath, outputGainDB: encoded.outputGainDB, now: clock())
+    }
+}

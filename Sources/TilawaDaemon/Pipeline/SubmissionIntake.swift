@@ -1,0 +1,112 @@
+import Foundation
+import TilawaAudio
+import TilawaCore
+import TilawaStore
+
+/// The one path every recording takes, whatever brought it (HTTP upload, `tilawa ingest`,
+/// `tilawa capture`): staged file → rules pre-check → decode + analyse → verdict →
+/// original placed durably → atomic admission (rules + attempt + submission + job + event).
+///
+/// Every refusal is written to the rejection audit table and uses no attempt; the staged
+/// file is gone when this returns, either moved into the artifact store or deleted.
+public struct SubmissionIntake: Sendable {
+    public let database: AppDatabase
+    public let stateDirectory: StateDirectory
+    public let processor: AudioProcessor
+    public let policy: ProgramPolicy
+    public let clock: @Sendable () -> Date
+
+    /// Creates an intake; `clock` is read once per recording (when it was received).
+    public init(database: AppDatabase, stateDirectory: StateDirectory, processor: AudioProcessor, policy: ProgramPolicy,
+                clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.database = database
+        self.stateDirectory = stateDirectory
+        self.processor = processor
+        self.policy = policy
+        self.clock = clock
+    }
+
+    /// Judges and, if allowed, admits the recording at `stagedPath` (which this call consumes).
+    ///
+    /// - Parameter fileExtension: the extension to keep the original under (`wav`, `m4a`, …).
+    /// - Throws: `StoreError` (`storage_full`, I/O) or database errors; the staged file is
+    ///   removed and nothing is half-written.
+    public func submit(
+        stagedPath: String, studentId: String, slot: Slot, origin: SubmissionOrigin, fileExtension: String
+    ) throws -> IntakeOutcome {
+        var consumed = false
+        defer { if !consumed { unlink(stagedPath) } }
+        let receivedAt = clock()
+        let bytes = Self.fileSize(stagedPath)
+
+        // Refuse what the rules refuse before spending a decode on it; the binding check is
+        // the atomic one at admission.
+        if let refusal = try database.precheckAdmission(studentId: studentId, slot: slot, policy: policy, now: receivedAt) {
+            try audit(refusal.refusal, studentId: studentId, slot: slot, receivedAt: receivedAt, origin: origin, bytes: bytes,
+                      timeZone: refusal.timeZone)
+            return .refused(refusal.refusal, timeZone: refusal.timeZone)
+        }
+
+        let verdict: AudioVerdict
+        var analysis: AudioAnalysis?
+        var source: AudioSource?
+        do {
+            let processed = try processor.process(path: stagedPath)
+            verdict = processed.verdict
+            analysis = processed.analysis
+            source = processed.source
+        } catch let rejection as AudioRejection {
+            verdict = AudioVerdict(rejection: rejection)
+        }
+        guard verdict.isAccepted, let analysis, let source else {
+            let primary = verdict.primaryRejection ?? .unreadable(detail: "no verdict")
+            try database.recordRejection(RejectionRecord(
+                studentId: studentId, slot: slot.description, receivedAt: receivedAt, code: primary.code,
+                reasons: verdict.rejections.map(\.code), message: primary.message, detail: primary.detail,
+                analysis: analysis, origin: origin, bytes: bytes))
+            return .rejected(verdict, analysis: analysis)
+        }
+
+        let submissionId = IdentifierGenerator.make("sub", now: receivedAt)
+        let store = stateDirectory.artifactStore
+        let safeExtension = String(fileExtension.lowercased().filter { $0.isASCII && ($0.isLetter || $0.isNumber) }.prefix(8))
+        let originalPath = store.relativePath(.originals, name: "\(submissionId).\(safeExtension.isEmpty ? "bin" : safeExtension)", date: receivedAt)
+        try store.place(stagedPath, at: originalPath)
+        consumed = true
+
+        let request = AdmissionRequest(
+            submissionId: submissionId, studentId: studentId, slot: slot, receivedAt: receivedAt, analysis: analysis,
+            source: source, warnings: verdict.warnings.map(\.code), originalPath: originalPath, originalBytes: bytes,
+            origin: origin)
+        let outcome: AdmissionOutcome
+        do {
+            outcome = try database.admitSubmission(request, policy: policy)
+        } catch {
+            store.remove(originalPath)
+            throw error
+        }
+        switch outcome {
+        case let .admitted(submission, attempts, job):
+            return .accepted(submission, attempts: attempts, job: job)
+        case let .refused(refusal, timeZone):
+            store.remove(originalPath)
+            try audit(refusal, studentId: studentId, slot: slot, receivedAt: receivedAt, origin: origin, bytes: bytes,
+                      timeZone: timeZone, analysis: analysis)
+            return .refused(refusal, timeZone: timeZone)
+        }
+    }
+
+    private func audit(
+        _ refusal: RuleRefusal, studentId: String, slot: Slot, receivedAt: Date, origin: SubmissionOrigin, bytes: Int,
+        timeZone: TimeZone, analysis: AudioAnalysis? = nil
+    ) throws {
+        try database.recordRejection(RejectionRecord(
+            studentId: studentId, slot: slot.description, receivedAt: receivedAt, code: refusal.code, reasons: [refusal.code],
+            message: refusal.message(in: timeZone), detail: "", analysis: analysis, origin: origin, bytes: bytes))
+    }
+
+    static func fileSize(_ path: String) -> Int {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_size) : 0
+    }
+}

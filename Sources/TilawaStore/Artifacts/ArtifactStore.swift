@@ -1,0 +1,154 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Artifact files under `<state_dir>/artifacts`, placed crash-safely.
+///
+/// Rows store paths relative to this root (`submissions/2026/11/<id>.opus`), so the state
+/// directory can move. Every file is written to a temporary name, fsynced, renamed and its
+/// directory fsynced before the caller commits the row that points to it; so after a crash
+/// there may be a file without a row (swept at start), never a row without its file.
+public struct ArtifactStore: Sendable, Equatable {
+    /// The artifacts directory.
+    public let root: URL
+
+    /// Which family of artifact.
+    public enum Family: String, Sendable, CaseIterable {
+        case originals, submissions, feedback
+    }
+
+    /// A store rooted at `root`.
+    public init(root: URL) {
+        self.root = root
+    }
+
+    /// `family/YYYY/MM/<name>`, dated in UTC so the layout never depends on the zone.
+    public func relativePath(_ family: Family, name: String, date: Date) -> String {
+        let parts = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: date)
+        let year = parts.year ?? 1970, month = parts.month ?? 1
+        return "\(family.rawValue)/\(year)/\(month < 10 ? "0" : "")\(month)/\(name)"
+    }
+
+    /// Absolute path of a stored artifact.
+    public func path(_ relative: String) -> String {
+        root.appendingPathComponent(relative).path
+    }
+
+    /// A temporary path in the directory of `relative` (created if needed), for writers that
+    /// produce the file themselves (the Opus encoder); finish with `commit(temporary:to:)`.
+    public func temporaryPath(for relative: String) throws -> String {
+        let final = path(relative)
+        try makeParent(of: final)
+        let token = String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        let name = ".\(URL(fileURLWithPath: final).lastPathComponent).\(getpid())-\(token).tmp"
+        return URL(fileURLWithPath: final).deletingLastPathComponent().appendingPathComponent(name).path
+    }
+
+    /// Creates the directory `relative` will live in; for writers that rename into place themselves.
+    public func prepareDirectory(for relative: String) throws {
+        try makeParent(of: path(relative))
+    }
+
+    /// Moves a file already on this filesystem (a staged upload) into place durably.
+    public func place(_ source: String, at relative: String) throws {
+        let final = path(relative)
+        try makeParent(of: final)
+        try Self.fsync(path: source)
+        guard rename(source, final) == 0 else { throw StoreError.fromErrno(errno, "cannot move \(source) to \(final)") }
+        try Self.fsyncDirectory(of: final)
+    }
+
+    /// Renames a finished temporary file to `relative` durably.
+    public func commit(temporary: String, to relative: String) throws {
+        try place(temporary, at: relative)
+    }
+
+    /// Writes `data` to `relative` durably.
+    public func write(_ data: Data, to relative: String) throws {
+        let temporary = try temporaryPath(for: relative)
+        do {
+            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o640)
+            guard descriptor >= 0 else { throw StoreError.fromErrno(errno, "cannot create \(temporary)") }
+            defer { close(descriptor) }
+            try data.withUnsafeBytes { buffer in
+                var offset = 0
+                while offset < buffer.count {
+                    let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        throw StoreError.fromErrno(errno, "cannot write \(temporary)")
+                    }
+                    offset += written
+                }
+            }
+            guard Glibc.fsync(descriptor) == 0 else { throw StoreError.fromErrno(errno, "cannot fsync \(temporary)") }
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        do {
+            try place(temporary, at: relative)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    /// Removes an artifact; a missing file is not an error.
+    public func remove(_ relative: String) {
+        unlink(path(relative))
+    }
+
+    /// True when the artifact's file exists.
+    public func exists(_ relative: String) -> Bool {
+        FileManager.default.fileExists(atPath: path(relative))
+    }
+
+    /// Every file under the root, as relative paths (temporary files included).
+    public func allFiles() -> [String] {
+        guard let enumerator = FileManager.default.enumerator(
+            at: root, includingPropertiesForKeys: [.isRegularFileKey], options: []) else { return [] }
+        let prefix = root.standardizedFileURL.path + "/"
+        var files: [String] = []
+        for case let url as URL in enumerator {
+            guard (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { continue }
+            let full = url.standardizedFileURL.path
+            if full.hasPrefix(prefix) { files.append(String(full.dropFirst(prefix.count))) }
+        }
+        return files
+    }
+
+    /// Bytes used by all artifacts.
+    public func totalBytes() -> Int64 {
+        allFiles().reduce(0) { total, relative in
+            let attributes = try? FileManager.default.attributesOfItem(atPath: path(relative))
+            return total + ((attributes?[.size] as? NSNumber)?.int64Value ?? 0)
+        }
+    }
+
+    private func makeParent(of file: String) throws {
+        let parent = URL(fileURLWithPath: file).deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+        } catch {
+            throw StoreError.io("cannot create \(parent.path): \(error.localizedDescription)")
+        }
+    }
+
+    static func fsync(path: String) throws {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw StoreError.fromErrno(errno, "cannot open \(path)") }
+        defer { close(descriptor) }
+        guard Glibc.fsync(descriptor) == 0 else { throw StoreError.fromErrno(errno, "cannot fsync \(path)") }
+    }
+
+    static func fsyncDirectory(of file: String) throws {
+        let directory = URL(fileURLWithPath: file).deletingLastPathComponent().path
+        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw StoreError.fromErrno(errno, "cannot open \(directory)") }
+        defer { close(descriptor) }
+        guard Glibc.fsync(descriptor) == 0 else { throw StoreError.fromErrno(errno, "cannot fsync \(directory)") }
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import GRDB
+
+/// What a sweep found and did.
+public struct SweepReport: Sendable, Equatable {
+    /// Staging leftovers removed (uploads cut off by a crash or a disconnect).
+    public var stagingRemoved = 0
+    /// Artifact files no row points to, removed (and temporary files of interrupted writes).
+    public var orphansRemoved = 0
+    /// Originals past their retention, removed after their row stopped pointing to them.
+    public var originalsPruned = 0
+    /// Rows that point to a file that does not exist (reported by `status`).
+    public var missing: [String] = []
+
+    public init() {}
+}
+
+/// Keeps the state directory and the database in agreement (DESIGN §6).
+///
+/// Files younger than `grace` are left alone: another process (a `tilawa ingest` next to
+/// the daemon) may be between writing a file and committing the row that points to it.
+public struct ArtifactSweeper: Sendable {
+    public let database: AppDatabase
+    public let stateDirectory: StateDirectory
+    public var grace: TimeInterval
+
+    /// Creates a sweeper.
+    public init(database: AppDatabase, stateDirectory: StateDirectory, grace: TimeInterval = 600) {
+        self.database = database
+        self.stateDirectory = stateDirectory
+        self.grace = grace
+    }
+
+    /// Removes staging leftovers and unreferenced artifacts, prunes originals older than
+    /// `originalsRetentionDays` whose recording is encoded, and lists rows whose file is missing.
+    public func sweep(now: Date, originalsRetentionDays: Int?) throws -> SweepReport {
+        var report = SweepReport()
+        let cutoff = now.addingTimeInterval(-grace)
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: stateDirectory.staging.path)) ?? [] {
+            let path = stateDirectory.staging.appendingPathComponent(name).path
+            if Self.modified(path).map({ $0 < cutoff }) ?? false, unlink(path) == 0 { report.stagingRemoved += 1 }
+        }
+        if let days = originalsRetentionDays {
+            report.originalsPruned = try pruneOriginals(olderThan: now.addingTimeInterval(-Double(days) * 86_400))
+        }
+        let store = stateDirectory.artifactStore
+        let referenced = try database.referencedArtifactPaths()
+        for file in store.allFiles() where !referenced.contains(file) {
+            if Self.modified(store.path(file)).map({ $0 < cutoff }) ?? false {
+                store.remove(file)
+                report.orphansRemoved += 1
+            }
+        }
+        report.missing = referenced.filter { !store.exists($0) }.sorted()
+        return report
+    }
+
+    private func pruneOriginals(olderThan limit: Date) throws -> Int {
+        let store = stateDirectory.artifactStore
+        // The row stops pointing to the file first: a crash in between leaves an orphan
+        // (swept next time), never a row pointing to nothing.
+        let paths: [String] = try database.writer.write { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT id, originalPath FROM submission
+                WHERE originalPath IS NOT NULL AND audioPath IS NOT NULL AND receivedAt < ?
+                """, arguments: [limit])
+            for row in rows {
+                try db.execute(sql: "UPDATE submission SET originalPath = NULL WHERE id = ?", arguments: [row["id"] as String])
+            }
+            return rows.map { $0["originalPath"] as String }
+        }
+        for path in paths { store.remove(path) }
+        return paths.count
+    }
+
+    static func modified(_ path: String) -> Date? {
+        (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+    }
+}
+
+extension AppDatabase {
+    /// Every artifact path a row points to.
+    public func referencedArtifactPaths() throws -> Set<String> {
+        try writer.read { db in
+            var paths = Set<String>()
+            for sql in [
+                "SELECT originalPath FROM submission WHERE originalPath IS NOT NULL",
+                "SELECT audioPath FROM submission WHERE audioPath IS NOT NULL",
+                "SELECT waveformPath FROM submission WHERE waveformPath IS NOT NULL",
+                "SELECT originalPath FROM feedback WHERE originalPath IS NOT NULL",
+                "SELECT audioPath FROM feedback WHERE audioPath IS NOT NULL",
+                "SELECT waveformPath FROM feedback WHERE waveformPath IS NOT NULL",
+            ] {
+                paths.formUnion(try String.fetchAll(db, sql: sql))
+            }
+            return paths
+        }
+    }
+}

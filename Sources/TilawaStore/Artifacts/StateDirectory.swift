@@ -1,0 +1,47 @@
+import Foundation
+
+/// The layout of the state directory (DESIGN §6):
+///
+/// ```
+/// <state_dir>/tilawa.sqlite      database (WAL)
+/// <state_dir>/staging/           uploads being received and analysed
+/// <state_dir>/artifacts/         originals/, submissions/, feedback/ by year and month
+/// <state_dir>/dropbox/           coach drop folders (default location)
+/// <state_dir>/secrets/           generated keys when none are configured
+/// ```
+public struct StateDirectory: Sendable, Equatable {
+    /// The directory itself.
+    public let root: URL
+
+    /// A state directory at `path` (relative paths are taken from the working directory).
+    public init(path: String) {
+        root = URL(fileURLWithPath: path).standardizedFileURL
+    }
+
+    public var databasePath: String { root.appendingPathComponent("tilawa.sqlite").path }
+    public var staging: URL { root.appendingPathComponent("staging") }
+    public var artifacts: URL { root.appendingPathComponent("artifacts") }
+    public var secrets: URL { root.appendingPathComponent("secrets") }
+
+    /// Creates the directories that do not exist yet (owner and group only).
+    public func prepare() throws {
+        for directory in [root, staging, artifacts, secrets] {
+            do {
+                try FileManager.default.createDirectory(
+                    at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
+            } catch {
+                throw StoreError.io("cannot create \(directory.path): \(error.localizedDescription)")
+            }
+        }
+    }
+
+    /// The artifact store inside this directory.
+    public var artifactStore: ArtifactStore { ArtifactStore(root: artifacts) }
+
+    /// A new, unique path in `staging/` with the given extension.
+    public func newStagingPath(extension ext: String) -> String {
+        let safe = ext.filter { $0.isASCII && ($0.isLetter || $0.isNumber) }.prefix(8)
+        let name = UUID().uuidString.lowercased() + (safe.isEmpty ? ".upload" : ".\(safe)")
+        return staging.appendingPathComponent(name).path
+    }
+}

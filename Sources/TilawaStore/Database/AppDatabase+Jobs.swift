@@ -1,0 +1,118 @@
+import Foundation
+import GRDB
+import TilawaCore
+
+extension AppDatabase {
+    /// Claims the oldest runnable job for `worker`, or returns nil when there is none.
+    ///
+    /// Runnable: queued and due. The claim is one `BEGIN IMMEDIATE` transaction, so two
+    /// workers (threads or processes) never take the same job.
+    public func claimNextJob(worker: String, now: Date) throws -> JobRecord? {
+        try immediateWrite { db in
+            guard var job = try JobRecord
+                .filter(Column("state") == JobRecord.State.queued.rawValue && Column("notBefore") <= now)
+                .order(Column("id"))
+                .fetchOne(db) else { return nil }
+            job.state = .running
+            job.lockedBy = worker
+            job.lockedAt = now
+            job.attempts += 1
+            try job.update(db)
+            return job
+        }
+    }
+
+    /// Claims one specific job if it is still queued (the CLI runs its own upload's job inline).
+    public func claimJob(id: Int64, worker: String, now: Date) throws -> JobRecord? {
+        try immediateWrite { db in
+            guard var job = try JobRecord.fetchOne(db, key: id), job.state == .queued else { return nil }
+            job.state = .running
+            job.lockedBy = worker
+            job.lockedAt = now
+            job.attempts += 1
+            try job.update(db)
+            return job
+        }
+    }
+
+    /// Puts back jobs left `running` by workers that no longer exist (a crash, a SIGKILL),
+    /// so they run again. `isAlive` answers for a `lockedBy` value.
+    @discardableResult
+    public func requeueAbandonedJobs(isAlive: @Sendable (String) -> Bool) throws -> Int {
+        try immediateWrite { db in
+            let running = try JobRecord.filter(Column("state") == JobRecord.State.running.rawValue).fetchAll(db)
+            var count = 0
+            for var job in running where !(job.lockedBy.map(isAlive) ?? false) {
+                job.state = .queued
+                job.lockedBy = nil
+                job.lockedAt = nil
+                try job.update(db)
+                count += 1
+            }
+            return count
+        }
+    }
+
+    /// Hands a claimed job back untouched (graceful shutdown before it started its work).
+    public func requeueJob(id: Int64) throws {
+        try writer.write { db in
+            try db.execute(
+                sql: "UPDATE job SET state = ?, lockedBy = NULL, lockedAt = NULL, attempts = MAX(attempts - 1, 0) WHERE id = ? AND state = ?",
+                arguments: [JobRecord.State.queued.rawValue, id, JobRecord.State.running.rawValue])
+        }
+    }
+
+    /// Records a finished submission encode: the artifacts and `awaiting_feedback` (unless it
+    /// was superseded meanwhile), and the job done — one transaction.
+    public func completeSubmissionEncode(
+        jobId: Int64, submissionId: String, audioPath: String, audioBytes: Int, waveformPath: String,
+        outputGainDB: Double, now: Date
+    ) throws {
+        try immediateWrite { db in
+            guard var submission = try SubmissionRecord.fetchOne(db, key: submissionId) else {
+                throw StoreError.internalInconsistency("submission \(submissionId) vanished while encoding")
+            }
+            submission.audioPath = audioPath
+            submission.audioBytes = audioBytes
+            submission.waveformPath = waveformPath
+            submission.outputGainDB = outputGainDB
+            submission.encodedAt = now
+            if submission.state == .processing { submission.state = .awaitingFeedback }
+            try submission.update(db)
+            try db.execute(
+                sql: "UPDATE job SET state = ?, lockedBy = NULL, lastError = NULL WHERE id = ?",
+                arguments: [JobRecord.State.done.rawValue, jobId])
+        }
+    }
+
+    /// Records a failed job. While `retryAt` is given it is queued again for then; otherwise
+    /// it has failed for good and its submission becomes `failed`, which gives the attempt
+    /// back (failed submissions never count).
+    public func failJob(id: Int64, error: String, retryAt: Date?, now: Date) throws {
+        try immediateWrite { db in
+            guard var job = try JobRecord.fetchOne(db, key: id) else { return }
+            job.lastError = String(error.prefix(1_000))
+            job.lockedBy = nil
+            job.lockedAt = nil
+            if let retryAt {
+                job.state = .queued
+                job.notBefore = retryAt
+            } else {
+                job.state = .failed
+                if job.kind == .encodeSubmission {
+                    try db.execute(
+                        sql: "UPDATE submission SET state = ?, failureReason = ? WHERE id = ?",
+                        arguments: [SubmissionState.failed.rawValue, job.lastError, job.subjectId])
+                }
+            }
+            try job.update(db)
+        }
+    }
+
+    /// Jobs waiting or running (the encode queue depth).
+    public func pendingJobCount() throws -> Int {
+        try writer.read { db in
+            try JobRecord.filter([JobRecord.State.queued.rawValue, JobRecord.State.running.rawValue].contains(Column("state"))).fetchCount(db)
+        }
+    }
+}

@@ -1,0 +1,219 @@
+import Foundation
+import GRDB
+import TilawaCore
+
+/// What the store needs to record an accepted recording.
+public struct AdmissionRequest: Sendable {
+    public var submissionId: String
+    public var studentId: String
+    public var slot: Slot
+    public var receivedAt: Date
+    public var analysis: AudioAnalysis
+    public var source: AudioSource
+    public var warnings: [String]
+    /// The upload, already placed in the artifact store (relative path).
+    public var originalPath: String
+    public var originalBytes: Int
+    public var origin: SubmissionOrigin
+
+    /// Creates a request.
+    public init(submissionId: String, studentId: String, slot: Slot, receivedAt: Date, analysis: AudioAnalysis,
+                source: AudioSource, warnings: [String], originalPath: String, originalBytes: Int, origin: SubmissionOrigin) {
+        self.submissionId = submissionId
+        self.studentId = studentId
+        self.slot = slot
+        self.receivedAt = receivedAt
+        self.analysis = analysis
+        self.source = source
+        self.warnings = warnings
+        self.originalPath = originalPath
+        self.originalBytes = originalBytes
+        self.origin = origin
+    }
+}
+
+/// The answer to an admission: the new submission, or the rule that refused it.
+public enum AdmissionOutcome: Sendable, Equatable {
+    case admitted(SubmissionRecord, attempts: AttemptStatus, job: JobRecord)
+    case refused(RuleRefusal, timeZone: TimeZone)
+}
+
+extension AppDatabase {
+    /// Applies the programme's rules and, if they allow it, records the submission, its
+    /// encode job and its `submission_received` event — all in one `BEGIN IMMEDIATE`
+    /// transaction, so concurrent uploads by one student (from any process) are admitted
+    /// one at a time and never exceed the attempt limit.
+    public func admitSubmission(_ request: AdmissionRequest, policy: ProgramPolicy) throws -> AdmissionOutcome {
+        try immediateWrite { db in
+            guard let student = try StudentRecord.fetchOne(db, key: request.studentId) else {
+                let id = Identifier(rawValue: request.studentId)
+                let refusal: RuleRefusal = id.map { .unknownStudent(id: $0) } ?? .invalidIdentifier(input: request.studentId)
+                return .refused(refusal, timeZone: TimeZone(identifier: "UTC")!)
+            }
+            let context = try StudentContext.load(db, student: student, policy: policy)
+            switch context.rules.admit(slot: request.slot, history: context.history, now: request.receivedAt) {
+            case let .failure(refusal):
+                return .refused(refusal, timeZone: context.calendar.timeZone)
+            case let .success(admission):
+                let submission = SubmissionRecord(
+                    id: request.submissionId, studentId: student.id, semesterId: student.semesterId,
+                    kind: request.slot.kind, week: request.slot.week, state: .processing,
+                    receivedAt: request.receivedAt, late: admission.late, analysis: request.analysis,
+                    source: request.source, warnings: request.warnings, originalPath: request.originalPath,
+                    originalBytes: request.originalBytes, audioPath: nil, audioBytes: nil, waveformPath: nil,
+                    outputGainDB: nil, encodedAt: nil, failureReason: nil, origin: request.origin)
+                try submission.insert(db)
+                for superseded in admission.supersedes {
+                    try db.execute(
+                        sql: "UPDATE submission SET state = ? WHERE id = ? AND state IN (?, ?)",
+                        arguments: [SubmissionState.superseded.rawValue, superseded.rawValue,
+                                    SubmissionState.processing.rawValue, SubmissionState.awaitingFeedback.rawValue])
+                }
+                var job = JobRecord(kind: .encodeSubmission, subjectId: submission.id, now: request.receivedAt)
+                try job.insert(db)
+                try Self.recordEvent(
+                    db, type: "submission_received", student: student, slot: request.slot, occurredAt: request.receivedAt,
+                    submissionId: submission.id, feedbackId: nil, coachName: nil,
+                    message: Self.receivedMessage(slot: request.slot, context: context, late: admission.late))
+                return .admitted(submission, attempts: admission.attempts, job: job)
+            }
+        }
+    }
+
+    /// Records an upload refused for its audio or by a rule (audit only; no attempt used).
+    @discardableResult
+    public func recordRejection(_ rejection: RejectionRecord) throws -> RejectionRecord {
+        try writer.write { db in
+            var record = rejection
+            try record.insert(db)
+            return record
+        }
+    }
+
+    /// The submission with `id`, if any.
+    public func submission(id: String) throws -> SubmissionRecord? {
+        try writer.read { db in try SubmissionRecord.fetchOne(db, key: id) }
+    }
+
+    /// The student with `id`, if any.
+    public func student(id: String) throws -> StudentRecord? {
+        try writer.read { db in try StudentRecord.fetchOne(db, key: id) }
+    }
+
+    /// The attempt status of a student now (for answers that do not admit anything).
+    public func attemptStatus(studentId: String, policy: ProgramPolicy, now: Date) throws -> AttemptStatus? {
+        try writer.read { db in
+            guard let student = try StudentRecord.fetchOne(db, key: studentId) else { return nil }
+            return try StudentContext.load(db, student: student, policy: policy).rules.attemptStatus(
+                history: try StudentContext.history(db, studentId: studentId), now: now)
+        }
+    }
+
+    static func receivedMessage(slot: Slot, context: StudentContext, late: Bool) -> String {
+        let what = context.slotTitle(slot)
+        return late
+            ? "We received your recording for \(what). It arrived after the deadline and is marked late; your coach will still reply."
+            : "We received your recording for \(what). Your coach will reply within 48 hours."
+    }
+
+    /// Inserts an outbox event (inside the caller's transaction).
+    static func recordEvent(
+        _ db: Database, type: String, student: StudentRecord, slot: Slot, occurredAt: Date,
+        submissionId: String?, feedbackId: String?, coachName: String?, message: String
+    ) throws {
+        let id = IdentifierGenerator.make("evt", now: occurredAt)
+        let week = try StudentContext.weekInfo(db, levelId: student.levelId, slot: slot)
+        let link: DeepLink
+        if let feedbackId, let identifier = Identifier(rawValue: feedbackId) {
+            link = .feedback(slot, id: identifier)
+        } else if let submissionId, let identifier = Identifier(rawValue: submissionId) {
+            link = .submission(slot, id: identifier)
+        } else {
+            link = .week(slot)
+        }
+        let payload = EventPayload(
+            id: id, type: type, studentId: student.id, occurredAt: occurredAt, week: week,
+            submissionId: submissionId, feedbackId: feedbackId, coachName: coachName, message: message,
+            link: link.absoluteString)
+        var event = EventRecord(id: id, studentId: student.id, type: type, payload: try payload.jsonData(), occurredAt: occurredAt)
+        try event.insert(db)
+    }
+}
+
+/// Everything the rules need about one student, read inside the caller's transaction.
+struct StudentContext {
+    let student: StudentRecord
+    let calendar: SemesterCalendar
+    let rules: SubmissionRules
+    let history: [AcceptedSubmission]
+    let titles: [Int: String]
+
+    static func load(_ db: Database, student: StudentRecord, policy: ProgramPolicy) throws -> StudentContext {
+        guard let semester = try SemesterRecord.fetchOne(db, key: student.semesterId) else {
+            throw StoreError.internalInconsistency("student \(student.id) belongs to unknown semester \(student.semesterId)")
+        }
+        let calendar = try semester.calendar()
+        let rules = try SubmissionRules(
+            calendar: calendar, attemptWindow: policy.attemptWindow, eocRequiredWeeks: policy.eocRequiredWeeks)
+        let titles = Dictionary(
+            try CurriculumWeekRecord.filter(Column("levelId") == student.levelId).fetchAll(db).map { ($0.week, $0.title) },
+            uniquingKeysWith: { first, _ in first })
+        return StudentContext(
+            student: student, calendar: calendar, rules: rules, history: try history(db, studentId: student.id), titles: titles)
+    }
+
+    /// Accepted submissions of a student (failed ones never count).
+    static func history(_ db: Database, studentId: String) throws -> [AcceptedSubmission] {
+        try SubmissionRecord
+            .filter(Column("studentId") == studentId && Column("state") != SubmissionState.failed.rawValue)
+            .order(Column("receivedAt"))
+            .fetchAll(db)
+            .map { try $0.accepted() }
+    }
+
+    func slotTitle(_ slot: Slot) -> String {
+        switch slot {
+        case let .week(number):
+            titles[number].map { "week \(number) (\($0))" } ?? "week \(number)"
+        case .eoc: "the end-of-course assessment"
+        case .assessment: "the placement assessment"
+        }
+    }
+
+    static func weekInfo(_ db: Database, levelId: String, slot: Slot) throws -> EventPayload.WeekInfo {
+        switch slot {
+        case let .week(number):
+            let row = try CurriculumWeekRecord.fetchOne(db, key: ["levelId": levelId, "week": number])
+            return .init(number: number, kind: "week", title: row?.title ?? "Week \(number)", passage: row?.passage)
+        case .eoc:
+            return .init(number: nil, kind: "eoc", title: "End-of-course assessment", passage: nil)
+        case .assessment:
+            return .init(number: nil, kind: "assessment", title: "Placement assessment", passage: nil)
+        }
+    }
+}
+
+extension AppDatabase {
+    /// A refusal found by `precheckAdmission`, with the zone its message is written in.
+    public struct Precheck: Sendable {
+        public var refusal: RuleRefusal
+        public var timeZone: TimeZone
+    }
+
+    /// Applies the rules without writing: the refusal the student would get now, if any.
+    /// Cheap enough to run before decoding an upload; not a substitute for `admitSubmission`.
+    public func precheckAdmission(studentId: String, slot: Slot, policy: ProgramPolicy, now: Date) throws -> Precheck? {
+        try writer.read { db in
+            guard let student = try StudentRecord.fetchOne(db, key: studentId) else {
+                let refusal: RuleRefusal = Identifier(rawValue: studentId).map { .unknownStudent(id: $0) }
+                    ?? .invalidIdentifier(input: studentId)
+                return Precheck(refusal: refusal, timeZone: TimeZone(identifier: "UTC")!)
+            }
+            let context = try StudentContext.load(db, student: student, policy: policy)
+            if case let .failure(refusal) = context.rules.admit(slot: slot, history: context.history, now: now) {
+                return Precheck(refusal: refusal, timeZone: context.calendar.timeZone)
+            }
+            return nil
+        }
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+
+/// Failures of the store that are not the user's doing; each has a stable code.
+public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The disk (or the filesystem's quota) is full.
+    case storageFull(String)
+    /// Reading or writing a file failed.
+    case io(String)
+    /// A row the operation depends on is missing or contradicts another.
+    case internalInconsistency(String)
+
+    /// The stable code (`storage_full`, `io_error`, `internal_error`).
+    public var code: String {
+        switch self {
+        case .storageFull: "storage_full"
+        case .io: "io_error"
+        case .internalInconsistency: "internal_error"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case let .storageFull(text), let .io(text), let .internalInconsistency(text): text
+        }
+    }
+
+    /// Maps an `errno` value from a failed file operation.
+    static func fromErrno(_ code: Int32, _ what: String) -> StoreError {
+        let text = "\(what): \(String(cString: strerror(code)))"
+        return code == ENOSPC || code == EDQUOT ? .storageFull(text) : .io(text)
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import GRDB
+
+/// A unit of durable background work (encoding an accepted recording or a coach reply).
+///
+/// Jobs survive restarts: a job left `running` by a process that died is claimed again
+/// once its lock is stale.
+public struct JobRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "job"
+
+    /// What the job does.
+    public enum Kind: String, Codable, Sendable {
+        case encodeSubmission = "encode_submission"
+        case encodeFeedback = "encode_feedback"
+    }
+
+    /// Where the job is in its life.
+    public enum State: String, Codable, Sendable {
+        case queued, running, done, failed
+    }
+
+    public var id: Int64?
+    public var kind: Kind
+    /// The submission or feedback id.
+    public var subjectId: String
+    public var state: State
+    public var attempts: Int
+    public var createdAt: Date
+    public var notBefore: Date
+    /// `pid@host` of the process working on it.
+    public var lockedBy: String?
+    public var lockedAt: Date?
+    public var lastError: String?
+
+    /// A new queued job.
+    public init(kind: Kind, subjectId: String, now: Date) {
+        self.kind = kind
+        self.subjectId = subjectId
+        state = .queued
+        attempts = 0
+        createdAt = now
+        notBefore = now
+    }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import GRDB
+import TilawaCore
+
+/// Where a recording came from.
+public enum SubmissionOrigin: String, Codable, Sendable, Equatable {
+    case http, cli, capture, dropbox
+}
+
+/// An accepted recording of a student for a slot, and where its artifacts are.
+///
+/// Rejected uploads are never submissions; they are `RejectionRecord`s.
+public struct SubmissionRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "submission"
+    public var id: String
+    public var studentId: String
+    public var semesterId: String
+    public var kind: SubmissionKind
+    /// 1…15 for `week`, nil for `eoc` and `assessment`.
+    public var week: Int?
+    public var state: SubmissionState
+    public var receivedAt: Date
+    public var late: Bool
+    public var analysis: AudioAnalysis
+    public var source: AudioSource
+    public var warnings: [String]
+    /// The upload as received, relative to the artifacts directory; nil once pruned.
+    public var originalPath: String?
+    public var originalBytes: Int
+    /// The Ogg Opus file, relative to the artifacts directory; nil until encoded.
+    public var audioPath: String?
+    public var audioBytes: Int?
+    public var waveformPath: String?
+    public var outputGainDB: Double?
+    public var encodedAt: Date?
+    public var failureReason: String?
+    public var origin: SubmissionOrigin
+
+    /// The slot this submission is for.
+    public var slot: Slot {
+        switch kind {
+        case .week: .week(week ?? 0)
+        case .eoc: .eoc
+        case .assessment: .assessment
+        }
+    }
+
+    /// The value the rules reason about.
+    public func accepted() throws -> AcceptedSubmission {
+        guard let identifier = Identifier(rawValue: id) else {
+            throw StoreError.internalInconsistency("submission id \(id) is not a valid identifier")
+        }
+        return AcceptedSubmission(id: identifier, slot: slot, receivedAt: receivedAt, state: state)
+    }
+}
+
+/// An upload refused for its audio or by a rule: the audit trail, never a submission.
+public struct RejectionRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "rejection"
+    public var id: Int64?
+    public var studentId: String
+    public var slot: String
+    public var receivedAt: Date
+    /// The primary reason code (`too_quiet`, `week_locked`, …).
+    public var code: String
+    /// Every reason code that applied.
+    public var reasons: [String]
+    public var message: String
+    public var detail: String
+    public var analysis: AudioAnalysis?
+    public var origin: SubmissionOrigin
+    public var bytes: Int
+
+    /// Creates a record (the id is assigned on insert).
+    public init(studentId: String, slot: String, receivedAt: Date, code: String, reasons: [String], message: String,
+                detail: String, analysis: AudioAnalysis?, origin: SubmissionOrigin, bytes: Int) {
+        self.studentId = studentId
+        self.slot = slot
+        self.receivedAt = receivedAt
+        self.code = code
+        self.reasons = reasons
+        self.message = message
+        self.detail = detail
+        self.analysis = analysis
+        self.origin = origin
+        self.bytes = bytes
+    }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import GRDB
+import Testing
+import TilawaCore
+@testable import TilawaStore
+
+@Suite("Artifact store and start-up sweep")
+struct ArtifactStoreTests {
+    @Test("Durable writes land under family/year/month and leave no temporary file")
+    func write() throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let artifacts = store.state.artifactStore
+        let relative = artifacts.relativePath(.submissions, name: "x.peaks.json", date: TestStore.newYork(2026, 11, 3))
+        #expect(relative == "submissions/2026/11/x.peaks.json")
+        try artifacts.write(Data("{}".utf8), to: relative)
+        #expect(artifacts.allFiles() == [relative])
+        #expect(try String(contentsOfFile: artifacts.path(relative), encoding: .utf8) == "{}")
+    }
+
+    @Test("The sweep removes old staging files and orphans, keeps young ones and referenced ones, reports missing files")
+    func sweep() throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let artifacts = store.state.artifactStore
+        let now = Date()
+        let old = now.addingTimeInterval(-3_600)
+        // A referenced original (present), a referenced audio file (missing), an orphan, a young orphan.
+        var request = store.request("S1001", .week(1), at: TestStore.newYork(2026, 9, 6))
+        request.originalPath = "originals/2026/09/kept.wav"
+        guard case let .admitted(submission, _, _) = try store.database.admitSubmission(request, policy: ProgramPolicy()) else {
+            Issue.record("not admitted"); return
+        }
+        try store.database.writer.write { db in
+            try db.execute(sql: "UPDATE submission SET audioPath = 'submissions/2026/09/gone.opus' WHERE id = ?", arguments: [submission.id])
+        }
+        try artifacts.write(Data("a".utf8), to: "originals/2026/09/kept.wav")
+        try artifacts.write(Data("b".utf8), to: "submissions/2026/09/orphan.opus")
+        try artifacts.write(Data("c".utf8), to: "submissions/2026/09/young.opus")
+        let staleStaging = store.state.staging.appendingPathComponent("cut-off.upload").path
+        let youngStaging = store.state.staging.appendingPathComponent("arriving.upload").path
+        _ = FileManager.default.createFile(atPath: staleStaging, contents: Data("x".utf8))
+        _ = FileManager.default.createFile(atPath: youngStaging, contents: Data("y".utf8))
+        for path in [staleStaging, artifacts.path("originals/2026/09/kept.wav"), artifacts.path("submissions/2026/09/orphan.opus")] {
+            try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: path)
+        }
+
+        let report = try ArtifactSweeper(database: store.database, stateDirectory: store.state).sweep(now: now, originalsRetentionDays: nil)
+        #expect(report.stagingRemoved == 1)
+        #expect(report.orphansRemoved == 1)
+        #expect(report.missing == ["submissions/2026/09/gone.opus"])
+        #expect(Set(artifacts.allFiles()) == ["originals/2026/09/kept.wav", "submissions/2026/09/young.opus"])
+        #expect(FileManager.default.fileExists(atPath: youngStaging))
+        #expect(!FileManager.default.fileExists(atPath: staleStaging))
+    }
+
+    @Test("Originals past retention are pruned only once their recording is encoded")
+    func pruneOriginals() throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let artifacts = store.state.artifactStore
+        let received = TestStore.newYork(2026, 9, 6)
+        var encoded = store.request("S1001", .week(1), at: received)
+        encoded.originalPath = "originals/2026/09/a.wav"
+        var pending = store.request("S1002", .week(1), at: received)
+        pending.originalPath = "originals/2026/09/b.wav"
+        let first = try #require(try store.database.admitSubmission(encoded, policy: ProgramPolicy()).submission)
+        _ = try store.database.admitSubmission(pending, policy: ProgramPolicy())
+        try store.database.writer.write { db in
+            try db.execute(sql: "UPDATE submission SET audioPath = 'submissions/2026/09/a.opus' WHERE id = ?", arguments: [first.id])
+        }
+        for name in ["originals/2026/09/a.wav", "originals/2026/09/b.wav", "submissions/2026/09/a.opus"] {
+            try artifacts.write(Data(name.utf8), to: name)
+        }
+        let report = try ArtifactSweeper(database: store.database, stateDirectory: store.state)
+            .sweep(now: received.addingTimeInterval(31 * 86_400), originalsRetentionDays: 30)
+        #expect(report.originalsPruned == 1)
+        #expect(!artifacts.exists("originals/2026/09/a.wav"))
+        #expect(artifacts.exists("originals/2026/09/b.wav"))
+        #expect(try store.database.submission(id: first.id)?.originalPath == nil)
+        #expect(report.missing.isEmpty)
+    }
+}

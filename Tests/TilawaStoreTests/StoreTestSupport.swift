@@ -1,0 +1,67 @@
+import Foundation
+import GRDB
+import TilawaCore
+@testable import TilawaStore
+
+/// A state directory in a fresh temporary folder with a migrated on-disk database (WAL),
+/// seeded with one semester (fall 2026, New York), one coach, one level and students.
+struct TestStore {
+    let root: URL
+    let state: StateDirectory
+    let database: AppDatabase
+
+    /// Saturday 5 September 2026, 00:00 in New York: week 1 unlocks.
+    static let semesterStart = LocalDate(year: 2026, month: 9, day: 5)
+
+    init(students: [String] = ["S1001", "S1002"]) throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("tilawa-store-\(UUID().uuidString)")
+        state = StateDirectory(path: root.path)
+        try state.prepare()
+        database = try AppDatabase.open(path: state.databasePath)
+        try database.writer.write { db in
+            try SemesterRecord(id: "fall-2026", name: "Fall 2026", startDate: "2026-09-05", timeZone: "America/New_York",
+                               weekCount: 15, catchUpGraceDays: 14).insert(db)
+            try CoachRecord(id: "C01", name: "Ustadha Maryam", email: nil).insert(db)
+            try CoachRecord(id: "C02", name: "Ustadh Yusuf", email: nil).insert(db)
+            try LevelRecord(id: "L1", name: "Foundations").insert(db)
+            for week in 1...15 {
+                try CurriculumWeekRecord(levelId: "L1", week: week, title: "Title \(week)", passage: "Passage \(week)").insert(db)
+            }
+            for id in students {
+                try StudentRecord(id: id, name: "Student \(id)", levelId: "L1", coachId: "C01", semesterId: "fall-2026").insert(db)
+            }
+        }
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: root) }
+
+    /// An instant in the programme's zone.
+    static func newYork(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 12, _ minute: Int = 0) -> Date {
+        var components = DateComponents(year: year, month: month, day: day, hour: hour, minute: minute)
+        components.timeZone = TimeZone(identifier: "America/New_York")
+        return Calendar(identifier: .gregorian).date(from: components)!
+    }
+
+    static let analysis = AudioAnalysis(
+        durationSeconds: 12, speechSeconds: 9, speechRatio: 0.75, loudnessLUFS: -21, peakDBFS: -3, clippedRatio: 0,
+        leadingSilenceSeconds: 0.5, trailingSilenceSeconds: 0.5)
+
+    static let source = AudioSource(container: "wav", codec: "pcm_s16le", sampleRate: 48_000, channels: 1)
+
+    /// An admission request for `student` and `slot` at `at`.
+    func request(_ student: String, _ slot: Slot, at: Date, id: String = IdentifierGenerator.make("sub")) -> AdmissionRequest {
+        AdmissionRequest(
+            submissionId: id, studentId: student, slot: slot, receivedAt: at, analysis: Self.analysis, source: Self.source,
+            warnings: [], originalPath: "originals/\(id).wav", originalBytes: 1_000, origin: .cli)
+    }
+}
+
+extension AdmissionOutcome {
+    var submission: SubmissionRecord? {
+        if case let .admitted(submission, _, _) = self { submission } else { nil }
+    }
+
+    var refusal: RuleRefusal? {
+        if case let .refused(refusal, _) = self { refusal } else { nil }
+    }
+}
