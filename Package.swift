@@ -40,19 +40,28 @@ let package = Package(
             dependencies: [
                 "TilawaCore", "TilawaAudio", "TilawaStore",
                 .product(name: "Configuration", package: "swift-configuration"),
-            ]
+                .product(name: "Yams", package: "Yams"),
+            ],
+            exclude: ["Configuration/CONFIGURATION.md"]
         ),
         .executableTarget(
             name: "tilawa",
             dependencies: [
                 "TilawaAudio", "TilawaCore", "TilawaStore", "TilawaDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
+        // Real processes, scratch folders and fixture paths, shared by the test targets.
+        .target(name: "TilawaTestSupport", path: "Tests/TilawaTestSupport"),
         .testTarget(name: "TilawaCoreTests", dependencies: ["TilawaCore"]),
-        .testTarget(name: "TilawaAudioTests", dependencies: ["TilawaAudio", "TilawaCore"]),
+        .testTarget(name: "TilawaAudioTests", dependencies: ["TilawaAudio", "TilawaCore", "TilawaTestSupport"]),
         .testTarget(name: "TilawaStoreTests", dependencies: ["TilawaStore", "TilawaCore"]),
-        .testTarget(name: "TilawaDaemonTests", dependencies: ["TilawaDaemon", "TilawaStore", "TilawaAudio", "TilawaCore"]),
+        .testTarget(
+            name: "TilawaDaemonTests",
+            dependencies: ["TilawaDaemon", "TilawaStore", "TilawaAudio", "TilawaCore", "TilawaTestSupport",
+                           .product(name: "GRDB", package: "GRDB.swift")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

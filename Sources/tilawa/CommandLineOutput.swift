@@ -1,5 +1,8 @@
 import ArgumentParser
 import Foundation
+import GRDB
+import TilawaDaemon
+import TilawaStore
 
 /// Exit codes of the `tilawa` command (sysexits.h, as DESIGN §3 lists them).
 enum ExitStatus {
@@ -32,12 +35,28 @@ enum CommandLineOutput {
         }
     }
 
+    /// Prints a runtime failure as one line and returns the exit code for it.
+    static func fail(_ error: any Error) -> ExitCode {
+        switch error {
+        case let error as ExitCode:
+            return error
+        case let error as StoreError:
+            if case .storageFull = error {
+                return fail(code: error.code, message: "the disk is full: \(error.description)", exit: cannotCreate)
+            }
+            return fail(code: error.code, message: error.description, exit: ExitStatus.software)
+        case let error as DatabaseError:
+            return fail(code: "database_error", message: error.message ?? "\(error)", exit: ExitStatus.software)
+        default:
+            return fail(code: "internal_error", message: "\(error)", exit: ExitStatus.software)
+        }
+    }
+
+    private static let cannotCreate = ExitStatus.cannotCreate
+
     /// Prints a value as pretty, key-sorted JSON on stdout.
     static func printJSON(_ value: some Encodable) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        let data = try encoder.encode(value)
+        let data = try APIJSON.encoder(pretty: true).encode(value)
         FileHandle.standardOutput.write(data)
         FileHandle.standardOutput.write(Data("\n".utf8))
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TilawaTestSupport
 @testable import TilawaAudio
 import TilawaCore
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TilawaTestSupport
 
 @Suite("tilawa analyze and encode")
 struct CommandLineTests {

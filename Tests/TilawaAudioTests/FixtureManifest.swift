@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TilawaTestSupport
 
 /// One entry of `audio-fixtures/manifest.json`: what a fixture is and what analysis must report.
 struct Fixture: Decodable, Sendable, CustomTestStringConvertible {
@@ -46,9 +47,7 @@ private struct Manifest: Decodable {
 }
 
 enum Fixtures {
-    static let directory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("audio-fixtures")
+    static let directory = fixturesDirectory
 
     /// Every fixture of the manifest; an unreadable manifest is an empty list, which the
     /// manifest test turns into a failure.

@@ -80,6 +80,7 @@ public struct EncodeJobRunner: Sendable {
             throw StoreError.internalInconsistency("the encoder produced no file for \(submission.id)")
         }
         try store.write(processed.waveform.jsonData(), to: waveformPath)
+        Failpoint.hit(Failpoint.afterEncode)
         try database.completeSubmissionEncode(
             jobId: jobId, submissionId: submission.id, audioPath: audioPath, audioBytes: encoded.bytes,
             waveformPath: waveformPath, outputGainDB: encoded.outputGainDB, now: clock())

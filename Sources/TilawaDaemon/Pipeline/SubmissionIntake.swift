@@ -87,6 +87,7 @@ public struct SubmissionIntake: Sendable {
         }
         switch outcome {
         case let .admitted(submission, attempts, job):
+            Failpoint.hit(Failpoint.afterAdmission)
             return .accepted(submission, attempts: attempts, job: job)
         case let .refused(refusal, timeZone):
             store.remove(originalPath)

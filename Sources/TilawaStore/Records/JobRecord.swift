@@ -32,14 +32,17 @@ public struct JobRecord: Codable, Sendable, Equatable, FetchableRecord, MutableP
     public var lockedAt: Date?
     public var lastError: String?
 
-    /// A new queued job.
+    /// A new queued job, due at once.
+    ///
+    /// `notBefore` starts at the epoch rather than `now`: a new job must be runnable by any
+    /// process even if that process's clock is a little behind (only retries wait).
     public init(kind: Kind, subjectId: String, now: Date) {
         self.kind = kind
         self.subjectId = subjectId
         state = .queued
         attempts = 0
         createdAt = now
-        notBefore = now
+        notBefore = Date(timeIntervalSince1970: 0)
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }

@@ -1,0 +1,79 @@
+import Foundation
+import TilawaCore
+import TilawaStore
+
+/// A submission as the outside world sees it (DESIGN §4): the 201 body of an upload,
+/// `GET /v1/submissions/{id}`, and `tilawa ingest --json`.
+public struct SubmissionResource: Encodable, Sendable, Equatable {
+    /// Where to fetch the artifacts.
+    public struct Links: Encodable, Sendable, Equatable {
+        public var `self`: String
+        public var audio: String
+        public var waveform: String
+        public var app: String
+    }
+
+    public var id: String
+    public var studentId: String
+    public var week: Int?
+    public var kind: SubmissionKind
+    public var state: SubmissionState
+    public var receivedAt: Date
+    public var late: Bool
+    public var analysis: AudioAnalysis
+    public var source: AudioSource
+    public var warnings: [String]
+    public var attempts: AttemptStatus
+    public var links: Links
+
+    /// Builds the resource from its row and the student's attempt status.
+    public init(_ record: SubmissionRecord, attempts: AttemptStatus) {
+        id = record.id
+        studentId = record.studentId
+        week = record.week
+        kind = record.kind
+        state = record.state
+        receivedAt = record.receivedAt
+        late = record.late
+        analysis = record.analysis
+        source = record.source
+        warnings = record.warnings
+        self.attempts = attempts
+        let base = "/v1/submissions/\(record.id)"
+        let app = Identifier(rawValue: record.id).map { DeepLink.submission(record.slot, id: $0).absoluteString } ?? ""
+        links = Links(self: base, audio: base + "/audio", waveform: base + "/waveform", app: app)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, week, kind, state, late, analysis, source, warnings, attempts, links
+        case studentId = "student_id"
+        case receivedAt = "received_at"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(studentId, forKey: .studentId)
+        try container.encode(week, forKey: .week)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(state, forKey: .state)
+        try container.encode(receivedAt, forKey: .receivedAt)
+        try container.encode(late, forKey: .late)
+        try container.encode(analysis, forKey: .analysis)
+        try container.encode(source, forKey: .source)
+        try container.encode(warnings, forKey: .warnings)
+        try container.encode(attempts, forKey: .attempts)
+        try container.encode(links, forKey: .links)
+    }
+}
+
+/// The JSON conventions of every API body: snake_case members set by hand, RFC 3339 UTC instants.
+public enum APIJSON {
+    /// An encoder for responses and event payloads.
+    public static func encoder(pretty: Bool = false) -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }
+}

@@ -1,0 +1,122 @@
+/// One configuration key: its dotted name, its environment variable, its default and its meaning.
+///
+/// `all` is the catalogue: the loader rejects any key in the YAML file and any `TILAWA_*`
+/// variable that is not in it (a typo silently ignored is a misconfigured machine), and
+/// `CONFIGURATION.md` and `config/tilawa.yaml` document exactly these keys.
+public struct ConfigurationKey: Sendable, Hashable {
+    /// Dotted name, `section.name_in_snake_case` (`http.max_upload_bytes`); YAML nests it.
+    public let name: String
+    /// The default as written in the documentation.
+    public let defaultValue: String
+    /// One line saying what the key does.
+    public let meaning: String
+
+    /// `TILAWA_` followed by the name in upper case with dots as underscores: `TILAWA_HTTP_PORT`.
+    ///
+    /// The same name swift-configuration's `EnvironmentVariablesProvider` derives from the key
+    /// prefixed with `tilawa`.
+    public var environmentVariable: String {
+        "TILAWA_" + String(name.uppercased().map { $0 == "." ? "_" : $0 })
+    }
+
+    /// The YAML section (`http` for `http.port`), or nil for a top-level key (`state_dir`).
+    public var section: String? {
+        name.firstIndex(of: ".").map { String(name[..<$0]) }
+    }
+
+    init(_ name: String, _ defaultValue: String, _ meaning: String) {
+        self.name = name
+        self.defaultValue = defaultValue
+        self.meaning = meaning
+    }
+
+    /// Every key, in documentation order.
+    public static let all: [ConfigurationKey] = [
+        .init("state_dir", "`./var` (`$STATE_DIRECTORY` under systemd)",
+              "Directory for the database, staging area, artifacts and drop folder."),
+        .init("http.host", "`127.0.0.1`", "Address the HTTP API listens on."),
+        .init("http.port", "`8080`", "TCP port of the HTTP API (1–65535)."),
+        .init("http.max_upload_bytes", "`104857600`",
+              "Largest accepted upload in bytes (1 KiB–4 GiB); larger ones get 413."),
+        .init("http.upload_timeout_seconds", "`300`", "Longest time an upload may take to arrive (1–86400 s)."),
+        .init("auth.jwt_key_file", "`<state_dir>/secrets/jwt.key`",
+              "File holding the HS256 token key; created at first start when left at its default."),
+        .init("auth.default_token_ttl_seconds", "`3600`",
+              "Lifetime of tokens minted by `tilawa token issue` without `--ttl` (60–31536000 s)."),
+        .init("dropbox.path", "`<state_dir>/dropbox`", "Root of the coach drop folder (`<path>/<coach-id>/`)."),
+        .init("dropbox.settle_seconds", "`5`",
+              "A dropped file is taken once its size and mtime are stable this long (0–3600 s)."),
+        .init("dropbox.poll_interval_seconds", "`2`", "How often the drop folder is scanned (0.1–3600 s)."),
+        .init("webhook.url", "none",
+              "http(s) URL that receives each notification; none keeps notifications in the outbox only."),
+        .init("webhook.secret_file", "none",
+              "File holding the HMAC-SHA256 signing key; required when `webhook.url` is set."),
+        .init("webhook.timeout_seconds", "`10`", "Timeout of one webhook delivery (1–300 s)."),
+        .init("webhook.max_backoff_seconds", "`3600`", "Cap of the retry backoff (5–604800 s)."),
+        .init("program.time_zone", "`America/New_York`", "IANA time zone the weeks unlock and fall due in."),
+        .init("program.catch_up_grace_days", "`14`",
+              "Days after the last week during which catching up is still accepted (0–365)."),
+        .init("program.eoc_required_weeks", "`12`",
+              "Distinct weeks with an accepted submission needed before the end-of-course assessment (0–99)."),
+        .init("program.feedback_due_hours", "`48`",
+              "Hours a coach has to answer before a submission is overdue (1–8760)."),
+        .init("attempts.limit", "`2`", "Accepted recordings per student per window (1–100)."),
+        .init("attempts.window_days", "`7`", "Length of the rolling attempt window in days (1–365)."),
+        .init("audio.min_duration_seconds", "`10`", "Shorter recordings are rejected `too_short` (0–3600)."),
+        .init("audio.max_duration_seconds", "`900`",
+              "Longer recordings are rejected `too_long` (1–86400, above the minimum)."),
+        .init("audio.min_speech_seconds", "`5`", "Less speech than this is rejected `silent` (0–3600)."),
+        .init("audio.min_speech_ratio", "`0.2`", "A smaller share of speech is rejected `silent` (0–1)."),
+        .init("audio.min_loudness_lufs", "`-50`", "Quieter recordings are rejected `too_quiet` (−70–0 LUFS)."),
+        .init("audio.bitrate", "`32000`", "Opus bitrate in bit/s, VBR (6000–510000)."),
+        .init("audio.complexity", "`10`", "Opus encoder complexity (0–10)."),
+        .init("audio.signal", "`voice`", "Opus signal hint: `voice`, `music` or `auto`."),
+        .init("audio.target_loudness_lufs", "`-19`",
+              "Playback loudness the OpusHead output gain aims at (−70–0 LUFS)."),
+        .init("audio.peak_ceiling_dbfs", "`-1`", "The output gain never lifts the peak above this (−30–0 dBFS)."),
+        .init("feedback.min_duration_seconds", "`2`", "Shortest accepted coach reply (0–3600 s)."),
+        .init("feedback.max_duration_seconds", "`1800`", "Longest accepted coach reply (1–86400 s, above the minimum)."),
+        .init("workers.encode", "`0`", "Parallel Opus encode jobs; 0 means one per CPU core (0–256)."),
+        .init("storage.originals_retention_days", "`30`",
+              "Days an uploaded original is kept after its Opus encoding (0–3650)."),
+        .init("storage.min_free_bytes", "`268435456`",
+              "Uploads are answered 507 `storage_full` when less disk space than this is free."),
+        .init("idempotency.retention_hours", "`24`", "How long an `Idempotency-Key` is remembered (24–8760)."),
+        .init("log.level", "`info`", "Least severe level logged: trace, debug, info, notice, warning, error, critical."),
+    ]
+
+    /// The catalogue by name.
+    static let byName: [String: ConfigurationKey] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
+
+    /// The YAML sections (`http`, `auth`, …).
+    static let sections: Set<String> = Set(all.compactMap(\.section))
+
+    /// The catalogue by environment variable.
+    static let byEnvironmentVariable: [String: ConfigurationKey] =
+        Dictionary(uniqueKeysWithValues: all.map { ($0.environmentVariable, $0) })
+
+    /// The known name closest to `name`, if it is close enough to be a typo of it.
+    static func suggestion(for name: String, among candidates: some Sequence<String>) -> String? {
+        let limit = max(2, name.count / 4)
+        var best: (name: String, distance: Int)?
+        for candidate in candidates {
+            let distance = editDistance(Array(name), Array(candidate))
+            if distance <= limit, distance < (best?.distance ?? .max) { best = (candidate, distance) }
+        }
+        return best?.name
+    }
+
+    /// Levenshtein distance.
+    private static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+        if a.isEmpty { return b.count }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in stride(from: 1, through: b.count, by: 1) {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+}

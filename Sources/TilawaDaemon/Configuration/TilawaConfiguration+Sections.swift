@@ -1,0 +1,94 @@
+import Foundation
+
+extension TilawaConfiguration {
+    /// `http.*`: the HTTP API listener and upload limits.
+    public struct HTTP: Sendable, Hashable {
+        /// `http.host`: address to listen on.
+        public var host = "127.0.0.1"
+        /// `http.port`: 1…65535.
+        public var port = 8080
+        /// `http.max_upload_bytes`: larger uploads are answered 413 (1 KiB…4 GiB).
+        public var maxUploadBytes = 100 * 1024 * 1024
+        /// `http.upload_timeout_seconds`.
+        public var uploadTimeout: TimeInterval = 300
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// `auth.*`: token signing.
+    public struct Auth: Sendable, Hashable {
+        /// `auth.jwt_key_file`: absolute path of the HS256 key.
+        public var jwtKeyFile: String
+        /// True when `auth.jwt_key_file` was set; when false the daemon may create the key at
+        /// its default path on first start, when true a missing file is an error.
+        public var jwtKeyFileIsExplicit = false
+        /// `auth.default_token_ttl_seconds`.
+        public var defaultTokenTTL: TimeInterval = 3600
+
+        /// The defaults with the key at `jwtKeyFile`.
+        public init(jwtKeyFile: String) {
+            self.jwtKeyFile = jwtKeyFile
+        }
+    }
+
+    /// `dropbox.*`: the coach drop folder (DESIGN §5).
+    public struct Dropbox: Sendable, Hashable {
+        /// `dropbox.path`: absolute path of the folder holding one folder per coach.
+        public var path: String
+        /// `dropbox.settle_seconds`: size and mtime must be stable this long before a file is taken.
+        public var settleTime: TimeInterval = 5
+        /// `dropbox.poll_interval_seconds`.
+        public var pollInterval: TimeInterval = 2
+
+        /// The defaults with the folder at `path`.
+        public init(path: String) {
+            self.path = path
+        }
+    }
+
+    /// `webhook.*`: delivery of notifications (DESIGN §7).
+    public struct Webhook: Sendable, Hashable {
+        /// `webhook.url`: an http or https URL; nil keeps notifications in the outbox only.
+        public var url: URL?
+        /// `webhook.secret_file`: absolute path of the signing key; never nil when `url` is set.
+        public var secretFile: String?
+        /// `webhook.timeout_seconds`: timeout of one delivery.
+        public var timeout: TimeInterval = 10
+        /// `webhook.max_backoff_seconds`: cap of the exponential retry backoff.
+        public var maxBackoff: TimeInterval = 3600
+
+        /// The defaults: no webhook.
+        public init() {}
+    }
+
+    /// `program.*`: the programme's calendar and review rules (DESIGN §1).
+    public struct Program: Sendable, Hashable {
+        /// `program.time_zone`: weeks unlock and fall due in this zone.
+        ///
+        /// The loader checks the default zone exists like any configured one, so the GMT
+        /// fallback (a system without time-zone data) never reaches a running daemon.
+        public var timeZone = TimeZone(identifier: "America/New_York") ?? .gmt
+        /// `program.catch_up_grace_days`.
+        public var catchUpGraceDays = 14
+        /// `program.eoc_required_weeks`.
+        public var eocRequiredWeeks = 12
+        /// `program.feedback_due_hours`, in seconds: past it a submission is `overdue`.
+        public var feedbackDue: TimeInterval = 48 * 3600
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// `storage.*`: retention and disk-space guard.
+    public struct Storage: Sendable, Hashable {
+        /// `storage.originals_retention_days`, in seconds: how long an original upload is kept
+        /// after its Opus encoding.
+        public var originalsRetention: TimeInterval = 30 * 86_400
+        /// `storage.min_free_bytes`: uploads are answered 507 `storage_full` below this.
+        public var minFreeBytes = 256 * 1024 * 1024
+
+        /// The defaults.
+        public init() {}
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import TilawaAudio
+import TilawaCore
+import TilawaStore
+
+/// The wired-up parts every command and service shares, built from one configuration:
+/// the state directory, the database, the audio chain, the rules.
+public struct TilawaRuntime: Sendable {
+    public let configuration: TilawaConfiguration
+    public let stateDirectory: StateDirectory
+    public let database: AppDatabase
+    public let policy: ProgramPolicy
+    /// The chain for student recordings (DESIGN §2 limits).
+    public let processor: AudioProcessor
+    /// The chain for coach replies (2 s to 30 min, not silent).
+    public let feedbackProcessor: AudioProcessor
+    public let clock: @Sendable () -> Date
+
+    /// Prepares the state directory and opens (and migrates) the database.
+    public init(configuration: TilawaConfiguration, clock: @escaping @Sendable () -> Date = { Date() }) throws {
+        self.configuration = configuration
+        self.clock = clock
+        stateDirectory = StateDirectory(path: configuration.stateDirectory)
+        try stateDirectory.prepare()
+        database = try AppDatabase.open(path: stateDirectory.databasePath)
+        policy = ProgramPolicy(
+            attemptWindow: configuration.attemptWindow,
+            eocRequiredWeeks: configuration.program.eocRequiredWeeks,
+            feedbackDueHours: configuration.program.feedbackDue / 3600)
+        let encoder = configuration.encoder.settings
+        processor = AudioProcessor(limits: configuration.audioLimits, encoder: encoder)
+        feedbackProcessor = AudioProcessor(limits: configuration.feedbackLimits, encoder: encoder)
+    }
+
+    /// The path every recording takes.
+    public var intake: SubmissionIntake {
+        SubmissionIntake(database: database, stateDirectory: stateDirectory, processor: processor, policy: policy, clock: clock)
+    }
+
+    /// The encoder of queued jobs.
+    public var encodeRunner: EncodeJobRunner {
+        EncodeJobRunner(database: database, stateDirectory: stateDirectory, processor: processor, clock: clock)
+    }
+}
+
+extension EncoderConfiguration {
+    /// The encoder settings these values describe (validated when the configuration was loaded).
+    public var settings: OpusEncoderSettings {
+        var settings = OpusEncoderSettings()
+        settings.bitrate = bitrate
+        settings.complexity = complexity
+        settings.signal = OpusEncoderSettings.Signal(rawValue: signal) ?? .voice
+        settings.targetLoudnessLUFS = targetLoudnessLUFS
+        settings.peakCeilingDBFS = peakCeilingDBFS
+        return settings
+    }
+}

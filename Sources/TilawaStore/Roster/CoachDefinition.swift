@@ -1,0 +1,18 @@
+import TilawaCore
+
+/// One Quran Coach from `config/program.yaml`.
+public struct CoachDefinition: Sendable, Equatable {
+    /// The coach id (`coach_id` in `config/students.csv`, the coach's drop-folder name).
+    public let id: Identifier
+    /// The name students see, e.g. "Ustadha Maryam Haddad"; one line, never empty.
+    public let name: String
+    /// A contact address, if the file gives one; checked only for the shape `local@domain`.
+    public let email: String?
+
+    /// A coach as read from the file.
+    public init(id: Identifier, name: String, email: String?) {
+        self.id = id
+        self.name = name
+        self.email = email
+    }
+}

@@ -1,0 +1,54 @@
+/// Checks the rows of `config/students.csv` against each other and against what is known.
+public enum RosterValidator {
+    /// Refuses the first row, in file order, that repeats an earlier student id or names a
+    /// level, coach or semester that is not known (checked in that column order).
+    ///
+    /// The caller builds the known sets as the union of the ids in this import's programme
+    /// file and those already in the database, so a students file may be imported on its own
+    /// once the programme is in. Comparison is exact: ids are case-sensitive.
+    /// - Parameters:
+    ///   - students: rows from `StudentsCSV.parse`, in file order.
+    ///   - coaches: known coach ids.
+    ///   - levels: known level ids.
+    ///   - semesters: known semester ids.
+    ///   - source: the students file name as given, used in messages.
+    /// - Throws: `duplicate_id` (both lines in the message), `unknown_level`,
+    ///   `unknown_coach`, `unknown_semester` (the message lists the known ids).
+    public static func validate(
+        students: [StudentRow],
+        coaches: Set<String>,
+        levels: Set<String>,
+        semesters: Set<String>,
+        source: String
+    ) throws(RosterError) {
+        var firstLine = [String: Int]()
+        for row in students {
+            if let earlier = firstLine[row.id.rawValue] {
+                throw RosterError(
+                    .duplicateID, source: source, line: row.line,
+                    "duplicate student id \(RosterText.quoted(row.id.rawValue)) on lines \(earlier) and \(row.line); each student appears once"
+                )
+            }
+            firstLine[row.id.rawValue] = row.line
+            try check(row.level, in: levels, .unknownLevel, "level", "levels", row: row, source: source)
+            try check(row.coachID.rawValue, in: coaches, .unknownCoach, "coach", "coaches", row: row, source: source)
+            try check(row.semesterID.rawValue, in: semesters, .unknownSemester, "semester", "semesters", row: row, source: source)
+        }
+    }
+
+    private static func check(
+        _ id: String,
+        in known: Set<String>,
+        _ code: RosterError.Code,
+        _ what: String,
+        _ plural: String,
+        row: StudentRow,
+        source: String
+    ) throws(RosterError) {
+        guard !known.contains(id) else { return }
+        let hint = known.isEmpty
+            ? "no \(plural) are known yet; import the programme file (config/program.yaml) first or in the same command"
+            : "known: \(RosterText.list(known))"
+        throw RosterError(code, source: source, line: row.line, "unknown \(what) \(RosterText.quoted(id)) for student \(row.id) (\(hint))")
+    }
+}

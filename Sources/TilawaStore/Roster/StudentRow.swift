@@ -1,0 +1,30 @@
+import TilawaCore
+
+/// One student from `config/students.csv`, fields trimmed and ids validated.
+///
+/// References (`level`, `coachID`, `semesterID`) are only well formed here; whether they
+/// exist is `RosterValidator`'s question.
+public struct StudentRow: Sendable, Equatable {
+    /// The 1-based line the row starts on, for messages.
+    public let line: Int
+    /// `student_id`.
+    public let id: Identifier
+    /// `name`, as written (UTF-8, Arabic script welcome); one line, never empty.
+    public let name: String
+    /// `level`: a level id from the programme file, `[A-Za-z0-9_-]{1,64}`.
+    public let level: String
+    /// `coach_id`: the student's assigned coach.
+    public let coachID: Identifier
+    /// `semester_id`: the semester the student is enrolled in.
+    public let semesterID: Identifier
+
+    /// A row as read from the file.
+    public init(line: Int, id: Identifier, name: String, level: String, coachID: Identifier, semesterID: Identifier) {
+        self.line = line
+        self.id = id
+        self.name = name
+        self.level = level
+        self.coachID = coachID
+        self.semesterID = semesterID
+    }
+}

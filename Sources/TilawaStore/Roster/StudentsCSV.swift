@@ -1,0 +1,74 @@
+import TilawaCore
+
+/// Reads `config/students.csv`: the header `student_id,name,level,coach_id,semester_id`, then one student per row.
+public enum StudentsCSV {
+    /// The header the file must start with (after an optional byte-order mark and blank lines).
+    public static let header = ["student_id", "name", "level", "coach_id", "semester_id"]
+
+    /// Parses the rows of `config/students.csv`, checking each field's shape.
+    ///
+    /// Accepts RFC 4180 CSV with a byte-order mark, CRLF line ends, spaces around fields,
+    /// quoted fields holding commas or doubled quotes, and blank lines; every field is
+    /// trimmed. A file holding only the header yields no rows. Duplicates and unknown
+    /// references are checked by `RosterValidator.validate`, not here.
+    /// - Parameters:
+    ///   - text: the whole file, UTF-8 decoded.
+    ///   - source: the file name as the administrator gave it, used in messages.
+    /// - Throws: the first problem in file order: `malformed_csv` (no or wrong header, a
+    ///   wrong field count, bad quoting), `missing_field` (an empty field),
+    ///   `invalid_identifier` (an id that is not `[A-Za-z0-9_-]{1,64}`), `invalid_value`
+    ///   (a name with a line break or control character).
+    public static func parse(_ text: String, source: String) throws(RosterError) -> [StudentRow] {
+        let (records, syntaxProblem) = CSVRecordReader(source: source).records(text)
+        let expected = header.joined(separator: ",")
+        guard let first = records.first else {
+            if let syntaxProblem { throw syntaxProblem }
+            throw RosterError(.malformedCSV, source: source, line: nil, "the file is empty; its first line must be the header \(expected)")
+        }
+        let found = first.fields.map { RosterText.trimmed($0) }
+        if found != header {
+            let looksLikeData = !found.contains { name in header.contains(name.lowercased()) }
+            let detail = looksLikeData
+                ? "the header is missing; the first line must be \(expected)"
+                : "wrong header \(RosterText.quoted(found.joined(separator: ","))); it must be exactly \(expected)"
+            throw RosterError(.malformedCSV, source: source, line: first.line, detail)
+        }
+        var rows = [StudentRow]()
+        for record in records.dropFirst() {
+            rows.append(try row(record, source: source))
+        }
+        // Every row before it was fine, so the syntax problem is the first one in the file.
+        if let syntaxProblem { throw syntaxProblem }
+        return rows
+    }
+
+    private static func row(_ record: CSVRecordReader.Record, source: String) throws(RosterError) -> StudentRow {
+        let line = record.line
+        guard record.fields.count == header.count else {
+            let hint = record.fields.count > header.count ? "; a name containing a comma must be in double quotes" : ""
+            throw RosterError(
+                .malformedCSV, source: source, line: line,
+                "expected \(header.count) fields (\(header.joined(separator: ","))), found \(record.fields.count)\(hint)"
+            )
+        }
+        let fields = record.fields.map { RosterText.trimmed($0) }
+        for (column, value) in zip(header, fields) where value.isEmpty {
+            throw RosterError(.missingField, source: source, line: line, "\(column) is empty; every column needs a value")
+        }
+        func identifier(_ value: String, _ what: String) throws(RosterError) -> Identifier {
+            try Identifier(rosterField: value, what: what, source: source, line: line, place: "")
+        }
+        let id = try identifier(fields[0], "student id")
+        let name = fields[1]
+        guard RosterText.isSingleLine(name) else {
+            throw RosterError(
+                .invalidValue, source: source, line: line,
+                "the name of student \(id) holds a line break or control character; write it on one line"
+            )
+        }
+        let level = try identifier(fields[2], "level").rawValue
+        let coach = try identifier(fields[3], "coach id")
+        let semester = try identifier(fields[4], "semester id")
+        return StudentRow(line: line, id: id, name: name, level: level, coachID: coach, semesterID: semester)
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+
+/// A fresh, empty directory under the system's temporary folder, removed by `remove()`.
+public struct ScratchDirectory: Sendable {
+    public let url: URL
+
+    public init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("tilawa-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    public var path: String { url.path }
+
+    public func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    public func contents() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).sorted()
+    }
+
+    public func remove() { try? FileManager.default.removeItem(at: url) }
+}
+
+/// What a finished child process said.
+public struct ProcessResult: Sendable {
+    public var status: Int32
+    /// True when the process was killed by a signal (`status` is then the signal number).
+    public var signaled: Bool
+    public var stdout: String
+    public var stderr: String
+}
+
+/// Runs a program to completion (searching `PATH`), capturing its output.
+///
+/// - Parameters:
+///   - environment: variables added to (or replacing) this process's environment.
+///   - directory: the working directory, this process's when nil.
+public func runProcess(
+    _ executable: String, _ arguments: [String], environment: [String: String] = [:], directory: String? = nil
+) throws -> ProcessResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [executable] + arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    // Read both pipes concurrently with the child so a chatty child cannot fill one and block.
+    let stderrData = LockedData()
+    let reader = Thread { stderrData.set(err.fileHandleForReading.readDataToEndOfFile()) }
+    reader.start()
+    let stdout = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    while !stderrData.isSet { usleep(1_000) }
+    return ProcessResult(
+        status: process.terminationStatus,
+        signaled: process.terminationReason == .uncaughtSignal,
+        stdout: String(decoding: stdout, as: UTF8.self),
+        stderr: String(decoding: stderrData.value, as: UTF8.self))
+}
+
+/// A `Data` set once from another thread.
+///
+/// `@unchecked Sendable`: both members are only touched while `lock` is held.
+private final class LockedData: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data: Data?
+
+    func set(_ value: Data) { lock.withLock { data = value } }
+    var isSet: Bool { lock.withLock { data != nil } }
+    var value: Data { lock.withLock { data ?? Data() } }
+}
+
+/// The package's root folder.
+public let packageRoot: URL = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+/// The `tilawa` binary built beside the tests.
+public let tilawaBinary: String = packageRoot.appendingPathComponent(".build/debug/tilawa").path
+
+/// The committed audio fixtures.
+public let fixturesDirectory: URL = packageRoot.appendingPathComponent("audio-fixtures")
