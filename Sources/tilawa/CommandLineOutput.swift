@@ -15,6 +15,7 @@ enum ExitStatus {
     static let software: Int32 = 70
     static let configuration: Int32 = 78
     static let noInput: Int32 = 66
+    static let unavailable: Int32 = 69
 }
 
 /// Where the command writes: results on stdout, one-line errors on stderr.

@@ -1,0 +1,50 @@
+import Foundation
+
+/// Why a request's credentials are refused; every case is answered 401 by the HTTP layer.
+///
+/// `code` is stable (problem+json `code`); `description` is one line a client developer can
+/// act on. Reasons never include the key or the token.
+public enum AuthError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// No `Authorization` header, or one that is not `Bearer <token>`.
+    case missingToken
+    /// The token is malformed, not HS256, wrongly signed, or lacks a valid `sub`, `role` or `exp`.
+    case invalidToken(reason: String)
+    /// The token's `exp` is at or before the time of the request.
+    case expiredToken(expiredAt: Date)
+
+    /// `missing_token`, `invalid_token` or `expired_token`.
+    public var code: String {
+        switch self {
+        case .missingToken: "missing_token"
+        case .invalidToken: "invalid_token"
+        case .expiredToken: "expired_token"
+        }
+    }
+
+    /// One line saying what is wrong.
+    public var description: String {
+        switch self {
+        case .missingToken:
+            "Send the request with an \"Authorization: Bearer <token>\" header."
+        case let .invalidToken(reason):
+            "The bearer token is not valid: \(reason)."
+        case let .expiredToken(expiredAt):
+            "The bearer token expired at \(expiredAt.formatted(.iso8601)); ask for a new one."
+        }
+    }
+
+    /// The `WWW-Authenticate` value to send with the 401 (RFC 6750 §3).
+    ///
+    /// Without a token the challenge carries no error code, as RFC 6750 §3.1 asks; both a bad
+    /// and an expired token are `invalid_token` there (the problem+json `code` tells them apart).
+    public var challenge: String {
+        switch self {
+        case .missingToken:
+            #"Bearer realm="tilawa""#
+        case .invalidToken:
+            #"Bearer realm="tilawa", error="invalid_token", error_description="the token is not valid""#
+        case .expiredToken:
+            #"Bearer realm="tilawa", error="invalid_token", error_description="the token expired""#
+        }
+    }
+}

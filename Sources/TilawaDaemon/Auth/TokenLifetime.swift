@@ -1,0 +1,40 @@
+import Foundation
+
+/// Token lifetimes as an operator types them: `90s`, `15m`, `1h`, `7d`, or plain seconds.
+public enum TokenLifetime {
+    /// The lifetimes `tilawa token issue --ttl` accepts: 60 s to 365 days, the range of
+    /// `auth.default_token_ttl_seconds`.
+    public static let bounds: ClosedRange<TimeInterval> = 60...31_536_000
+
+    /// The seconds `text` stands for: a whole number followed by `s`, `m`, `h` or `d`
+    /// (either case) or by nothing (seconds); nil for anything else, including 0 and overflow.
+    /// Bounds are the caller's to check (`bounds`).
+    public static func parse(_ text: String) -> TimeInterval? {
+        var digits = Substring(text)
+        var unit = 1
+        if let last = digits.last, !last.isNumber {
+            switch last.lowercased() {
+            case "s": unit = 1
+            case "m": unit = 60
+            case "h": unit = 3600
+            case "d": unit = 86_400
+            default: return nil
+            }
+            digits = digits.dropLast()
+        }
+        guard !digits.isEmpty, digits.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+              let count = Int(digits), count > 0
+        else { return nil }
+        let (seconds, overflow) = count.multipliedReportingOverflow(by: unit)
+        return overflow ? nil : TimeInterval(seconds)
+    }
+
+    /// `seconds` in the largest unit that divides it: `3600` → `1h`, `90` → `90s`.
+    public static func format(_ seconds: TimeInterval) -> String {
+        let whole = Int(seconds)
+        for (unit, suffix) in [(86_400, "d"), (3600, "h"), (60, "m")] where whole % unit == 0 && whole >= unit {
+            return "\(whole / unit)\(suffix)"
+        }
+        return "\(whole)s"
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import TilawaCore
+
+/// Every error the API answers with: RFC 9457 problem details with a stable `code` and the
+/// data a client needs (`next_attempt_at`, `unlocks_at`, …).
+///
+/// Errors are mapped to problems in one place (`ProblemMiddleware` and the constructors
+/// here), never ad hoc in handlers.
+public struct APIProblem: HTTPResponseError, Sendable {
+    public var status: HTTPResponse.Status
+    /// Stable, snake_case.
+    public var code: String
+    /// One line a person can act on.
+    public var detail: String
+    /// Extra members of the problem object.
+    public var extras: [String: ProblemValue]
+    /// Extra response headers (`Retry-After`, `WWW-Authenticate`).
+    public var headers: HTTPFields
+
+    /// Creates a problem.
+    public init(_ status: HTTPResponse.Status, code: String, detail: String,
+                extras: [String: ProblemValue] = [:], headers: HTTPFields = [:]) {
+        self.status = status
+        self.code = code
+        self.detail = detail
+        self.extras = extras
+        self.headers = headers
+    }
+
+    /// The problem object as JSON, for the request at `instance`.
+    public func body(instance: String) throws -> Data {
+        var members = extras
+        members["type"] = .string("https://tilawa.invalid/problems/\(code)")
+        members["title"] = .string(status.reasonPhrase)
+        members["status"] = .int(status.code)
+        members["detail"] = .string(detail)
+        members["code"] = .string(code)
+        members["instance"] = .string(instance)
+        return try APIJSON.encoder().encode(members)
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        let data = try body(instance: request.uri.path)
+        var headers = self.headers
+        headers[.contentType] = "application/problem+json"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+/// A JSON value inside a problem object.
+public enum ProblemValue: Encodable, Sendable, Equatable {
+    case string(String)
+    case int(Int)
+    case double(Double)
+    case date(Date)
+    case strings([String])
+    case analysis(AudioAnalysis)
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case let .string(value): try container.encode(value)
+        case let .int(value): try container.encode(value)
+        case let .double(value): try container.encode(value)
+        case let .date(value): try container.encode(value)
+        case let .strings(value): try container.encode(value)
+        case let .analysis(value): try container.encode(value)
+        }
+    }
+}
+
+extension APIProblem {
+    static func unauthorized(_ code: String, _ detail: String) -> APIProblem {
+        APIProblem(.unauthorized, code: code, detail: detail, headers: [.wwwAuthenticate: "Bearer realm=\"tilawa\""])
+    }
+
+    static func forbidden(_ detail: String = "This token may not see or change this resource.") -> APIProblem {
+        APIProblem(.forbidden, code: "forbidden", detail: detail)
+    }
+
+    static func notFound(_ what: String) -> APIProblem {
+        APIProblem(.notFound, code: "not_found", detail: "No \(what) here.")
+    }
+
+    static func badRequest(_ code: String, _ detail: String) -> APIProblem {
+        APIProblem(.badRequest, code: code, detail: detail)
+    }
+
+    static let storageFull = APIProblem(
+        .init(code: 507, reasonPhrase: "Insufficient Storage"), code: "storage_full",
+        detail: "The server has no room for recordings right now. Please try again later; nothing was counted.",
+        headers: [.retryAfter: "300"])
+
+    static func payloadTooLarge(limit: Int) -> APIProblem {
+        APIProblem(.contentTooLarge, code: "payload_too_large",
+                   detail: "The recording is larger than \(limit / (1024 * 1024)) MB. Please record only this week's passage.",
+                   extras: ["max_bytes": .int(limit)], headers: [.connection: "close"])
+    }
+
+    static func notAudio(_ detail: String) -> APIProblem {
+        APIProblem(.unsupportedMediaType, code: "not_audio", detail: detail)
+    }
+
+    /// A recording refused for its audio: 422, or 415 when the content is not audio at all.
+    static func audio(_ verdict: AudioVerdict, analysis: AudioAnalysis?) -> APIProblem {
+        let primary = verdict.primaryRejection ?? .unreadable(detail: "")
+        var extras: [String: ProblemValue] = ["reasons": .strings(verdict.rejections.map(\.code))]
+        if let analysis { extras["analysis"] = .analysis(analysis) }
+        let status: HTTPResponse.Status = primary.code == "unsupported_format" ? .unsupportedMediaType : .unprocessableContent
+        return APIProblem(status, code: primary.code, detail: primary.message, extras: extras)
+    }
+
+    /// A programme rule's refusal, with the data to show (DESIGN §4).
+    static func rule(_ refusal: RuleRefusal, timeZone: TimeZone, now: Date) -> APIProblem {
+        let detail = refusal.message(in: timeZone)
+        switch refusal {
+        case let .attemptLimit(next, used, limit):
+            let wait = max(1, Int(next.timeIntervalSince(now).rounded(.up)))
+            return APIProblem(.tooManyRequests, code: refusal.code, detail: detail,
+                              extras: ["next_attempt_at": .date(next), "used": .int(used), "limit": .int(limit),
+                                       "retry_after_seconds": .int(wait)],
+                              headers: [.retryAfter: "\(wait)"])
+        case let .weekLocked(week, unlocksAt):
+            return APIProblem(.conflict, code: refusal.code, detail: detail,
+                              extras: ["unlocks_at": .date(unlocksAt), "week": .int(week)])
+        case let .eocNotEligible(have, need):
+            return APIProblem(.conflict, code: refusal.code, detail: detail, extras: ["weeks_submitted": .int(have), "weeks_required": .int(need)])
+        case let .semesterClosed(closedAt):
+            return APIProblem(.conflict, code: refusal.code, detail: detail, extras: ["closed_at": .date(closedAt)])
+        case .unknownStudent:
+            return APIProblem(.notFound, code: refusal.code, detail: detail)
+        case .invalidWeek, .invalidIdentifier:
+            return APIProblem(.badRequest, code: refusal.code, detail: detail)
+        }
+    }
+}
+
+extension HTTPField.Name {
+    static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
+    static let idempotentReplayed = HTTPField.Name("Idempotent-Replayed")!
+}

@@ -1,0 +1,58 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import TilawaStore
+
+/// Health, readiness, metrics and the API description: no token needed.
+struct OperationsRoutes: Sendable {
+    let api: APIContext
+
+    func register(on router: Router<TilawaRequestContext>) {
+        router.get("healthz") { _, _ in
+            try api.json(["status": "ok"])
+        }
+        router.get("readyz", use: ready)
+        router.get("metrics", use: metrics)
+        router.get("openapi.yaml") { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/yaml"],
+                     body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.yaml)))
+        }
+    }
+
+    @Sendable func ready(_ request: Request, context: TilawaRequestContext) async throws -> Response {
+        guard api.runtime.database.isResponsive() else {
+            throw APIProblem(.serviceUnavailable, code: "database_unavailable", detail: "The database does not answer.")
+        }
+        if let free = DiskSpace.availableBytes(at: api.runtime.stateDirectory.root.path),
+           free < Int64(api.runtime.configuration.storage.minFreeBytes) {
+            throw APIProblem(.serviceUnavailable, code: "storage_full", detail: "The state directory's disk is nearly full.")
+        }
+        let uptime = Int(api.now.timeIntervalSince(api.startedAt))
+        return try api.json(ReadyBody(status: "ok", uptimeSeconds: uptime, startedAt: api.startedAt, pid: Int(getpid())))
+    }
+
+    @Sendable func metrics(_ request: Request, context: TilawaRequestContext) async throws -> Response {
+        if let gauges = try? api.runtime.database.operationalGauges(now: api.now, feedbackDue: api.runtime.configuration.program.feedbackDue) {
+            api.metrics.queueDepth.set(Double(gauges.queueDepth))
+            api.metrics.awaitingFeedback.set(Double(gauges.awaitingFeedback))
+            api.metrics.overdue.set(Double(gauges.overdue))
+            api.metrics.undeliveredEvents.set(Double(gauges.undeliveredEvents))
+        }
+        return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                        body: .init(byteBuffer: ByteBuffer(string: api.metrics.render())))
+    }
+}
+
+/// `GET /readyz` when ready.
+struct ReadyBody: Encodable {
+    var status: String
+    var uptimeSeconds: Int
+    var startedAt: Date
+    var pid: Int
+
+    enum CodingKeys: String, CodingKey {
+        case status, pid
+        case uptimeSeconds = "uptime_seconds"
+        case startedAt = "started_at"
+    }
+}

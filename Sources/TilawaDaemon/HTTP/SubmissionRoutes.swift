@@ -1,0 +1,197 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import TilawaCore
+import TilawaStore
+
+/// Uploads, submissions and their artifacts.
+struct SubmissionRoutes: Sendable {
+    let api: APIContext
+    let receiver: UploadReceiver
+    let artifacts = ArtifactResponder()
+
+    func register(on group: RouterGroup<TilawaRequestContext>) {
+        group.post("students/:id/weeks/:slot/submissions", use: upload)
+        group.get("submissions/:id", use: show)
+        group.get("submissions/:id/audio", use: audio)
+        group.get("submissions/:id/waveform", use: waveform)
+    }
+
+    // MARK: Upload
+
+    @Sendable func upload(_ request: Request, context: TilawaRequestContext) async throws -> Response {
+        let principal = try context.requirePrincipal()
+        let studentId = try api.identifier("id", in: context)
+        guard principal.role == .student, principal.subject == studentId else {
+            context.closeInput()
+            throw APIProblem.forbidden("Only the student themself can submit their recordings.")
+        }
+        let slot: Slot
+        do {
+            slot = try Slot(parsing: context.parameters.get("slot") ?? "")
+        } catch {
+            context.closeInput()
+            throw APIProblem.rule(error, timeZone: .gmt, now: api.now)
+        }
+        if let type = request.headers[.contentType]?.lowercased(), !Self.acceptsMediaType(type) {
+            context.closeInput()
+            throw APIProblem.notAudio("The upload is \(type), not audio. Send the recording itself (audio/*).")
+        }
+        let minimumFree = Int64(api.runtime.configuration.storage.minFreeBytes)
+        if let free = DiskSpace.availableBytes(at: api.runtime.stateDirectory.root.path), free < minimumFree {
+            context.closeInput()
+            api.metrics.countUpload(outcome: "error", reason: "storage_full")
+            throw APIProblem.storageFull
+        }
+        let key = try idempotencyKey(request)
+        if let key, try idempotencyState(studentId, key) == .inFlight {
+            context.closeInput()
+            throw Self.keyInUse
+        }
+
+        let staged = try await receiver.receive(request, context: context, fileExtension: Self.fileExtension(for: request))
+        api.metrics.uploadBytes.increment(by: Int64(staged.bytes))
+        let requestHash = "\(slot):\(staged.sha256)"
+        if let key {
+            // Look again: the first request may have finished while this body streamed.
+            switch try idempotencyState(studentId, key) {
+            case .inFlight:
+                unlink(staged.path)
+                throw Self.keyInUse
+            case let .answered(hash, status, body):
+                unlink(staged.path)
+                guard hash == requestHash else {
+                    throw APIProblem(.conflict, code: "idempotency_key_reused",
+                                     detail: "This Idempotency-Key was used for a different recording; use a new key for a new recording.")
+                }
+                return Response(status: .init(code: status), headers: [.contentType: "application/json", .idempotentReplayed: "true"],
+                                body: .init(byteBuffer: ByteBuffer(bytes: body)))
+            case .unused:
+                guard try api.runtime.database.beginIdempotentRequest(studentId: studentId, key: key, requestHash: requestHash, now: api.now) else {
+                    unlink(staged.path)
+                    throw Self.keyInUse
+                }
+            }
+        }
+
+        let response: Response
+        let status: HTTPResponse.Status
+        let body: Data
+        do {
+            (status, body, response) = try await answer(staged: staged, studentId: studentId, slot: slot, request: request, context: context)
+        } catch {
+            if let key { try? api.runtime.database.abandonIdempotentRequest(studentId: studentId, key: key) }
+            throw error
+        }
+        if let key {
+            try api.runtime.database.finishIdempotentRequest(studentId: studentId, key: key, status: Int(status.code), body: body)
+        }
+        return response
+    }
+
+    /// Runs the intake and turns its outcome into the status, the body to remember for
+    /// replays, and the response.
+    private func answer(staged: StagedUpload, studentId: String, slot: Slot, request: Request,
+                        context: TilawaRequestContext) async throws -> (HTTPResponse.Status, Data, Response) {
+        let intake = api.runtime.intake
+        let started = ContinuousClock.now
+        let outcome = try await api.pool.run {
+            try intake.submit(stagedPath: staged.path, studentId: studentId, slot: slot, origin: .http,
+                              fileExtension: URL(fileURLWithPath: staged.path).pathExtension)
+        }
+        api.metrics.analysisDuration.record(ContinuousClock.now - started)
+        let problem: APIProblem
+        switch outcome {
+        case let .accepted(submission, attempts, _):
+            api.wakeup.signal()
+            api.metrics.countUpload(outcome: "accepted", reason: "")
+            context.logger.info("upload accepted", metadata: ["submission": "\(submission.id)", "student": "\(studentId)", "slot": "\(slot)"])
+            let body = try APIJSON.encoder().encode(SubmissionResource(submission, attempts: attempts))
+            let headers: HTTPFields = [.contentType: "application/json", .location: "/v1/submissions/\(submission.id)"]
+            return (.created, body, Response(status: .created, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body))))
+        case let .rejected(verdict, analysis):
+            problem = .audio(verdict, analysis: analysis)
+            api.metrics.countUpload(outcome: "rejected", reason: problem.code)
+        case let .refused(refusal, timeZone):
+            problem = .rule(refusal, timeZone: timeZone, now: api.now)
+            api.metrics.countUpload(outcome: "refused", reason: problem.code)
+        }
+        context.logger.info("upload refused", metadata: ["student": "\(studentId)", "slot": "\(slot)", "code": "\(problem.code)"])
+        let body = try problem.body(instance: request.uri.path)
+        return (problem.status, body, try problem.response(from: request, context: context))
+    }
+
+    private static let keyInUse = APIProblem(
+        .conflict, code: "idempotency_key_in_use",
+        detail: "A request with this Idempotency-Key is still being processed; wait for its answer.")
+
+    private func idempotencyKey(_ request: Request) throws -> String? {
+        guard let key = request.headers[.idempotencyKey] else { return nil }
+        guard (1...128).contains(key.utf8.count), key.utf8.allSatisfy({ $0 >= 0x21 && $0 <= 0x7E }) else {
+            throw APIProblem.badRequest("invalid_idempotency_key", "The Idempotency-Key must be 1 to 128 printable ASCII characters.")
+        }
+        return key
+    }
+
+    private func idempotencyState(_ studentId: String, _ key: String) throws -> IdempotencyState {
+        let configuration = api.runtime.configuration
+        return try api.runtime.database.idempotencyState(
+            studentId: studentId, key: key, now: api.now, retention: configuration.idempotencyRetention,
+            inFlightTimeout: configuration.http.uploadTimeout + 600)
+    }
+
+    static func acceptsMediaType(_ type: String) -> Bool {
+        let essence = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        return essence.hasPrefix("audio/") || essence == "application/octet-stream" || essence == "video/webm"
+            || essence == "video/mp4" || essence == "application/ogg"
+    }
+
+    /// An extension to keep the original under, from the declared media type.
+    static func fileExtension(for request: Request) -> String {
+        let type = request.headers[.contentType]?.lowercased() ?? ""
+        let table: [(String, String)] = [
+            ("wav", "wav"), ("wave", "wav"), ("mpeg", "mp3"), ("mp3", "mp3"), ("mp4", "m4a"), ("m4a", "m4a"), ("aac", "aac"),
+            ("ogg", "ogg"), ("opus", "opus"), ("webm", "webm"), ("flac", "flac"), ("x-caf", "caf"), ("3gpp", "3gp"),
+        ]
+        return table.first { type.contains($0.0) }?.1 ?? "upload"
+    }
+
+    // MARK: Reading
+
+    private func visibleSubmission(_ context: TilawaRequestContext) throws -> SubmissionRecord {
+        let principal = try context.requirePrincipal()
+        let id = try api.identifier("id", in: context)
+        guard let submission = try api.runtime.database.submission(id: id), try api.access.canRead(submission: submission, by: principal) else {
+            throw APIProblem.notFound("submission with this id")
+        }
+        return submission
+    }
+
+    @Sendable func show(_ request: Request, context: TilawaRequestContext) async throws -> Response {
+        let submission = try visibleSubmission(context)
+        let attempts = try api.runtime.database.attemptStatus(studentId: submission.studentId, policy: api.runtime.policy, now: api.now)
+            ?? AttemptStatus(used: 0, limit: api.runtime.policy.attemptWindow.limit, remaining: api.runtime.policy.attemptWindow.limit, nextAttemptAt: nil)
+        return try api.json(SubmissionResource(submission, attempts: attempts))
+    }
+
+    @Sendable func audio(_ request: Request, context: TilawaRequestContext) async throws -> Response {
+        let submission = try visibleSubmission(context)
+        guard let path = submission.audioPath else { throw Self.notReady(submission) }
+        return try await artifacts.respond(path: api.runtime.stateDirectory.artifactStore.path(path), id: submission.id,
+                                           contentType: "audio/ogg", request: request, context: context)
+    }
+
+    @Sendable func waveform(_ request: Request, context: TilawaRequestContext) async throws -> Response {
+        let submission = try visibleSubmission(context)
+        guard let path = submission.waveformPath else { throw Self.notReady(submission) }
+        return try await artifacts.respond(path: api.runtime.stateDirectory.artifactStore.path(path), id: submission.id + "-peaks",
+                                           contentType: "application/json", request: request, context: context)
+    }
+
+    static func notReady(_ submission: SubmissionRecord) -> APIProblem {
+        submission.state == .failed
+            ? APIProblem(.gone, code: "encode_failed", detail: "This recording could not be processed; the attempt was given back. Please record again.")
+            : APIProblem(.conflict, code: "not_ready", detail: "The recording is still being processed; try again in a few seconds.",
+                         headers: [.retryAfter: "2"])
+    }
+}

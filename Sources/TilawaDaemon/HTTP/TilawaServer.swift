@@ -1,0 +1,48 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+
+/// Builds the HTTP application: routes (DESIGN §4), the error mapping, authentication.
+public enum TilawaServer {
+    /// The router with every route; `/v1` routes require a bearer token.
+    public static func makeRouter(api: APIContext) -> Router<TilawaRequestContext> {
+        let router = Router(context: TilawaRequestContext.self)
+        router.add(middleware: ProblemMiddleware())
+        router.add(middleware: RequestLogMiddleware())
+        OperationsRoutes(api: api).register(on: router)
+        let v1 = router.group("v1").add(middleware: AuthMiddleware(authority: api.authority, clock: api.runtime.clock))
+        let receiver = UploadReceiver(stateDirectory: api.runtime.stateDirectory, maxBytes: api.runtime.configuration.http.maxUploadBytes)
+        SubmissionRoutes(api: api, receiver: receiver).register(on: v1)
+        StudentRoutes(api: api).register(on: v1)
+        return router
+    }
+
+    /// The application bound to `http.host`:`http.port` (port 0 picks a free one; see `onServerRunning`).
+    public static func makeApplication(
+        api: APIContext, logger: Logger, onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        let http = api.runtime.configuration.http
+        return Application(
+            router: makeRouter(api: api),
+            configuration: .init(address: .hostname(http.host, port: http.port), serverName: "tilawa"),
+            onServerRunning: onServerRunning,
+            logger: logger)
+    }
+}
+
+/// One log line per request: method, path, status, duration.
+struct RequestLogMiddleware: RouterMiddleware {
+    typealias Context = TilawaRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let started = ContinuousClock.now
+        let response = try await next(request, context)
+        context.logger.info("request", metadata: [
+            "method": "\(request.method)", "path": "\(request.uri.path)", "status": "\(response.status.code)",
+            "ms": "\(Int((ContinuousClock.now - started).seconds * 1000))",
+        ])
+        return response
+    }
+}

@@ -1,0 +1,103 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Synchronization
+import TilawaStore
+
+/// A request body written to `staging/`, with its size and SHA-256.
+struct StagedUpload: Sendable {
+    var path: String
+    var bytes: Int
+    var sha256: String
+}
+
+/// Streams an upload's body to a file in `staging/`, never holding it whole in memory.
+///
+/// The size limit is enforced from `Content-Length` before reading anything and again
+/// while streaming (a chunked body has no length); past it the read stops, the partial
+/// file is deleted and the connection's input is closed, so the rest is not read.
+/// swift-nio's file system writes a new file under a temporary name and links it into
+/// place only when complete, so a client that disconnects half-way leaves nothing behind.
+struct UploadReceiver: Sendable {
+    let stateDirectory: StateDirectory
+    let maxBytes: Int
+    let fileIO = FileIO()
+
+    func receive(_ request: Request, context: TilawaRequestContext, fileExtension: String) async throws -> StagedUpload {
+        if let declared = request.headers[.contentLength].flatMap(Int.init), declared > maxBytes {
+            context.closeInput()
+            throw APIProblem.payloadTooLarge(limit: maxBytes)
+        }
+        let path = stateDirectory.newStagingPath(extension: fileExtension)
+        let meter = UploadMeter(limit: maxBytes)
+        let metered = request.body.map { buffer in
+            try meter.count(buffer)
+            return buffer
+        }
+        do {
+            try await fileIO.writeFile(contents: metered, path: path, context: context)
+        } catch {
+            unlink(path)
+            if meter.exceeded {
+                context.closeInput()
+                throw APIProblem.payloadTooLarge(limit: maxBytes)
+            }
+            // A write that failed with the disk (nearly) full is the disk's fault, not the upload's.
+            if let free = DiskSpace.availableBytes(at: stateDirectory.root.path), free < 1024 * 1024 {
+                throw APIProblem.storageFull
+            }
+            throw error
+        }
+        let (bytes, digest) = meter.result
+        return StagedUpload(path: path, bytes: bytes, sha256: digest)
+    }
+}
+
+/// Counts and hashes the bytes of one upload as they stream past.
+///
+/// A `final class` holding a `Mutex` is `Sendable` on its own: the state is only reached
+/// through the mutex.
+final class UploadMeter: Sendable {
+    private struct State {
+        var bytes = 0
+        var hasher = SHA256()
+        var exceeded = false
+    }
+
+    private let state = Mutex(State())
+    private let limit: Int
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// Adds a chunk; throws once the total passes the limit.
+    func count(_ buffer: ByteBuffer) throws {
+        try state.withLock { state in
+            state.bytes += buffer.readableBytes
+            if state.bytes > limit {
+                state.exceeded = true
+                throw APIProblem.payloadTooLarge(limit: limit)
+            }
+            buffer.withUnsafeReadableBytes { state.hasher.update(bufferPointer: $0) }
+        }
+    }
+
+    var exceeded: Bool { state.withLock { $0.exceeded } }
+
+    /// Bytes seen and the hex SHA-256 of them.
+    var result: (Int, String) {
+        state.withLock { state in
+            (state.bytes, state.hasher.finalize().map { String(format: "%02x", $0) }.joined())
+        }
+    }
+}
+
+extension TilawaRequestContext {
+    /// Stops reading from the client (the socket's read side is shut): the response still
+    /// goes out, then the connection closes instead of draining a body we refused.
+    func closeInput() {
+        channel?.close(mode: .input, promise: nil)
+    }
+}

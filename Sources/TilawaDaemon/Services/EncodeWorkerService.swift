@@ -1,0 +1,78 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import TilawaStore
+
+/// Runs queued encode jobs with a bounded number of workers until graceful shutdown.
+///
+/// Each worker claims one job at a time (an atomic claim in the database, so processes
+/// sharing the state directory never double-run a job), runs it on the audio pool, and
+/// sleeps until woken by a new admission or the poll interval. On shutdown a worker
+/// finishes the job in hand — the HTTP server has already stopped taking uploads — and
+/// takes no new one; anything still queued runs at the next start.
+public struct EncodeWorkerService: Service {
+    let runtime: TilawaRuntime
+    let pool: AudioWorkPool
+    let wakeup: WakeupSignal
+    let workers: Int
+    let pollInterval: Duration
+    let metrics: TilawaMetrics
+    let logger: Logger
+
+    /// Creates the service.
+    public init(runtime: TilawaRuntime, pool: AudioWorkPool, wakeup: WakeupSignal, workers: Int,
+                pollInterval: Duration = .seconds(1), metrics: TilawaMetrics, logger: Logger) {
+        self.runtime = runtime
+        self.pool = pool
+        self.wakeup = wakeup
+        self.workers = max(1, workers)
+        self.pollInterval = pollInterval
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        await withDiscardingTaskGroup { group in
+            for index in 0..<workers {
+                group.addTask { await work(index: index) }
+            }
+        }
+    }
+
+    private func work(index: Int) async {
+        let runner = runtime.encodeRunner
+        let worker = "\(EncodeJobRunner.workerIdentity)#\(index)"
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            let job: JobRecord?
+            do {
+                job = try runtime.database.claimNextJob(worker: worker, now: runtime.clock())
+            } catch {
+                logger.error("cannot claim a job", metadata: ["error": "\(error)"])
+                job = nil
+            }
+            guard let job else {
+                await cancelWhenGracefulShutdown { await wakeup.wait(timeout: pollInterval) }
+                continue
+            }
+            let started = ContinuousClock.now
+            do {
+                // The job's result is recorded by the runner; this only waits for it.
+                try await pool.run { runner.run(job) }
+            } catch {
+                // The pool refused (shutting down): hand the job back untouched.
+                if let id = job.id { try? runtime.database.requeueJob(id: id) }
+                return
+            }
+            logger.info("job finished", metadata: [
+                "job": "\(job.id ?? 0)", "kind": "\(job.kind.rawValue)", "subject": "\(job.subjectId)",
+                "seconds": "\((ContinuousClock.now - started).seconds)",
+            ])
+            metrics.encodeDuration.record(ContinuousClock.now - started)
+        }
+    }
+}
+
+extension Duration {
+    /// The duration in seconds as a Double.
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

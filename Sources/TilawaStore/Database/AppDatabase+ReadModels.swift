@@ -1,0 +1,97 @@
+import Foundation
+import GRDB
+import TilawaCore
+
+/// Everything a student's timeline shows, read in one transaction.
+public struct TimelineData: Sendable {
+    public var student: StudentRecord
+    public var semester: SemesterRecord
+    public var calendar: SemesterCalendar
+    public var curriculum: [CurriculumWeekRecord]
+    public var submissions: [SubmissionRecord]
+    public var feedback: [FeedbackRecord]
+    public var coachNames: [String: String]
+    public var rules: SubmissionRules
+    public var history: [AcceptedSubmission]
+}
+
+/// One line of a coach's queue.
+public struct QueueItem: Sendable {
+    public var submission: SubmissionRecord
+    public var studentName: String
+}
+
+extension AppDatabase {
+    /// The data of `GET /v1/students/{id}/timeline`, or nil for an unknown student.
+    public func timeline(studentId: String, policy: ProgramPolicy) throws -> TimelineData? {
+        try writer.read { db in
+            guard let student = try StudentRecord.fetchOne(db, key: studentId),
+                  let semester = try SemesterRecord.fetchOne(db, key: student.semesterId) else { return nil }
+            let context = try StudentContext.load(db, student: student, policy: policy)
+            let submissions = try SubmissionRecord.filter(Column("studentId") == studentId).order(Column("receivedAt")).fetchAll(db)
+            let feedback = try FeedbackRecord
+                .filter(sql: "submissionId IN (SELECT id FROM submission WHERE studentId = ?)", arguments: [studentId])
+                .order(Column("receivedAt")).fetchAll(db)
+            let coaches = try CoachRecord.fetchAll(db)
+            return TimelineData(
+                student: student, semester: semester, calendar: context.calendar,
+                curriculum: try CurriculumWeekRecord.filter(Column("levelId") == student.levelId).order(Column("week")).fetchAll(db),
+                submissions: submissions, feedback: feedback,
+                coachNames: Dictionary(coaches.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first }),
+                rules: context.rules, history: context.history)
+        }
+    }
+
+    /// Submissions awaiting feedback from `coachId`'s students, oldest first.
+    public func coachQueue(coachId: String) throws -> [QueueItem] {
+        try writer.read { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT submission.*, student.name AS studentName FROM submission
+                JOIN student ON student.id = submission.studentId
+                WHERE student.coachId = ? AND submission.state = ?
+                ORDER BY submission.receivedAt
+                """, arguments: [coachId, SubmissionState.awaitingFeedback.rawValue])
+            return try rows.map { QueueItem(submission: try SubmissionRecord(row: $0), studentName: $0["studentName"]) }
+        }
+    }
+
+    /// A student's notification feed after `cursor` (a `seq`), oldest first.
+    public func events(studentId: String, after cursor: Int64, limit: Int) throws -> [EventRecord] {
+        try writer.read { db in
+            try EventRecord.filter(Column("studentId") == studentId && Column("seq") > cursor)
+                .order(Column("seq")).limit(limit).fetchAll(db)
+        }
+    }
+
+    /// The coach of a student, if the student exists.
+    public func coachId(ofStudent studentId: String) throws -> String? {
+        try writer.read { db in try String.fetchOne(db, sql: "SELECT coachId FROM student WHERE id = ?", arguments: [studentId]) }
+    }
+
+    /// True when the database answers a trivial query (readiness).
+    public func isResponsive() -> Bool {
+        (try? writer.read { db in try Int.fetchOne(db, sql: "SELECT 1") }) == 1
+    }
+}
+
+/// Counts for metrics gauges.
+public struct OperationalGauges: Sendable, Equatable {
+    public var queueDepth: Int
+    public var awaitingFeedback: Int
+    public var overdue: Int
+    public var undeliveredEvents: Int
+}
+
+extension AppDatabase {
+    /// Queue depth, awaiting feedback, overdue and undelivered counts, read in one transaction.
+    public func operationalGauges(now: Date, feedbackDue: TimeInterval) throws -> OperationalGauges {
+        try writer.read { db in
+            OperationalGauges(
+                queueDepth: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM job WHERE state IN ('queued', 'running')") ?? 0,
+                awaitingFeedback: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission WHERE state = 'awaiting_feedback'") ?? 0,
+                overdue: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission WHERE state = 'awaiting_feedback' AND receivedAt < ?",
+                                          arguments: [now.addingTimeInterval(-feedbackDue)]) ?? 0,
+                undeliveredEvents: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM event WHERE deliveredAt IS NULL") ?? 0)
+        }
+    }
+}
