@@ -146,16 +146,27 @@ struct AuthTokenAuthorityTests {
         #expect(error == .expiredToken(expiredAt: Date(timeIntervalSince1970: TimeInterval(exp))))
     }
 
+    struct Malformed: Sendable, CustomTestStringConvertible {
+        let name: String
+        let token: String
+        var testDescription: String { name }
+    }
+
     @Test("Malformed tokens are invalid", arguments: [
-        "", "abc", "a.b", "a.b.c.d", "..", "!!!.e30.sig",
-        "eyJhbGciOiJIUzI1NiJ9.e30", // two parts
-        "eyJhbGciOiJIUzI1NiJ9.e30.", // empty signature
-        "eyJhbGciOiJIUzI1NiJ9=.e30.AAAA", // padded header
-        String(repeating: "a", count: 5000) + ".e30.AAAA",
+        Malformed(name: "empty", token: ""),
+        Malformed(name: "one part", token: "abc"),
+        Malformed(name: "two parts", token: "eyJhbGciOiJIUzI1NiJ9.e30"),
+        Malformed(name: "four parts", token: "a.b.c.d"),
+        Malformed(name: "only dots", token: ".."),
+        Malformed(name: "header not base64url", token: "!!!.e30.sig"),
+        Malformed(name: "header not JSON", token: "YWJj.e30.AAAA"),
+        Malformed(name: "empty signature", token: "eyJhbGciOiJIUzI1NiJ9.e30."),
+        Malformed(name: "padded header", token: "eyJhbGciOiJIUzI1NiJ9=.e30.AAAA"),
+        Malformed(name: "longer than 4096 bytes", token: "eyJhbGciOiJIUzI1NiJ9." + String(repeating: "a", count: 5000) + ".AAAA"),
     ])
-    func malformed(_ token: String) async throws {
+    func malformed(_ malformed: Malformed) async throws {
         let authority = try await TokenAuthority(key: authTestKey)
-        let error = await #expect(throws: AuthError.self) { try await authority.verify(token, now: authTestNow) }
+        let error = await #expect(throws: AuthError.self) { try await authority.verify(malformed.token, now: authTestNow) }
         #expect(error?.code == "invalid_token")
     }
 

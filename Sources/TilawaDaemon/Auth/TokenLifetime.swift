@@ -28,13 +28,4 @@ public enum TokenLifetime {
         let (seconds, overflow) = count.multipliedReportingOverflow(by: unit)
         return overflow ? nil : TimeInterval(seconds)
     }
-
-    /// `seconds` in the largest unit that divides it: `3600` → `1h`, `90` → `90s`.
-    public static func format(_ seconds: TimeInterval) -> String {
-        let whole = Int(seconds)
-        for (unit, suffix) in [(86_400, "d"), (3600, "h"), (60, "m")] where whole % unit == 0 && whole >= unit {
-            return "\(whole / unit)\(suffix)"
-        }
-        return "\(whole)s"
-    }
 }

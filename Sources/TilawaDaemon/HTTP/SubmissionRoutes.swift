@@ -23,29 +23,29 @@ struct SubmissionRoutes: Sendable {
         let principal = try context.requirePrincipal()
         let studentId = try api.identifier("id", in: context)
         guard principal.role == .student, principal.subject == studentId else {
-            context.closeInput()
+            context.refuseBody(of: request)
             throw APIProblem.forbidden("Only the student themself can submit their recordings.")
         }
         let slot: Slot
         do {
             slot = try Slot(parsing: context.parameters.get("slot") ?? "")
         } catch {
-            context.closeInput()
+            context.refuseBody(of: request)
             throw APIProblem.rule(error, timeZone: .gmt, now: api.now)
         }
         if let type = request.headers[.contentType]?.lowercased(), !Self.acceptsMediaType(type) {
-            context.closeInput()
+            context.refuseBody(of: request)
             throw APIProblem.notAudio("The upload is \(type), not audio. Send the recording itself (audio/*).")
         }
         let minimumFree = Int64(api.runtime.configuration.storage.minFreeBytes)
         if let free = DiskSpace.availableBytes(at: api.runtime.stateDirectory.root.path), free < minimumFree {
-            context.closeInput()
+            context.refuseBody(of: request)
             api.metrics.countUpload(outcome: "error", reason: "storage_full")
             throw APIProblem.storageFull
         }
         let key = try idempotencyKey(request)
         if let key, try idempotencyState(studentId, key) == .inFlight {
-            context.closeInput()
+            context.refuseBody(of: request)
             throw Self.keyInUse
         }
 

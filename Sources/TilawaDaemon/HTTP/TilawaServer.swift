@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
 
 /// Builds the HTTP application: routes (DESIGN §4), the error mapping, authentication.
 public enum TilawaServer {
@@ -21,12 +22,14 @@ public enum TilawaServer {
 
     /// The application bound to `http.host`:`http.port` (port 0 picks a free one; see `onServerRunning`).
     public static func makeApplication(
-        api: APIContext, logger: Logger, onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+        api: APIContext, logger: Logger, services: [any Service] = [],
+        onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let http = api.runtime.configuration.http
         return Application(
             router: makeRouter(api: api),
             configuration: .init(address: .hostname(http.host, port: http.port), serverName: "tilawa"),
+            services: services,
             onServerRunning: onServerRunning,
             logger: logger)
     }

@@ -100,4 +100,12 @@ extension TilawaRequestContext {
     func closeInput() {
         channel?.close(mode: .input, promise: nil)
     }
+
+    /// Refuses an upload before its body: small bodies are drained as usual (clients that
+    /// write the whole body before reading the answer then see it cleanly); a large or
+    /// unknown-length one is not read at all.
+    func refuseBody(of request: Request) {
+        let declared = request.headers[.contentLength].flatMap(Int.init)
+        if declared.map({ $0 > 1024 * 1024 }) ?? true { closeInput() }
+    }
 }

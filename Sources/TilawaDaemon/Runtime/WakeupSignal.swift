@@ -28,8 +28,10 @@ public final class WakeupSignal: Sendable {
         let id = UUID()
         await withTaskGroup(of: Void.self) { group in
             group.addTask { [self] in
-                // Cancelled when the signal came first; only a full sleep expires the wait.
-                if (try? await Task.sleep(for: timeout)) != nil { expire(id) }
+                // Ends the wait on timeout and on cancellation (shutdown). When the signal came
+                // first, the wait is already over and this only leaves a mark, removed below.
+                try? await Task.sleep(for: timeout)
+                expire(id)
             }
             group.addTask { [self] in
                 await withCheckedContinuation { continuation in register(id, continuation) }

@@ -1,0 +1,106 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Synchronization
+import TilawaCore
+@testable import TilawaDaemon
+import TilawaStore
+import TilawaTestSupport
+
+/// A clock tests can move.
+final class TestClock: Sendable {
+    private let instant: Mutex<Date>
+
+    init(_ start: Date) { instant = Mutex(start) }
+
+    var now: Date { instant.withLock { $0 } }
+    func set(_ date: Date) { instant.withLock { $0 = date } }
+    func advance(by seconds: TimeInterval) { instant.withLock { $0 = $0.addingTimeInterval(seconds) } }
+}
+
+/// A complete daemon (runtime, API, encode workers) on a scratch state directory with the
+/// sample programme imported, for live HTTP tests on a loopback port.
+struct TestDaemon {
+    let scratch: ScratchDirectory
+    let runtime: TilawaRuntime
+    let api: APIContext
+    let clock: TestClock
+    let logger: Logger
+
+    /// Sunday 22 November 2026, 10:00 in New York: week 12 of fall 2026 is open.
+    static let midSemester = Date(timeIntervalSince1970: 1_795_359_600)
+
+    init(configure: (inout TilawaConfiguration) -> Void = { _ in }, at start: Date = TestDaemon.midSemester) async throws {
+        scratch = try ScratchDirectory()
+        var configuration = TilawaConfiguration(stateDirectory: scratch.path("var"), workingDirectory: scratch.path)
+        configuration.http.port = 0
+        configuration.storage.minFreeBytes = 0
+        configure(&configuration)
+        let clock = TestClock(start)
+        self.clock = clock
+        runtime = try TilawaRuntime(configuration: configuration, clock: { clock.now })
+        let program = try ProgramFile.parse(
+            try String(contentsOfFile: packageRoot.appendingPathComponent("config/program.yaml").path, encoding: .utf8),
+            source: "program.yaml")
+        let students = try StudentsCSV.parse(
+            try String(contentsOfFile: packageRoot.appendingPathComponent("config/students.csv").path, encoding: .utf8),
+            source: "students.csv")
+        _ = try runtime.database.importRoster(program: program, students: students, studentsSource: "students.csv")
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning
+        self.logger = logger
+        let authority = try await TokenAuthority(key: Array(repeating: 7, count: 32))
+        api = APIContext(runtime: runtime, pool: AudioWorkPool(threads: 2), wakeup: WakeupSignal(), metrics: TilawaMetrics(),
+                         authority: authority, startedAt: start)
+    }
+
+    /// The application with its encode workers.
+    func application() -> some ApplicationProtocol {
+        let workers = EncodeWorkerService(runtime: runtime, pool: api.pool, wakeup: api.wakeup, workers: 2,
+                                          pollInterval: .milliseconds(100), metrics: api.metrics, logger: logger)
+        return TilawaServer.makeApplication(api: api, logger: logger, services: [workers])
+    }
+
+    /// A bearer token for `subject` in `role`, valid for an hour of the test clock.
+    func token(_ role: Role, _ subject: String, ttl: TimeInterval = 3_600) async throws -> String {
+        try await api.authority.issue(subject: subject, role: role, ttl: ttl, now: clock.now)
+    }
+
+    func headers(_ role: Role, _ subject: String, _ extra: HTTPFields = [:]) async throws -> HTTPFields {
+        var fields = extra
+        fields[.authorization] = "Bearer \(try await token(role, subject))"
+        return fields
+    }
+
+    static func fixture(_ name: String) throws -> ByteBuffer {
+        ByteBuffer(bytes: try Data(contentsOf: fixturesDirectory.appendingPathComponent(name)))
+    }
+
+    func stagingFiles() -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: runtime.stateDirectory.staging.path)) ?? []
+    }
+
+    /// Waits (bounded: 60 s) until `condition` holds; returns whether it did.
+    func eventually(_ condition: () throws -> Bool) async -> Bool {
+        for _ in 0..<1_200 {
+            if (try? condition()) == true { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return false
+    }
+
+    func remove() { scratch.remove() }
+}
+
+extension TestResponse {
+    var json: [String: Any]? {
+        (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: Any]
+    }
+}
+
+extension Data {
+    init(buffer: ByteBuffer) {
+        self = Data(buffer.readableBytesView)
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import GRDB
+import Hummingbird
+import HummingbirdTesting
+import Testing
+@testable import TilawaDaemon
+import TilawaStore
+import TilawaTestSupport
+
+@Suite("Reading over HTTP: playback, timeline, queue, events, auth matrix")
+struct ReadRouteTests {
+    /// Uploads one recording for `student` and waits for its encode.
+    private func submit(_ daemon: TestDaemon, client: some TestClientProtocol, student: String, week: Int = 12) async throws -> String {
+        let headers = try await daemon.headers(.student, student, [.contentType: "audio/ogg"])
+        let response = try await client.execute(uri: "/v1/students/\(student)/weeks/\(week)/submissions", method: .post,
+                                                headers: headers, body: try TestDaemon.fixture("speech.opus"))
+        let id = try #require(response.json?["id"] as? String)
+        #expect(await daemon.eventually { try daemon.runtime.database.submission(id: id)?.state == .awaitingFeedback })
+        return id
+    }
+
+    @Test("Audio: 200 with ETag, 304 for If-None-Match, 206 for a range, 416 past the end, whole file for multiple ranges")
+    func playback() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        try await daemon.application().test(.live) { client in
+            let id = try await submit(daemon, client: client, student: "S1001")
+            let headers = try await daemon.headers(.student, "S1001")
+            let whole = try await client.execute(uri: "/v1/submissions/\(id)/audio", method: .get, headers: headers)
+            #expect(whole.status == .ok)
+            #expect(whole.headers[.contentType] == "audio/ogg")
+            let size = whole.body.readableBytes
+            #expect(whole.body.getString(at: 0, length: 4) == "OggS")
+            let etag = try #require(whole.headers[.eTag])
+            var conditional = headers
+            conditional[.ifNoneMatch] = etag
+            #expect(try await client.execute(uri: "/v1/submissions/\(id)/audio", method: .get, headers: conditional).status == .notModified)
+            var ranged = headers
+            ranged[.range] = "bytes=10-19"
+            let part = try await client.execute(uri: "/v1/submissions/\(id)/audio", method: .get, headers: ranged)
+            #expect(part.status == .partialContent)
+            #expect(part.headers[.contentRange] == "bytes 10-19/\(size)")
+            #expect(Data(buffer: part.body) == Data(buffer: whole.body).subdata(in: 10..<20))
+            ranged[.range] = "bytes=-5"
+            #expect(try await client.execute(uri: "/v1/submissions/\(id)/audio", method: .get, headers: ranged).body.readableBytes == 5)
+            ranged[.range] = "bytes=\(size)-"
+            let beyond = try await client.execute(uri: "/v1/submissions/\(id)/audio", method: .get, headers: ranged)
+            #expect(beyond.status == .rangeNotSatisfiable)
+            #expect(beyond.headers[.contentRange] == "bytes */\(size)")
+            ranged[.range] = "bytes=0-1,5-6"
+            #expect(try await client.execute(uri: "/v1/submissions/\(id)/audio", method: .get, headers: ranged).status == .ok)
+
+            let waveform = try await client.execute(uri: "/v1/submissions/\(id)/waveform", method: .get, headers: headers)
+            #expect(waveform.status == .ok)
+            #expect(waveform.json?["version"] as? Int == 2 && waveform.json?["bits"] as? Int == 8)
+        }
+    }
+
+    @Test("The auth matrix: every forbidden cell is denied, every allowed one answers")
+    func authMatrix() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        try await daemon.application().test(.live) { client in
+            // S1001's coach is C01; S1002's is C02 (config/students.csv).
+            let id = try await submit(daemon, client: client, student: "S1001")
+            let routes = ["/v1/submissions/\(id)", "/v1/submissions/\(id)/audio", "/v1/students/S1001/timeline"]
+            let allowed: [(Role, String)] = [(.student, "S1001"), (.coach, "C01"), (.ops, "ops")]
+            let denied: [(Role, String)] = [(.student, "S1002"), (.coach, "C02")]
+            for route in routes {
+                for (role, subject) in allowed {
+                    let response = try await client.execute(uri: route, method: .get, headers: try await daemon.headers(role, subject))
+                    #expect(response.status == .ok, "\(role) \(subject) \(route)")
+                }
+                for (role, subject) in denied {
+                    let response = try await client.execute(uri: route, method: .get, headers: try await daemon.headers(role, subject))
+                    #expect(response.status == .forbidden || response.status == .notFound, "\(role) \(subject) \(route)")
+                }
+                let anonymous = try await client.execute(uri: route, method: .get)
+                #expect(anonymous.status == .unauthorized)
+                #expect(anonymous.headers[.wwwAuthenticate]?.hasPrefix("Bearer") == true)
+                let expired = try await daemon.api.authority.issue(subject: "S1001", role: .student, ttl: 60, now: daemon.clock.now.addingTimeInterval(-120))
+                let stale = try await client.execute(uri: route, method: .get, headers: [.authorization: "Bearer \(expired)"])
+                #expect(stale.status == .unauthorized && stale.json?["code"] as? String == "expired_token")
+                let foreign = try await TokenAuthority(key: Array(repeating: 9, count: 32))
+                    .issue(subject: "S1001", role: .student, ttl: 600, now: daemon.clock.now)
+                #expect(try await client.execute(uri: route, method: .get, headers: [.authorization: "Bearer \(foreign)"]).status == .unauthorized)
+            }
+            // Uploading: only the student themself; coaches and ops cannot.
+            for (role, subject) in [(Role.student, "S1002"), (.coach, "C01"), (.ops, "ops")] {
+                let response = try await client.execute(uri: "/v1/students/S1001/weeks/11/submissions", method: .post,
+                                                        headers: try await daemon.headers(role, subject), body: try TestDaemon.fixture("speech.opus"))
+                #expect(response.status == .forbidden, "\(role) upload")
+            }
+            // Queues: a coach sees their own; another coach and students do not.
+            #expect(try await client.execute(uri: "/v1/coaches/C01/queue", method: .get, headers: try await daemon.headers(.coach, "C01")).status == .ok)
+            #expect(try await client.execute(uri: "/v1/coaches/C01/queue", method: .get, headers: try await daemon.headers(.coach, "C02")).status == .forbidden)
+            #expect(try await client.execute(uri: "/v1/coaches/C01/queue", method: .get, headers: try await daemon.headers(.student, "S1001")).status == .forbidden)
+            // Events: the student's own feed and ops.
+            #expect(try await client.execute(uri: "/v1/students/S1001/events", method: .get, headers: try await daemon.headers(.student, "S1002")).status == .forbidden)
+            #expect(try await client.execute(uri: "/v1/students/S1001/events", method: .get, headers: try await daemon.headers(.ops, "ops")).status == .ok)
+        }
+    }
+
+    @Test("Timeline, queue and events tell the same story")
+    func timelineQueueEvents() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        try await daemon.application().test(.live) { client in
+            let id = try await submit(daemon, client: client, student: "S1001")
+            let timeline = try await client.execute(uri: "/v1/students/S1001/timeline", method: .get, headers: try await daemon.headers(.student, "S1001"))
+            let weeks = try #require(timeline.json?["weeks"] as? [[String: Any]])
+            #expect(weeks.count == 15)
+            #expect(weeks[11]["state"] as? String == "awaiting_feedback")
+            #expect(weeks[12]["state"] as? String == "locked")
+            #expect(weeks[10]["state"] as? String == "late")
+            #expect(timeline.json?["current_week"] as? Int == 12)
+            #expect(timeline.json?["phase"] as? String == "active")
+            #expect((timeline.json?["attempts"] as? [String: Any])?["used"] as? Int == 1)
+            #expect(timeline.json?["behind_count"] as? Int == 11)
+
+            daemon.clock.advance(by: 49 * 3_600)
+            let queue = try await client.execute(uri: "/v1/coaches/C01/queue", method: .get, headers: try await daemon.headers(.coach, "C01"))
+            let items = try #require(queue.json?["items"] as? [[String: Any]])
+            #expect(items.first?["submission_id"] as? String == id)
+            #expect(items.first?["overdue"] as? Bool == true)
+
+            let events = try await client.execute(uri: "/v1/students/S1001/events", method: .get, headers: try await daemon.headers(.student, "S1001"))
+            let list = try #require(events.json?["events"] as? [[String: Any]])
+            #expect(list.first?["type"] as? String == "submission_received")
+            #expect((list.first?["week"] as? [String: Any])?["number"] as? Int == 12)
+            let cursor = try #require(events.json?["next_cursor"] as? String)
+            let after = try await client.execute(uri: "/v1/students/S1001/events?after=\(cursor)", method: .get, headers: try await daemon.headers(.student, "S1001"))
+            #expect((after.json?["events"] as? [Any])?.isEmpty == true)
+        }
+    }
+
+    @Test("Health, readiness, metrics and the OpenAPI document need no token")
+    func operations() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        try await daemon.application().test(.live) { client in
+            #expect(try await client.execute(uri: "/healthz", method: .get).status == .ok)
+            #expect(try await client.execute(uri: "/readyz", method: .get).status == .ok)
+            let metrics = try await client.execute(uri: "/metrics", method: .get)
+            #expect(String(buffer: metrics.body).contains("tilawa_encode_queue_depth"))
+            let document = try await client.execute(uri: "/openapi.yaml", method: .get)
+            #expect(String(buffer: document.body).hasPrefix("openapi: 3.1"))
+            let unknown = try await client.execute(uri: "/nowhere", method: .get)
+            #expect(unknown.status == .notFound && unknown.headers[.contentType] == "application/problem+json")
+        }
+    }
+}

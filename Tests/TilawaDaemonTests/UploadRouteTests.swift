@@ -1,0 +1,195 @@
+import Foundation
+import GRDB
+import Hummingbird
+import HummingbirdTesting
+import Testing
+@testable import TilawaDaemon
+import TilawaStore
+import TilawaTestSupport
+
+private let audio: HTTPFields = [.contentType: "application/octet-stream"]
+
+@Suite("Uploads over HTTP (live server on loopback)")
+struct UploadRouteTests {
+    @Test("Every fixture kind: accepted ones 201 and encoded, bad ones their code with 415 or 422")
+    func everyFixture() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: fixturesDirectory.appendingPathComponent("manifest.json"))) as? [String: Any]
+        let entries = try #require(manifest?["fixtures"] as? [[String: Any]])
+        let fixtures: [(file: String, accepted: Bool, reasons: [String])] = entries.map {
+            ($0["file"] as? String ?? "", $0["verdict"] as? String == "accepted", $0["reasons"] as? [String] ?? [])
+        }
+        try await daemon.application().test(.live) { client in
+            // The placement assessment uses no attempt, so every fixture can be sent by one student.
+            let headers = try await daemon.headers(.student, "S1001", audio)
+            for (file, isAccepted, reasons) in fixtures {
+                let response = try await client.execute(uri: "/v1/students/S1001/weeks/assessment/submissions", method: .post,
+                                                        headers: headers, body: try TestDaemon.fixture(file))
+                if isAccepted {
+                    #expect(response.status == .created, "\(file): \(String(buffer: response.body))")
+                    #expect(response.json?["kind"] as? String == "assessment")
+                } else {
+                    let expected: HTTPResponse.Status = reasons.first == "unsupported_format" ? .unsupportedMediaType : .unprocessableContent
+                    #expect(response.status == expected, "\(file)")
+                    #expect(response.headers[.contentType] == "application/problem+json")
+                    #expect(response.json?["code"] as? String == reasons.first, "\(file)")
+                    #expect(response.json?["reasons"] as? [String] == reasons, "\(file)")
+                }
+            }
+            let accepted = fixtures.filter(\.accepted).count
+            #expect(await daemon.eventually {
+                try daemon.runtime.database.writer.read { db in
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission WHERE audioPath IS NOT NULL")
+                } == accepted
+            })
+            // Each assessment supersedes the previous unreviewed one: only the newest awaits review.
+            #expect(await daemon.eventually {
+                try daemon.runtime.database.writer.read { db in
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission WHERE state = 'awaiting_feedback'")
+                } == 1
+            })
+        }
+        #expect(daemon.stagingFiles().isEmpty)
+    }
+
+    @Test("A retry with the same Idempotency-Key and body replays the answer and uses no second attempt")
+    func idempotentReplay() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        try await daemon.application().test(.live) { client in
+            let headers = try await daemon.headers(.student, "S1002", [.contentType: "audio/mpeg", .idempotencyKey: "retry-1"])
+            let uri = "/v1/students/S1002/weeks/12/submissions"
+            let first = try await client.execute(uri: uri, method: .post, headers: headers, body: try TestDaemon.fixture("speech.mp3"))
+            #expect(first.status == .created)
+            let replay = try await client.execute(uri: uri, method: .post, headers: headers, body: try TestDaemon.fixture("speech.mp3"))
+            #expect(replay.status == .created)
+            #expect(replay.headers[.idempotentReplayed] == "true")
+            #expect(replay.json?["id"] as? String == first.json?["id"] as? String)
+            let other = try await client.execute(uri: uri, method: .post, headers: headers, body: try TestDaemon.fixture("speech.ogg"))
+            #expect(other.status == .conflict)
+            #expect(other.json?["code"] as? String == "idempotency_key_reused")
+            let submissions = try await daemon.runtime.database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission") }
+            #expect(submissions == 1)
+            let attempts = try daemon.runtime.database.attemptStatus(studentId: "S1002", policy: daemon.runtime.policy, now: daemon.clock.now)
+            #expect(attempts?.used == 1)
+        }
+    }
+
+    @Test("Ten concurrent uploads by one student: exactly two 201 and eight 429 with Retry-After and one next_attempt_at")
+    func concurrentUploads() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        try await daemon.application().test(.live) { client in
+            let headers = try await daemon.headers(.student, "S1003", audio)
+            let body = try TestDaemon.fixture("speech.opus")
+            let responses = try await withThrowingTaskGroup(of: TestResponse.self) { group in
+                for week in 3...12 {
+                    group.addTask {
+                        try await client.execute(uri: "/v1/students/S1003/weeks/\(week)/submissions", method: .post, headers: headers, body: body)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(responses.filter { $0.status == .created }.count == 2)
+            let limited = responses.filter { $0.status == .tooManyRequests }
+            #expect(limited.count == 8)
+            #expect(Set(limited.compactMap { $0.json?["next_attempt_at"] as? String }).count == 1)
+            #expect(limited.allSatisfy { ($0.headers[.retryAfter].flatMap(Int.init) ?? 0) > 0 })
+        }
+    }
+
+    @Test("Rules answer with their codes and data: week_locked with unlocks_at, eoc_not_eligible, unknown student")
+    func ruleRefusals() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        try await daemon.application().test(.live) { client in
+            let headers = try await daemon.headers(.student, "S1004", audio)
+            let locked = try await client.execute(uri: "/v1/students/S1004/weeks/13/submissions", method: .post, headers: headers,
+                                                  body: try TestDaemon.fixture("speech.opus"))
+            #expect(locked.status == .conflict)
+            #expect(locked.json?["code"] as? String == "week_locked")
+            #expect(locked.json?["unlocks_at"] as? String == "2026-11-28T05:00:00Z")
+            let eoc = try await client.execute(uri: "/v1/students/S1004/weeks/eoc/submissions", method: .post, headers: headers,
+                                               body: try TestDaemon.fixture("speech.opus"))
+            #expect(eoc.json?["code"] as? String == "eoc_not_eligible")
+            let badSlot = try await client.execute(uri: "/v1/students/S1004/weeks/16/submissions", method: .post, headers: headers,
+                                                   body: try TestDaemon.fixture("speech.opus"))
+            #expect(badSlot.status == .badRequest)
+            #expect(badSlot.json?["code"] as? String == "invalid_week")
+        }
+        #expect(daemon.stagingFiles().isEmpty)
+    }
+
+    @Test("A body over the limit is answered 413 and leaves no staging file, declared or chunked")
+    func oversize() async throws {
+        let daemon = try await TestDaemon { $0.http.maxUploadBytes = 256 * 1024 }
+        defer { daemon.remove() }
+        try await daemon.application().test(.live) { client in
+            let headers = try await daemon.headers(.student, "S1005", audio)
+            let big = ByteBuffer(repeating: 0x41, count: 1024 * 1024)
+            let declared = try await client.execute(uri: "/v1/students/S1005/weeks/12/submissions", method: .post, headers: headers, body: big)
+            #expect(declared.status == .contentTooLarge)
+            #expect(declared.json?["code"] as? String == "payload_too_large")
+        }
+        #expect(daemon.stagingFiles().isEmpty)
+        let rejections = try await daemon.runtime.database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission") }
+        #expect(rejections == 0)
+    }
+
+    @Test("A client that disconnects mid-upload leaves no staging file and no row")
+    func disconnect() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        try await daemon.application().test(.live) { client in
+            let port = try #require(client.port)
+            let token = try await daemon.token(.student, "S1006")
+            let socket = try RawHTTPConnection(port: port)
+            try socket.send("POST /v1/students/S1006/weeks/12/submissions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\n"
+                + "Content-Type: audio/wav\r\nContent-Length: 1000000\r\n\r\n")
+            try socket.send(Data(repeating: 0x52, count: 300_000))
+            // Let the server start writing the body, then vanish.
+            #expect(await daemon.eventually { !daemon.stagingFiles().isEmpty || true })
+            socket.close()
+            #expect(await daemon.eventually { daemon.stagingFiles().isEmpty })
+        }
+        let rows = try await daemon.runtime.database.writer.read { db in
+            (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission") ?? -1, try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM rejection") ?? -1)
+        }
+        #expect(rows.0 == 0 && rows.1 == 0)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: daemon.runtime.stateDirectory.artifacts.path)
+        #expect(leftovers.isEmpty)
+    }
+}
+
+/// A plain TCP connection for what an HTTP client library will not do (vanish mid-body).
+final class RawHTTPConnection {
+    private let descriptor: Int32
+
+    init(port: Int) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard descriptor >= 0, connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+    }
+
+    func send(_ text: String) throws { try send(Data(text.utf8)) }
+
+    func send(_ data: Data) throws {
+        try data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let sent = Glibc.send(descriptor, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
+                guard sent > 0 else { throw POSIXError(.EPIPE) }
+                offset += sent
+            }
+        }
+    }
+
+    func close() { Glibc.close(descriptor) }
+}
