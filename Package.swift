@@ -29,11 +29,12 @@ let package = Package(
         .systemLibrary(name: "CFFmpeg", path: "Sources/CFFmpeg", pkgConfig: "libavformat"),
         .systemLibrary(name: "COpusEnc", path: "Sources/COpusEnc", pkgConfig: "libopusenc"),
         .systemLibrary(name: "CEBUR128", path: "Sources/CEBUR128", pkgConfig: "libebur128"),
+        .systemLibrary(name: "CALSA", path: "Sources/CALSA", pkgConfig: "alsa"),
 
         // The programme's rules as pure values and functions: no I/O, no clock reads.
         .target(name: "TilawaCore"),
-        // Decoding, analysis, Ogg Opus encoding: the only place that touches the C modules.
-        .target(name: "TilawaAudio", dependencies: ["CFFmpeg", "COpusEnc", "CEBUR128", "TilawaCore"]),
+        // Decoding, analysis, Ogg Opus encoding, ALSA capture: the only place that touches the C modules.
+        .target(name: "TilawaAudio", dependencies: ["CFFmpeg", "COpusEnc", "CEBUR128", "CALSA", "TilawaCore"]),
         // SQLite (GRDB), migrations, records, the artifact file store, programme files.
         .target(
             name: "TilawaStore",

@@ -26,8 +26,11 @@ struct ServeCommand: AsyncParsableCommand {
 
         let runtime: TilawaRuntime
         let authority: TokenAuthority
+        let webhook: WebhookEndpoint?
         do {
             runtime = try TilawaRuntime(configuration: configuration)
+            // Read now, so a URL whose secret cannot be read stops start-up (exit 78) naming the key.
+            webhook = try WebhookEndpoint.configured(in: configuration)
             authority = try await TokenAuthority(configuration: configuration)
             try MaintenanceService.startUp(runtime: runtime, logger: logger)
         } catch let error as ConfigurationError {
@@ -52,15 +55,24 @@ struct ServeCommand: AsyncParsableCommand {
         let workers = EncodeWorkerService(
             runtime: runtime, pool: pool, wakeup: wakeup, workers: configuration.encodeWorkerCount(processorCount: cores),
             metrics: metrics, logger: logger)
+        let dropFolder = DropFolderService(runtime: runtime, pool: pool, jobsWakeup: wakeup, logger: logger)
+        let deadlines = FeedbackDeadlineService(runtime: runtime, notify: wakeup, logger: logger)
+        let webhookNotifier = WebhookNotifierService(
+            database: runtime.database, endpoint: webhook, options: .init(webhook: configuration.webhook), wakeup: wakeup,
+            metrics: metrics, clock: runtime.clock, logger: logger)
         let database = runtime.database
         let watchdog = WatchdogService(environment: environment, logger: logger) { database.isResponsive() }
 
         // Started in this order, stopped in reverse: the announcer first (STOPPING=1), then the
-        // HTTP server stops taking uploads, workers finish the job in hand, housekeeping last.
+        // HTTP server stops taking uploads, the notifier lets its POSTs in flight finish after
+        // the services that record events, workers finish the job in hand, housekeeping last.
         let group = ServiceGroup(configuration: .init(
             services: [
                 .init(service: MaintenanceService(runtime: runtime, logger: logger)),
                 .init(service: workers),
+                .init(service: webhookNotifier),
+                .init(service: deadlines),
+                .init(service: dropFolder),
                 .init(service: watchdog),
                 .init(service: app),
                 .init(service: ShutdownAnnouncer(notifier: notifier, logger: logger)),

@@ -17,6 +17,8 @@ public enum TilawaServer {
         let receiver = UploadReceiver(stateDirectory: api.runtime.stateDirectory, maxBytes: api.runtime.configuration.http.maxUploadBytes)
         SubmissionRoutes(api: api, receiver: receiver).register(on: v1)
         StudentRoutes(api: api).register(on: v1)
+        StatusRoutes(api: api).register(on: v1)
+        FeedbackRoutes(api: api, receiver: receiver).register(on: v1)
         return router
     }
 

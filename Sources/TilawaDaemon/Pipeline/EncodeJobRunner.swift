@@ -12,16 +12,19 @@ public struct EncodeJobRunner: Sendable {
     public let database: AppDatabase
     public let stateDirectory: StateDirectory
     public let processor: AudioProcessor
+    /// The chain for coach replies (their longer maximum duration).
+    public let feedbackProcessor: AudioProcessor
     public let clock: @Sendable () -> Date
     /// Attempts before a job fails for good.
     public var maximumAttempts = 3
 
     /// Creates a runner.
     public init(database: AppDatabase, stateDirectory: StateDirectory, processor: AudioProcessor,
-                clock: @escaping @Sendable () -> Date = { Date() }) {
+                feedbackProcessor: AudioProcessor? = nil, clock: @escaping @Sendable () -> Date = { Date() }) {
         self.database = database
         self.stateDirectory = stateDirectory
         self.processor = processor
+        self.feedbackProcessor = feedbackProcessor ?? processor
         self.clock = clock
     }
 
@@ -56,12 +59,30 @@ public struct EncodeJobRunner: Sendable {
             case .encodeSubmission:
                 try encodeSubmission(job: job, jobId: jobId)
             case .encodeFeedback:
-                throw StoreError.internalInconsistency("feedback encoding is not available in this version")
+                try encodeFeedback(job: job, jobId: jobId)
             }
         } catch {
             let retry = job.attempts < maximumAttempts ? clock().addingTimeInterval(30 * Double(job.attempts)) : nil
             try? database.failJob(id: jobId, error: String(describing: error), retryAt: retry, now: clock())
         }
+    }
+
+    private func encodeFeedback(job: JobRecord, jobId: Int64) throws {
+        guard let feedback = try database.feedback(id: job.subjectId), let original = feedback.originalPath else {
+            throw StoreError.internalInconsistency("no feedback \(job.subjectId) or no original recording")
+        }
+        let store = stateDirectory.artifactStore
+        let audioPath = store.relativePath(.feedback, name: "\(feedback.id).opus", date: feedback.receivedAt)
+        let waveformPath = store.relativePath(.feedback, name: "\(feedback.id).peaks.json", date: feedback.receivedAt)
+        try store.prepareDirectory(for: audioPath)
+        let processed = try feedbackProcessor.process(path: store.path(original), encodeTo: store.path(audioPath), policy: .always)
+        guard let encoded = processed.encoded else {
+            throw StoreError.internalInconsistency("the encoder produced no file for \(feedback.id)")
+        }
+        try store.write(processed.waveform.jsonData(), to: waveformPath)
+        try database.completeFeedbackEncode(
+            jobId: jobId, feedbackId: feedback.id, audioPath: audioPath, audioBytes: encoded.bytes,
+            waveformPath: waveformPath, outputGainDB: encoded.outputGainDB, now: clock())
     }
 
     private func encodeSubmission(job: JobRecord, jobId: Int64) throws {

@@ -37,9 +37,13 @@ public struct TilawaRuntime: Sendable {
         SubmissionIntake(database: database, stateDirectory: stateDirectory, processor: processor, policy: policy, clock: clock)
     }
 
+    /// The path every coach reply takes.
+    public var feedbackIntake: FeedbackIntake { FeedbackIntake(runtime: self) }
+
     /// The encoder of queued jobs.
     public var encodeRunner: EncodeJobRunner {
-        EncodeJobRunner(database: database, stateDirectory: stateDirectory, processor: processor, clock: clock)
+        EncodeJobRunner(database: database, stateDirectory: stateDirectory, processor: processor,
+                        feedbackProcessor: feedbackProcessor, clock: clock)
     }
 }
 

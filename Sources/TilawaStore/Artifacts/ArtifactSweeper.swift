@@ -52,6 +52,7 @@ public struct ArtifactSweeper: Sendable {
             }
         }
         report.missing = referenced.filter { !store.exists($0) }.sorted()
+        try database.recordArtifactSweep(missing: report.missing.count, at: now)
         return report
     }
 

@@ -99,10 +99,14 @@ extension AppDatabase {
                 job.notBefore = retryAt
             } else {
                 job.state = .failed
-                if job.kind == .encodeSubmission {
+                switch job.kind {
+                case .encodeSubmission:
                     try db.execute(
                         sql: "UPDATE submission SET state = ?, failureReason = ? WHERE id = ?",
                         arguments: [SubmissionState.failed.rawValue, job.lastError, job.subjectId])
+                case .encodeFeedback:
+                    try db.execute(sql: "UPDATE feedback SET state = ? WHERE id = ?",
+                                   arguments: [FeedbackRecord.State.failed.rawValue, job.subjectId])
                 }
             }
             try job.update(db)

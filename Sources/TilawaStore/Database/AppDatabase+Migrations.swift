@@ -144,6 +144,13 @@ extension AppDatabase {
                 t.column("processedAt", .datetime).notNull()
             }
         }
+        migrator.registerMigration("v2: feedback overdue marker") { db in
+            try db.alter(table: "submission") { t in
+                t.add(column: "overdueNotifiedAt", .datetime)
+            }
+            try db.create(index: "feedback_submission_received", on: "feedback", columns: ["submissionId", "receivedAt"])
+        }
+        migrator.registerMigration("status: report indexes and meta", migrate: AppDatabase.migrateStatusReport)
         return migrator
     }
 }

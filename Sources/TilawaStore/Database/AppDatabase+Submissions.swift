@@ -61,7 +61,7 @@ extension AppDatabase {
                     receivedAt: request.receivedAt, late: admission.late, analysis: request.analysis,
                     source: request.source, warnings: request.warnings, originalPath: request.originalPath,
                     originalBytes: request.originalBytes, audioPath: nil, audioBytes: nil, waveformPath: nil,
-                    outputGainDB: nil, encodedAt: nil, failureReason: nil, origin: request.origin)
+                    outputGainDB: nil, encodedAt: nil, failureReason: nil, origin: request.origin, overdueNotifiedAt: nil)
                 try submission.insert(db)
                 for superseded in admission.supersedes {
                     try db.execute(

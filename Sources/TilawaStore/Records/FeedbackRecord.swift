@@ -24,6 +24,20 @@ public struct FeedbackRecord: Codable, Sendable, Equatable, FetchableRecord, Per
     public var waveformPath: String?
     public var outputGainDB: Double?
     public var origin: SubmissionOrigin
+
+    /// A new reply, `processing` until its encode job finishes.
+    public init(id: String, submissionId: String, coachId: String, receivedAt: Date, notes: String?,
+                analysis: AudioAnalysis, originalPath: String, origin: SubmissionOrigin) {
+        self.id = id
+        self.submissionId = submissionId
+        self.coachId = coachId
+        self.receivedAt = receivedAt
+        self.notes = notes
+        state = .processing
+        self.analysis = analysis
+        self.originalPath = originalPath
+        self.origin = origin
+    }
 }
 
 /// One upload's idempotency key and, once answered, the answer to replay.
@@ -57,4 +71,15 @@ public struct DropFileRecord: Codable, Sendable, Equatable, FetchableRecord, Per
     public var reason: String?
     public var feedbackId: String?
     public var processedAt: Date
+
+    /// Creates a record.
+    public init(sha256: String, coachId: String, fileName: String, outcome: String, reason: String?, feedbackId: String?, processedAt: Date) {
+        self.sha256 = sha256
+        self.coachId = coachId
+        self.fileName = fileName
+        self.outcome = outcome
+        self.reason = reason
+        self.feedbackId = feedbackId
+        self.processedAt = processedAt
+    }
 }

@@ -35,6 +35,8 @@ public struct SubmissionRecord: Codable, Sendable, Equatable, FetchableRecord, P
     public var encodedAt: Date?
     public var failureReason: String?
     public var origin: SubmissionOrigin
+    /// When `feedback_overdue` was recorded for this submission (once).
+    public var overdueNotifiedAt: Date?
 
     /// The slot this submission is for.
     public var slot: Slot {

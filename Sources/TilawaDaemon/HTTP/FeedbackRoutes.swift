@@ -1,0 +1,113 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import TilawaCore
+import TilawaStore
+
+/// Coach replies over HTTP: upload (the assigned coach), notes, playback.
+struct FeedbackRoutes: Sendable {
+    let api: APIContext
+    let receiver: UploadReceiver
+    let artifacts = ArtifactResponder()
+
+    func register(on group: RouterGroup<TilawaRequestContext>) {
+        group.post("submissions/:id/feedback", use: upload)
+        group.patch("feedback/:id", use: updateNotes)
+        group.get("feedback/:id/audio", use: audio)
+        group.get("feedback/:id/waveform", use: waveform)
+    }
+
+    @Sendable func upload(_ request: Request, context: TilawaRequestContext) async throws -> Response {
+        let principal = try context.requirePrincipal()
+        let submissionId = try api.identifier("id", in: context)
+        guard principal.role == .coach else {
+            context.refuseBody(of: request)
+            throw APIProblem.forbidden("Only the student's coach can reply.")
+        }
+        if let type = request.headers[.contentType]?.lowercased(), !SubmissionRoutes.acceptsMediaType(type) {
+            context.refuseBody(of: request)
+            throw APIProblem.notAudio("The upload is \(type), not audio. Send the reply itself (audio/*).")
+        }
+        // Pair before reading the body: a reply for someone else's student is refused at once.
+        if case let .failure(refusal) = try api.runtime.database.pairFeedback(.submission(submissionId), coachId: principal.subject) {
+            context.refuseBody(of: request)
+            throw Self.problem(refusal)
+        }
+        let staged = try await receiver.receive(request, context: context, fileExtension: SubmissionRoutes.fileExtension(for: request))
+        let intake = api.runtime.feedbackIntake
+        let outcome = try await api.pool.run {
+            try intake.submit(stagedPath: staged.path, coachId: principal.subject, target: .submission(submissionId), notes: nil,
+                              origin: .http, fileExtension: URL(fileURLWithPath: staged.path).pathExtension)
+        }
+        switch outcome {
+        case let .accepted(feedback, _):
+            api.wakeup.signal()
+            return try api.json(FeedbackResource(feedback), status: .created, headers: [.location: "/v1/feedback/\(feedback.id)/audio"])
+        case let .rejected(verdict):
+            throw APIProblem.audio(verdict, analysis: nil)
+        case let .refused(refusal):
+            throw Self.problem(refusal)
+        }
+    }
+
+    @Sendable func updateNotes(_ request: Request, context: TilawaRequestContext) async throws -> Response {
+        let principal = try context.requirePrincipal()
+        let id = try api.identifier("id", in: context)
+        guard let feedback = try api.runtime.database.feedback(id: id), principal.role == .coach, feedback.coachId == principal.subject else {
+            throw APIProblem.notFound("reply of yours with this id")
+        }
+        guard request.headers[.contentType]?.lowercased().hasPrefix("application/json") ?? false else {
+            throw APIProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send the notes as application/json: {\"notes\": \"…\"}.")
+        }
+        let body = try await request.body.collect(upTo: context.maxUploadSize)
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any],
+              Set(object.keys) == ["notes"], object["notes"] is String || object["notes"] is NSNull else {
+            throw APIProblem.badRequest("invalid_body", "The body must be {\"notes\": \"…\"} (a string of at most 8192 characters, or null).")
+        }
+        let notes = object["notes"] as? String
+        if let notes, notes.count > 8_192 {
+            throw APIProblem.badRequest("invalid_body", "The notes are longer than 8192 characters.")
+        }
+        guard let updated = try api.runtime.database.updateFeedbackNotes(id: id, notes: notes?.isEmpty == true ? nil : notes) else {
+            throw APIProblem.notFound("reply with this id")
+        }
+        return try api.json(FeedbackResource(updated))
+    }
+
+    private func visibleFeedback(_ context: TilawaRequestContext) throws -> FeedbackRecord {
+        let principal = try context.requirePrincipal()
+        let id = try api.identifier("id", in: context)
+        guard let feedback = try api.runtime.database.feedback(id: id),
+              let submission = try api.runtime.database.submission(id: feedback.submissionId),
+              try api.access.canRead(submission: submission, by: principal) else {
+            throw APIProblem.notFound("reply with this id")
+        }
+        return feedback
+    }
+
+    @Sendable func audio(_ request: Request, context: TilawaRequestContext) async throws -> Response {
+        let feedback = try visibleFeedback(context)
+        guard let path = feedback.audioPath else { throw Self.notReady }
+        return try await artifacts.respond(path: api.runtime.stateDirectory.artifactStore.path(path), id: feedback.id,
+                                           contentType: "audio/ogg", request: request, context: context)
+    }
+
+    @Sendable func waveform(_ request: Request, context: TilawaRequestContext) async throws -> Response {
+        let feedback = try visibleFeedback(context)
+        guard let path = feedback.waveformPath else { throw Self.notReady }
+        return try await artifacts.respond(path: api.runtime.stateDirectory.artifactStore.path(path), id: feedback.id + "-peaks",
+                                           contentType: "application/json", request: request, context: context)
+    }
+
+    static let notReady = APIProblem(.conflict, code: "not_ready", detail: "The reply is still being processed; try again in a few seconds.",
+                                     headers: [.retryAfter: "2"])
+
+    static func problem(_ refusal: FeedbackRefusal) -> APIProblem {
+        switch refusal {
+        case .unknownSubmission, .unknownStudent, .noSubmission:
+            APIProblem(.notFound, code: refusal.code, detail: refusal.message)
+        case .notAssignedCoach:
+            APIProblem(.forbidden, code: refusal.code, detail: refusal.message)
+        }
+    }
+}

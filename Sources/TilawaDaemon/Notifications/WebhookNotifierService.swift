@@ -1,0 +1,294 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import ServiceLifecycle
+import TilawaStore
+
+/// Delivers the outbox to the configured webhook until graceful shutdown (DESIGN §7).
+///
+/// Each event is POSTed as `application/json` — the stored payload bytes, unchanged — with
+/// `Tilawa-Signature` (see `WebhookSignature`), `Tilawa-Event-Id`, `Tilawa-Event-Type` and
+/// `User-Agent: tilawa`. A 2xx marks it delivered; anything else (another status, a
+/// redirect, a timeout, a refused connection, a DNS failure) counts an attempt and schedules
+/// the next by `WebhookBackoff`. Delivery is at least once: the event is marked only after
+/// the 2xx, so a crash between the two sends it again, and receivers de-duplicate by
+/// `Tilawa-Event-Id`. The outbox is the only state, so nothing is lost across restarts.
+///
+/// One student's events go strictly in order — the next is taken only once the one before
+/// is delivered (`AppDatabase.dueEvents(now:limit:)`) — while different students' events are
+/// sent concurrently, at most `Options.concurrency` at a time. The service wakes when the
+/// daemon signals `wakeup` after recording an event, and polls every `Options.pollInterval`
+/// for retries that fall due and events written by other processes (`tilawa ingest`).
+///
+/// Without an endpoint it idles until shutdown; events stay in the outbox and in the
+/// `/v1/students/{id}/events` feed, and go out once a URL is configured. On graceful shutdown
+/// it takes no new event and lets the POSTs in flight finish or time out.
+public struct WebhookNotifierService: Service {
+    /// Timing and fan-out.
+    public struct Options: Sendable {
+        /// `webhook.timeout_seconds`: the longest one POST may take to answer, connection included.
+        public var timeout: TimeInterval
+        /// `webhook.max_backoff_seconds`: the longest wait between two tries.
+        public var maxBackoff: TimeInterval
+        /// The waits after each failure before the spread and the cap (`WebhookBackoff.standardSchedule`).
+        public var schedule: [TimeInterval] = WebhookBackoff.standardSchedule
+        /// Students whose events are sent at the same time.
+        public var concurrency = 4
+        /// How often the outbox is read without a wake-up.
+        public var pollInterval: Duration = .seconds(1)
+
+        /// The options `webhook` configures, the rest at their defaults.
+        public init(webhook: TilawaConfiguration.Webhook = .init()) {
+            timeout = webhook.timeout
+            maxBackoff = webhook.maxBackoff
+        }
+    }
+
+    let database: AppDatabase
+    let endpoint: WebhookEndpoint?
+    let options: Options
+    let wakeup: WakeupSignal
+    let metrics: TilawaMetrics
+    let clock: @Sendable () -> Date
+    let logger: Logger
+
+    /// Creates the service.
+    ///
+    /// - Parameters:
+    ///   - endpoint: Where to deliver; nil to keep events in the outbox only.
+    ///   - wakeup: Signalled by the daemon after it records an event.
+    ///   - clock: "Now" for due times, backoff and the signature's timestamp.
+    public init(database: AppDatabase, endpoint: WebhookEndpoint?, options: Options = Options(), wakeup: WakeupSignal,
+                metrics: TilawaMetrics, clock: @escaping @Sendable () -> Date = { Date() }, logger: Logger) {
+        self.database = database
+        self.endpoint = endpoint
+        var options = options
+        options.concurrency = max(1, options.concurrency)
+        self.options = options
+        self.wakeup = wakeup
+        self.metrics = metrics
+        self.clock = clock
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        guard let endpoint else {
+            logger.info("webhook not configured; notifications stay in the outbox and the events feed")
+            // Returns at graceful shutdown; throws only when cancelled, which also means stop.
+            try? await gracefulShutdown()
+            return
+        }
+        logger.info("webhook notifier started", metadata: [
+            "host": "\(endpoint.url.host ?? "?")", "concurrency": "\(options.concurrency)",
+            "timeout_seconds": "\(options.timeout)", "max_backoff_seconds": "\(options.maxBackoff)",
+        ])
+        // One client for the service's lifetime: its connection pool keeps the receiver's
+        // connections open between deliveries.
+        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: clientConfiguration)
+        await deliverUntilShutdown(client: client, endpoint: endpoint)
+        do {
+            try await client.shutdown()
+        } catch {
+            // Every delivery has ended and been recorded; a client that shuts down untidily
+            // must not turn a clean stop into a failed one.
+            logger.warning("webhook client shut down with an error", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// What the delivery loop hears: time to look at the outbox, or a student's POST is over.
+    private enum Signal: Sendable {
+        case tick
+        case finished(studentId: String)
+    }
+
+    /// Starts due events as slots free up, one per student at a time, until graceful shutdown;
+    /// returns once the POSTs in flight are over.
+    private func deliverUntilShutdown(client: HTTPClient, endpoint: WebhookEndpoint) async {
+        let (signals, continuation) = AsyncStream.makeStream(of: Signal.self)
+        await withDiscardingTaskGroup { group in
+            // The pacemaker: a tick at start, on every wake-up and every poll interval; at
+            // graceful shutdown it ends the stream, which ends the loop below.
+            group.addTask { [wakeup, options] in
+                while !Task.isShuttingDownGracefully && !Task.isCancelled {
+                    continuation.yield(.tick)
+                    await cancelWhenGracefulShutdown { await wakeup.wait(timeout: options.pollInterval) }
+                }
+                continuation.finish()
+            }
+            // Only this loop touches `inFlight`: the students with a POST under way.
+            var inFlight: Set<String> = []
+            for await signal in signals {
+                if case let .finished(studentId) = signal { inFlight.remove(studentId) }
+                guard !Task.isShuttingDownGracefully else { continue }
+                for event in nextEvents(excluding: inFlight) {
+                    inFlight.insert(event.studentId)
+                    group.addTask {
+                        await deliver(event, client: client, endpoint: endpoint)
+                        continuation.yield(.finished(studentId: event.studentId))
+                    }
+                }
+                recordBacklog()
+            }
+        }
+    }
+
+    /// Due events of students without a POST in flight, as many as there are free slots.
+    private func nextEvents(excluding inFlight: Set<String>) -> [EventRecord] {
+        let free = options.concurrency - inFlight.count
+        guard free > 0 else { return [] }
+        do {
+            // The heads of the students in flight are still undelivered and may be due: ask
+            // for enough to fill the free slots after skipping them.
+            let due = try database.dueEvents(now: clock(), limit: options.concurrency + inFlight.count)
+            return Array(due.lazy.filter { !inFlight.contains($0.studentId) }.prefix(free))
+        } catch {
+            logger.error("cannot read the outbox", metadata: ["error": "\(error)"])
+            return []
+        }
+    }
+
+    private func recordBacklog() {
+        do {
+            metrics.recordOutbox(try database.undeliveredSummary(now: clock()))
+        } catch {
+            logger.error("cannot count undelivered notifications", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// POSTs one event and records the outcome in the outbox.
+    private func deliver(_ event: EventRecord, client: HTTPClient, endpoint: WebhookEndpoint) async {
+        guard let seq = event.seq else { return }
+        let attempt = event.attempts + 1
+        var metadata: Logger.Metadata = [
+            "event": "\(event.id)", "type": "\(event.type)", "student": "\(event.studentId)", "attempt": "\(attempt)",
+        ]
+        switch await post(event, client: client, endpoint: endpoint) {
+        case let .delivered(status):
+            metrics.countWebhookDelivery(outcome: "delivered")
+            metadata["status"] = "\(status)"
+            do {
+                try database.markDelivered(seq: seq, now: clock())
+            } catch {
+                // Still undelivered in the outbox, so it will be sent again (receivers
+                // de-duplicate); wait a poll interval so a failing database is not a busy loop.
+                metadata["error"] = "\(error)"
+                logger.error("webhook delivered but not recorded; it will be sent again", metadata: metadata)
+                try? await Task.sleep(for: options.pollInterval)
+                return
+            }
+            if attempt > 1 {
+                logger.info("webhook delivered after retries", metadata: metadata)
+            } else {
+                logger.debug("webhook delivered", metadata: metadata)
+            }
+        case let .failed(failure):
+            // Cancelled (a hard stop, not a graceful one): the event stays as it was and goes
+            // out at the next start rather than counting an attempt it did not get.
+            guard !Task.isCancelled else { return }
+            metrics.countWebhookDelivery(outcome: "failed")
+            let delay = WebhookBackoff.delay(
+                attempt: attempt, cap: options.maxBackoff, random: Double.random(in: 0..<1), schedule: options.schedule)
+            if let status = failure.status { metadata["status"] = "\(status)" }
+            metadata["error"] = "\(failure.message)"
+            metadata["retry_in_seconds"] = "\(Int(delay.rounded()))"
+            logger.warning("webhook delivery failed", metadata: metadata)
+            do {
+                try database.markFailed(seq: seq, error: failure.description, nextAttemptAt: clock().addingTimeInterval(delay))
+            } catch {
+                logger.error("cannot record a failed webhook delivery", metadata: ["event": "\(event.id)", "error": "\(error)"])
+                try? await Task.sleep(for: options.pollInterval)
+            }
+        }
+    }
+
+    private enum Outcome {
+        case delivered(status: Int)
+        case failed(DeliveryFailure)
+    }
+
+    /// One POST of `event`'s stored payload with its headers.
+    private func post(_ event: EventRecord, client: HTTPClient, endpoint: WebhookEndpoint) async -> Outcome {
+        var request = HTTPClientRequest(url: endpoint.url.absoluteString)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(
+            name: WebhookSignature.headerName,
+            value: WebhookSignature.header(body: event.payload, secret: endpoint.secret, now: clock()))
+        request.headers.add(name: "Tilawa-Event-Id", value: event.id)
+        request.headers.add(name: "Tilawa-Event-Type", value: event.type)
+        request.headers.add(name: "User-Agent", value: "tilawa")
+        request.body = .bytes(ByteBuffer(bytes: event.payload))
+        do {
+            let response = try await client.execute(request, timeout: timeAmount(options.timeout))
+            let status = Int(response.status.code)
+            // Read the answer so the connection can be reused, keeping the start for the log.
+            let excerpt = await Self.excerpt(of: response.body)
+            if (200..<300).contains(status) { return .delivered(status: status) }
+            return .failed(DeliveryFailure(status: status, message: excerpt.isEmpty ? "HTTP \(status)" : "HTTP \(status): \(excerpt)"))
+        } catch {
+            return .failed(DeliveryFailure(status: nil, message: describe(error)))
+        }
+    }
+
+    /// The client: redirects are not followed (a moved receiver is a configuration to fix,
+    /// and re-POSTing a signed body elsewhere is not ours to decide); connecting and each
+    /// read wait at most the delivery timeout.
+    private var clientConfiguration: HTTPClient.Configuration {
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .disallow
+        configuration.timeout = .init(connect: timeAmount(options.timeout), read: timeAmount(options.timeout))
+        configuration.decompression = .disabled
+        return configuration
+    }
+
+    private func timeAmount(_ seconds: TimeInterval) -> TimeAmount {
+        .nanoseconds(Int64(max(0.001, seconds) * 1_000_000_000))
+    }
+
+    /// A transport error in words for the log and `lastError`.
+    private func describe(_ error: any Error) -> String {
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .deadlineExceeded, .readTimeout: return "no answer within \(options.timeout) s"
+            case .connectTimeout: return "could not connect within \(options.timeout) s"
+            case .remoteConnectionClosed: return "the receiver closed the connection without answering"
+            default: break
+            }
+        }
+        return DeliveryFailure.oneLine(String(describing: error))
+    }
+
+    /// Up to 200 characters of a response body (at most 64 KiB of it are read), on one line.
+    private static func excerpt(of body: HTTPClientResponse.Body) async -> String {
+        var kept: [UInt8] = []
+        var total = 0
+        do {
+            for try await chunk in body {
+                if kept.count < 200 { kept.append(contentsOf: chunk.readableBytesView.prefix(200 - kept.count)) }
+                total += chunk.readableBytes
+                if total > 64 * 1024 { break }
+            }
+        } catch {
+            // The status is what counts; a body cut short changes nothing.
+        }
+        return DeliveryFailure.oneLine(String(decoding: kept, as: UTF8.self))
+    }
+}
+
+/// Why one POST did not deliver its event.
+struct DeliveryFailure: Sendable, CustomStringConvertible {
+    /// The receiver's status, when it answered.
+    var status: Int?
+    /// What happened, one line.
+    var message: String
+
+    /// Stored as the event's `lastError`.
+    var description: String { message }
+
+    /// `text` on one line of at most 300 characters, control characters replaced.
+    static func oneLine(_ text: String) -> String {
+        let cleaned = String(text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : Character($0) })
+        return cleaned.count > 300 ? String(cleaned.prefix(300)) + "…" : cleaned
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import TilawaAudio
+import TilawaCore
+import TilawaStore
+
+/// What happened to a coach's reply.
+public enum FeedbackOutcome: Sendable {
+    /// Paired and recorded; its encode job is queued.
+    case accepted(FeedbackRecord, job: JobRecord)
+    /// The audio cannot be used (silent, unreadable, …).
+    case rejected(AudioVerdict)
+    /// It cannot be paired (unknown student, not their coach, no submission).
+    case refused(FeedbackRefusal)
+}
+
+/// The one path every coach reply takes (drop folder, `POST …/feedback`, `tilawa feedback import`):
+/// pairing pre-check → the audio chain under the reply limits (2 s to 30 min, not silent) →
+/// original placed durably → reply + encode job (+ the drop file's exactly-once row) in one
+/// transaction. The staged file is consumed.
+public struct FeedbackIntake: Sendable {
+    public let runtime: TilawaRuntime
+
+    public init(runtime: TilawaRuntime) {
+        self.runtime = runtime
+    }
+
+    public func submit(
+        stagedPath: String, coachId: String, target: FeedbackTarget, notes: String?, origin: SubmissionOrigin,
+        fileExtension: String, dropFile: (sha256: String, fileName: String)? = nil
+    ) throws -> FeedbackOutcome {
+        var consumed = false
+        defer { if !consumed { unlink(stagedPath) } }
+        let receivedAt = runtime.clock()
+        if case let .failure(refusal) = try runtime.database.pairFeedback(target, coachId: coachId) {
+            return .refused(refusal)
+        }
+        let processed: ProcessedAudio
+        do {
+            processed = try runtime.feedbackProcessor.process(path: stagedPath)
+        } catch let rejection as AudioRejection {
+            return .rejected(AudioVerdict(rejection: rejection))
+        }
+        guard processed.verdict.isAccepted else { return .rejected(processed.verdict) }
+
+        let feedbackId = IdentifierGenerator.make("fb", now: receivedAt)
+        let store = runtime.stateDirectory.artifactStore
+        let safeExtension = String(fileExtension.lowercased().filter { $0.isASCII && ($0.isLetter || $0.isNumber) }.prefix(8))
+        let originalPath = store.relativePath(.originals, name: "\(feedbackId).\(safeExtension.isEmpty ? "bin" : safeExtension)", date: receivedAt)
+        try store.place(stagedPath, at: originalPath)
+        consumed = true
+        let request = FeedbackRequest(
+            feedbackId: feedbackId, coachId: coachId, receivedAt: receivedAt, notes: notes, analysis: processed.analysis,
+            originalPath: originalPath, origin: origin, dropFile: dropFile)
+        let result: Result<(FeedbackRecord, JobRecord), FeedbackRefusal>
+        do {
+            result = try runtime.database.recordFeedback(request, target: target)
+        } catch {
+            store.remove(originalPath)
+            throw error
+        }
+        switch result {
+        case let .success((feedback, job)):
+            return .accepted(feedback, job: job)
+        case let .failure(refusal):
+            store.remove(originalPath)
+            return .refused(refusal)
+        }
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import GRDB
+#if canImport(Glibc)
+import Glibc
+#endif
+import TilawaStore
+
+/// Builds the operations report (DESIGN §7) from the state directory, with or without a
+/// running daemon.
+///
+/// From the command line (`report(now:)`) it opens the database read-only — a WAL reader
+/// never blocks the daemon's writers — without migrating or creating anything, and asks
+/// `GET /readyz` with a deadline of a second. Inside the daemon (`GET /v1/status`) it reads
+/// through the daemon's own database and describes the daemon from its own knowledge.
+///
+/// Nothing here throws: what cannot be read becomes an UNKNOWN check, and a state
+/// directory or database that does not exist yet is an empty installation.
+public struct StatusReporter: Sendable {
+    public let configuration: TilawaConfiguration
+    public let thresholds: StatusThresholds
+    /// Whether the daemon should be running (`--expect-running`): down is then CRITICAL, not WARNING.
+    public let expectRunning: Bool
+
+    /// A reporter for the installation `configuration` describes.
+    public init(configuration: TilawaConfiguration, thresholds: StatusThresholds = StatusThresholds(), expectRunning: Bool = false) {
+        self.configuration = configuration
+        self.thresholds = thresholds
+        self.expectRunning = expectRunning
+    }
+
+    var stateDirectory: StateDirectory { StateDirectory(path: configuration.stateDirectory) }
+
+    /// The report as `tilawa status` sees it: the database opened read-only, the daemon asked
+    /// over HTTP (`probe`, by default `http.host`:`http.port`).
+    public func report(now: Date, probe: DaemonProbe? = nil) async -> StatusReport {
+        let daemon = await (probe ?? DaemonProbe(http: configuration.http)).probe(expectRunning: expectRunning)
+        let directory = Self.access(directory: stateDirectory.root.path)
+        let path = stateDirectory.databasePath
+        let database: StatusAccess
+        var facts: StatusFacts?
+        if case .failed = directory {
+            database = .failed("the state directory cannot be read")
+        } else if !FileManager.default.fileExists(atPath: path) {
+            database = .absent
+        } else {
+            do {
+                let opened = try AppDatabase.openReadOnly(path: path)
+                facts = try opened.statusFacts(now: now, feedbackDue: configuration.program.feedbackDue,
+                                               recentWindow: thresholds.recentArtifactWindow)
+                database = .read
+            } catch {
+                database = .failed(Self.describe(error))
+            }
+        }
+        return assemble(now: now, daemon: daemon, stateDirectory: directory, database: database, facts: facts)
+    }
+
+    /// The report as the daemon itself gives it at `GET /v1/status`.
+    ///
+    /// - Parameters:
+    ///   - database: The daemon's open database.
+    ///   - startedAt: When the daemon started (uptime is measured from it).
+    public func report(now: Date, database: AppDatabase, startedAt: Date) -> StatusReport {
+        let facts: StatusFacts?
+        let access: StatusAccess
+        do {
+            facts = try database.statusFacts(now: now, feedbackDue: configuration.program.feedbackDue,
+                                             recentWindow: thresholds.recentArtifactWindow)
+            access = .read
+        } catch {
+            facts = nil
+            access = .failed(Self.describe(error))
+        }
+        let ready = facts != nil
+        let daemon = StatusReport.Daemon(
+            up: true, ready: ready, expectedRunning: expectRunning, uptimeSeconds: max(0, Int(now.timeIntervalSince(startedAt))),
+            startedAt: startedAt, pid: Int(getpid()), error: ready ? nil : "database_unavailable")
+        return assemble(now: now, daemon: daemon, stateDirectory: .read, database: access, facts: facts)
+    }
+
+    /// Fills in every section from what was read, then evaluates the checks.
+    func assemble(now: Date, daemon: StatusReport.Daemon, stateDirectory directory: StatusAccess, database: StatusAccess,
+                  facts: StatusFacts?) -> StatusReport {
+        let state = stateDirectory
+        let facts = facts ?? StatusFacts()
+        func age(_ date: Date?) -> Int? { date.map { max(0, Int(now.timeIntervalSince($0))) } }
+        func counts(_ uploads: StatusFacts.Uploads) -> StatusReport.UploadCounts {
+            .init(accepted: uploads.accepted, rejected: uploads.rejected, rejectedByReason: uploads.rejectedByReason)
+        }
+
+        let census = DropFolderCensus(path: configuration.dropbox.path)
+        let diskPath = Self.nearestExisting(state.root.path)
+        let free = DiskSpace.availableBytes(at: diskPath)
+        let total = DiskSpace.totalBytes(at: diskPath)
+        let freePercent: Double? = if let free, let total, total > 0 { Double(free) / Double(total) * 100 } else { nil }
+        let databaseBytes = Self.fileSize(state.databasePath)
+        let walBytes = Self.fileSize(state.databasePath + "-wal")
+
+        // Plain string paths: URL.appendingPathComponent would stat each one a second time.
+        let artifacts = state.artifacts.path + "/"
+        let missing = database == .read ? facts.recentArtifactPaths.filter { !Self.fileExists(artifacts + $0) } : []
+
+        var report = StatusReport(
+            state: .ok, generatedAt: now, stateDir: state.root.path, daemon: daemon,
+            uploads: .init(last24h: counts(facts.last24h), last7d: counts(facts.last7d)),
+            awaitingFeedback: .init(count: facts.awaitingFeedback, oldestAgeSeconds: age(facts.oldestAwaitingReceivedAt)),
+            overdue: .init(count: facts.overdue, dueHours: configuration.program.feedbackDue / 3_600),
+            overdueByCoach: facts.overdueByCoach,
+            encodeQueue: .init(count: facts.jobsQueued + facts.jobsRunning, oldestAgeSeconds: age(facts.oldestPendingJobCreatedAt),
+                               queued: facts.jobsQueued, running: facts.jobsRunning, failed: facts.jobsFailed),
+            dropbox: .init(path: configuration.dropbox.path, exists: census.exists, backlog: census.backlog,
+                           oldestAgeSeconds: age(census.oldestModified), rejected: census.rejected,
+                           rejectedLast24h: facts.dropboxRejectedLast24h),
+            notifications: .init(count: facts.undeliveredEvents, oldestAgeSeconds: age(facts.oldestUndeliveredOccurredAt),
+                                 webhookConfigured: configuration.webhook.url != nil),
+            disk: .init(path: diskPath, freeBytes: free, totalBytes: total, freePercent: freePercent, artifactBytes: facts.artifactBytes),
+            database: .init(path: state.databasePath, exists: databaseBytes != nil,
+                            sizeBytes: (databaseBytes ?? 0) + (walBytes ?? 0), walBytes: walBytes ?? 0),
+            missingArtifacts: .init(
+                count: missing.count, checkedFiles: facts.recentArtifactPaths.count,
+                checkedSince: database == .read ? facts.recentSince : nil, examples: Array(missing.sorted().prefix(10)),
+                lastFullSweep: facts.lastSweep.map { .init(sweptAt: $0.sweptAt, count: $0.missing) }),
+            checks: [])
+        report.checks = thresholds.checks(for: report, stateDirectory: directory, database: database)
+        report.state = StatusState.worst(report.checks.map(\.state))
+        return report
+    }
+
+    /// Whether the state directory can be listed: absent is fine (nothing ran yet), unreadable is not.
+    static func access(directory path: String) -> StatusAccess {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            return errno == ENOENT ? .absent : .failed(String(cString: strerror(errno)))
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else { return .failed("not a directory") }
+        guard Glibc.access(path, R_OK | X_OK) == 0 else { return .failed(String(cString: strerror(errno))) }
+        return .read
+    }
+
+    /// `path`, or its nearest ancestor that exists (for the disk figures of a state directory not created yet).
+    static func nearestExisting(_ path: String) -> String {
+        var url = URL(fileURLWithPath: path)
+        while !FileManager.default.fileExists(atPath: url.path), url.path != "/" {
+            url.deleteLastPathComponent()
+        }
+        return url.path
+    }
+
+    static func fileSize(_ path: String) -> Int64? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Int64(info.st_size)
+    }
+
+    static func fileExists(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0
+    }
+
+    /// One line for an error reading the database (`file is not a database`, …).
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? DatabaseError {
+            return error.message ?? "\(error.resultCode)"
+        }
+        return "\(error)"
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+
+/// Whether a directory or file the report needs could be read.
+enum StatusAccess: Sendable, Equatable {
+    /// Read.
+    case read
+    /// Does not exist yet: an installation where nothing has run.
+    case absent
+    /// Exists but could not be read (permissions, corruption); the text says why.
+    case failed(String)
+}
+
+extension StatusThresholds {
+    /// Evaluates every check on a report whose sections are filled in (`checks` is ignored).
+    ///
+    /// Checks that need the database are left out when it could not be read: the `database`
+    /// check then says UNKNOWN, and nothing pretends the backlog is empty.
+    func checks(for report: StatusReport, stateDirectory: StatusAccess, database: StatusAccess) -> [StatusReport.Check] {
+        typealias Check = StatusReport.Check
+        var checks: [Check] = []
+
+        switch stateDirectory {
+        case .read: checks.append(Check(name: "state_dir", state: .ok, message: "\(report.stateDir) is readable"))
+        case .absent: checks.append(Check(name: "state_dir", state: .ok, message: "\(report.stateDir) does not exist yet: nothing has run here"))
+        case let .failed(reason): checks.append(Check(name: "state_dir", state: .unknown, message: "cannot read \(report.stateDir): \(reason)"))
+        }
+        switch database {
+        case .read:
+            checks.append(Check(name: "database", state: .ok,
+                                message: "\(StatusFormat.bytes(report.database.sizeBytes)) read in one snapshot"))
+        case .absent:
+            checks.append(Check(name: "database", state: .ok, message: "no database yet: no programme imported, nothing received"))
+        case let .failed(reason):
+            checks.append(Check(name: "database", state: .unknown, message: "cannot read \(report.database.path): \(reason)"))
+        }
+        checks.append(daemonCheck(report.daemon))
+
+        if !isFailure(database) {
+            checks.append(overdueCheck(report))
+            checks.append(encodeJobsCheck(report.encodeQueue))
+            checks.append(notificationsCheck(report.notifications))
+            checks.append(dropboxCheck(report.dropbox))
+        }
+        checks.append(diskCheck(report.disk))
+        if !isFailure(database) {
+            checks.append(missingArtifactsCheck(report.missingArtifacts))
+        }
+        return checks
+    }
+
+    private func isFailure(_ access: StatusAccess) -> Bool {
+        if case .failed = access { true } else { false }
+    }
+
+    private func daemonCheck(_ daemon: StatusReport.Daemon) -> StatusReport.Check {
+        let where_ = daemon.url.map { " at \($0)" } ?? ""
+        if daemon.up && daemon.ready {
+            var details: [String] = []
+            if let uptime = daemon.uptimeSeconds { details.append("up \(StatusFormat.age(uptime))") }
+            if let pid = daemon.pid { details.append("pid \(pid)") }
+            return .init(name: "daemon", state: .ok, message: "ready" + (details.isEmpty ? "" : " (\(details.joined(separator: ", ")))"))
+        }
+        let problem = daemon.up
+            ? "answers\(where_) but is not ready: \(daemon.error ?? "unknown reason")"
+            : "does not answer\(where_): \(daemon.error ?? "no answer")"
+        return daemon.expectedRunning
+            ? .init(name: "daemon", state: .critical, message: "the daemon \(problem), and it should be running")
+            : .init(name: "daemon", state: .warning, message: "the daemon \(problem)")
+    }
+
+    private func overdueCheck(_ report: StatusReport) -> StatusReport.Check {
+        let due = StatusFormat.hours(report.overdue.dueHours)
+        guard report.overdue.count > 0 else {
+            return .init(name: "feedback_overdue", state: .ok,
+                         message: "none overdue; \(StatusFormat.count(report.awaitingFeedback.count, "submission")) awaiting feedback (due within \(due))")
+        }
+        let byCoach = report.overdueByCoach.sorted { ($1.value, $0.key) < ($0.value, $1.key) }
+            .map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        return .init(name: "feedback_overdue", state: .warning,
+                     message: "\(StatusFormat.count(report.overdue.count, "submission")) awaiting feedback for more than \(due): \(byCoach)")
+    }
+
+    private func encodeJobsCheck(_ queue: StatusReport.EncodeQueue) -> StatusReport.Check {
+        let pending = "\(queue.queued) queued, \(queue.running) running"
+        guard queue.failed > 0 else { return .init(name: "encode_jobs", state: .ok, message: "\(pending), none failed") }
+        return .init(name: "encode_jobs", state: .warning,
+                     message: "\(StatusFormat.count(queue.failed, "encode job")) failed (\(pending)); their recordings are not playable")
+    }
+
+    private func notificationsCheck(_ outbox: StatusReport.Notifications) -> StatusReport.Check {
+        guard outbox.count > 0, let age = outbox.oldestAgeSeconds else {
+            return .init(name: "notifications", state: .ok, message: "every notification delivered")
+        }
+        let waiting = "\(StatusFormat.count(outbox.count, "notification")) undelivered, the oldest for \(StatusFormat.age(age))"
+        guard outbox.webhookConfigured else {
+            return .init(name: "notifications", state: .ok, message: "no webhook.url configured: \(waiting), kept for the event feed")
+        }
+        guard Double(age) > notificationAge else { return .init(name: "notifications", state: .ok, message: waiting) }
+        return .init(name: "notifications", state: .warning,
+                     message: "\(waiting) (more than \(StatusFormat.age(Int(notificationAge)))); is the webhook receiver reachable?")
+    }
+
+    private func dropboxCheck(_ dropbox: StatusReport.Dropbox) -> StatusReport.Check {
+        let backlog = "\(StatusFormat.count(dropbox.backlog, "file")) waiting"
+        guard dropbox.rejectedLast24h > 0 else {
+            return .init(name: "dropbox_rejections", state: .ok, message: "none rejected in the last 24 h; \(backlog)")
+        }
+        return .init(name: "dropbox_rejections", state: .warning,
+                     message: "\(StatusFormat.count(dropbox.rejectedLast24h, "coach reply", "coach replies")) rejected in the last 24 h "
+                        + "(see rejected/ in the coaches' folders); \(backlog)")
+    }
+
+    private func diskCheck(_ disk: StatusReport.Disk) -> StatusReport.Check {
+        guard let percent = disk.freePercent, let free = disk.freeBytes else {
+            return .init(name: "disk_space", state: .unknown, message: "cannot examine the filesystem of \(disk.path)")
+        }
+        let text = "\(StatusFormat.percent(percent)) free (\(StatusFormat.bytes(free)))"
+        if percent < diskCriticalPercent {
+            return .init(name: "disk_space", state: .critical, message: "\(text), below \(StatusFormat.percent(diskCriticalPercent))")
+        }
+        if percent < diskWarningPercent {
+            return .init(name: "disk_space", state: .warning, message: "\(text), below \(StatusFormat.percent(diskWarningPercent))")
+        }
+        return .init(name: "disk_space", state: .ok, message: text)
+    }
+
+    private func missingArtifactsCheck(_ missing: StatusReport.MissingArtifacts) -> StatusReport.Check {
+        let window = StatusFormat.age(Int(recentArtifactWindow))
+        var problems: [String] = []
+        if missing.count > 0 {
+            problems.append("\(StatusFormat.count(missing.count, "file")) of the last \(window) missing (e.g. \(missing.examples.first ?? "?"))")
+        }
+        if let sweep = missing.lastFullSweep, sweep.count > 0 {
+            problems.append("the daemon's full sweep at \(StatusFormat.instant(sweep.sweptAt)) found \(StatusFormat.count(sweep.count, "file")) missing")
+        }
+        guard problems.isEmpty else {
+            return .init(name: "missing_artifacts", state: .critical, message: problems.joined(separator: "; ") + "; restore them from backup")
+        }
+        let sweep = missing.lastFullSweep.map { "; full sweep at \(StatusFormat.instant($0.sweptAt)) found none" } ?? ""
+        return .init(name: "missing_artifacts", state: .ok,
+                     message: "none missing among \(StatusFormat.count(missing.checkedFiles, "file")) of the last \(window)\(sweep)")
+    }
+}

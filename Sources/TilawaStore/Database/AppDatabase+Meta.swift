@@ -1,0 +1,44 @@
+import Foundation
+import GRDB
+
+/// What the daemon's last full artifact sweep found (kept in the `meta` table).
+public struct ArtifactSweepSummary: Sendable, Equatable {
+    /// Rows pointing to a file that did not exist.
+    public var missing: Int
+    /// When the sweep ran.
+    public var sweptAt: Date
+
+    /// Creates a summary.
+    public init(missing: Int, sweptAt: Date) {
+        self.missing = missing
+        self.sweptAt = sweptAt
+    }
+}
+
+extension AppDatabase {
+    /// The `meta` key of the last full sweep's missing-file count.
+    static let missingArtifactsKey = "missing_artifacts_total"
+
+    /// Records how many rows the full artifact sweep found pointing to a missing file, so
+    /// `tilawa status` can report it without checking every row itself.
+    public func recordArtifactSweep(missing: Int, at date: Date) throws {
+        try writer.write { db in
+            try db.execute(sql: """
+                INSERT INTO meta (key, value, updatedAt) VALUES (?, ?, ?)
+                ON CONFLICT(key) DO UPDATE SET value = excluded.value, updatedAt = excluded.updatedAt
+                """, arguments: [Self.missingArtifactsKey, missing, date])
+        }
+    }
+
+    /// The last full sweep's result, or nil when none was recorded (or the schema predates `meta`).
+    public func lastArtifactSweep() throws -> ArtifactSweepSummary? {
+        try writer.read { db in try Self.lastArtifactSweep(db) }
+    }
+
+    static func lastArtifactSweep(_ db: Database) throws -> ArtifactSweepSummary? {
+        guard try db.tableExists("meta"),
+              let row = try Row.fetchOne(db, sql: "SELECT value, updatedAt FROM meta WHERE key = ?", arguments: [missingArtifactsKey]),
+              let missing = row["value"] as Int?, let sweptAt = row["updatedAt"] as Date? else { return nil }
+        return ArtifactSweepSummary(missing: missing, sweptAt: sweptAt)
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import GRDB
+
+/// How far behind notification delivery is: for the backlog gauges and `tilawa status`.
+public struct OutboxSummary: Sendable, Equatable {
+    /// Events not yet delivered.
+    public var count: Int
+    /// When the oldest undelivered event happened; nil when there is none.
+    public var oldestOccurredAt: Date?
+    /// Seconds from the oldest undelivered event to `now` (never negative); nil when there is none.
+    public var oldestAge: TimeInterval?
+
+    /// Creates a summary.
+    public init(count: Int, oldestOccurredAt: Date?, oldestAge: TimeInterval?) {
+        self.count = count
+        self.oldestOccurredAt = oldestOccurredAt
+        self.oldestAge = oldestAge
+    }
+}
+
+extension AppDatabase {
+    /// The events to send now: for each student, their oldest undelivered event, when it is due.
+    ///
+    /// A student's later event waits until the earlier one is delivered, even when its own
+    /// `nextAttemptAt` has passed, so receivers see one student's events in order; an event
+    /// that keeps failing therefore holds back that student's later ones (and no one else's).
+    /// At most one event per student is returned, most overdue first.
+    ///
+    /// - Parameters:
+    ///   - now: Events with `nextAttemptAt ≤ now` are due.
+    ///   - limit: The most events (students) returned.
+    public func dueEvents(now: Date, limit: Int) throws -> [EventRecord] {
+        try writer.read { db in
+            try EventRecord.fetchAll(db, sql: Self.dueEventsSQL, arguments: [now, max(0, limit)])
+        }
+    }
+
+    /// The heads of the students' queues that are due. The index `event_undelivered`
+    /// (deliveredAt, nextAttemptAt) of the first migration keeps the inner query to the
+    /// backlog, however many delivered events the table holds.
+    static let dueEventsSQL = """
+        SELECT event.* FROM event
+        JOIN (SELECT studentId, MIN(seq) AS headSeq FROM event WHERE deliveredAt IS NULL GROUP BY studentId) AS head
+          ON event.seq = head.headSeq
+        WHERE event.nextAttemptAt <= ?
+        ORDER BY event.nextAttemptAt, event.seq
+        LIMIT ?
+        """
+
+    /// Records that the receiver acknowledged event `seq` (a 2xx) at `now`.
+    ///
+    /// Counts the successful POST in `attempts` (which therefore says how many POSTs it took)
+    /// and clears `lastError`. An event already delivered keeps its first delivery time.
+    public func markDelivered(seq: Int64, now: Date) throws {
+        try writer.write { db in
+            try db.execute(
+                sql: "UPDATE event SET deliveredAt = ?, attempts = attempts + 1, lastError = NULL WHERE seq = ? AND deliveredAt IS NULL",
+                arguments: [now, seq])
+        }
+    }
+
+    /// Records a failed delivery of event `seq`: one more attempt, why it failed, and when to retry.
+    ///
+    /// Does nothing to an event already delivered (by another sender, say), so a late failure
+    /// never resurrects it.
+    public func markFailed(seq: Int64, error: String, nextAttemptAt: Date) throws {
+        try writer.write { db in
+            try db.execute(
+                sql: "UPDATE event SET attempts = attempts + 1, lastError = ?, nextAttemptAt = ? WHERE seq = ? AND deliveredAt IS NULL",
+                arguments: [error, nextAttemptAt, seq])
+        }
+    }
+
+    /// The number of undelivered events and the age of the oldest at `now`.
+    public func undeliveredSummary(now: Date) throws -> OutboxSummary {
+        try writer.read { db in
+            let row = try Row.fetchOne(db, sql: Self.undeliveredSummarySQL)
+            let count: Int = row?["count"] ?? 0
+            let oldest: Date? = row?["oldest"]
+            return OutboxSummary(count: count, oldestOccurredAt: oldest, oldestAge: oldest.map { max(0, now.timeIntervalSince($0)) })
+        }
+    }
+
+    /// Reads only the backlog, through `event_undelivered`.
+    static let undeliveredSummarySQL = "SELECT COUNT(*) AS count, MIN(occurredAt) AS oldest FROM event WHERE deliveredAt IS NULL"
+}

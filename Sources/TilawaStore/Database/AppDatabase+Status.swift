@@ -1,0 +1,110 @@
+import Foundation
+import GRDB
+import TilawaCore
+
+extension AppDatabase {
+    /// The database side of the operations report (DESIGN §7), read in one transaction.
+    ///
+    /// Every query is an index range or a covering-index scan (migration "status: report
+    /// indexes and meta"), so this stays fast on a million submissions. A database without
+    /// the schema yet gives empty facts; one older than that migration still answers, slower.
+    ///
+    /// - Parameters:
+    ///   - now: The instant windows are measured back from.
+    ///   - feedbackDue: `program.feedback_due_hours` in seconds; older awaiting submissions are overdue.
+    ///   - recentWindow: How far back rows have their artifact paths listed for the missing-file check.
+    public func statusFacts(now: Date, feedbackDue: TimeInterval, recentWindow: TimeInterval = 7 * 86_400) throws -> StatusFacts {
+        try writer.read { db in
+            var facts = StatusFacts()
+            guard try db.tableExists("submission") else { return facts }
+            facts.hasSchema = true
+            let dayAgo = now.addingTimeInterval(-86_400)
+            let weekAgo = now.addingTimeInterval(-7 * 86_400)
+
+            if let row = try Row.fetchOne(db, sql: """
+                SELECT COALESCE(SUM(receivedAt >= ?), 0) AS day, COUNT(*) AS week FROM submission
+                WHERE receivedAt >= ? AND state <> ?
+                """, arguments: [dayAgo, weekAgo, SubmissionState.failed.rawValue]) {
+                facts.last24h.accepted = row["day"]
+                facts.last7d.accepted = row["week"]
+            }
+            for row in try Row.fetchAll(db, sql: """
+                SELECT code, COALESCE(SUM(receivedAt >= ?), 0) AS day, COUNT(*) AS week FROM rejection
+                WHERE receivedAt >= ? GROUP BY code
+                """, arguments: [dayAgo, weekAgo]) {
+                let code: String = row["code"]
+                let day: Int = row["day"]
+                if day > 0 { facts.last24h.rejectedByReason[code] = day }
+                facts.last7d.rejectedByReason[code] = row["week"]
+            }
+
+            let awaiting = SubmissionState.awaitingFeedback.rawValue
+            if let row = try Row.fetchOne(db, sql: """
+                SELECT COUNT(*) AS count, MIN(receivedAt) AS oldest FROM submission WHERE state = ?
+                """, arguments: [awaiting]) {
+                facts.awaitingFeedback = row["count"]
+                facts.oldestAwaitingReceivedAt = row["oldest"]
+            }
+            for row in try Row.fetchAll(db, sql: """
+                SELECT student.coachId AS coach, COUNT(*) AS count FROM submission
+                JOIN student ON student.id = submission.studentId
+                WHERE submission.state = ? AND submission.receivedAt < ?
+                GROUP BY student.coachId
+                """, arguments: [awaiting, now.addingTimeInterval(-feedbackDue)]) {
+                facts.overdueByCoach[row["coach"]] = row["count"]
+            }
+
+            var oldestPending: Date?
+            for row in try Row.fetchAll(db, sql: """
+                SELECT state, COUNT(*) AS count, MIN(createdAt) AS oldest FROM job
+                WHERE state IN ('queued', 'running', 'failed') GROUP BY state
+                """) {
+                let count: Int = row["count"]
+                let oldest: Date? = row["oldest"]
+                switch row["state"] as String {
+                case JobRecord.State.queued.rawValue: facts.jobsQueued = count
+                case JobRecord.State.running.rawValue: facts.jobsRunning = count
+                default:
+                    facts.jobsFailed = count
+                    continue
+                }
+                if let oldest, oldestPending.map({ oldest < $0 }) ?? true { oldestPending = oldest }
+            }
+            facts.oldestPendingJobCreatedAt = oldestPending
+
+            if let row = try Row.fetchOne(db, sql: """
+                SELECT COUNT(*) AS count, MIN(occurredAt) AS oldest FROM event WHERE deliveredAt IS NULL
+                """) {
+                facts.undeliveredEvents = row["count"]
+                facts.oldestUndeliveredOccurredAt = row["oldest"]
+            }
+
+            // Three scalar subqueries, each over a small covering index.
+            facts.artifactBytes = try Int64.fetchOne(db, sql: """
+                SELECT (SELECT COALESCE(SUM(audioBytes), 0) FROM submission)
+                     + (SELECT COALESCE(SUM(originalBytes), 0) FROM submission WHERE originalPath IS NOT NULL)
+                     + (SELECT COALESCE(SUM(audioBytes), 0) FROM feedback)
+                """) ?? 0
+
+            let recentSince = now.addingTimeInterval(-recentWindow)
+            facts.recentSince = recentSince
+            var paths: [String] = []
+            for table in ["submission", "feedback"] {
+                for row in try Row.fetchAll(db, sql: """
+                    SELECT originalPath, audioPath, waveformPath FROM \(table) WHERE receivedAt >= ?
+                    """, arguments: [recentSince]) {
+                    for column in ["originalPath", "audioPath", "waveformPath"] {
+                        if let path = row[column] as String? { paths.append(path) }
+                    }
+                }
+            }
+            facts.recentArtifactPaths = paths
+
+            facts.dropboxRejectedLast24h = try Int.fetchOne(db, sql: """
+                SELECT COUNT(*) FROM dropFile WHERE outcome = 'rejected' AND processedAt >= ?
+                """, arguments: [dayAgo]) ?? 0
+            facts.lastSweep = try Self.lastArtifactSweep(db)
+            return facts
+        }
+    }
+}

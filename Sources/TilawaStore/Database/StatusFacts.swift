@@ -1,0 +1,63 @@
+import Foundation
+
+/// What the operations report reads from the database, all from one read transaction
+/// (one consistent snapshot; a WAL reader never blocks the daemon's writers).
+public struct StatusFacts: Sendable, Equatable {
+    /// Uploads received in a window.
+    public struct Uploads: Sendable, Equatable {
+        /// Recordings that became submissions (not counting those that later `failed`).
+        public var accepted = 0
+        /// Refused uploads by their primary reason code (`too_quiet`, `attempt_limit`, …).
+        public var rejectedByReason: [String: Int] = [:]
+
+        /// All refused uploads.
+        public var rejected: Int { rejectedByReason.values.reduce(0, +) }
+
+        /// None.
+        public init() {}
+    }
+
+    /// False when the file holds no schema yet (nothing was ever imported or received).
+    public var hasSchema = false
+    /// Uploads in the 24 hours before `now`.
+    public var last24h = Uploads()
+    /// Uploads in the 7 days before `now`.
+    public var last7d = Uploads()
+    /// Submissions waiting for a coach's reply.
+    public var awaitingFeedback = 0
+    /// When the longest-waiting of them was received.
+    public var oldestAwaitingReceivedAt: Date?
+    /// Submissions awaiting feedback past the due time, by the student's coach.
+    public var overdueByCoach: [String: Int] = [:]
+    /// Encode jobs waiting to run.
+    public var jobsQueued = 0
+    /// Encode jobs claimed by a worker.
+    public var jobsRunning = 0
+    /// Encode jobs that gave up.
+    public var jobsFailed = 0
+    /// Creation time of the oldest queued or running job.
+    public var oldestPendingJobCreatedAt: Date?
+    /// Notifications not yet delivered to the webhook.
+    public var undeliveredEvents = 0
+    /// When the oldest of them happened.
+    public var oldestUndeliveredOccurredAt: Date?
+    /// Bytes of stored originals and encoded audio, summed from the rows (not the files).
+    ///
+    /// Waveform files and coach-reply originals have no size column and are not counted.
+    public var artifactBytes: Int64 = 0
+    /// Artifact paths (relative to `artifacts/`) of submissions and replies received since
+    /// `recentSince`, for the missing-file check.
+    public var recentArtifactPaths: [String] = []
+    /// Start of the window `recentArtifactPaths` covers.
+    public var recentSince: Date?
+    /// Drop-folder files rejected in the 24 hours before `now`.
+    public var dropboxRejectedLast24h = 0
+    /// The daemon's last full artifact sweep, if it recorded one.
+    public var lastSweep: ArtifactSweepSummary?
+
+    /// Nothing: the facts of an empty (or absent) database.
+    public init() {}
+
+    /// Total overdue submissions.
+    public var overdue: Int { overdueByCoach.values.reduce(0, +) }
+}

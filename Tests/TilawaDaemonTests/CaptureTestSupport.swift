@@ -1,0 +1,245 @@
+import Foundation
+import Synchronization
+import TilawaTestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An ALSA capture device made of a raw file: alsa-lib's `file` plugin reads each period
+/// from `infile` through the real API, over the `null` PCM (which accepts any parameters
+/// and delivers at once, so capture runs faster than real time). Once the input is used
+/// up the file plugin keeps returning the last buffer it read, so inputs end in enough
+/// silence (or tone) for the test's stop condition.
+///
+/// ```
+/// pcm.fixture_file { type file; slave.pcm "null"; file "/dev/null"; infile "<raw>"; format "raw" }
+/// pcm.fixture { type plug; slave { pcm "fixture_file"; format S16_LE; rate 48000; channels 1 }
+///               hint { show on; description "Tilawa test fixture" } }
+/// ```
+///
+/// The `plug` wrapper pins the file layer at what the raw input is (S16_LE, 48 kHz, mono)
+/// whatever the client asks, and converts to the client's request. The configuration is
+/// appended to the system one with `ALSA_CONFIG_PATH`, in the child's environment only.
+struct ALSAFixture {
+    /// The system configuration that defines `null` and the plugins.
+    static let systemConfiguration = "/usr/share/alsa/alsa.conf"
+    /// The device name the tests pass to `--device`.
+    static let device = "fixture"
+    static let sampleRate = 48_000
+
+    let configurationPath: String
+    let inputPath: String
+
+    /// Writes `samples` as the raw input and the configuration that reads it, in `scratch`.
+    init(in scratch: ScratchDirectory, samples: [Int16]) throws {
+        inputPath = scratch.path("capture-input.s16")
+        configurationPath = scratch.path("capture-alsa.conf")
+        let bytes = samples.map(\.littleEndian).withUnsafeBufferPointer { Data(buffer: $0) }
+        try bytes.write(to: URL(fileURLWithPath: inputPath))
+        let configuration = """
+            pcm.fixture_file {
+                type file
+                slave.pcm "null"
+                file "/dev/null"
+                infile "\(inputPath)"
+                format "raw"
+            }
+            pcm.\(Self.device) {
+                type plug
+                slave {
+                    pcm "fixture_file"
+                    format S16_LE
+                    rate \(Self.sampleRate)
+                    channels 1
+                }
+                hint {
+                    show on
+                    description "Tilawa test fixture"
+                }
+            }
+
+            """
+        try configuration.write(toFile: configurationPath, atomically: true, encoding: .utf8)
+    }
+
+    /// The variables that make the child see the fixture.
+    var environment: [String: String] {
+        ["ALSA_CONFIG_PATH": "\(Self.systemConfiguration):\(configurationPath)"]
+    }
+}
+
+/// 16-bit mono PCM for the capture tests: read from the WAV fixtures, or made here.
+enum PCM {
+    /// The samples of a 16-bit PCM mono WAV file (first `data` chunk).
+    static func wavSamples(_ path: String) throws -> [Int16] {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        func u32(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24 }
+        func u16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
+        guard bytes.count >= 12, String(decoding: bytes[0..<4], as: UTF8.self) == "RIFF",
+              String(decoding: bytes[8..<12], as: UTF8.self) == "WAVE" else { throw PCMError.notWAV(path) }
+        var offset = 12
+        var format: (channels: Int, bits: Int)?
+        while offset + 8 <= bytes.count {
+            let id = String(decoding: bytes[offset..<offset + 4], as: UTF8.self)
+            let size = u32(offset + 4)
+            let body = offset + 8
+            if id == "fmt " {
+                format = (u16(body + 2), u16(body + 14))
+            } else if id == "data" {
+                guard let format, format.channels == 1, format.bits == 16 else { throw PCMError.notMono16(path) }
+                let end = min(bytes.count, body + size)
+                return stride(from: body, to: end - 1, by: 2).map { Int16(bitPattern: UInt16(u16($0))) }
+            }
+            offset = body + size + (size & 1)
+        }
+        throw PCMError.notWAV(path)
+    }
+
+    /// A sine tone at `amplitude` (0…1 of full scale).
+    static func tone(seconds: Double, frequency: Double = 440, amplitude: Double = 0.25) -> [Int16] {
+        let count = Int(seconds * Double(ALSAFixture.sampleRate))
+        return (0..<count).map { index in
+            Int16((amplitude * 32767 * sin(2 * .pi * frequency * Double(index) / Double(ALSAFixture.sampleRate))).rounded())
+        }
+    }
+
+    /// Digital silence.
+    static func silence(seconds: Double) -> [Int16] {
+        [Int16](repeating: 0, count: Int(seconds * Double(ALSAFixture.sampleRate)))
+    }
+
+    /// The RMS level of each 20 ms frame in dBFS, as `CaptureStopDetector` measures it.
+    static func frameLevels(_ samples: [Int16]) -> [Double] {
+        stride(from: 0, to: samples.count - 959, by: 960).map { start in
+            var squares = 0.0
+            for sample in samples[start..<start + 960] {
+                let value = Double(Float(sample) / 32768)
+                squares += value * value
+            }
+            return 10 * log10(squares / 960)
+        }
+    }
+
+    enum PCMError: Error { case notWAV(String), notMono16(String) }
+}
+
+/// A child process whose every wait is bounded: output is collected as it comes, stderr can
+/// be watched for a line, signals can be sent, and a child that outlives its deadline is
+/// killed (the result then says so) rather than hanging the test run.
+final class BoundedProcess {
+    /// What a finished (or killed) child said.
+    struct Result {
+        var status: Int32
+        var timedOut: Bool
+        var stdout: String
+        var stderr: String
+    }
+
+    private let process = Process()
+    private let output = Collected()
+    private let errors = Collected()
+
+    /// Starts `executable` (found on `PATH` through `/usr/bin/env`, which execs it: the
+    /// pid is the program's own, so signals reach it).
+    init(_ executable: String, _ arguments: [String], environment: [String: String], directory: String) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [executable] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        output.follow(out.fileHandleForReading)
+        errors.follow(err.fileHandleForReading)
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    /// stderr so far.
+    var stderr: String { errors.text }
+
+    /// Waits until stderr satisfies `predicate`, the child exits, or `timeout` seconds pass.
+    func waitForStderr(timeout: Double, until predicate: (String) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if predicate(errors.text) { return true }
+            if !process.isRunning, errors.isClosed { return predicate(errors.text) }
+            usleep(5_000)
+        }
+        return predicate(errors.text)
+    }
+
+    /// Sends `signal` to the child.
+    func send(_ signal: Int32) {
+        if process.isRunning { kill(process.processIdentifier, signal) }
+    }
+
+    /// Waits for the child to exit, killing it after `timeout` seconds.
+    func finish(timeout: Double) -> Result {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning, Date() < deadline { usleep(10_000) }
+        let timedOut = process.isRunning
+        if timedOut { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        // The pipes close when the child is gone; bound the wait anyway.
+        let drained = Date().addingTimeInterval(5)
+        while !(output.isClosed && errors.isClosed), Date() < drained { usleep(5_000) }
+        return Result(status: process.terminationStatus, timedOut: timedOut, stdout: output.text, stderr: errors.text)
+    }
+
+    /// Bytes read from one pipe by its readability handler (another thread).
+    private final class Collected: Sendable {
+        private let state = Mutex<(data: Data, closed: Bool)>((Data(), false))
+
+        func follow(_ handle: FileHandle) {
+            handle.readabilityHandler = { [self] handle in
+                let chunk = handle.availableData
+                if chunk.isEmpty {
+                    handle.readabilityHandler = nil
+                    state.withLock { $0.closed = true }
+                } else {
+                    state.withLock { $0.data.append(chunk) }
+                }
+            }
+        }
+
+        var text: String { state.withLock { String(decoding: $0.data, as: UTF8.self) } }
+        var isClosed: Bool { state.withLock { $0.closed } }
+    }
+}
+
+extension CommandLineStateFixture {
+    /// Starts `tilawa` against this state directory with the ALSA fixture, the clock pinned
+    /// at `time` as `run(_:at:)` does.
+    func start(_ arguments: [String], alsa: ALSAFixture, at time: String?) throws -> BoundedProcess {
+        var environment = alsa.environment
+        environment["TILAWA_STATE_DIR"] = stateDirectory
+        environment["TZ"] = "UTC"
+        if let time {
+            environment["LD_PRELOAD"] = Self.libfaketime
+            environment["FAKETIME"] = time
+            environment["FAKETIME_DONT_FAKE_MONOTONIC"] = "1"
+        }
+        return try BoundedProcess(tilawaBinary, arguments, environment: environment, directory: scratch.path)
+    }
+
+    /// Runs `tilawa capture …` with the fixture to completion (at most `timeout` seconds).
+    func capture(_ arguments: [String], alsa: ALSAFixture, at time: String? = nil, timeout: Double = 120) throws -> BoundedProcess.Result {
+        try start(["capture", "--device", ALSAFixture.device] + arguments, alsa: alsa, at: time).finish(timeout: timeout)
+    }
+
+    /// Files left in `staging/`.
+    var stagingContents: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: stateDirectory + "/staging")) ?? []).sorted()
+    }
+}
+
+/// Whether `text` holds a meter line (`mm:ss [bar] …`).
+func containsMeterLine(_ text: String) -> Bool {
+    text.range(of: #"\d\d:\d\d \[[#.]{30}\]"#, options: .regularExpression) != nil
+}

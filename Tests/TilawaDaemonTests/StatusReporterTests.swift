@@ -1,0 +1,264 @@
+import Foundation
+import GRDB
+import Hummingbird
+import HummingbirdTesting
+import Testing
+@testable import TilawaDaemon
+import TilawaStore
+import TilawaTestSupport
+
+@Suite("Status report: what it reads and how it judges")
+struct StatusReporterTests {
+    private let now = TestDaemon.midSemester
+
+    /// A probe of a loopback port where nothing listens: the daemon is down.
+    private func downProbe() throws -> DaemonProbe {
+        DaemonProbe(url: "http://127.0.0.1:\(try unusedPort())/readyz")
+    }
+
+    /// Disk thresholds that never fire, so the machine's own disk cannot change a verdict.
+    private var calmDisk: StatusThresholds {
+        var thresholds = StatusThresholds()
+        thresholds.diskWarningPercent = 0
+        thresholds.diskCriticalPercent = 0
+        return thresholds
+    }
+
+    @Test("No state directory at all: an empty installation, daemon down is WARNING, or CRITICAL when expected")
+    func emptyInstallation() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let configuration = TilawaConfiguration(stateDirectory: scratch.path("never-created"), workingDirectory: scratch.path)
+        let report = await StatusReporter(configuration: configuration, thresholds: calmDisk).report(now: now, probe: try downProbe())
+        #expect(report.state == .warning)
+        #expect(report.check("daemon")?.state == .warning)
+        #expect(report.daemon.up == false && report.daemon.error == "connection refused")
+        #expect(report.check("state_dir")?.state == .ok)
+        #expect(report.check("database")?.state == .ok)
+        #expect(report.database.exists == false)
+        #expect(report.awaitingFeedback.count == 0 && report.uploads.last7d.accepted == 0)
+        #expect(report.checks.filter { $0.state != .ok }.map(\.name) == ["daemon"])
+        // The report looks, it never creates.
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("never-created")))
+
+        let expecting = await StatusReporter(configuration: configuration, thresholds: calmDisk, expectRunning: true)
+            .report(now: now, probe: try downProbe())
+        #expect(expecting.state == .critical)
+        #expect(expecting.check("daemon")?.state == .critical)
+    }
+
+    @Test("A fresh database (roster only): everything zero, the JSON has every member, nulls included")
+    func freshDatabase() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        let report = await StatusReporter(configuration: daemon.runtime.configuration, thresholds: calmDisk)
+            .report(now: now, probe: try downProbe())
+        #expect(report.check("database")?.state == .ok)
+        #expect(report.database.exists && report.database.sizeBytes > 0)
+        #expect(report.state == .warning, "only the daemon is down")
+        let object = try #require(try JSONSerialization.jsonObject(with: try APIJSON.encoder().encode(report)) as? [String: Any])
+        for member in ["state", "generated_at", "state_dir", "daemon", "uploads", "awaiting_feedback", "overdue", "overdue_by_coach",
+                       "encode_queue", "dropbox", "notifications", "disk", "database", "missing_artifacts", "checks"] {
+            #expect(object[member] != nil, "\(member)")
+        }
+        let awaiting = try #require(object["awaiting_feedback"] as? [String: Any])
+        #expect(awaiting["oldest_age_seconds"] is NSNull)
+        let daemonObject = try #require(object["daemon"] as? [String: Any])
+        #expect(daemonObject["uptime_seconds"] is NSNull && daemonObject["up"] as? Bool == false)
+    }
+
+    @Test("Overdue work, undelivered events, a failed job and a drop-folder rejection: WARNING, each check says so")
+    func seededWarnings() async throws {
+        let daemon = try await TestDaemon { configuration in
+            configuration.webhook.url = URL(string: "http://127.0.0.1:9/hook")
+        }
+        defer { daemon.remove() }
+        let seed = StatusSeed(database: daemon.runtime.database)
+        let hour: TimeInterval = 3_600
+        let store = daemon.runtime.stateDirectory.artifactStore
+        // S1001 and S1003 belong to coach C01, S1002 to C02 (config/students.csv).
+        try seed.submission("sub-old", student: "S1001", state: "awaiting_feedback", receivedAt: now - 60 * hour,
+                            originalPath: nil, originalBytes: 5_000, audioPath: "submissions/old.opus", audioBytes: 300)
+        try seed.submission("sub-late", student: "S1002", state: "awaiting_feedback", receivedAt: now - 50 * hour,
+                            originalPath: "originals/late.wav", originalBytes: 4_000, audioPath: "submissions/late.opus", audioBytes: 200)
+        try seed.submission("sub-new", student: "S1003", state: "awaiting_feedback", receivedAt: now - 2 * hour,
+                            originalPath: "originals/new.wav", originalBytes: 1_000, audioPath: "submissions/new.opus", audioBytes: 100,
+                            waveformPath: "submissions/new.json")
+        try seed.submission("sub-failed", student: "S1003", state: "failed", receivedAt: now - 1 * hour, originalBytes: 10)
+        for path in ["submissions/old.opus", "submissions/late.opus", "originals/late.wav", "originals/new.wav",
+                     "submissions/new.opus", "submissions/new.json"] {
+            try writeFile(store.path(path))
+        }
+        try seed.rejection(student: "S1001", code: "too_quiet", at: now - 1 * hour)
+        try seed.rejection(student: "S1001", code: "too_quiet", at: now - 30 * hour)
+        try seed.rejection(student: "S1002", code: "attempt_limit", at: now - 3 * hour)
+        try seed.rejection(student: "S1002", code: "silent", at: now - 10 * 24 * hour)
+        try seed.event(student: "S1001", at: now - 25 * 60)
+        try seed.event(student: "S1002", at: now - 2 * 60)
+        try seed.event(student: "S1002", at: now - 3 * hour, deliveredAt: now - 3 * hour)
+        try seed.job(state: "failed", createdAt: now - 5 * hour)
+        try seed.job(state: "queued", createdAt: now - 90)
+        try seed.job(state: "done", createdAt: now - 9 * hour)
+        try seed.dropFile(coach: "C01", outcome: "rejected", at: now - 2 * hour)
+        try seed.dropFile(coach: "C01", outcome: "rejected", at: now - 48 * hour)
+
+        let dropbox = daemon.runtime.configuration.dropbox.path
+        try writeFile(dropbox + "/C01/S1001_w12.m4a")
+        try writeFile(dropbox + "/C01/S1001_w12.txt")
+        try writeFile(dropbox + "/C01/.S1002_w12.m4a.x7Yz")
+        try writeFile(dropbox + "/C01/S1003_w11.m4a.part")
+        try writeFile(dropbox + "/C01/processed/S1003_w10.m4a")
+        try writeFile(dropbox + "/C02/rejected/S9999_w01.mp3")
+        try writeFile(dropbox + "/C02/rejected/S9999_w01.mp3.reason.txt")
+        try writeFile(dropbox + "/C02/S1002_eoc.wav")
+
+        let report = await StatusReporter(configuration: daemon.runtime.configuration, thresholds: calmDisk)
+            .report(now: now, probe: try downProbe())
+        #expect(report.state == .warning)
+        #expect(report.check("feedback_overdue")?.state == .warning)
+        #expect(report.check("feedback_overdue")?.message.contains("C01 1, C02 1") == true)
+        #expect(report.check("notifications")?.state == .warning)
+        #expect(report.check("encode_jobs")?.state == .warning)
+        #expect(report.check("dropbox_rejections")?.state == .warning)
+        #expect(report.check("missing_artifacts")?.state == .ok)
+        #expect(!report.checks.contains { $0.state == .critical || $0.state == .unknown })
+
+        #expect(report.awaitingFeedback == .init(count: 3, oldestAgeSeconds: 60 * 3_600))
+        #expect(report.overdue.count == 2 && report.overdue.dueHours == 48)
+        #expect(report.overdueByCoach == ["C01": 1, "C02": 1])
+        #expect(report.uploads.last24h == .init(accepted: 1, rejected: 2, rejectedByReason: ["too_quiet": 1, "attempt_limit": 1]))
+        #expect(report.uploads.last7d == .init(accepted: 3, rejected: 3, rejectedByReason: ["too_quiet": 2, "attempt_limit": 1]))
+        #expect(report.notifications == .init(count: 2, oldestAgeSeconds: 25 * 60, webhookConfigured: true))
+        #expect(report.encodeQueue == .init(count: 1, oldestAgeSeconds: 90, queued: 1, running: 0, failed: 1))
+        #expect(report.dropbox.backlog == 2, "S1001_w12.m4a and S1002_eoc.wav; not notes, temporary names or processed/")
+        #expect(report.dropbox.rejected == 1 && report.dropbox.rejectedLast24h == 1)
+        // Encoded audio of every row, originals only where the row still points to one.
+        #expect(report.disk.artifactBytes == 300 + 200 + 100 + 4_000 + 1_000)
+        #expect(report.missingArtifacts.count == 0 && report.missingArtifacts.checkedFiles == 6)
+    }
+
+    @Test("Without webhook.url the outbox is the feed: undelivered events are counted, not a warning")
+    func noWebhook() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        try StatusSeed(database: daemon.runtime.database).event(student: "S1001", at: now - 86_400)
+        let report = await StatusReporter(configuration: daemon.runtime.configuration, thresholds: calmDisk)
+            .report(now: now, probe: try downProbe())
+        #expect(report.notifications.count == 1 && report.notifications.webhookConfigured == false)
+        #expect(report.check("notifications")?.state == .ok)
+    }
+
+    @Test("A row of the last 7 days pointing to a missing file is CRITICAL and named")
+    func missingArtifact() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        let seed = StatusSeed(database: daemon.runtime.database)
+        let store = daemon.runtime.stateDirectory.artifactStore
+        try seed.submission("sub-here", student: "S1001", state: "feedback_ready", receivedAt: now - 3_600,
+                            audioPath: "submissions/2026/11/here.opus", audioBytes: 10)
+        try seed.submission("sub-gone", student: "S1002", state: "awaiting_feedback", receivedAt: now - 3_600,
+                            audioPath: "submissions/2026/11/gone.opus", audioBytes: 10)
+        // Older than the window: left to the daemon's full sweep.
+        try seed.submission("sub-ancient", student: "S1003", state: "feedback_ready", receivedAt: now - 30 * 86_400,
+                            audioPath: "submissions/2026/10/ancient.opus", audioBytes: 10)
+        try writeFile(store.path("submissions/2026/11/here.opus"))
+
+        let reporter = StatusReporter(configuration: daemon.runtime.configuration, thresholds: calmDisk)
+        let report = await reporter.report(now: now, probe: try downProbe())
+        #expect(report.state == .critical)
+        #expect(report.check("missing_artifacts")?.state == .critical)
+        #expect(report.missingArtifacts.count == 1 && report.missingArtifacts.checkedFiles == 2)
+        #expect(report.missingArtifacts.examples == ["submissions/2026/11/gone.opus"])
+        #expect(report.check("missing_artifacts")?.message.contains("submissions/2026/11/gone.opus") == true)
+
+        // The daemon's full sweep sees the old row too, and leaves its count for status.
+        try writeFile(store.path("submissions/2026/11/gone.opus"))
+        let sweep = try ArtifactSweeper(database: daemon.runtime.database, stateDirectory: daemon.runtime.stateDirectory)
+            .sweep(now: now, originalsRetentionDays: nil)
+        #expect(sweep.missing == ["submissions/2026/10/ancient.opus"])
+        let after = await reporter.report(now: now, probe: try downProbe())
+        #expect(after.missingArtifacts.count == 0)
+        #expect(after.missingArtifacts.lastFullSweep?.count == 1)
+        #expect(after.check("missing_artifacts")?.state == .critical)
+
+        try writeFile(store.path("submissions/2026/10/ancient.opus"))
+        _ = try ArtifactSweeper(database: daemon.runtime.database, stateDirectory: daemon.runtime.stateDirectory)
+            .sweep(now: now, originalsRetentionDays: nil)
+        let restored = await reporter.report(now: now, probe: try downProbe())
+        #expect(restored.missingArtifacts.lastFullSweep?.count == 0)
+        #expect(restored.check("missing_artifacts")?.state == .ok)
+    }
+
+    @Test("A corrupt database is UNKNOWN, and nothing pretends its backlogs are empty")
+    func corruptDatabase() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let configuration = TilawaConfiguration(stateDirectory: scratch.path("var"), workingDirectory: scratch.path)
+        try writeFile(scratch.path("var/tilawa.sqlite"), bytes: 8_192)
+        let report = await StatusReporter(configuration: configuration, thresholds: calmDisk).report(now: now, probe: try downProbe())
+        #expect(report.state == .unknown)
+        #expect(report.check("database")?.state == .unknown)
+        #expect(report.check("feedback_overdue") == nil && report.check("missing_artifacts") == nil)
+        #expect(report.check("daemon")?.state == .warning)
+    }
+
+    @Test("Disk thresholds", arguments: [
+        (warning: 0.0, critical: 0.0, expected: StatusState.ok),
+        (warning: 100.0, critical: 0.0, expected: StatusState.warning),
+        (warning: 100.0, critical: 100.0, expected: StatusState.critical),
+    ])
+    func diskThresholds(warning: Double, critical: Double, expected: StatusState) async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        var thresholds = StatusThresholds()
+        thresholds.diskWarningPercent = warning
+        thresholds.diskCriticalPercent = critical
+        let configuration = TilawaConfiguration(stateDirectory: scratch.path("var"), workingDirectory: scratch.path)
+        let report = await StatusReporter(configuration: configuration, thresholds: thresholds).report(now: now, probe: try downProbe())
+        #expect(report.check("disk_space")?.state == expected)
+        #expect(report.disk.freeBytes.map { $0 > 0 } == true)
+        #expect(report.disk.path == scratch.path, "measured at the nearest existing folder")
+    }
+
+    @Test("The worst state wins: OK < WARNING < UNKNOWN < CRITICAL; exit codes 0 1 2 3")
+    func worstState() {
+        #expect(StatusState.worst([]) == .ok)
+        #expect(StatusState.worst([.ok, .warning, .ok]) == .warning)
+        #expect(StatusState.worst([.warning, .unknown]) == .unknown)
+        #expect(StatusState.worst([.unknown, .critical, .warning]) == .critical)
+        #expect(StatusState.allCases.map(\.exitCode) == [0, 1, 2, 3])
+    }
+
+    @Test("A live daemon: the probe sees it up with its uptime, and GET /v1/status answers ops only")
+    func liveDaemon() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        try await daemon.application().test(.live) { client in
+            let port = try #require(client.port)
+            let reporter = StatusReporter(configuration: daemon.runtime.configuration, thresholds: calmDisk, expectRunning: true)
+            daemon.clock.advance(by: 125)
+            let report = await reporter.report(now: daemon.clock.now, probe: DaemonProbe(url: "http://127.0.0.1:\(port)/readyz"))
+            #expect(report.daemon.up && report.daemon.ready)
+            #expect(report.daemon.uptimeSeconds == 125)
+            #expect(report.daemon.pid == Int(getpid()))
+            #expect(report.check("daemon")?.state == .ok)
+            #expect(report.state == .ok)
+
+            let ops = try await client.execute(uri: "/v1/status", method: .get, headers: try await daemon.headers(.ops, "ops"))
+            #expect(ops.status == .ok)
+            let body = try #require(ops.json)
+            // The route judges the disk with the default thresholds; everything else is fine.
+            let checks = try #require(body["checks"] as? [[String: Any]])
+            #expect(checks.filter { $0["name"] as? String != "disk_space" }.allSatisfy { $0["state"] as? String == "ok" })
+            let daemonBody = try #require(body["daemon"] as? [String: Any])
+            #expect(daemonBody["up"] as? Bool == true && daemonBody["uptime_seconds"] as? Int == 125)
+            #expect(checks.contains { $0["name"] as? String == "missing_artifacts" })
+
+            for (role, subject) in [(Role.student, "S1001"), (Role.coach, "C01")] {
+                let denied = try await client.execute(uri: "/v1/status", method: .get, headers: try await daemon.headers(role, subject))
+                #expect(denied.status == .forbidden, "\(role)")
+            }
+            #expect(try await client.execute(uri: "/v1/status", method: .get).status == .unauthorized)
+        }
+    }
+}
