@@ -46,8 +46,10 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
+# Builds, imports the sample programme into ./var, prints a ready-to-paste upload line with a
+# fresh token, and runs the daemon on 127.0.0.1:8080 until Ctrl-C.
 run: build
-	$(BIN_DEBUG) analyze audio-fixtures/speech_mono_s16_48k.wav
+	scripts/run.sh $(BIN_DEBUG)
 
 fixtures: deps-tools
 	audio-fixtures/generate.sh

@@ -208,14 +208,14 @@ struct DropFolderTests {
         let coachOf = try await harness.daemon.runtime.database.writer.read { db in
             try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT id, coachId FROM student").map { ($0["id"] as String, $0["coachId"] as String) })
         }
-        // 40 distinct replies (one byte of padding each makes a distinct content hash) and one exact duplicate.
+        // 200 distinct replies dropped at once (padding makes each content distinct) and one exact duplicate.
         let base = try Data(contentsOf: URL(fileURLWithPath: fixture("speech.opus")))
         var expected = 0
-        for index in 0..<40 {
+        for index in 0..<200 {
             let student = students[index % students.count].0
             let folder = harness.dropbox + "/" + (coachOf[student] ?? "C01")
             var data = base
-            data.append(contentsOf: Array(repeating: UInt8(index), count: index + 1))
+            data.append(contentsOf: Array(repeating: UInt8(index % 256), count: index + 1))
             try data.write(to: URL(fileURLWithPath: folder + "/\(student)_assessment_\(index).opus"))
             expected += 1
         }
@@ -226,7 +226,7 @@ struct DropFolderTests {
         func taken() -> Int { folders.reduce(0) { $0 + harness.contents($1 + "/processed").count + harness.contents($1 + "/rejected").count } }
         // First run: stop part-way through the batch.
         try await harness.running {
-            _ = await harness.daemon.eventually { taken() >= 5 }
+            _ = await harness.daemon.eventually { taken() >= 20 }
         }
         // Second run: finishes the rest; nothing is taken twice.
         try await harness.running {

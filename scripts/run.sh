@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# `make run`: imports the sample programme into ./var (idempotent), prints a ready-to-paste
+# upload line with a fresh student token, and runs the daemon in the foreground.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tilawa=${1:-.build/debug/tilawa}
+export TILAWA_STATE_DIR=${TILAWA_STATE_DIR:-./var}
+port=${TILAWA_HTTP_PORT:-8080}
+
+"$tilawa" roster import config/program.yaml config/students.csv
+student=S1001
+token=$("$tilawa" token issue --student "$student" --ttl 12h)
+ops=$("$tilawa" token issue --ops --ttl 12h)
+# The current week of the sample semester (the newest one unlocked), so the upload is accepted.
+days=$(( ($(TZ=America/New_York date +%s) - $(TZ=America/New_York date -d 2026-09-05 +%s)) / 86400 ))
+week=$(( days / 7 + 1 ))
+(( week < 1 )) && week=1
+(( week > 15 )) && week=15
+
+cat <<TXT
+
+Tilawa is starting on http://127.0.0.1:${port} with its state in ${TILAWA_STATE_DIR}.
+Upload a recording as student ${student} for week ${week} (paste in another terminal):
+
+  curl -sS -X POST -H 'Authorization: Bearer ${token}' -H 'Content-Type: audio/wav' \\
+    --data-binary @audio-fixtures/speech_mono_s16_48k.wav \\
+    http://127.0.0.1:${port}/v1/students/${student}/weeks/${week}/submissions
+
+Then listen to it (the id is in the answer):  curl -sS -H 'Authorization: Bearer ${token}' -o reply.opus \\
+    http://127.0.0.1:${port}/v1/submissions/<id>/audio
+Operations:  curl -sS -H 'Authorization: Bearer ${ops}' http://127.0.0.1:${port}/v1/status
+Stop with Ctrl-C.
+
+TXT
+exec "$tilawa" serve
