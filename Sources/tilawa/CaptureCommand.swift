@@ -21,7 +21,7 @@ struct CaptureCommand: ParsableCommand {
             delivers), showing elapsed time, the peak level and CLIP on stderr. Stops at \
             --max-seconds, after --stop-after-silence seconds below -50 dBFS once speech has \
             begun (200 ms at or above -45 dBFS), or on Ctrl-C: the first press finishes and \
-            keeps the recording, a second one before it is handed on discards it.
+            keeps the recording, a second one within 2 s discards it.
 
             Exit status: as `tilawa ingest` (0 accepted and encoded, 65 refused for its audio, \
             75 attempt limit, 77 refused by a rule, 64 usage), 74 the device could not be \
@@ -57,6 +57,11 @@ struct CaptureCommand: ParsableCommand {
     /// Exit status of a capture discarded with Ctrl-C twice: a plain failure, not a signal
     /// death (130), because the process finished on its own and removed the file.
     static let abortedStatus: Int32 = 1
+
+    /// How long after a first Ctrl-C a second one still discards the recording. Past it the
+    /// recording is handed to the pipeline and Ctrl-C ends the process as usual (what was
+    /// admitted by then stays admitted).
+    static let abortGraceSeconds = 2.0
 
     /// Four hours of 16-bit mono 48 kHz stays well inside a WAV file's 4 GiB.
     static let longestRecordingSeconds = 4.0 * 3600
@@ -142,12 +147,17 @@ struct CaptureCommand: ParsableCommand {
         case let .aborted(seconds):
             throw Self.aborted(after: seconds)
         case let .finished(summary):
-            // A second Ctrl-C that came while the file was being closed still discards it.
-            if interrupts.count >= 2 {
+            Self.writeError(Self.stopLine(summary, maxSeconds: maxSeconds, silenceSeconds: stopAfterSilence))
+            // A person who meant "abort" presses twice, but not within one 20 ms block: after
+            // the first Ctrl-C the recording waits a moment before it is handed on.
+            if summary.reason == .interrupted {
+                Self.writeError("finishing: press Ctrl-C again within \(Int(Self.abortGraceSeconds)) s to discard this recording\n")
+            }
+            if interrupts.count >= 2
+                || (summary.reason == .interrupted && interrupts.waitForPress(after: 1, timeout: Self.abortGraceSeconds)) {
                 unlink(summary.path)
                 throw Self.aborted(after: summary.durationSeconds)
             }
-            Self.writeError(Self.stopLine(summary, maxSeconds: maxSeconds, silenceSeconds: stopAfterSilence))
             return summary
         }
     }

@@ -158,6 +158,32 @@ struct CaptureCommandTests {
         #expect(state.stagingContents.isEmpty)
     }
 
+    @Test("Ctrl-C twice aborts: exit 1, capture_aborted, no file anywhere")
+    func interruptTwiceAborts() throws {
+        let state = try CommandLineStateFixture()
+        defer { state.remove() }
+        let alsa = try ALSAFixture(in: state.scratch, samples: PCM.tone(seconds: 60))
+        let output = state.scratch.path("take.opus")
+        let process = try state.start(["capture", "--device", ALSAFixture.device, "--student", "S1001", "--week", "12",
+                                       "--max-seconds", "600"], alsa: alsa, at: midSemester)
+        #expect(process.waitForStderr(timeout: 60, until: containsMeterLine), "\(process.stderr)")
+        process.send(SIGINT)
+        // The second press must come after the first was taken (signals do not queue) and
+        // within the 2 s the command waits for it.
+        #expect(process.waitForStderr(timeout: 60) { $0.contains("press Ctrl-C again") }, "\(process.stderr)")
+        process.send(SIGINT)
+        let result = process.finish(timeout: 120)
+        #expect(!result.timedOut)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("tilawa: capture_aborted: "), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+        #expect(state.stagingContents.isEmpty)
+        let counts = try state.read { db in
+            (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission"), try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM rejection"))
+        }
+        #expect(counts.0 == 0 && counts.1 == 0, "an aborted capture is not an attempt and not a refusal")
+    }
+
     @Test("The rules refuse before the device is even opened; usage errors exit 64")
     func refusedBeforeRecording() throws {
         let state = try CommandLineStateFixture()

@@ -100,13 +100,15 @@ final class ServeProcess {
     let logPath: String
     let port: Int
 
-    init(stateDirectory: String, port: Int, directory: String) throws {
+    init(stateDirectory: String, port: Int, directory: String, environment extra: [String: String] = [:]) throws {
         self.port = port
         logPath = directory + "/serve.log"
         FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        process.executableURL = URL(fileURLWithPath: tilawaBinary)
-        process.arguments = ["serve"]
+        // Through env(1), which execs in place (same pid): a binary started straight from
+        // Foundation's Process with libfaketime preloaded sees no arguments.
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [tilawaBinary, "serve"]
         var environment = ProcessInfo.processInfo.environment
         environment["TILAWA_STATE_DIR"] = stateDirectory
         environment["TILAWA_HTTP_PORT"] = String(port)
@@ -114,6 +116,7 @@ final class ServeProcess {
         environment["TZ"] = "UTC"
         environment.removeValue(forKey: "NOTIFY_SOCKET")
         environment.removeValue(forKey: "WATCHDOG_USEC")
+        environment.merge(extra) { _, new in new }
         process.environment = environment
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         process.standardInput = FileHandle.nullDevice

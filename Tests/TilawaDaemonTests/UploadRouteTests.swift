@@ -164,7 +164,7 @@ struct UploadRouteTests {
 
 /// A plain TCP connection for what an HTTP client library will not do (vanish mid-body).
 final class RawHTTPConnection {
-    private let descriptor: Int32
+    let descriptor: Int32
 
     init(port: Int) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -40,6 +40,19 @@ public final class InterruptCounter {
         self.source = source
     }
 
+    /// Waits up to `timeout` seconds for the count to exceed `count`; true if it did.
+    ///
+    /// Polls every 10 ms: it runs once, for a second or two, after a recording stopped.
+    public func waitForPress(after count: Int, timeout: Double) -> Bool {
+        var waited = 0.0
+        while self.count <= count {
+            guard waited < timeout else { return false }
+            usleep(10_000)
+            waited += 0.01
+        }
+        return true
+    }
+
     /// Stops counting; SIGINT ends the process again.
     public func stop() {
         guard let source else { return }

@@ -96,9 +96,7 @@ public struct StatusReporter: Sendable {
         let databaseBytes = Self.fileSize(state.databasePath)
         let walBytes = Self.fileSize(state.databasePath + "-wal")
 
-        // Plain string paths: URL.appendingPathComponent would stat each one a second time.
-        let artifacts = state.artifacts.path + "/"
-        let missing = database == .read ? facts.recentArtifactPaths.filter { !Self.fileExists(artifacts + $0) } : []
+        let missing = database == .read ? ArtifactPresence.missing(facts.recentArtifactPaths, under: state.artifacts.path) : []
 
         var report = StatusReport(
             state: .ok, generatedAt: now, stateDir: state.root.path, daemon: daemon,
@@ -150,11 +148,6 @@ public struct StatusReporter: Sendable {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return Int64(info.st_size)
-    }
-
-    static func fileExists(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0
     }
 
     /// One line for an error reading the database (`file is not a database`, …).
