@@ -6,8 +6,8 @@ import Glibc
 /// Which artifact files of a list do not exist, checked cheaply enough for every report.
 ///
 /// Paths are grouped by folder; each folder is opened once and its files are looked up
-/// with `fstatat` relative to it, so the kernel walks one path component per file instead
-/// of the whole absolute path (tens of thousands of files per report).
+/// with `faccessat(F_OK)` relative to it: the kernel walks one path component per file
+/// instead of the whole path, and fills in no attributes (tens of thousands of files per report).
 enum ArtifactPresence {
     /// The paths of `relativePaths` (relative to `root`) that do not exist, in no particular order.
     static func missing(_ relativePaths: [String], under root: String) -> [String] {
@@ -28,8 +28,7 @@ enum ArtifactPresence {
                 continue
             }
             defer { close(descriptor) }
-            var info = stat()
-            for file in files where fstatat(descriptor, file.name, &info, 0) != 0 {
+            for file in files where faccessat(descriptor, file.name, F_OK, 0) != 0 {
                 missing.append(file.path)
             }
         }

@@ -79,21 +79,18 @@ extension AppDatabase {
                 facts.oldestUndeliveredOccurredAt = row["oldest"]
             }
 
-            // Three scalar subqueries, each over a small covering index.
-            facts.artifactBytes = try Int64.fetchOne(db, sql: """
-                SELECT (SELECT COALESCE(SUM(audioBytes), 0) FROM submission)
-                     + (SELECT COALESCE(SUM(originalBytes), 0) FROM submission WHERE originalPath IS NOT NULL)
-                     + (SELECT COALESCE(SUM(audioBytes), 0) FROM feedback)
-                """) ?? 0
+            facts.artifactBytes = try Self.artifactBytes(db)
 
             let recentSince = now.addingTimeInterval(-recentWindow)
             facts.recentSince = recentSince
             var paths: [String] = []
             for table in ["submission", "feedback"] {
-                for row in try Row.fetchAll(db, sql: """
+                // A cursor and column indexes: tens of thousands of rows, decoded without copies.
+                let rows = try Row.fetchCursor(db, sql: """
                     SELECT originalPath, audioPath, waveformPath FROM \(table) WHERE receivedAt >= ?
-                    """, arguments: [recentSince]) {
-                    for column in ["originalPath", "audioPath", "waveformPath"] {
+                    """, arguments: [recentSince])
+                while let row = try rows.next() {
+                    for column in 0..<3 {
                         if let path = row[column] as String? { paths.append(path) }
                     }
                 }
@@ -106,5 +103,21 @@ extension AppDatabase {
             facts.lastSweep = try Self.lastArtifactSweep(db)
             return facts
         }
+    }
+}
+
+extension AppDatabase {
+    /// Bytes of originals and encoded audio the rows point to: the running total the
+    /// triggers keep in `meta`, or (a schema from before them) the sum over the rows.
+    static func artifactBytes(_ db: Database) throws -> Int64 {
+        if try db.tableExists("meta"),
+           let total = try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [artifactBytesKey]) {
+            return total
+        }
+        return try Int64.fetchOne(db, sql: """
+            SELECT (SELECT COALESCE(SUM(CASE WHEN originalPath IS NULL THEN 0 ELSE originalBytes END
+                                        + CASE WHEN audioPath IS NULL THEN 0 ELSE COALESCE(audioBytes, 0) END), 0) FROM submission)
+                 + (SELECT COALESCE(SUM(CASE WHEN audioPath IS NULL THEN 0 ELSE COALESCE(audioBytes, 0) END), 0) FROM feedback)
+            """) ?? 0
     }
 }

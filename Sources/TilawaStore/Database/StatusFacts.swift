@@ -41,7 +41,8 @@ public struct StatusFacts: Sendable, Equatable {
     public var undeliveredEvents = 0
     /// When the oldest of them happened.
     public var oldestUndeliveredOccurredAt: Date?
-    /// Bytes of stored originals and encoded audio, summed from the rows (not the files).
+    /// Bytes of stored originals and encoded audio, from the rows (not the files): the
+    /// running total kept by triggers (migration "status: report indexes and meta").
     ///
     /// Waveform files and coach-reply originals have no size column and are not counted.
     public var artifactBytes: Int64 = 0

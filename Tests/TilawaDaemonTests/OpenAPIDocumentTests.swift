@@ -1,0 +1,50 @@
+import Foundation
+import Hummingbird
+import Testing
+@testable import TilawaDaemon
+import TilawaTestSupport
+
+@Suite("OpenAPI document")
+struct OpenAPIDocumentTests {
+    /// `METHOD /path/{param}` for every operation of the document.
+    static func documentedRoutes(_ yaml: String) -> Set<String> {
+        var routes = Set<String>()
+        var inPaths = false
+        var path: String?
+        let methods: Set<String> = ["get", "put", "post", "delete", "patch", "head", "options"]
+        for line in yaml.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line == "paths:" { inPaths = true; continue }
+            guard inPaths else { continue }
+            if !line.isEmpty, !line.hasPrefix(" "), !line.hasPrefix("#") { break }
+            if line.hasPrefix("  /"), line.hasSuffix(":"), !line.hasPrefix("   ") {
+                path = String(line.dropFirst(2).dropLast())
+            } else if let path, line.hasPrefix("    "), !line.hasPrefix("     "), line.hasSuffix(":") {
+                let word = line.trimmingCharacters(in: .whitespaces).dropLast()
+                if methods.contains(String(word)) { routes.insert("\(word.uppercased()) \(path)") }
+            }
+        }
+        return routes
+    }
+
+    @Test("The router and the document describe the same routes, method for method")
+    func routesMatch() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        let router = TilawaServer.makeRouter(api: daemon.api)
+        // Hummingbird describes paths as `/v1/submissions/{id}`, the document's own notation.
+        let normalised = Set(router.routes.map { route -> String in
+            let path = "\(route.path)"
+            return "\(route.method) \(path.hasPrefix("/") ? path : "/" + path)"
+        })
+        let documented = Self.documentedRoutes(OpenAPIDocument.yaml)
+        #expect(documented.count >= 16)
+        #expect(normalised.subtracting(documented).isEmpty, "served but not documented: \(normalised.subtracting(documented).sorted())")
+        #expect(documented.subtracting(normalised).isEmpty, "documented but not served: \(documented.subtracting(normalised).sorted())")
+    }
+
+    @Test("The served document is openapi/openapi.yaml byte for byte (run scripts/embed-openapi.sh after editing it)")
+    func embeddedCopyIsCurrent() throws {
+        let file = try String(contentsOf: packageRoot.appendingPathComponent("openapi/openapi.yaml"), encoding: .utf8)
+        #expect(OpenAPIDocument.yaml + "\n" == file || OpenAPIDocument.yaml == file)
+    }
+}
