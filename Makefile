@@ -13,11 +13,11 @@ RUNTIME_PACKAGES := libavformat-dev libavcodec-dev libswresample-dev libavutil-d
                     libsqlite3-dev pkg-config
 TEST_PACKAGES    := opus-tools faketime
 # Only for regenerating audio-fixtures/ and for the benchmarks.
-TOOL_PACKAGES    := sox espeak-ng ffmpeg opus-tools bc sqlite3
+TOOL_PACKAGES    := sox espeak-ng ffmpeg opus-tools bc curl sqlite3
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps deps-tools build release test run bench-encode bench-status fixtures clean
+.PHONY: deps deps-tools build release test run bench-encode bench-upload bench-status fixtures clean
 
 define install_missing
 	@missing=""; for p in $(1); do \
@@ -61,6 +61,10 @@ bench-encode: deps-tools release
 # `tilawa status --json` on 1,000,000 submissions over 5,000 students (release build; target <= 0.3 s).
 bench-status: deps-tools release
 	scripts/bench-status.sh $(BIN_RELEASE)
+
+# Upload answer time vs bare analysis, peak RSS with 64 concurrent 17 MB uploads, drain time.
+bench-upload: deps-tools release
+	scripts/bench-upload.sh $(BIN_RELEASE)
 
 clean:
 	rm -rf .build

@@ -72,6 +72,7 @@ public struct WebhookNotifierService: Service {
         self.logger = logger
     }
 
+    /// Delivers until graceful shutdown (or idles, without an endpoint), then shuts the client down.
     public func run() async throws {
         guard let endpoint else {
             logger.info("webhook not configured; notifications stay in the outbox and the events feed")
