@@ -36,7 +36,7 @@ db="$work/var/tilawa.sqlite"
 
 now=$(date +%s)
 started=$(date +%s.%N)
-sqlite3 -bail "$db" <<SQL
+sqlite3 -bail "$db" >/dev/null <<SQL
 PRAGMA journal_mode = DELETE;
 PRAGMA synchronous = OFF;
 PRAGMA cache_size = -400000;
