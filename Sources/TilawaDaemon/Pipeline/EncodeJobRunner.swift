@@ -71,39 +71,38 @@ public struct EncodeJobRunner: Sendable {
         guard let feedback = try database.feedback(id: job.subjectId), let original = feedback.originalPath else {
             throw StoreError.internalInconsistency("no feedback \(job.subjectId) or no original recording")
         }
-        let store = stateDirectory.artifactStore
-        let audioPath = store.relativePath(.feedback, name: "\(feedback.id).opus", date: feedback.receivedAt)
-        let waveformPath = store.relativePath(.feedback, name: "\(feedback.id).peaks.json", date: feedback.receivedAt)
-        try store.prepareDirectory(for: audioPath)
-        let processed = try feedbackProcessor.process(path: store.path(original), encodeTo: store.path(audioPath), policy: .always)
-        guard let encoded = processed.encoded else {
-            throw StoreError.internalInconsistency("the encoder produced no file for \(feedback.id)")
-        }
-        try store.write(processed.waveform.jsonData(), to: waveformPath)
+        let artifacts = try encode(original: original, family: .feedback, id: feedback.id, date: feedback.receivedAt,
+                                   processor: feedbackProcessor)
         try database.completeFeedbackEncode(
-            jobId: jobId, feedbackId: feedback.id, audioPath: audioPath, audioBytes: encoded.bytes,
-            waveformPath: waveformPath, outputGainDB: encoded.outputGainDB, now: clock())
+            jobId: jobId, feedbackId: feedback.id, audioPath: artifacts.audioPath, audioBytes: artifacts.encoded.bytes,
+            waveformPath: artifacts.waveformPath, outputGainDB: artifacts.encoded.outputGainDB, now: clock())
     }
 
     private func encodeSubmission(job: JobRecord, jobId: Int64) throws {
-        guard let submission = try database.submission(id: job.subjectId) else {
-            throw StoreError.internalInconsistency("no submission \(job.subjectId)")
+        guard let submission = try database.submission(id: job.subjectId), let original = submission.originalPath else {
+            throw StoreError.internalInconsistency("no submission \(job.subjectId) or no original recording")
         }
-        guard let original = submission.originalPath else {
-            throw StoreError.internalInconsistency("submission \(submission.id) has no original recording")
-        }
+        let artifacts = try encode(original: original, family: .submissions, id: submission.id, date: submission.receivedAt,
+                                   processor: processor)
+        try database.completeSubmissionEncode(
+            jobId: jobId, submissionId: submission.id, audioPath: artifacts.audioPath, audioBytes: artifacts.encoded.bytes,
+            waveformPath: artifacts.waveformPath, outputGainDB: artifacts.encoded.outputGainDB, now: clock())
+    }
+
+    /// Encodes an original to `<family>/YYYY/MM/<id>.opus` and its peaks to `<id>.peaks.json`,
+    /// both placed durably before the caller records them.
+    private func encode(original: String, family: ArtifactStore.Family, id: String, date: Date,
+                        processor: AudioProcessor) throws -> (audioPath: String, waveformPath: String, encoded: EncodedAudio) {
         let store = stateDirectory.artifactStore
-        let audioPath = store.relativePath(.submissions, name: "\(submission.id).opus", date: submission.receivedAt)
-        let waveformPath = store.relativePath(.submissions, name: "\(submission.id).peaks.json", date: submission.receivedAt)
+        let audioPath = store.relativePath(family, name: "\(id).opus", date: date)
+        let waveformPath = store.relativePath(family, name: "\(id).peaks.json", date: date)
         try store.prepareDirectory(for: audioPath)
         let processed = try processor.process(path: store.path(original), encodeTo: store.path(audioPath), policy: .always)
         guard let encoded = processed.encoded else {
-            throw StoreError.internalInconsistency("the encoder produced no file for \(submission.id)")
+            throw StoreError.internalInconsistency("the encoder produced no file for \(id)")
         }
         try store.write(processed.waveform.jsonData(), to: waveformPath)
         Failpoint.hit(Failpoint.afterEncode)
-        try database.completeSubmissionEncode(
-            jobId: jobId, submissionId: submission.id, audioPath: audioPath, audioBytes: encoded.bytes,
-            waveformPath: waveformPath, outputGainDB: encoded.outputGainDB, now: clock())
+        return (audioPath, waveformPath, encoded)
     }
 }
