@@ -31,7 +31,7 @@ median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2
 p99() { sort -g | awk '{a[NR]=$1} END {i=int(NR*0.99); if (i<1) i=1; if (i<NR*0.99) i++; print a[i]}'; }
 upload() { # student → seconds to answer, HTTP status
   local token; token=$("$tilawa" token issue --student "$1")
-  curl -s -o /dev/null -w "%{time_total} %{http_code}\n" -X POST -H "Authorization: Bearer $token" -H "Content-Type: audio/wav" \
+  curl -s -o /dev/null -w "%{time_total} %{http_code}\n" -X POST -H "Authorization: Bearer $token" -H "Content-Type: audio/wav" -H 'Expect:' \
     --data-binary @"$input" "http://127.0.0.1:$port/v1/students/$1/weeks/assessment/submissions"
 }
 export -f upload; export tilawa input port

@@ -22,7 +22,7 @@ cat <<TXT
 Tilawa is starting on http://127.0.0.1:${port} with its state in ${TILAWA_STATE_DIR}.
 Upload a recording as student ${student} for week ${week} (paste in another terminal):
 
-  curl -sS -X POST -H 'Authorization: Bearer ${token}' -H 'Content-Type: audio/wav' \\
+  curl -sS -X POST -H 'Authorization: Bearer ${token}' -H 'Content-Type: audio/wav' -H 'Expect:' \\
     --data-binary @audio-fixtures/speech_mono_s16_48k.wav \\
     http://127.0.0.1:${port}/v1/students/${student}/weeks/${week}/submissions
 

@@ -41,7 +41,10 @@ struct ServeCommand: AsyncParsableCommand {
 
         let startedAt = Date()
         let cores = ProcessInfo.processInfo.activeProcessorCount
+        // Uploads are answered from `pool`; encode jobs and coach replies run on `background`,
+        // at a lower CPU priority, so a student's answer never waits behind an encode.
         let pool = AudioWorkPool(threads: cores)
+        let background = AudioWorkPool(threads: configuration.encodeWorkerCount(processorCount: cores), niceness: 10)
         let wakeup = WakeupSignal()
         let metrics = TilawaMetrics()
         let notifier = SystemdNotifier(environment: environment)
@@ -53,9 +56,9 @@ struct ServeCommand: AsyncParsableCommand {
             try? notifier?.ready(status: "Serving on \(address)")
         }
         let workers = EncodeWorkerService(
-            runtime: runtime, pool: pool, wakeup: wakeup, workers: configuration.encodeWorkerCount(processorCount: cores),
+            runtime: runtime, pool: background, wakeup: wakeup, workers: configuration.encodeWorkerCount(processorCount: cores),
             metrics: metrics, logger: logger)
-        let dropFolder = DropFolderService(runtime: runtime, pool: pool, jobsWakeup: wakeup, logger: logger)
+        let dropFolder = DropFolderService(runtime: runtime, pool: background, jobsWakeup: wakeup, logger: logger)
         let deadlines = FeedbackDeadlineService(runtime: runtime, notify: wakeup, logger: logger)
         let webhookNotifier = WebhookNotifierService(
             database: runtime.database, endpoint: webhook, options: .init(webhook: configuration.webhook), wakeup: wakeup,
@@ -83,10 +86,12 @@ struct ServeCommand: AsyncParsableCommand {
             try await group.run()
         } catch {
             await pool.shutdown()
+            await background.shutdown()
             logger.error("daemon stopped on error", metadata: ["error": "\(error)"])
             throw CommandLineOutput.fail(code: "serve_failed", message: "\(error)", exit: ExitStatus.unavailable)
         }
         await pool.shutdown()
+        await background.shutdown()
         logger.info("stopped")
     }
 }

@@ -229,6 +229,16 @@ struct StatusReporterTests {
         #expect(StatusState.allCases.map(\.exitCode) == [0, 1, 2, 3])
     }
 
+    @Test("A daemon that accepts but never answers is down after the probe's deadline, not a hang")
+    func hungDaemon() async throws {
+        let listener = try silentListener()
+        defer { close(listener.descriptor) }
+        let daemon = await DaemonProbe(url: "http://127.0.0.1:\(listener.port)/readyz", timeout: .milliseconds(300))
+            .probe(expectRunning: true)
+        #expect(daemon.up == false && daemon.ready == false)
+        #expect(daemon.error == "no answer within the deadline")
+    }
+
     @Test("A live daemon: the probe sees it up with its uptime, and GET /v1/status answers ops only")
     func liveDaemon() async throws {
         let daemon = try await TestDaemon()

@@ -73,9 +73,27 @@ func writeFile(_ path: String, bytes: Int = 16) throws {
 
 /// A loopback TCP port nothing listens on right now (bound to port 0, read back, closed).
 func unusedPort() throws -> Int {
+    let (descriptor, port) = try boundSocket()
+    close(descriptor)
+    return port
+}
+
+/// A loopback listener that completes TCP handshakes (the kernel does) but never answers:
+/// a hung daemon. Close the descriptor when done.
+func silentListener() throws -> (descriptor: Int32, port: Int) {
+    let (descriptor, port) = try boundSocket()
+    guard listen(descriptor, 8) == 0 else {
+        close(descriptor)
+        throw PortError.socket(errno)
+    }
+    return (descriptor, port)
+}
+
+private func boundSocket() throws -> (Int32, Int) {
     let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard descriptor >= 0 else { throw PortError.socket(errno) }
-    defer { close(descriptor) }
+    var keep = false
+    defer { if !keep { close(descriptor) } }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = 0
@@ -89,7 +107,8 @@ func unusedPort() throws -> Int {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
     }
     guard named == 0 else { throw PortError.socket(errno) }
-    return Int(UInt16(bigEndian: address.sin_port))
+    keep = true
+    return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
 }
 
 enum PortError: Error { case socket(Int32) }

@@ -1392,33 +1392,49 @@ components:
           const: ok
 
     StatusReport:
-      description: What `tilawa status --json` prints; members may be added.
+      description: |-
+        What `tilawa status --json` prints and `GET /v1/status` returns (DESIGN §7). Every
+        member listed is always present (absent values are `null`); members may be added.
+        `state` is the worst of `checks`, ranked ok < warning < unknown < critical, and is what
+        `tilawa status` exits with (0, 1, 2, 3). Thresholds: WARNING when a submission awaits
+        feedback past `program.feedback_due_hours`, the oldest undelivered notification is older
+        than 10 minutes (only with `webhook.url` set), an encode job failed, the drop folder
+        rejected a file in the last 24 h, disk free is below 15 %, or the daemon is down
+        without `--expect-running`; CRITICAL when the daemon is down with `--expect-running`,
+        disk free is below 5 %, or artifact files are missing; UNKNOWN when the state directory
+        or the database cannot be read.
       type: object
-      required: [state]
+      required: [state, generated_at, state_dir, daemon, uploads, awaiting_feedback, overdue, overdue_by_coach,
+                 encode_queue, dropbox, notifications, disk, database, missing_artifacts, checks]
       additionalProperties: true
       properties:
         state:
           $ref: '#/components/schemas/StatusState'
         generated_at:
           $ref: '#/components/schemas/Timestamp'
+        state_dir:
+          type: string
+          description: The state directory described (absolute path).
         daemon:
           $ref: '#/components/schemas/StatusDaemon'
         uploads:
           $ref: '#/components/schemas/StatusUploads'
         awaiting_feedback:
           $ref: '#/components/schemas/StatusBacklog'
+        overdue:
+          $ref: '#/components/schemas/StatusOverdue'
         overdue_by_coach:
           type: object
-          description: Submissions awaiting feedback past their due time, by coach id.
+          description: Submissions awaiting feedback past their due time, by coach id (coaches with none are left out).
           additionalProperties:
             type: integer
-            minimum: 0
+            minimum: 1
         encode_queue:
-          $ref: '#/components/schemas/StatusBacklog'
+          $ref: '#/components/schemas/StatusEncodeQueue'
         dropbox:
           $ref: '#/components/schemas/StatusDropbox'
         notifications:
-          $ref: '#/components/schemas/StatusBacklog'
+          $ref: '#/components/schemas/StatusNotifications'
         disk:
           $ref: '#/components/schemas/StatusDisk'
         database:
@@ -1427,22 +1443,41 @@ components:
           $ref: '#/components/schemas/StatusMissingArtifacts'
         checks:
           type: array
+          description: Every check evaluated, in a fixed order; those needing the database are left out when it cannot be read.
           items:
             $ref: '#/components/schemas/StatusCheck'
     StatusDaemon:
+      description: The daemon as its `GET /readyz` answered (from `/v1/status`, the daemon describing itself).
       type: object
+      required: [up, ready, expected_running, url, uptime_seconds, started_at, pid, error]
       additionalProperties: true
       properties:
         up:
           type: boolean
+          description: Something answered `/readyz` as Tilawa does.
+        ready:
+          type: boolean
+          description: It answered 200 (database open, disk not full).
+        expected_running:
+          type: boolean
+          description: '`--expect-running` was given: down is then critical, not warning.'
+        url:
+          type: [string, 'null']
+          description: The address asked; null from `/v1/status`.
         uptime_seconds:
           type: [integer, 'null']
           minimum: 0
-        version:
-          type: string
+        started_at:
+          $ref: '#/components/schemas/NullableTimestamp'
+        pid:
+          type: [integer, 'null']
+        error:
+          type: [string, 'null']
+          description: Why it is down or not ready (`connection refused`, `storage_full`, …).
     StatusUploads:
       description: Uploads in the last 24 hours and 7 days.
       type: object
+      required: [last_24h, last_7d]
       additionalProperties: true
       properties:
         last_24h:
@@ -1451,22 +1486,26 @@ components:
           $ref: '#/components/schemas/StatusUploadCounts'
     StatusUploadCounts:
       type: object
+      required: [accepted, rejected, rejected_by_reason]
       additionalProperties: true
       properties:
         accepted:
           type: integer
           minimum: 0
+          description: Recordings that became submissions (not counting those that later failed).
         rejected:
           type: integer
           minimum: 0
         rejected_by_reason:
           type: object
+          description: Refused uploads by primary reason code (`too_quiet`, `attempt_limit`, …).
           additionalProperties:
             type: integer
-            minimum: 0
+            minimum: 1
     StatusBacklog:
-      description: A count of waiting items and the oldest one's age (awaiting feedback, encode jobs, undelivered notifications).
+      description: A count of waiting items and the oldest one's age.
       type: object
+      required: [count, oldest_age_seconds]
       additionalProperties: true
       properties:
         count:
@@ -1475,52 +1514,159 @@ components:
         oldest_age_seconds:
           type: [integer, 'null']
           minimum: 0
-    StatusDropbox:
+    StatusOverdue:
+      description: Submissions awaiting feedback for longer than `program.feedback_due_hours`.
       type: object
-      additionalProperties: true
-      properties:
-        backlog:
-          type: integer
-          minimum: 0
-          description: Files waiting in coaches' drop folders.
-        rejected:
-          type: integer
-          minimum: 0
-          description: Files in `rejected/` folders.
-    StatusDisk:
-      type: object
-      additionalProperties: true
-      properties:
-        free_bytes:
-          type: integer
-          minimum: 0
-        artifact_bytes:
-          type: integer
-          minimum: 0
-    StatusDatabase:
-      type: object
-      additionalProperties: true
-      properties:
-        size_bytes:
-          type: integer
-          minimum: 0
-    StatusMissingArtifacts:
-      description: Artifact files that rows point to but that are missing.
-      type: object
+      required: [count, due_hours]
       additionalProperties: true
       properties:
         count:
           type: integer
           minimum: 0
+        due_hours:
+          type: number
+    StatusEncodeQueue:
+      description: The durable encode job queue; `count` is queued + running, `oldest_age_seconds` the oldest of those.
+      type: object
+      required: [count, oldest_age_seconds, queued, running, failed]
+      additionalProperties: true
+      properties:
+        count:
+          type: integer
+          minimum: 0
+        oldest_age_seconds:
+          type: [integer, 'null']
+          minimum: 0
+        queued:
+          type: integer
+          minimum: 0
+        running:
+          type: integer
+          minimum: 0
+        failed:
+          type: integer
+          minimum: 0
+    StatusDropbox:
+      type: object
+      required: [path, exists, backlog, oldest_age_seconds, rejected, rejected_last_24h]
+      additionalProperties: true
+      properties:
+        path:
+          type: string
+        exists:
+          type: boolean
+        backlog:
+          type: integer
+          minimum: 0
+          description: Reply files waiting in `<dropbox>/<coach>/` (temporary names and `.txt` notes not counted).
+        oldest_age_seconds:
+          type: [integer, 'null']
+          minimum: 0
+          description: Age of the oldest waiting file, by its modification time.
+        rejected:
+          type: integer
+          minimum: 0
+          description: Files in the coaches' `rejected/` folders (not counting `.reason.txt`).
+        rejected_last_24h:
+          type: integer
+          minimum: 0
+          description: Files the watcher rejected in the last 24 hours.
+    StatusNotifications:
+      description: The notification outbox.
+      type: object
+      required: [count, oldest_age_seconds, webhook_configured]
+      additionalProperties: true
+      properties:
+        count:
+          type: integer
+          minimum: 0
+          description: Events not yet delivered to the webhook.
+        oldest_age_seconds:
+          type: [integer, 'null']
+          minimum: 0
+        webhook_configured:
+          type: boolean
+          description: Whether `webhook.url` is set; without it events stay in the outbox for the feed only.
+    StatusDisk:
+      type: object
+      required: [path, free_bytes, total_bytes, free_percent, artifact_bytes]
+      additionalProperties: true
+      properties:
+        path:
+          type: string
+          description: The folder examined (the state directory, or its nearest existing parent).
+        free_bytes:
+          type: [integer, 'null']
+          minimum: 0
+        total_bytes:
+          type: [integer, 'null']
+          minimum: 0
+        free_percent:
+          type: [number, 'null']
+          minimum: 0
+          maximum: 100
+        artifact_bytes:
+          type: integer
+          minimum: 0
+          description: Originals and encoded audio the rows point to, from the rows (waveforms and coach-reply originals not counted).
+    StatusDatabase:
+      type: object
+      required: [path, exists, size_bytes, wal_bytes]
+      additionalProperties: true
+      properties:
+        path:
+          type: string
+        exists:
+          type: boolean
+        size_bytes:
+          type: integer
+          minimum: 0
+          description: The database file plus its write-ahead log.
+        wal_bytes:
+          type: integer
+          minimum: 0
+    StatusMissingArtifacts:
+      description: |-
+        Artifact files that rows point to but that are missing. Each report checks the rows
+        received in the last 7 days; the daemon checks every row at start and daily and
+        leaves its count in `last_full_sweep`.
+      type: object
+      required: [count, checked_files, checked_since, examples, last_full_sweep]
+      additionalProperties: true
+      properties:
+        count:
+          type: integer
+          minimum: 0
+        checked_files:
+          type: integer
+          minimum: 0
         checked_since:
           $ref: '#/components/schemas/NullableTimestamp'
+        examples:
+          type: array
+          maxItems: 10
+          description: Some of the missing paths, relative to `artifacts/`.
+          items:
+            type: string
+        last_full_sweep:
+          anyOf:
+            - type: object
+              required: [swept_at, count]
+              properties:
+                swept_at:
+                  $ref: '#/components/schemas/Timestamp'
+                count:
+                  type: integer
+                  minimum: 0
+            - type: 'null'
     StatusCheck:
       type: object
-      required: [name, state]
+      required: [name, state, message]
       additionalProperties: true
       properties:
         name:
           type: string
+          enum: [state_dir, database, daemon, feedback_overdue, encode_jobs, notifications, dropbox_rejections, disk_space, missing_artifacts]
         state:
           $ref: '#/components/schemas/StatusState'
         message:

@@ -9,20 +9,31 @@ import Foundation
 public struct StatusReport: Encodable, Sendable {
     /// The overall verdict: the worst of `checks`.
     public var state: StatusState
+    /// When the report was made.
     public var generatedAt: Date
     /// The state directory the report describes (absolute).
     public var stateDir: String
+    /// The daemon, as `/readyz` answered.
     public var daemon: Daemon
+    /// Accepted and refused uploads.
     public var uploads: Uploads
+    /// Submissions waiting for a coach, and the longest wait.
     public var awaitingFeedback: Backlog
+    /// Submissions waiting past `program.feedback_due_hours`.
     public var overdue: Overdue
     /// Overdue submissions by the student's coach id (only coaches with some).
     public var overdueByCoach: [String: Int]
+    /// The encode job queue.
     public var encodeQueue: EncodeQueue
+    /// The coach drop folder.
     public var dropbox: Dropbox
+    /// The notification outbox.
     public var notifications: Notifications
+    /// Free space and bytes used by artifacts.
     public var disk: Disk
+    /// The database file's size.
     public var database: DatabaseFile
+    /// Rows pointing to files that do not exist.
     public var missingArtifacts: MissingArtifacts
     /// Every check that was evaluated, in a fixed order.
     public var checks: [Check]
@@ -47,8 +58,11 @@ public struct StatusReport: Encodable, Sendable {
         public var expectedRunning: Bool
         /// The address asked; nil when the report comes from the daemon itself.
         public var url: String?
+        /// Seconds since the daemon started.
         public var uptimeSeconds: Int?
+        /// When the daemon started.
         public var startedAt: Date?
+        /// The daemon's process id.
         public var pid: Int?
         /// Why it is not up or not ready (`connection refused`, `storage_full`, …).
         public var error: String?
@@ -73,6 +87,7 @@ public struct StatusReport: Encodable, Sendable {
             case startedAt = "started_at"
         }
 
+        /// Encodes every member, absent values as `null`.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(up, forKey: .up)
@@ -88,7 +103,9 @@ public struct StatusReport: Encodable, Sendable {
 
     /// Uploads in the last 24 hours and 7 days.
     public struct Uploads: Encodable, Sendable, Equatable {
+        /// The 24 hours before `generated_at`.
         public var last24h: UploadCounts
+        /// The 7 days before `generated_at`.
         public var last7d: UploadCounts
 
         enum CodingKeys: String, CodingKey {
@@ -99,7 +116,9 @@ public struct StatusReport: Encodable, Sendable {
 
     /// Accepted and refused uploads of one window.
     public struct UploadCounts: Encodable, Sendable, Equatable {
+        /// Recordings that became submissions (not counting those that later failed).
         public var accepted: Int
+        /// Refused uploads, all reasons.
         public var rejected: Int
         /// Refusals by primary reason code (`too_quiet`, `attempt_limit`, …).
         public var rejectedByReason: [String: Int]
@@ -112,7 +131,9 @@ public struct StatusReport: Encodable, Sendable {
 
     /// A count of waiting items and how long the oldest has waited.
     public struct Backlog: Encodable, Sendable, Equatable {
+        /// Items waiting.
         public var count: Int
+        /// How long the oldest has waited, in seconds; nil when none waits.
         public var oldestAgeSeconds: Int?
 
         enum CodingKeys: String, CodingKey {
@@ -120,6 +141,7 @@ public struct StatusReport: Encodable, Sendable {
             case oldestAgeSeconds = "oldest_age_seconds"
         }
 
+        /// Encodes every member, absent values as `null`.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(count, forKey: .count)
@@ -129,7 +151,9 @@ public struct StatusReport: Encodable, Sendable {
 
     /// Submissions still awaiting feedback past `program.feedback_due_hours`.
     public struct Overdue: Encodable, Sendable, Equatable {
+        /// Overdue submissions.
         public var count: Int
+        /// `program.feedback_due_hours`.
         public var dueHours: Double
 
         enum CodingKeys: String, CodingKey {
@@ -140,10 +164,15 @@ public struct StatusReport: Encodable, Sendable {
 
     /// The durable encode job queue; `count` is queued + running.
     public struct EncodeQueue: Encodable, Sendable, Equatable {
+        /// Queued plus running.
         public var count: Int
+        /// Age of the oldest queued or running job, in seconds.
         public var oldestAgeSeconds: Int?
+        /// Jobs waiting for a worker.
         public var queued: Int
+        /// Jobs a worker holds.
         public var running: Int
+        /// Jobs that gave up (their recordings are not playable).
         public var failed: Int
 
         enum CodingKeys: String, CodingKey {
@@ -151,6 +180,7 @@ public struct StatusReport: Encodable, Sendable {
             case oldestAgeSeconds = "oldest_age_seconds"
         }
 
+        /// Encodes every member, absent values as `null`.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(count, forKey: .count)
@@ -163,7 +193,9 @@ public struct StatusReport: Encodable, Sendable {
 
     /// The coach drop folder (DESIGN §5).
     public struct Dropbox: Encodable, Sendable, Equatable {
+        /// `dropbox.path`.
         public var path: String
+        /// Whether the folder exists yet.
         public var exists: Bool
         /// Reply files waiting in `<dropbox>/<coach>/` (temporary names and notes not counted).
         public var backlog: Int
@@ -180,6 +212,7 @@ public struct StatusReport: Encodable, Sendable {
             case rejectedLast24h = "rejected_last_24h"
         }
 
+        /// Encodes every member, absent values as `null`.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(path, forKey: .path)
@@ -195,6 +228,7 @@ public struct StatusReport: Encodable, Sendable {
     public struct Notifications: Encodable, Sendable, Equatable {
         /// Events not yet delivered to the webhook.
         public var count: Int
+        /// How long the oldest has waited, in seconds.
         public var oldestAgeSeconds: Int?
         /// Whether `webhook.url` is set; without it events stay in the outbox for the feed only.
         public var webhookConfigured: Bool
@@ -205,6 +239,7 @@ public struct StatusReport: Encodable, Sendable {
             case webhookConfigured = "webhook_configured"
         }
 
+        /// Encodes every member, absent values as `null`.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(count, forKey: .count)
@@ -219,6 +254,7 @@ public struct StatusReport: Encodable, Sendable {
         public var path: String
         /// Bytes available to the daemon's user; nil when the filesystem could not be examined.
         public var freeBytes: Int64?
+        /// Size of the filesystem; nil when it could not be examined.
         public var totalBytes: Int64?
         /// `free_bytes` as a percentage of `total_bytes`.
         public var freePercent: Double?
@@ -233,6 +269,7 @@ public struct StatusReport: Encodable, Sendable {
             case artifactBytes = "artifact_bytes"
         }
 
+        /// Encodes every member, absent values as `null`.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(path, forKey: .path)
@@ -245,10 +282,13 @@ public struct StatusReport: Encodable, Sendable {
 
     /// `tilawa.sqlite` and its write-ahead log.
     public struct DatabaseFile: Encodable, Sendable, Equatable {
+        /// `<state_dir>/tilawa.sqlite`.
         public var path: String
+        /// Whether it exists yet.
         public var exists: Bool
         /// The database file plus its `-wal` file.
         public var sizeBytes: Int64
+        /// The `-wal` file alone.
         public var walBytes: Int64
 
         enum CodingKeys: String, CodingKey {
@@ -273,7 +313,9 @@ public struct StatusReport: Encodable, Sendable {
 
         /// One full sweep's result.
         public struct Sweep: Encodable, Sendable, Equatable {
+            /// When the sweep ran.
             public var sweptAt: Date
+            /// Rows whose file was missing.
             public var count: Int
 
             enum CodingKeys: String, CodingKey {
@@ -289,6 +331,7 @@ public struct StatusReport: Encodable, Sendable {
             case lastFullSweep = "last_full_sweep"
         }
 
+        /// Encodes every member, absent values as `null`.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(count, forKey: .count)
@@ -304,6 +347,7 @@ public struct StatusReport: Encodable, Sendable {
         /// Stable name: `state_dir`, `database`, `daemon`, `feedback_overdue`, `encode_jobs`,
         /// `notifications`, `dropbox_rejections`, `disk_space`, `missing_artifacts`.
         public var name: String
+        /// OK, WARNING, CRITICAL or UNKNOWN.
         public var state: StatusState
         /// One sentence for the operator.
         public var message: String

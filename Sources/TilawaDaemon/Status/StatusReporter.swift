@@ -16,7 +16,9 @@ import TilawaStore
 /// Nothing here throws: what cannot be read becomes an UNKNOWN check, and a state
 /// directory or database that does not exist yet is an empty installation.
 public struct StatusReporter: Sendable {
+    /// The installation: state directory, drop folder, daemon address, feedback due time.
     public let configuration: TilawaConfiguration
+    /// When checks turn WARNING or CRITICAL.
     public let thresholds: StatusThresholds
     /// Whether the daemon should be running (`--expect-running`): down is then CRITICAL, not WARNING.
     public let expectRunning: Bool
@@ -33,7 +35,9 @@ public struct StatusReporter: Sendable {
     /// The report as `tilawa status` sees it: the database opened read-only, the daemon asked
     /// over HTTP (`probe`, by default `http.host`:`http.port`).
     public func report(now: Date, probe: DaemonProbe? = nil) async -> StatusReport {
-        let daemon = await (probe ?? DaemonProbe(http: configuration.http)).probe(expectRunning: expectRunning)
+        // The daemon is asked while the database is read: a hung daemon costs its deadline once.
+        let probe = probe ?? DaemonProbe(http: configuration.http)
+        async let daemon = probe.probe(expectRunning: expectRunning)
         let directory = Self.access(directory: stateDirectory.root.path)
         let path = stateDirectory.databasePath
         let database: StatusAccess
@@ -52,7 +56,7 @@ public struct StatusReporter: Sendable {
                 database = .failed(Self.describe(error))
             }
         }
-        return assemble(now: now, daemon: daemon, stateDirectory: directory, database: database, facts: facts)
+        return assemble(now: now, daemon: await daemon, stateDirectory: directory, database: database, facts: facts)
     }
 
     /// The report as the daemon itself gives it at `GET /v1/status`.

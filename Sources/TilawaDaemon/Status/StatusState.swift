@@ -1,6 +1,13 @@
 /// A verdict of `tilawa status`, with the exit codes of a Nagios plugin.
 public enum StatusState: String, Codable, Sendable, CaseIterable {
-    case ok, warning, critical, unknown
+    /// Every check passes.
+    case ok
+    /// Something needs attention soon.
+    case warning
+    /// Something is broken now.
+    case critical
+    /// Something could not be examined.
+    case unknown
 
     /// The process exit code: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.
     public var exitCode: Int32 {
