@@ -71,6 +71,24 @@ struct DaemonProcessTests {
         }
     }
 
+    @Test("Under systemd: READY=1 once listening, STOPPING=1 on SIGTERM, spoken on $NOTIFY_SOCKET")
+    func systemdNotifications() async throws {
+        let state = try CommandLineStateFixture()
+        defer { state.remove() }
+        let socket = try SystemdTestSocket(address: abstractTestAddress())
+        var environment = Self.clock
+        environment["NOTIFY_SOCKET"] = socket.address
+        let daemon = try ServeProcess(stateDirectory: state.stateDirectory, port: try unusedPort(), directory: state.scratch.path,
+                                      environment: environment)
+        let ready = try await socket.receive()
+        #expect(ready.hasPrefix("READY=1"), "\(ready)")
+        #expect(await daemon.waitUntilReady())
+        kill(Int32(daemon.pid), SIGTERM)
+        let stopping = try await socket.receive()
+        #expect(stopping == "STOPPING=1")
+        #expect(await daemon.terminate() == 0)
+    }
+
     @Test("A bad configuration value stops start-up with one line naming the key, exit 78")
     func badConfiguration() throws {
         let scratch = try ScratchDirectory()

@@ -1,0 +1,60 @@
+import Foundation
+import GRDB
+import Testing
+import TilawaCore
+@testable import TilawaDaemon
+import TilawaStore
+import TilawaTestSupport
+
+@Suite("tilawa feedback import and the feedback deadline")
+struct FeedbackCommandTests {
+    @Test("A reply is paired by its name: 0 paired with notes, 77 unpairable, 65 unusable audio, 64 a name without a week")
+    func importCommand() throws {
+        let state = try CommandLineStateFixture()
+        defer { state.remove() }
+        let time = "2026-11-22 15:00:00"
+        #expect(try state.run(["ingest", "--student", "S1001", "--week", "12", CommandLineStateFixture.fixture("speech.opus")], at: time).status == 0)
+        let reply = state.scratch.path("S1001_w12.opus")
+        try FileManager.default.copyItem(atPath: CommandLineStateFixture.fixture("speech.mp3"), toPath: reply)
+        try "Well done.".write(toFile: state.scratch.path("S1001_w12.txt"), atomically: true, encoding: .utf8)
+        let paired = try state.run(["feedback", "import", "--coach", "C01", "--json", reply], at: time)
+        #expect(paired.status == 0, "\(paired.stderr)")
+        #expect(paired.stdout.contains("\"notes\" : \"Well done.\""))
+        #expect(try state.read { db in try String.fetchOne(db, sql: "SELECT state FROM submission") } == "feedback_ready")
+
+        let wrongCoach = try state.run(["feedback", "import", "--coach", "C02", reply], at: time)
+        #expect(wrongCoach.status == 77 && wrongCoach.stderr.hasPrefix("tilawa: not_assigned_coach: "))
+        let otherWeek = state.scratch.path("S1001_w11.opus")
+        try FileManager.default.copyItem(atPath: reply, toPath: otherWeek)
+        let noSubmission = try state.run(["feedback", "import", "--coach", "C01", otherWeek], at: time)
+        #expect(noSubmission.status == 77 && noSubmission.stderr.contains("No submission from S1001 for week 11 yet"))
+        let silent = state.scratch.path("S1001_assessment.wav")
+        try FileManager.default.copyItem(atPath: CommandLineStateFixture.fixture("digital_silence.wav"), toPath: silent)
+        #expect(try state.run(["ingest", "--student", "S1001", "--week", "assessment", CommandLineStateFixture.fixture("speech.opus")], at: time).status == 0)
+        #expect(try state.run(["feedback", "import", "--coach", "C01", silent], at: time).status == 65)
+        let unnamed = state.scratch.path("reply.opus")
+        try FileManager.default.copyItem(atPath: reply, toPath: unnamed)
+        #expect(try state.run(["feedback", "import", "--coach", "C01", unnamed], at: time).status == 64)
+    }
+
+    @Test("A submission without feedback 48 h after it arrived gets feedback_overdue once")
+    func overdueOnce() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        let staged = daemon.runtime.stateDirectory.newStagingPath(extension: "opus")
+        try FileManager.default.copyItem(atPath: fixturesDirectory.appendingPathComponent("speech.opus").path, toPath: staged)
+        guard case let .accepted(_, _, job) = try daemon.runtime.intake.submit(
+            stagedPath: staged, studentId: "S1001", slot: .week(12), origin: .cli, fileExtension: "opus") else {
+            Issue.record("not accepted"); return
+        }
+        daemon.runtime.encodeRunner.run(try #require(try daemon.runtime.database.claimJob(id: job.id!, worker: "t", now: daemon.clock.now)))
+        let due = daemon.runtime.configuration.program.feedbackDue
+        #expect(try daemon.runtime.database.recordOverdueFeedback(now: daemon.clock.now.addingTimeInterval(due - 60), due: due) == 0)
+        #expect(try daemon.runtime.database.recordOverdueFeedback(now: daemon.clock.now.addingTimeInterval(due + 60), due: due) == 1)
+        #expect(try daemon.runtime.database.recordOverdueFeedback(now: daemon.clock.now.addingTimeInterval(due + 3_600), due: due) == 0)
+        let events = try daemon.runtime.database.events(studentId: "S1001", after: 0, limit: 10).filter { $0.type == "feedback_overdue" }
+        #expect(events.count == 1)
+        let payload = try JSONDecoder.api.decode(EventPayload.self, from: try #require(events.first).payload)
+        #expect(payload.week.number == 12)
+    }
+}
