@@ -27,6 +27,8 @@ public struct ProcessResult: Sendable {
     public var signaled: Bool
     public var stdout: String
     public var stderr: String
+    /// True when the process outlived its time budget and was killed.
+    public var timedOut = false
 }
 
 /// Runs a program to completion (searching `PATH`), capturing its output.
@@ -34,8 +36,11 @@ public struct ProcessResult: Sendable {
 /// - Parameters:
 ///   - environment: variables added to (or replacing) this process's environment.
 ///   - directory: the working directory, this process's when nil.
+///   - timeout: a budget after which the process is killed (SIGKILL) and reported `timedOut`:
+///     a hang becomes a failure instead of a stuck suite.
 public func runProcess(
-    _ executable: String, _ arguments: [String], environment: [String: String] = [:], directory: String? = nil
+    _ executable: String, _ arguments: [String], environment: [String: String] = [:], directory: String? = nil,
+    timeout: TimeInterval? = nil
 ) throws -> ProcessResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -47,18 +52,27 @@ public func runProcess(
     process.standardError = err
     process.standardInput = FileHandle.nullDevice
     try process.run()
+    let watchdog = timeout.map { budget -> DispatchWorkItem in
+        let item = DispatchWorkItem { [process] in if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + budget, execute: item)
+        return item
+    }
+    let started = Date()
     // Read both pipes concurrently with the child so a chatty child cannot fill one and block.
     let stderrData = LockedData()
     let reader = Thread { stderrData.set(err.fileHandleForReading.readDataToEndOfFile()) }
     reader.start()
     let stdout = out.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
+    watchdog?.cancel()
     while !stderrData.isSet { usleep(1_000) }
-    return ProcessResult(
+    var result = ProcessResult(
         status: process.terminationStatus,
         signaled: process.terminationReason == .uncaughtSignal,
         stdout: String(decoding: stdout, as: UTF8.self),
         stderr: String(decoding: stderrData.value, as: UTF8.self))
+    if let timeout, result.signaled, result.status == SIGKILL, Date().timeIntervalSince(started) >= timeout { result.timedOut = true }
+    return result
 }
 
 /// A `Data` set once from another thread.
