@@ -30,7 +30,7 @@ struct WebhookDeliveryTests {
         }
         let events = try outbox.events()
         let faults: [ReceiverFault] = [
-            .status(.internalServerError), .closeConnection, .status(.serviceUnavailable), .takeThenAnswerLate(.seconds(3)),
+            .status(.internalServerError), .closeConnection, .status(.serviceUnavailable), .takeThenAnswerLate(.seconds(12)),
             .status(.movedPermanently), .status(.notFound),
         ]
         let receiver = WebhookReceiver(faults: faults)
@@ -38,7 +38,8 @@ struct WebhookDeliveryTests {
         let logs = LogRecorder()
         try await receiver.serve { url in
             let services = RunningServices([
-                notifier(outbox.database, url: url, options: fastOptions(timeout: 0.5), metrics: metrics, logger: logs.logger),
+                // A timeout far above a loopback answer even on a loaded machine, far below the late answer.
+                notifier(outbox.database, url: url, options: fastOptions(timeout: 4), metrics: metrics, logger: logs.logger),
             ])
             #expect(await eventually { try allDelivered(outbox) })
             #expect(await eventually { metricValue("tilawa_notifications_undelivered", in: metrics) == 0 })
