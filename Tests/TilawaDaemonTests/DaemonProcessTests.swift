@@ -45,6 +45,19 @@ struct DaemonProcessTests {
         try connection.send("POST /v1/students/S1002/weeks/12/submissions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\n"
             + "Content-Type: audio/wav\r\nContent-Length: \(body.count)\r\n\r\n")
         try connection.send(body.prefix(body.count / 2))
+        // SIGTERM once the daemon is writing this upload to staging (a file open there, seen in
+        // /proc; swift-nio creates it unnamed until complete): a request not yet begun when
+        // shutdown starts may rightly be refused.
+        func writingStaging() -> Bool {
+            let fds = "/proc/\(daemon.pid)/fd"
+            return ((try? FileManager.default.contentsOfDirectory(atPath: fds)) ?? []).contains { fd in
+                ((try? FileManager.default.destinationOfSymbolicLink(atPath: fds + "/" + fd)) ?? "").contains("/staging")
+            }
+        }
+        for _ in 0..<200 where !writingStaging() {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(writingStaging(), "the daemon never started writing the upload")
         kill(Int32(daemon.pid), SIGTERM)
         try await Task.sleep(for: .milliseconds(300))
         try connection.send(body.suffix(from: body.count / 2))
