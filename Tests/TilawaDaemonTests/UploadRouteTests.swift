@@ -137,6 +137,25 @@ struct UploadRouteTests {
         #expect(rejections == 0)
     }
 
+    @Test("Too little free disk: 507 storage_full before the body is read, nothing counted, not ready")
+    func storageFull() async throws {
+        // More free space required than any disk has: the daemon must refuse rather than fill it.
+        let daemon = try await TestDaemon { $0.storage.minFreeBytes = Int(Int64.max / 2) }
+        defer { daemon.remove() }
+        try await daemon.application().test(.live) { client in
+            let response = try await client.execute(uri: "/v1/students/S1007/weeks/12/submissions", method: .post,
+                                                    headers: try await daemon.headers(.student, "S1007", audio),
+                                                    body: try TestDaemon.fixture("speech.opus"))
+            #expect(response.status.code == 507)
+            #expect(response.json?["code"] as? String == "storage_full")
+            #expect(response.headers[.retryAfter] != nil)
+            #expect(try await client.execute(uri: "/readyz", method: .get).status == .serviceUnavailable)
+        }
+        #expect(daemon.stagingFiles().isEmpty)
+        let attempts = try daemon.runtime.database.attemptStatus(studentId: "S1007", policy: daemon.runtime.policy, now: daemon.clock.now)
+        #expect(attempts?.used == 0)
+    }
+
     @Test("A client that disconnects mid-upload leaves no staging file and no row")
     func disconnect() async throws {
         let daemon = try await TestDaemon()
