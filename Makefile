@@ -17,7 +17,7 @@ TOOL_PACKAGES    := sox espeak-ng ffmpeg opus-tools bc curl sqlite3
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps deps-tools build release test run bench-encode bench-upload bench-status fixtures clean
+.PHONY: deps deps-tools build release test run soak bench-encode bench-upload bench-status fixtures clean
 
 define install_missing
 	@missing=""; for p in $(1); do \
@@ -65,6 +65,13 @@ bench-status: deps-tools release
 # Upload answer time vs bare analysis, peak RSS with 64 concurrent 17 MB uploads, drain time.
 bench-upload: deps-tools release
 	scripts/bench-upload.sh $(BIN_RELEASE)
+
+# The crash soak: 200 uploads and 200 drop-folder replies with the daemon SIGKILLed at random
+# moments, then the invariants; three runs in a row, plus 10,000 fuzz cases.
+soak: deps
+	$(SWIFT) build --build-tests
+	for run in 1 2 3; do SOAK=1 $(SWIFT) test --skip-build --filter SoakTests || exit 1; done
+	FUZZ_CASES=10000 $(SWIFT) test --skip-build --filter FuzzTests
 
 clean:
 	rm -rf .build

@@ -5,7 +5,7 @@ import TilawaTestSupport
 /// Mutated fixtures through `tilawa analyze`, each in its own process with a time budget:
 /// a crash shows as a signal, a hang as a timeout, and either fails the case.
 ///
-/// A few hundred cases run in `make test`; `TILAWA_FUZZ_CASES=10000` runs more.
+/// A few hundred cases run in `make test`; `FUZZ_CASES=10000` runs more.
 @Suite("Fuzzing the decoder and analysis with mutated fixtures")
 struct FuzzTests {
     static let sources = ["speech_u8_8k.wav", "speech_s32_8k.wav", "too_short.wav", "speech.mp3", "speech.opus", "speech.m4a",
@@ -13,7 +13,7 @@ struct FuzzTests {
                           "speech_list_chunk_odd.wav"]
 
     static var caseCount: Int {
-        ProcessInfo.processInfo.environment["TILAWA_FUZZ_CASES"].flatMap(Int.init) ?? 240
+        ProcessInfo.processInfo.environment["FUZZ_CASES"].flatMap(Int.init) ?? 240
     }
 
     /// The mutation of case `index`: bit flips, truncation, a lying chunk size, or a splice.
