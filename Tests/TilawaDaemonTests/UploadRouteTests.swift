@@ -121,6 +121,25 @@ struct UploadRouteTests {
         #expect(daemon.stagingFiles().isEmpty)
     }
 
+    @Test("A declared media type that is not audio is 415 not_audio, for recordings and replies alike")
+    func notAudio() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        try await daemon.application().test(.live) { client in
+            let recording = try await client.execute(uri: "/v1/students/S1001/weeks/12/submissions", method: .post,
+                                                     headers: try await daemon.headers(.student, "S1001", [.contentType: "image/png"]),
+                                                     body: try TestDaemon.fixture("image.m4a"))
+            #expect(recording.status == .unsupportedMediaType)
+            #expect(recording.json?["code"] as? String == "not_audio")
+            let reply = try await client.execute(uri: "/v1/submissions/sub_unknown/feedback", method: .post,
+                                                 headers: try await daemon.headers(.coach, "C01", [.contentType: "text/plain"]),
+                                                 body: ByteBuffer(string: "hello"))
+            #expect(reply.status == .unsupportedMediaType)
+            #expect(reply.json?["code"] as? String == "not_audio")
+        }
+        #expect(daemon.stagingFiles().isEmpty)
+    }
+
     @Test("A body over the limit is answered 413 and leaves no staging file, declared or chunked")
     func oversize() async throws {
         let daemon = try await TestDaemon { $0.http.maxUploadBytes = 256 * 1024 }

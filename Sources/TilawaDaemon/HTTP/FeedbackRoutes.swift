@@ -24,10 +24,7 @@ struct FeedbackRoutes: Sendable {
             context.refuseBody(of: request)
             throw APIProblem.forbidden("Only the student's coach can reply.")
         }
-        if let type = request.headers[.contentType]?.lowercased(), !SubmissionRoutes.acceptsMediaType(type) {
-            context.refuseBody(of: request)
-            throw APIProblem.notAudio("The upload is \(type), not audio. Send the reply itself (audio/*).")
-        }
+        try receiver.requireAudio(request, context: context, what: "reply")
         // Pair before reading the body: a reply for someone else's student is refused at once.
         if case let .failure(refusal) = try api.runtime.database.pairFeedback(.submission(submissionId), coachId: principal.subject) {
             context.refuseBody(of: request)

@@ -33,10 +33,7 @@ struct SubmissionRoutes: Sendable {
             context.refuseBody(of: request)
             throw APIProblem.rule(error, timeZone: .gmt, now: api.now)
         }
-        if let type = request.headers[.contentType]?.lowercased(), !Self.acceptsMediaType(type) {
-            context.refuseBody(of: request)
-            throw APIProblem.notAudio("The upload is \(type), not audio. Send the recording itself (audio/*).")
-        }
+        try receiver.requireAudio(request, context: context, what: "recording")
         let minimumFree = Int64(api.runtime.configuration.storage.minFreeBytes)
         if let free = DiskSpace.availableBytes(at: api.runtime.stateDirectory.root.path), free < minimumFree {
             context.refuseBody(of: request)

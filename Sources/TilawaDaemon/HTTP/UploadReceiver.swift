@@ -24,6 +24,15 @@ struct UploadReceiver: Sendable {
     let maxBytes: Int
     let fileIO = FileIO()
 
+    /// 415 before reading anything when the declared media type is not audio (no type is
+    /// accepted: the content decides).
+    func requireAudio(_ request: Request, context: TilawaRequestContext, what: String) throws {
+        if let type = request.headers[.contentType]?.lowercased(), !SubmissionRoutes.acceptsMediaType(type) {
+            context.refuseBody(of: request)
+            throw APIProblem.notAudio("The upload is \(type), not audio. Send the \(what) itself (audio/*).")
+        }
+    }
+
     func receive(_ request: Request, context: TilawaRequestContext, fileExtension: String) async throws -> StagedUpload {
         if let declared = request.headers[.contentLength].flatMap(Int.init), declared > maxBytes {
             context.closeInput()
