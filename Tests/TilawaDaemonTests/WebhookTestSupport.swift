@@ -89,6 +89,10 @@ final class WebhookReceiver: Sendable {
         var maxInFlight = 0
         var inFlightByStudent: [String: Int] = [:]
         var maxInFlightPerStudent = 0
+        /// Taken calls after this many wait at the gate until `stopHolding()`.
+        var gateAfter: Int?
+        var taken = 0
+        var waitingAtGate: [CheckedContinuation<Void, Never>] = []
     }
 
     private let state: Mutex<State>
@@ -97,9 +101,12 @@ final class WebhookReceiver: Sendable {
     /// - Parameters:
     ///   - faults: What the first calls get, in order.
     ///   - hold: How long each taken event waits before its 204.
+    ///   - gateAfter: Taken calls after this many are held, however long it takes, until
+    ///     `stopHolding()`: a POST that is certainly still in flight, whatever the machine's load.
     ///   - now: The receiver's clock for the signature's timestamp check.
-    init(faults: [ReceiverFault] = [], hold: Duration? = nil, now: @escaping @Sendable () -> Date = { Date() }) {
-        state = Mutex(State(faults: faults, hold: hold))
+    init(faults: [ReceiverFault] = [], hold: Duration? = nil, gateAfter: Int? = nil,
+         now: @escaping @Sendable () -> Date = { Date() }) {
+        state = Mutex(State(faults: faults, hold: hold, gateAfter: gateAfter))
         self.now = now
     }
 
@@ -109,6 +116,8 @@ final class WebhookReceiver: Sendable {
     var maxInFlight: Int { state.withLock { $0.maxInFlight } }
     var maxInFlightPerStudent: Int { state.withLock { $0.maxInFlightPerStudent } }
     var inFlight: Int { state.withLock { $0.inFlight } }
+    /// Calls held at the gate now.
+    var waitingAtGate: Int { state.withLock { $0.waitingAtGate.count } }
 
     /// The ids of the events taken, de-duplicated by `Tilawa-Event-Id`, in first-seen order.
     var takenOnce: [String] {
@@ -116,8 +125,29 @@ final class WebhookReceiver: Sendable {
         return calls.filter(\.wasTaken).compactMap(\.eventId).filter { seen.insert($0).inserted }
     }
 
-    /// Stops holding calls from now on.
-    func stopHolding() { state.withLock { $0.hold = nil } }
+    /// Stops holding calls from now on and lets the ones at the gate go on.
+    func stopHolding() {
+        let waiting = state.withLock { state in
+            state.hold = nil
+            state.gateAfter = nil
+            defer { state.waitingAtGate = [] }
+            return state.waitingAtGate
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+
+    /// Counts a taken call and, past `gateAfter`, waits until `stopHolding()`.
+    private func passGate() async {
+        await withCheckedContinuation { continuation in
+            let passes = state.withLock { state in
+                state.taken += 1
+                guard let gateAfter = state.gateAfter, state.taken > gateAfter else { return true }
+                state.waitingAtGate.append(continuation)
+                return false
+            }
+            if passes { continuation.resume() }
+        }
+    }
 
     private func handle(_ request: Request, context: ReceiverContext) async throws -> Response {
         let body = Data(buffer: try await request.body.collect(upTo: 1 << 20))
@@ -157,6 +187,7 @@ final class WebhookReceiver: Sendable {
             try? await Task.sleep(for: delay)
             return Response(status: .noContent)
         case nil:
+            await passGate()
             if let hold { try? await Task.sleep(for: hold) }
             state.withLock { $0.answered.append(call.eventId ?? "") }
             return Response(status: .noContent)
