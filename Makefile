@@ -67,11 +67,13 @@ bench-upload: deps-tools release
 	scripts/bench-upload.sh $(BIN_RELEASE)
 
 # The crash soak: 200 uploads and 200 drop-folder replies with the daemon SIGKILLed at random
-# moments, then the invariants; three runs in a row, plus 10,000 fuzz cases.
+# moments and a webhook receiver listening, then the invariants; three runs in a row, then
+# 10,000 mutated files through `tilawa analyze` and 1,000 through the upload route.
+# (`make test` runs a short soak and a few hundred fuzz cases.)
 soak: deps
 	$(SWIFT) build --build-tests
 	for run in 1 2 3; do SOAK=1 $(SWIFT) test --skip-build --filter SoakTests || exit 1; done
-	FUZZ_CASES=10000 $(SWIFT) test --skip-build --filter FuzzTests
+	FUZZ_CASES=10000 FUZZ_UPLOAD_CASES=1000 $(SWIFT) test --skip-build --filter 'FuzzTests'
 
 clean:
 	rm -rf .build

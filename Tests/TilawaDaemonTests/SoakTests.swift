@@ -3,114 +3,128 @@ import Foundation
 import GRDB
 import NIOCore
 import Testing
+@testable import TilawaStore
 import TilawaTestSupport
 
-/// The crash soak (`make soak`): uploads (some retried with their Idempotency-Key, many racing
-/// for the same students) and drop-folder replies while the daemon is SIGKILLed at random
-/// moments and restarted; then the invariants. Off in `make test` (it runs for minutes).
-@Suite("Crash soak", .enabled(if: ProcessInfo.processInfo.environment["SOAK"] != nil, "set SOAK=1 (make soak)"))
+/// The crash soak: uploads (some retried with their Idempotency-Key, many racing for the same
+/// students) and coach replies dropped into the folder while the daemon is SIGKILLed at random
+/// moments and restarted, with a real webhook receiver listening; then the invariants.
+///
+/// `make test` runs a short version (40 uploads, 40 replies, 2 kills); `make soak` sets
+/// `SOAK=1` for the full one (200 uploads, 200 replies, 4 kills), three times in a row.
+///
+/// It runs on the real clock — the drop folder's settle time and the webhook's signature
+/// window need time to pass — with a semester that started twelve weeks before today, so
+/// weeks 10 to 12 are open whatever day it runs.
+@Suite("Crash soak")
 struct SoakTests {
-    static let uploads = Int(ProcessInfo.processInfo.environment["SOAK_UPLOADS"] ?? "") ?? 200
-    static let replies = Int(ProcessInfo.processInfo.environment["SOAK_REPLIES"] ?? "") ?? 200
-    static let kills = 4
+    static let full = ProcessInfo.processInfo.environment["SOAK"] != nil
+    static let uploads = full ? 200 : 40
+    static let replies = full ? 200 : 40
+    static let kills = full ? 4 : 2
 
-    @Test("Nothing accepted is lost, no third attempt in 7 days, no orphan or missing file, every reply taken once")
+    @Test("Nothing accepted is lost, no third attempt in 7 days, no orphan or missing file, every reply taken once, every event delivered")
     func soak() async throws {
-        let state = try CommandLineStateFixture()
+        let state = try CommandLineStateFixture(importSamples: false)
         defer { state.remove() }
-        var random = SeededGenerator(seed: UInt64(Date().timeIntervalSince1970))
+        try Self.importProgramme(into: state)
+        let secretPath = state.scratch.path("webhook.secret")
+        try Data(webhookSecret).write(to: URL(fileURLWithPath: secretPath))
+
+        let seed = UInt64(Date().timeIntervalSince1970)
+        var random = SeededGenerator(seed: seed)
         let students = (1...10).map { String(format: "S%04d", 1000 + $0) }
-        let body = ByteBuffer(bytes: try Data(contentsOf: URL(fileURLWithPath: CommandLineStateFixture.fixture("speech.opus"))))
+        let body = try Data(contentsOf: URL(fileURLWithPath: CommandLineStateFixture.fixture("speech.opus")))
         var tokens: [String: String] = [:]
         for student in students {
-            tokens[student] = try state.run(["token", "issue", "--student", student, "--ttl", "7d"], at: "2026-11-22 15:00:00")
+            tokens[student] = try state.run(["token", "issue", "--student", student, "--ttl", "1d"])
                 .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         }
         let coachOf = try state.read { db in
             Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT id, coachId FROM student").map { ($0["id"] as String, $0["coachId"] as String) })
         }
-        var accepted: Set<String> = []
-        var dropped = 0
-        var sent = 0
-        let perRound = max(1, Self.uploads / (Self.kills + 1))
-        for round in 0...Self.kills {
-            let daemon = try ServeProcess(stateDirectory: state.stateDirectory, port: try unusedPort(), directory: state.scratch.path,
-                                          environment: DaemonProcessTests.clock)
-            guard await daemon.waitUntilReady() else { Issue.record("daemon did not start: \(daemon.log)"); return }
-            // Replies for this round (the assessment each student has, made below on round 0).
-            let requests = (0..<min(perRound, Self.uploads - sent)).map { index -> (String, String, String) in
-                let student = students.randomElement(using: &random)!
-                let slot = Bool.random(using: &random) ? "assessment" : ["10", "11", "12"].randomElement(using: &random)!
-                // A third of the keys repeat an earlier one of the same student and slot: retries.
-                let key = index % 3 == 0 ? "\(student)-\(slot)-retry" : UUID().uuidString
-                return (student, slot, key)
-            }
-            sent += requests.count
-            let killAfter = Double.random(in: 0.5...3, using: &random)
-            let port = daemon.port
-            let results = await withTaskGroup(of: (Int, String?).self) { group in
-                for (student, slot, key) in requests {
-                    let token = tokens[student] ?? ""
-                    group.addTask {
-                        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/students/\(student)/weeks/\(slot)/submissions")
-                        request.method = .POST
-                        request.headers.add(name: "Authorization", value: "Bearer \(token)")
-                        request.headers.add(name: "Content-Type", value: "audio/ogg")
-                        request.headers.add(name: "Idempotency-Key", value: key)
-                        request.body = .bytes(body)
-                        guard let response = try? await HTTPClient.shared.execute(request, timeout: .seconds(60)) else { return (0, nil) }
-                        let data = try? await response.body.collect(upTo: 1 << 20)
-                        let id = data.flatMap { try? JSONSerialization.jsonObject(with: Data($0.readableBytesView)) as? [String: Any] }?["id"] as? String
-                        return (Int(response.status.code), id)
-                    }
-                }
-                group.addTask {
-                    try? await Task.sleep(for: .seconds(killAfter))
-                    return (-1, nil)
-                }
-                var results: [(Int, String?)] = []
-                for await result in group {
-                    if result.0 == -1 {
-                        // The daemon dies mid-batch, whatever it is doing.
-                        kill(Int32(daemon.pid), SIGKILL)
-                        if round == Self.kills { continue }
-                    }
-                    results.append(result)
-                }
-                return results
-            }
-            for (status, id) in results where status == 201 { if let id { accepted.insert(id) } }
-            // Replies dropped into the coaches' folders, for students who have a submission.
-            let withSubmissions = try state.read { db in try String.fetchAll(db, sql: "SELECT DISTINCT studentId FROM submission WHERE kind = 'assessment'") }
-            for student in withSubmissions.shuffled(using: &random).prefix(Self.replies / (Self.kills + 1) / max(1, 1)) where dropped < Self.replies {
-                let folder = state.stateDirectory + "/dropbox/" + (coachOf[student] ?? "C01")
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-                var data = try Data(contentsOf: URL(fileURLWithPath: CommandLineStateFixture.fixture("speech.opus")))
-                data.append(contentsOf: Array("\(dropped)".utf8))
-                try data.write(to: URL(fileURLWithPath: folder + "/\(student)_assessment_\(dropped).opus"))
-                dropped += 1
-            }
-            _ = await daemon.terminate(timeout: .seconds(5))
-        }
 
-        // Recovery: a last start finishes every queued job and takes every dropped file. It runs
-        // on the real clock: under libfaketime Swift's ContinuousClock does not advance, so the
-        // drop folder's settle time would never pass (the rounds above take no replies).
-        let final = try ServeProcess(stateDirectory: state.stateDirectory, port: try unusedPort(), directory: state.scratch.path)
-        #expect(await final.waitUntilReady())
-        func settled() -> Bool {
-            let pending = (try? state.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM job WHERE state IN ('queued','running')") }) ?? 1
-            let inbox = ["C01", "C02", "C03"].flatMap { coach in
-                ((try? FileManager.default.contentsOfDirectory(atPath: state.stateDirectory + "/dropbox/" + coach)) ?? []).filter { $0.hasSuffix(".opus") }
+        let receiver = WebhookReceiver()
+        var accepted: Set<String> = []
+        var dropped: [String] = []
+        try await receiver.serve { url in
+            let environment = [
+                "TILAWA_WEBHOOK_URL": url.absoluteString, "TILAWA_WEBHOOK_SECRET_FILE": secretPath,
+                "TILAWA_DROPBOX_SETTLE_SECONDS": "0.5", "TILAWA_DROPBOX_POLL_INTERVAL_SECONDS": "0.2",
+            ]
+            for round in 0..<Self.kills {
+                let daemon = try ServeProcess(stateDirectory: state.stateDirectory, port: try unusedPort(), directory: state.scratch.path,
+                                              environment: environment)
+                guard await daemon.waitUntilReady() else { Issue.record("daemon did not start (seed \(seed)): \(daemon.log)"); return }
+                let requests = (0..<(Self.uploads / Self.kills)).map { index -> Upload in
+                    let student = students.randomElement(using: &random)!
+                    let slot = Bool.random(using: &random) ? "assessment" : ["10", "11", "12"].randomElement(using: &random)!
+                    // A third of the keys repeat an earlier one of the same student and slot: retries.
+                    let key = index % 3 == 0 ? "\(student)-\(slot)-retry" : UUID().uuidString
+                    return Upload(student: student, slot: slot, key: key, token: tokens[student] ?? "")
+                }
+                // Replies, each at its moment in the round: most for the assessment students
+                // keep sending, some for week 13, which nobody records (rejected/).
+                let drops = (0..<(Self.replies / Self.kills)).map { index -> Drop in
+                    let student = students.randomElement(using: &random)!
+                    let slot = Int.random(in: 0..<7, using: &random) == 0 ? "w13" : "assessment"
+                    let name = "\(student)_\(slot)_r\(round)n\(index).opus"
+                    let folder = state.stateDirectory + "/dropbox/" + (coachOf[student] ?? "C01")
+                    return Drop(folder: folder, name: name, after: Double.random(in: 0...3, using: &random))
+                }
+                dropped += drops.map(\.name)
+                let killAfter = Double.random(in: 0.5...4, using: &random)
+                let (port, pid) = (daemon.port, Int32(daemon.pid))
+                let results = await withTaskGroup(of: (Int, String?).self) { group in
+                    for upload in requests {
+                        group.addTask { await upload.send(body: body, port: port) }
+                    }
+                    for drop in drops {
+                        group.addTask {
+                            try? await Task.sleep(for: .seconds(drop.after))
+                            drop.write(body)
+                            return (-2, nil)
+                        }
+                    }
+                    group.addTask {
+                        try? await Task.sleep(for: .seconds(killAfter))
+                        // The daemon dies mid-batch, whatever it is doing.
+                        kill(pid, SIGKILL)
+                        return (-1, nil)
+                    }
+                    var results: [(Int, String?)] = []
+                    for await result in group where result.0 >= 0 { results.append(result) }
+                    return results
+                }
+                for (status, id) in results where status == 201 { if let id { accepted.insert(id) } }
+                _ = await daemon.terminate(timeout: .seconds(5))
             }
-            return pending == 0 && inbox.isEmpty
+
+            // Recovery: a last start finishes every queued job, takes every dropped reply and
+            // delivers every event.
+            let final = try ServeProcess(stateDirectory: state.stateDirectory, port: try unusedPort(), directory: state.scratch.path,
+                                         environment: environment)
+            #expect(await final.waitUntilReady())
+            func settled() -> Bool {
+                let pending = (try? state.read { db in
+                    try Int.fetchOne(db, sql: """
+                        SELECT (SELECT COUNT(*) FROM job WHERE state IN ('queued','running'))
+                             + (SELECT COUNT(*) FROM event WHERE deliveredAt IS NULL)
+                        """)
+                }) ?? 1
+                let inbox = ["C01", "C02", "C03"].flatMap { coach in
+                    ((try? FileManager.default.contentsOfDirectory(atPath: state.stateDirectory + "/dropbox/" + coach)) ?? []).filter { $0.hasSuffix(".opus") }
+                }
+                return pending == 0 && inbox.isEmpty
+            }
+            for _ in 0..<1_200 where !settled() { try await Task.sleep(for: .milliseconds(250)) }
+            #expect(settled(), "jobs, events or dropped files left (seed \(seed)): \(final.log.suffix(2_000))")
+            #expect(await final.terminate() == 0)
         }
-        for _ in 0..<1_200 where !settled() { try await Task.sleep(for: .milliseconds(250)) }
-        #expect(settled(), "jobs or dropped files left: \(final.log.suffix(2_000))")
-        #expect(await final.terminate() == 0)
 
         let rows = try state.read { db in try Row.fetchAll(db, sql: "SELECT id, studentId, kind, state, receivedAt, audioPath FROM submission") }
         let ids = Set(rows.map { $0["id"] as String })
+        #expect(accepted.count > 0, "no upload was accepted (seed \(seed))")
         #expect(accepted.isSubset(of: ids), "201 without a row: \(accepted.subtracting(ids))")
         let artifacts = state.stateDirectory + "/artifacts/"
         for row in rows where accepted.contains(row["id"] as String) {
@@ -137,14 +151,95 @@ struct SoakTests {
         #expect(referenced.subtracting(files).isEmpty, "rows whose file is missing: \(referenced.subtracting(files))")
         let orphans = files.subtracting(referenced).filter { !$0.hasSuffix(".tmp") }
         #expect(orphans.isEmpty, "files no row points to: \(orphans)")
-        // Every dropped reply is in processed/ or rejected/, exactly once.
-        let outcomes = ["C01", "C02", "C03"].flatMap { coach in
-            ["processed", "rejected"].flatMap { folder in
-                ((try? FileManager.default.contentsOfDirectory(atPath: state.stateDirectory + "/dropbox/\(coach)/\(folder)")) ?? [])
-                    .filter { $0.hasSuffix(".opus") }
+        // Every dropped reply is in processed/ or rejected/, exactly once; week 13 replies are all refused.
+        var outcomes: [String: [String]] = [:]
+        for coach in ["C01", "C02", "C03"] {
+            for folder in ["processed", "rejected"] {
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: state.stateDirectory + "/dropbox/\(coach)/\(folder)")) ?? []
+                outcomes[folder, default: []] += names.filter { $0.hasSuffix(".opus") }
             }
         }
-        #expect(outcomes.count == dropped, "\(outcomes.count) outcomes for \(dropped) dropped replies")
-        #expect(Set(outcomes).count == outcomes.count)
+        let taken = outcomes.values.flatMap { $0 }
+        #expect(taken.count == dropped.count, "\(taken.count) outcomes for \(dropped.count) dropped replies")
+        #expect(Set(taken) == Set(dropped))
+        #expect(outcomes["processed", default: []].allSatisfy { !$0.contains("_w13_") })
+        let feedbackRows = try state.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM feedback") ?? 0 }
+        #expect(feedbackRows == outcomes["processed", default: []].count, "one feedback row per processed reply")
+        // The webhook got every event, each signed, in order per student; duplicates only from kills.
+        let events = try state.read { db in try EventRecord.order(Column("seq")).fetchAll(db) }
+        #expect(Set(receiver.takenOnce) == Set(events.map(\.id)), "events not received: \(Set(events.map(\.id)).subtracting(receiver.takenOnce).count)")
+        #expect(receiver.calls.allSatisfy { $0.signatureError == nil })
+        #expect(callsAreInOrderPerStudent(receiver.calls, events: events))
+        print("soak (seed \(seed)): \(accepted.count) uploads answered 201, \(rows.count) submission rows, "
+              + "\(outcomes["processed", default: []].count) replies processed and \(outcomes["rejected", default: []].count) rejected, "
+              + "\(events.count) events, \(receiver.calls.count - events.count) POSTs received again after kills")
+    }
+
+    /// The sample programme with its first semester moved to start on the Saturday twelve
+    /// to thirteen weeks before today (the second twenty weeks after that), and the sample students.
+    static func importProgramme(into state: CommandLineStateFixture) throws {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        var start = calendar.date(byAdding: .day, value: -84, to: Date())!
+        while calendar.component(.weekday, from: start) != 7 { start = calendar.date(byAdding: .day, value: -1, to: start)! }
+        func day(_ date: Date) -> String {
+            let day = calendar.dateComponents([.year, .month, .day], from: date)
+            return String(format: "%04d-%02d-%02d", day.year!, day.month!, day.day!)
+        }
+        // The next semester (its students' uploads are refused as not yet open) twenty weeks later.
+        let next = calendar.date(byAdding: .day, value: 140, to: start)!
+        let sample = try String(contentsOfFile: CommandLineStateFixture.sample("program.yaml"), encoding: .utf8)
+        let moved = sample
+            .replacingOccurrences(of: "start: 2026-09-05", with: "start: \(day(start))")
+            .replacingOccurrences(of: "start: 2027-01-09", with: "start: \(day(next))")
+        try #require(moved.contains("start: \(day(start))") && moved.contains("start: \(day(next))"), "the sample programme's semesters changed")
+        let path = state.scratch.path("program.yaml")
+        try moved.write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try state.run(["roster", "import", path, CommandLineStateFixture.sample("students.csv")])
+        try #require(result.status == 0, "\(result.stderr)")
+    }
+}
+
+/// One upload of the soak.
+private struct Upload: Sendable {
+    var student: String
+    var slot: String
+    var key: String
+    var token: String
+
+    /// Sends it; the HTTP status (0 when the daemon died first) and the submission id of a 201.
+    func send(body: Data, port: Int) async -> (Int, String?) {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/students/\(student)/weeks/\(slot)/submissions")
+        request.method = .POST
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        request.headers.add(name: "Content-Type", value: "audio/ogg")
+        request.headers.add(name: "Idempotency-Key", value: key)
+        request.body = .bytes(ByteBuffer(bytes: body))
+        guard let response = try? await HTTPClient.shared.execute(request, timeout: .seconds(60)) else { return (0, nil) }
+        let data = try? await response.body.collect(upTo: 1 << 20)
+        let id = data.flatMap { try? JSONSerialization.jsonObject(with: Data($0.readableBytesView)) as? [String: Any] }?["id"] as? String
+        return (Int(response.status.code), id)
+    }
+}
+
+/// One reply dropped into a coach's folder, rsync-style: written under a hidden temporary
+/// name, then renamed. Its content differs from every other reply's (its name is appended),
+/// so none is a duplicate of another.
+private struct Drop: Sendable {
+    var folder: String
+    var name: String
+    var after: Double
+
+    func write(_ audio: Data) {
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        var data = audio
+        data.append(contentsOf: Array(name.utf8))
+        let temporary = folder + "/.\(name).\(UUID().uuidString.prefix(6))"
+        do {
+            try data.write(to: URL(fileURLWithPath: temporary))
+            try FileManager.default.moveItem(atPath: temporary, toPath: folder + "/" + name)
+        } catch {
+            Issue.record("could not drop \(name): \(error)")
+        }
     }
 }
