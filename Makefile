@@ -13,11 +13,11 @@ RUNTIME_PACKAGES := libavformat-dev libavcodec-dev libswresample-dev libavutil-d
                     libsqlite3-dev pkg-config
 TEST_PACKAGES    := opus-tools faketime
 # Only for regenerating audio-fixtures/ and for the benchmarks.
-TOOL_PACKAGES    := sox espeak-ng ffmpeg opus-tools bc curl sqlite3
+TOOL_PACKAGES    := sox espeak-ng ffmpeg opus-tools bc curl sqlite3 socat
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps deps-tools build release test run soak bench-encode bench-upload bench-status fixtures clean
+.PHONY: deps deps-tools build release test run soak bench bench-encode bench-analyze bench-upload bench-burst bench-status bench-ready fixtures clean
 
 define install_missing
 	@missing=""; for p in $(1); do \
@@ -54,6 +54,12 @@ run: build
 fixtures: deps-tools
 	audio-fixtures/generate.sh
 
+# The whole performance suite (release build), ending in one table: encoder vs opusenc,
+# analysis vs ffmpeg's ebur128, upload answer vs bare analysis, peak RSS with 64 concurrent
+# uploads, a burst of 1,000 one-minute uploads, status on a million rows, start to READY.
+bench: deps-tools release
+	scripts/bench.sh $(BIN_RELEASE)
+
 # Our encoder against opusenc on the same 3-minute speech file (release build).
 bench-encode: deps-tools release
 	scripts/bench-encode.sh $(BIN_RELEASE)
@@ -62,9 +68,21 @@ bench-encode: deps-tools release
 bench-status: deps-tools release
 	scripts/bench-status.sh $(BIN_RELEASE)
 
+# The analysis pass against `ffmpeg -af ebur128 -f null -` on the same 3-minute speech file.
+bench-analyze: deps-tools release
+	scripts/bench-analyze.sh $(BIN_RELEASE)
+
 # Upload answer time vs bare analysis, peak RSS with 64 concurrent 17 MB uploads, drain time.
 bench-upload: deps-tools release
 	scripts/bench-upload.sh $(BIN_RELEASE)
+
+# 1,000 one-minute M4A uploads at once: drain time and throughput relative to one core.
+bench-burst: deps-tools release
+	scripts/bench-burst.sh $(BIN_RELEASE)
+
+# Time from `tilawa serve` to READY=1 on an empty state directory.
+bench-ready: deps-tools release
+	scripts/bench-ready.sh $(BIN_RELEASE)
 
 # The crash soak: 200 uploads and 200 drop-folder replies with the daemon SIGKILLed at random
 # moments and a webhook receiver listening, then the invariants; three runs in a row, then

@@ -4,20 +4,15 @@
 # Usage: scripts/bench-encode.sh [path/to/tilawa] [runs]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/bench-lib.sh
 tilawa=${1:-.build/release/tilawa}
 runs=${2:-7}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+bench_scratch
 
-# 3 minutes of speech: the mono fixture repeated and cut to exactly 180 s.
-src=audio-fixtures/speech_mono_s16_48k.wav
-parts=()
-for _ in $(seq 1 20); do parts+=("$src"); done
-sox "${parts[@]}" "$work/speech-3min.wav" trim 0 180
 input="$work/speech-3min.wav"
+make_speech_3min "$input"
 seconds=$(soxi -D "$input")
 
-now() { date +%s.%N; }
 ours=(); theirs=(); fast=()
 for run in $(seq 1 "$runs"); do
   t0=$(now); "$tilawa" encode "$input" "$work/ours.opus" >/dev/null; t1=$(now)
@@ -26,8 +21,7 @@ for run in $(seq 1 "$runs"); do
   ours+=("$(echo "$t1 - $t0" | bc -l)"); theirs+=("$(echo "$t2 - $t1" | bc -l)"); fast+=("$(echo "$t3 - $t2" | bc -l)")
 done
 
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
-m_ours=$(median "${ours[@]}"); m_theirs=$(median "${theirs[@]}"); m_fast=$(median "${fast[@]}")
+m_ours=$(printf '%s\n' "${ours[@]}" | median); m_theirs=$(printf '%s\n' "${theirs[@]}" | median); m_fast=$(printf '%s\n' "${fast[@]}" | median)
 kbps() { echo "scale=1; $(stat -c %s "$1") * 8 / $seconds / 1000" | bc -l; }
 
 printf 'input: %.1f s of 48 kHz mono speech, %s runs each, alternating\n' "$seconds" "$runs"
@@ -37,3 +31,10 @@ printf '%-34s %10.3f %12.1f %12s\n' "opusenc --bitrate 32" "$m_theirs" "$(echo "
 printf '%-34s %10.3f %12.1f %12s\n' "tilawa encode --complexity 5" "$m_fast" "$(echo "$seconds / $m_fast" | bc -l)" "$(kbps "$work/fast.opus")"
 printf 'time ratio tilawa/opusenc (both complexity 10): %.3f\n' "$(echo "$m_ours / $m_theirs" | bc -l)"
 printf 'time ratio tilawa --complexity 5 (voice)/opusenc: %.3f\n' "$(echo "$m_fast / $m_theirs" | bc -l)"
+
+row "encode 3 min speech: tilawa / opusenc time" \
+    "$(ratio "$m_ours" "$m_theirs") (${m_ours} s vs ${m_theirs} s; $(kbps "$work/ours.opus") vs $(kbps "$work/theirs.opus") kbit/s)" \
+    "tilawa encode IN OUT.opus vs opusenc --bitrate 32 IN OUT.opus, median of $runs, alternating"
+row "encode, complexity 5: tilawa / opusenc time" \
+    "$(ratio "$m_fast" "$m_theirs") (${m_fast} s; $(kbps "$work/fast.opus") kbit/s)" \
+    "tilawa encode --complexity 5 IN OUT.opus"

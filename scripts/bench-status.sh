@@ -12,9 +12,10 @@
 # is down (nothing listens on port 1) — and prints the median. Target: <= 0.3 s.
 #
 # Environment: BENCH_SUBMISSIONS (1000000), BENCH_STUDENTS (5000), BENCH_RUNS (7),
-# BENCH_KEEP=1 to keep the state directory.
+# BENCH_KEEP=1 to keep the state directory, BENCH_READY=1 to time the daemon's start to READY on it too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/bench-lib.sh
 root=$(pwd)
 bin=$(realpath "${1:-.build/release/tilawa}")
 submissions=${BENCH_SUBMISSIONS:-1000000}
@@ -140,6 +141,11 @@ for run in $(seq 0 "$runs"); do
   fi
 done
 state=$(sed -n 's/^  "state" : "\(.*\)",\{0,1\}$/\1/p' "$work/status.json")
-median=$(printf '%s\n' "${times[@]}" | sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }')
+median=$(printf '%s\n' "${times[@]}" | median)
 echo "runs: ${times[*]} (s)"
 echo "tilawa status --json: median ${median} s over $runs runs (target <= 0.3 s); report state: ${state}, exit $code"
+row "tilawa status on $submissions submissions, $students students" "median ${median} s (target <= 0.3 s)" \
+    "tilawa status --json, daemon down, median of $runs after a cold run"
+if [ "${BENCH_READY:-0}" = 1 ]; then
+  "$root/scripts/bench-ready.sh" "$bin" "$work/var" "$submissions submissions (start-up sweep included)"
+fi

@@ -11,16 +11,23 @@ port=${TILAWA_HTTP_PORT:-8080}
 student=S1001
 token=$("$tilawa" token issue --student "$student" --ttl 12h)
 ops=$("$tilawa" token issue --ops --ttl 12h)
-# The current week of the sample semester (the newest one unlocked), so the upload is accepted.
+# The current week of the sample semester (the newest one unlocked), so the upload is accepted;
+# before the semester opens or once it has closed (15 weeks + 7 days + 14 days of catch-up),
+# the placement assessment, which is open any time.
 days=$(( ($(TZ=America/New_York date +%s) - $(TZ=America/New_York date -d 2026-09-05 +%s)) / 86400 ))
-week=$(( days / 7 + 1 ))
-(( week < 1 )) && week=1
-(( week > 15 )) && week=15
+if (( days < 0 || days >= 14 * 7 + 7 + 14 )); then
+  week=assessment
+  what="the placement assessment"
+else
+  week=$(( days / 7 + 1 ))
+  (( week > 15 )) && week=15
+  what="week ${week}"
+fi
 
 cat <<TXT
 
 Tilawa is starting on http://127.0.0.1:${port} with its state in ${TILAWA_STATE_DIR}.
-Upload a recording as student ${student} for week ${week} (paste in another terminal):
+Upload a recording as student ${student} for ${what} (paste in another terminal):
 
   curl -sS -X POST -H 'Authorization: Bearer ${token}' -H 'Content-Type: audio/wav' -H 'Expect:' \\
     --data-binary @audio-fixtures/speech_mono_s16_48k.wav \\

@@ -122,7 +122,7 @@ final class ServeProcess {
     init(stateDirectory: String, port: Int, directory: String, environment extra: [String: String] = [:]) throws {
         self.port = port
         logPath = directory + "/serve.log"
-        FileManager.default.createFile(atPath: logPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         // Through env(1), which execs in place (same pid): a binary started straight from
         // Foundation's Process with libfaketime preloaded sees no arguments.

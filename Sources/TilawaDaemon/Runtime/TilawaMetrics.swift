@@ -30,22 +30,28 @@ public final class TilawaMetrics: Sendable {
     public let undeliveredEvents: Gauge
 
     public init() {
-        uploadBytes = registry.makeCounter(name: "tilawa_upload_bytes_total", help: "Bytes of recordings received over HTTP.")
+        uploadBytes = registry.makeCounter(descriptor: Self.name("upload_bytes", unit: "total", help: "Bytes of recordings received over HTTP."))
         analysisDuration = registry.makeDurationHistogram(
-            name: "tilawa_analysis_duration_seconds", buckets: Self.durationBuckets, help: "Decode and analysis time per upload.")
+            descriptor: Self.name("analysis_duration", unit: "seconds", help: "Decode and analysis time per upload."),
+            buckets: Self.durationBuckets)
         encodeDuration = registry.makeDurationHistogram(
-            name: "tilawa_encode_duration_seconds", buckets: Self.durationBuckets, help: "Encode time per recording.")
-        queueDepth = registry.makeGauge(name: "tilawa_encode_queue_depth", help: "Encode jobs queued or running.")
-        awaitingFeedback = registry.makeGauge(name: "tilawa_awaiting_feedback", help: "Submissions waiting for coach feedback.")
-        overdue = registry.makeGauge(name: "tilawa_feedback_overdue", help: "Submissions past the feedback deadline.")
-        undeliveredEvents = registry.makeGauge(name: "tilawa_notifications_undelivered", help: "Notifications not yet delivered.")
+            descriptor: Self.name("encode_duration", unit: "seconds", help: "Encode time per recording."), buckets: Self.durationBuckets)
+        queueDepth = registry.makeGauge(descriptor: Self.name("encode_queue_depth", help: "Encode jobs queued or running."))
+        awaitingFeedback = registry.makeGauge(descriptor: Self.name("awaiting_feedback", help: "Submissions waiting for coach feedback."))
+        overdue = registry.makeGauge(descriptor: Self.name("feedback_overdue", help: "Submissions past the feedback deadline."))
+        undeliveredEvents = registry.makeGauge(descriptor: Self.name("notifications_undelivered", help: "Notifications not yet delivered."))
+    }
+
+    /// The descriptor of `tilawa_<metric>[_<unit>]`.
+    static func name(_ metric: String, unit: String = "", help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "tilawa", metricName: metric, unitName: unit, helpText: help)
     }
 
     /// Counts one upload by outcome (`accepted`, `rejected`, `refused`, `error`) and reason code.
     public func countUpload(outcome: String, reason: String) {
         registry.makeCounter(
-            name: "tilawa_uploads_total", labels: [("outcome", outcome), ("reason", reason)],
-            help: "Uploads by outcome and reason code."
+            descriptor: Self.name("uploads", unit: "total", help: "Uploads by outcome and reason code."),
+            labels: [("outcome", outcome), ("reason", reason)]
         ).increment()
     }
 

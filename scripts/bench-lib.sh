@@ -1,0 +1,65 @@
+# Shared by the benchmark scripts (sourced, not run): statistics, the common input, and the
+# rows of `make bench`'s summary table.
+
+# A scratch folder $work, removed at exit together with the daemon $pid if one was started.
+bench_scratch() {
+  work=$(mktemp -d)
+  pid=""
+  trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$work"' EXIT
+}
+
+# Median and 99th percentile of numbers on stdin, one per line.
+median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+p99() { sort -g | awk '{a[NR]=$1} END {i=int(NR*0.99); if (i<1) i=1; if (i<NR*0.99) i++; print a[i]}'; }
+# Seconds since the epoch, with nanoseconds.
+now() { date +%s.%N; }
+# $1 / $2 with $3 decimals (default 2).
+ratio() { awk -v a="$1" -v b="$2" -v d="${3:-2}" 'BEGIN { printf "%.*f", d, a / b }'; }
+
+# Writes 3 minutes of 48 kHz mono 16-bit speech (17.3 MB) to $1: the mono fixture repeated
+# and cut to exactly 180 s.
+make_speech_3min() {
+  local parts=()
+  for _ in $(seq 1 20); do parts+=(audio-fixtures/speech_mono_s16_48k.wav); done
+  sox "${parts[@]}" "$1" trim 0 180
+}
+
+# Adds a row to the summary table of `make bench` (when it runs the script):
+# row WHAT RESULT COMMAND
+row() {
+  [ -n "${BENCH_ROWS:-}" ] || return 0
+  printf '%s\t%s\t%s\n' "$1" "$2" "$3" >> "$BENCH_ROWS"
+}
+
+# A daemon for the upload benchmarks, on a scratch state directory under $work with $1 bench
+# students (B0001…, level L1, coach C01, fall-2026) and the sample programme. Sets $port and
+# $pid (stopped at exit by bench_scratch) and exports what `upload` needs.
+start_bench_daemon() {
+  local students=$1
+  { echo "student_id,name,level,coach_id,semester_id"
+    for i in $(seq -f %04g 1 "$students"); do echo "B$i,Bench Student $i,L1,C01,fall-2026"; done; } > "$work/students.csv"
+  port=$((20000 + RANDOM % 20000))
+  export TILAWA_STATE_DIR="$work/var" TILAWA_HTTP_PORT=$port TILAWA_LOG_LEVEL=warning TILAWA_STORAGE_MIN_FREE_BYTES=0
+  "$tilawa" roster import config/program.yaml "$work/students.csv" >/dev/null
+  "$tilawa" serve > "$work/serve.log" 2>&1 &
+  pid=$!
+  for _ in $(seq 1 200); do curl -fs "http://127.0.0.1:$port/readyz" >/dev/null && break; sleep 0.05; done
+  export tilawa port
+}
+
+# POSTs the file $2 as student $1's placement assessment (which uses no attempt); prints the
+# seconds to the answer and the HTTP status.
+upload() {
+  local token; token=$("$tilawa" token issue --student "$1")
+  curl -s -o /dev/null -w "%{time_total} %{http_code}\n" -X POST -H "Authorization: Bearer $token" \
+    -H "Content-Type: application/octet-stream" -H 'Expect:' \
+    --data-binary @"$2" "http://127.0.0.1:$port/v1/students/$1/weeks/assessment/submissions"
+}
+export -f upload
+
+# Waits until the daemon's encode queue is empty.
+wait_for_encodes() {
+  while [ "$(sqlite3 "$work/var/tilawa.sqlite" "SELECT COUNT(*) FROM job WHERE state IN ('queued','running')")" != 0 ]; do
+    sleep 0.2
+  done
+}
