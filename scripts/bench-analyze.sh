@@ -20,7 +20,7 @@ for run in $(seq 1 "$runs"); do
   ours+=("$(echo "$t1 - $t0" | bc -l)"); theirs+=("$(echo "$t2 - $t1" | bc -l)")
 done
 m_ours=$(printf '%s\n' "${ours[@]}" | median); m_theirs=$(printf '%s\n' "${theirs[@]}" | median)
-ours_lufs=$("$tilawa" analyze --json "$input" | sed -n 's/.*"loudness_lufs" *: *\(-\{0,1\}[0-9.]*\).*/\1/p' | head -1)
+ours_lufs=$("$tilawa" analyze --json "$input" | sed -n 's/.*"loudness_lufs" *: *\(-\{0,1\}[0-9.]*\).*/\1/p' | head -1 | xargs printf '%.1f')
 theirs_lufs=$(ffmpeg -nostdin -hide_banner -nostats -i "$input" -af ebur128 -f null - 2>&1 | awk '/Integrated loudness:/ {getline; print $2}')
 
 printf 'input: 180 s of 48 kHz mono speech, %s runs each, alternating\n' "$runs"

@@ -121,7 +121,12 @@ struct StatusCommandTests {
             Issue.record("tilawa serve never became ready: \(serve.log)")
             return
         }
-        let up = try status(state, ["--json", "--expect-running"], port: port)
+        // The full sweep runs right after READY; on this empty state it is over in a moment.
+        var up = try status(state, ["--json", "--expect-running"], port: port)
+        for _ in 0..<100 where (try? json(up)).flatMap({ ($0["missing_artifacts"] as? [String: Any])?["last_full_sweep"] as? [String: Any] }) == nil {
+            try await Task.sleep(for: .milliseconds(100))
+            up = try status(state, ["--json", "--expect-running"], port: port)
+        }
         let stopped = await serve.terminate()
         #expect(up.status == 0, "\(up.stdout)\n\(up.stderr)")
         let object = try json(up)
@@ -130,7 +135,7 @@ struct StatusCommandTests {
         #expect(daemon["up"] as? Bool == true && daemon["ready"] as? Bool == true)
         #expect(daemon["uptime_seconds"] as? Int ?? -1 >= 0)
         #expect(daemon["pid"] as? Int == serve.pid)
-        // The daemon's start-up sweep left its count for status.
+        // The daemon's full sweep after start left its count for status.
         let sweep = try #require((object["missing_artifacts"] as? [String: Any])?["last_full_sweep"] as? [String: Any])
         #expect(sweep["count"] as? Int == 0)
 

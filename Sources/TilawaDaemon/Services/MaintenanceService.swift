@@ -19,45 +19,61 @@ public struct MaintenanceService: Service {
 
     /// The start-up pass, run before the daemon takes requests: nothing of this daemon
     /// is running yet, so in-flight idempotency keys and running jobs of dead processes are
-    /// abandoned work.
+    /// abandoned work. Only cheap steps: the walk of every artifact file is `run()`'s, after
+    /// READY, so a large installation starts in a moment.
     public static func startUp(runtime: TilawaRuntime, logger: Logger) throws {
         let requeued = try runtime.database.requeueAbandonedJobs(isAlive: EncodeJobRunner.isAlive)
         let keys = try runtime.database.expireIdempotencyKeys(
             now: runtime.clock(), retention: runtime.configuration.idempotencyRetention, includingInFlight: true)
-        let report = try sweep(runtime: runtime)
-        logger.info("start-up sweep", metadata: [
-            "requeued_jobs": "\(requeued)", "expired_keys": "\(keys)", "staging_removed": "\(report.stagingRemoved)",
-            "orphans_removed": "\(report.orphansRemoved)", "originals_pruned": "\(report.originalsPruned)",
-            "missing_files": "\(report.missing.count)",
+        let staging = sweeper(runtime: runtime).removeStagingLeftovers(now: runtime.clock())
+        logger.info("start-up", metadata: [
+            "requeued_jobs": "\(requeued)", "expired_keys": "\(keys)", "staging_removed": "\(staging)",
         ])
-        for path in report.missing.prefix(20) {
-            logger.error("artifact file missing", metadata: ["path": "\(path)"])
+    }
+
+    static func sweeper(runtime: TilawaRuntime) -> ArtifactSweeper {
+        ArtifactSweeper(database: runtime.database, stateDirectory: runtime.stateDirectory)
+    }
+
+    /// The full sweep (staging leftovers, orphans, originals past retention, missing files) on
+    /// a thread of its own: it walks every artifact file and reads every path a row holds, which
+    /// takes seconds on a large installation and must not hold a thread of the concurrency pool.
+    /// Safe beside live uploads: the sweeper leaves files younger than its grace period alone.
+    func sweepInTheBackground() async throws -> SweepReport {
+        let runtime = runtime
+        let retentionDays = Int(runtime.configuration.storage.originalsRetention / 86_400)
+        return try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result {
+                    try Self.sweeper(runtime: runtime).sweep(now: runtime.clock(), originalsRetentionDays: retentionDays)
+                })
+            }
         }
     }
 
-    static func sweep(runtime: TilawaRuntime) throws -> SweepReport {
-        let retentionDays = Int(runtime.configuration.storage.originalsRetention / 86_400)
-        return try ArtifactSweeper(database: runtime.database, stateDirectory: runtime.stateDirectory)
-            .sweep(now: runtime.clock(), originalsRetentionDays: retentionDays)
-    }
-
+    /// The full sweep now (the start-up one), then daily with the expiry of idempotency keys.
     public func run() async throws {
+        var label = "start-up sweep"
         while !Task.isShuttingDownGracefully {
+            do {
+                let report = try await sweepInTheBackground()
+                logger.info("\(label)", metadata: [
+                    "orphans_removed": "\(report.orphansRemoved)", "originals_pruned": "\(report.originalsPruned)",
+                    "staging_removed": "\(report.stagingRemoved)", "missing_files": "\(report.missing.count)",
+                ])
+                for path in report.missing.prefix(20) {
+                    logger.error("artifact file missing", metadata: ["path": "\(path)"])
+                }
+                try runtime.database.expireIdempotencyKeys(
+                    now: runtime.clock(), retention: runtime.configuration.idempotencyRetention, includingInFlight: false)
+            } catch {
+                logger.error("\(label) failed", metadata: ["error": "\(error)"])
+            }
+            label = "daily sweep"
             do {
                 try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
             } catch {
                 return
-            }
-            do {
-                let report = try Self.sweep(runtime: runtime)
-                try runtime.database.expireIdempotencyKeys(
-                    now: runtime.clock(), retention: runtime.configuration.idempotencyRetention, includingInFlight: false)
-                logger.info("daily sweep", metadata: [
-                    "orphans_removed": "\(report.orphansRemoved)", "originals_pruned": "\(report.originalsPruned)",
-                    "missing_files": "\(report.missing.count)",
-                ])
-            } catch {
-                logger.error("daily sweep failed", metadata: ["error": "\(error)"])
             }
         }
     }
