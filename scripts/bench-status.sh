@@ -147,5 +147,5 @@ echo "tilawa status --json: median ${median} s over $runs runs (target <= 0.3 s)
 row "tilawa status on $submissions submissions, $students students" "median ${median} s (target <= 0.3 s)" \
     "tilawa status --json, daemon down, median of $runs after a cold run"
 if [ "${BENCH_READY:-0}" = 1 ]; then
-  "$root/scripts/bench-ready.sh" "$bin" "$work/var" "$submissions submissions (start-up sweep included)"
+  "$root/scripts/bench-ready.sh" "$bin" "$work/var" "$submissions submissions"
 fi

@@ -54,6 +54,27 @@ struct ArtifactStoreTests {
         #expect(!FileManager.default.fileExists(atPath: staleStaging))
     }
 
+    @Test("A sweep asked to stop throws SweepInterrupted, records no count and leaves referenced files alone")
+    func interruptedSweep() throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let artifacts = store.state.artifactStore
+        var request = store.request("S1001", .week(1), at: TestStore.newYork(2026, 9, 6))
+        request.originalPath = "originals/2026/09/kept.wav"
+        guard case .admitted = try store.database.admitSubmission(request, policy: ProgramPolicy()) else {
+            Issue.record("not admitted"); return
+        }
+        try artifacts.write(Data("a".utf8), to: "originals/2026/09/kept.wav")
+        var asked = 0
+        #expect(throws: SweepInterrupted.self) {
+            try ArtifactSweeper(database: store.database, stateDirectory: store.state)
+                .sweep(now: Date(), originalsRetentionDays: nil, isStopping: { asked += 1; return true })
+        }
+        #expect(asked > 0)
+        #expect(try store.database.lastArtifactSweep() == nil, "a partial sweep must not look like a full one")
+        #expect(artifacts.allFiles() == ["originals/2026/09/kept.wav"])
+    }
+
     @Test("Originals past retention are pruned only once their recording is encoded")
     func pruneOriginals() throws {
         let store = try TestStore()

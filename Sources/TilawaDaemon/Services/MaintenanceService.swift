@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ServiceLifecycle
+import Synchronization
 import TilawaStore
 
 /// Start-up and daily housekeeping: the artifact sweep (staging leftovers, orphans,
@@ -39,15 +40,24 @@ public struct MaintenanceService: Service {
     /// a thread of its own: it walks every artifact file and reads every path a row holds, which
     /// takes seconds on a large installation and must not hold a thread of the concurrency pool.
     /// Safe beside live uploads: the sweeper leaves files younger than its grace period alone.
+    /// Graceful shutdown stops it between two files (`SweepInterrupted`), so a stop never
+    /// waits for a walk of a million rows.
     func sweepInTheBackground() async throws -> SweepReport {
         let runtime = runtime
         let retentionDays = Int(runtime.configuration.storage.originalsRetention / 86_400)
-        return try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(with: Result {
-                    try Self.sweeper(runtime: runtime).sweep(now: runtime.clock(), originalsRetentionDays: retentionDays)
-                })
+        let stopping = StopRequest()
+        return try await withGracefulShutdownHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                Thread.detachNewThread {
+                    continuation.resume(with: Result {
+                        try Self.sweeper(runtime: runtime).sweep(
+                            now: runtime.clock(), originalsRetentionDays: retentionDays,
+                            isStopping: { stopping.isRequested })
+                    })
+                }
             }
+        } onGracefulShutdown: {
+            stopping.request()
         }
     }
 
@@ -66,6 +76,9 @@ public struct MaintenanceService: Service {
                 }
                 try runtime.database.expireIdempotencyKeys(
                     now: runtime.clock(), retention: runtime.configuration.idempotencyRetention, includingInFlight: false)
+            } catch is SweepInterrupted {
+                logger.info("\(label) interrupted by shutdown")
+                return
             } catch {
                 logger.error("\(label) failed", metadata: ["error": "\(error)"])
             }
@@ -95,4 +108,13 @@ public struct ShutdownAnnouncer: Service {
         logger.info("shutting down")
         try? notifier?.stopping()
     }
+}
+
+/// A one-way flag another thread reads: set at graceful shutdown, polled by the sweep.
+/// A `final class` holding a `Mutex` is `Sendable` on its own: the flag is only reached through it.
+final class StopRequest: Sendable {
+    private let requested = Mutex(false)
+
+    func request() { requested.withLock { $0 = true } }
+    var isRequested: Bool { requested.withLock { $0 } }
 }

@@ -15,6 +15,11 @@ public struct SweepReport: Sendable, Equatable {
     public init() {}
 }
 
+/// A sweep stopped part-way because the daemon is shutting down; the next one starts afresh.
+public struct SweepInterrupted: Error, Sendable {
+    public init() {}
+}
+
 /// Keeps the state directory and the database in agreement (DESIGN §6).
 ///
 /// Files younger than `grace` are left alone: another process (a `tilawa ingest` next to
@@ -33,7 +38,11 @@ public struct ArtifactSweeper: Sendable {
 
     /// Removes staging leftovers and unreferenced artifacts, prunes originals older than
     /// `originalsRetentionDays` whose recording is encoded, and lists rows whose file is missing.
-    public func sweep(now: Date, originalsRetentionDays: Int?) throws -> SweepReport {
+    ///
+    /// `isStopping` is asked between files (a million rows take many seconds); once it answers
+    /// true the sweep throws `SweepInterrupted` and records nothing. What it removed until then
+    /// was an orphan or a staging leftover either way.
+    public func sweep(now: Date, originalsRetentionDays: Int?, isStopping: () -> Bool = { false }) throws -> SweepReport {
         var report = SweepReport()
         let cutoff = now.addingTimeInterval(-grace)
         report.stagingRemoved = removeStagingLeftovers(now: now)
@@ -43,12 +52,18 @@ public struct ArtifactSweeper: Sendable {
         let store = stateDirectory.artifactStore
         let referenced = try database.referencedArtifactPaths()
         for file in store.allFiles() where !referenced.contains(file) {
+            if isStopping() { throw SweepInterrupted() }
             if Self.modified(store.path(file)).map({ $0 < cutoff }) ?? false {
                 store.remove(file)
                 report.orphansRemoved += 1
             }
         }
-        report.missing = referenced.filter { !store.exists($0) }.sorted()
+        var missing: [String] = []
+        for (index, path) in referenced.enumerated() {
+            if index % 1_024 == 0, isStopping() { throw SweepInterrupted() }
+            if !store.exists(path) { missing.append(path) }
+        }
+        report.missing = missing.sorted()
         try database.recordArtifactSweep(missing: report.missing.count, at: now)
         return report
     }
