@@ -10,8 +10,7 @@ tilawa=${1:-.build/release/tilawa}
 runs=${2:-7}
 bench_scratch
 
-input="$work/speech-3min.wav"
-make_speech_3min "$input"
+make_speech_3min
 
 ours=(); theirs=()
 for run in $(seq 1 "$runs"); do

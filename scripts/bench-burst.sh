@@ -11,9 +11,9 @@ tilawa=$(realpath "${1:-.build/release/tilawa}")
 count=${2:-${BENCH_BURST:-1000}}
 bench_scratch
 
-make_speech_3min "$work/speech-3min.wav"
+make_speech_3min
+ffmpeg -nostdin -hide_banner -loglevel error -i "$input" -t 60 -ac 1 -c:a aac -b:a 64k "$work/minute.m4a"
 input="$work/minute.m4a"
-ffmpeg -nostdin -hide_banner -loglevel error -i "$work/speech-3min.wav" -t 60 -ac 1 -c:a aac -b:a 64k "$input"
 
 # One core's work per upload: the whole chain on one thread, median of 5.
 single=()

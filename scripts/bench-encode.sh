@@ -9,8 +9,7 @@ tilawa=${1:-.build/release/tilawa}
 runs=${2:-7}
 bench_scratch
 
-input="$work/speech-3min.wav"
-make_speech_3min "$input"
+make_speech_3min
 seconds=$(soxi -D "$input")
 
 ours=(); theirs=(); fast=()

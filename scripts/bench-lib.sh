@@ -16,12 +16,13 @@ now() { date +%s.%N; }
 # $1 / $2 with $3 decimals (default 2).
 ratio() { awk -v a="$1" -v b="$2" -v d="${3:-2}" 'BEGIN { printf "%.*f", d, a / b }'; }
 
-# Writes 3 minutes of 48 kHz mono 16-bit speech (17.3 MB) to $1: the mono fixture repeated
-# and cut to exactly 180 s.
+# Sets $input to 3 minutes of 48 kHz mono 16-bit speech (17.3 MB) in $work: the mono fixture
+# repeated and cut to exactly 180 s. The input of every benchmark.
 make_speech_3min() {
   local parts=()
   for _ in $(seq 1 20); do parts+=(audio-fixtures/speech_mono_s16_48k.wav); done
-  sox "${parts[@]}" "$1" trim 0 180
+  input="$work/speech-3min.wav"
+  sox "${parts[@]}" "$input" trim 0 180
 }
 
 # Adds a row to the summary table of `make bench` (when it runs the script):

@@ -10,8 +10,7 @@ tilawa=$(realpath "${1:-.build/release/tilawa}")
 runs=${2:-10}
 bench_scratch
 
-input="$work/speech-3min.wav"
-make_speech_3min "$input"
+make_speech_3min
 bytes=$(stat -c %s "$input")
 # 64 students, so 64 uploads are 64 accepted recordings.
 start_bench_daemon 64
