@@ -81,6 +81,15 @@ struct TestDaemon {
         (try? FileManager.default.contentsOfDirectory(atPath: runtime.stateDirectory.staging.path)) ?? []
     }
 
+    /// Files under `staging/` that this process holds open, named or not (an upload being
+    /// written may be an unnamed temporary file that only `/proc/self/fd` shows).
+    func openStagingFiles() -> [String] {
+        let staging = runtime.stateDirectory.staging.path
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return descriptors.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)") }
+            .filter { $0.hasPrefix(staging + "/") }
+    }
+
     /// Waits (bounded: 60 s) until `condition` holds; returns whether it did.
     func eventually(_ condition: () throws -> Bool) async -> Bool {
         for _ in 0..<1_200 {

@@ -187,9 +187,9 @@ struct UploadRouteTests {
                 + "Content-Type: audio/wav\r\nContent-Length: 1000000\r\n\r\n")
             try socket.send(Data(repeating: 0x52, count: 300_000))
             // Let the server start writing the body, then vanish.
-            #expect(await daemon.eventually { !daemon.stagingFiles().isEmpty || true })
+            #expect(await daemon.eventually { !daemon.openStagingFiles().isEmpty })
             socket.close()
-            #expect(await daemon.eventually { daemon.stagingFiles().isEmpty })
+            #expect(await daemon.eventually { daemon.stagingFiles().isEmpty && daemon.openStagingFiles().isEmpty })
         }
         let rows = try await daemon.runtime.database.writer.read { db in
             (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission") ?? -1, try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM rejection") ?? -1)
@@ -197,6 +197,39 @@ struct UploadRouteTests {
         #expect(rows.0 == 0 && rows.1 == 0)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: daemon.runtime.stateDirectory.artifacts.path)
         #expect(leftovers.isEmpty)
+    }
+}
+
+@Suite("Slow uploads (live server on loopback)")
+struct SlowUploadTests {
+    @Test("A body that stops arriving is cut at http.upload_timeout_seconds and leaves nothing behind")
+    func stalledBody() async throws {
+        let daemon = try await TestDaemon(configure: { $0.http.uploadTimeout = 1 })
+        defer { daemon.remove() }
+        try await daemon.application().test(.live) { client in
+            let port = try #require(client.port)
+            let token = try await daemon.token(.student, "S1006")
+            let socket = try RawHTTPConnection(port: port)
+            try socket.send("POST /v1/students/S1006/weeks/12/submissions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\n"
+                + "Content-Type: audio/wav\r\nIdempotency-Key: stalled-1\r\nContent-Length: 1000000\r\n\r\n")
+            try socket.send(Data(repeating: 0x52, count: 300_000))
+            #expect(await daemon.eventually { !daemon.openStagingFiles().isEmpty })
+            // The phone has lost its network but not the connection: nothing more comes.
+            #expect(socket.waitForClose(seconds: 30), "the server kept a stalled upload open")
+            socket.close()
+            #expect(await daemon.eventually { daemon.stagingFiles().isEmpty && daemon.openStagingFiles().isEmpty })
+
+            // The cut upload used nothing: the same key with the whole recording is a first request.
+            var headers = try await daemon.headers(.student, "S1006", audio)
+            headers[.idempotencyKey] = "stalled-1"
+            let retry = try await client.execute(uri: "/v1/students/S1006/weeks/12/submissions", method: .post,
+                                                 headers: headers, body: try TestDaemon.fixture("speech_mono_s16_48k.wav"))
+            #expect(retry.status == .created)
+            #expect(retry.headers[.idempotentReplayed] == nil)
+            #expect((retry.json?["attempts"] as? [String: Any])?["used"] as? Int == 1)
+        }
+        let rejections = try await daemon.runtime.database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM rejection") }
+        #expect(rejections == 0)
     }
 }
 
@@ -226,6 +259,19 @@ final class RawHTTPConnection {
                 guard sent > 0 else { throw POSIXError(.EPIPE) }
                 offset += sent
             }
+        }
+    }
+
+    /// Whether the server closes the connection within `seconds` (reads and drops whatever
+    /// arrives before the end).
+    func waitForClose(seconds: Int) -> Bool {
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count == 0 { return true }
+            if count < 0 { return errno == ECONNRESET }
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -28,8 +29,14 @@ public enum TilawaServer {
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let http = api.runtime.configuration.http
+        let bodyDeadline = TimeAmount.milliseconds(Int64(http.uploadTimeout * 1000))
+        let channel = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [UploadStreamGuard(bodyDeadline: bodyDeadline, logger: logger)],
+            // Keep-alive connections with no request in progress close after this (nginx's default).
+            idleTimeout: .seconds(75))
         return Application(
             router: makeRouter(api: api),
+            server: .http1(configuration: channel),
             configuration: .init(address: .hostname(http.host, port: http.port), serverName: "tilawa"),
             services: services,
             onServerRunning: onServerRunning,
