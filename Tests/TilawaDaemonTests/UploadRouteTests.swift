@@ -218,6 +218,7 @@ struct SlowUploadTests {
             #expect(socket.waitForClose(seconds: 30), "the server kept a stalled upload open")
             socket.close()
             #expect(await daemon.eventually { daemon.stagingFiles().isEmpty && daemon.openStagingFiles().isEmpty })
+            #expect(metricValue(#"tilawa_uploads_total{outcome="error",reason="upload_incomplete"}"#, in: daemon.api.metrics) == 1)
 
             // The cut upload used nothing: the same key with the whole recording is a first request.
             var headers = try await daemon.headers(.student, "S1006", audio)

@@ -99,6 +99,13 @@ extension APIProblem {
                    extras: ["max_bytes": .int(limit)], headers: [.connection: "close"])
     }
 
+    /// The body ended before its declared end: the connection closed, stalled past
+    /// `http.upload_timeout_seconds`, or broke its framing. The client rarely sees this answer.
+    static let uploadIncomplete = APIProblem(
+        .badRequest, code: "upload_incomplete",
+        detail: "The recording did not arrive in full; nothing was counted. Please send it again.",
+        headers: [.connection: "close"])
+
     static func notAudio(_ detail: String) -> APIProblem {
         APIProblem(.unsupportedMediaType, code: "not_audio", detail: detail)
     }

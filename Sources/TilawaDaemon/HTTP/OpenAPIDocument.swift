@@ -626,7 +626,9 @@ components:
       description: |-
         The request is malformed: `invalid_identifier` (an id outside `[A-Za-z0-9_-]{1,64}`),
         `invalid_week` (a slot other than 1…15, `eoc`, `assessment`), `invalid_idempotency_key`,
-        `invalid_cursor`, `invalid_body` (JSON that does not fit the schema, notes over 8192 characters).
+        `invalid_cursor`, `invalid_body` (JSON that does not fit the schema, notes over 8192 characters),
+        `upload_incomplete` (an upload body that ended early: closed, or not all in within
+        `http.upload_timeout_seconds`; the connection is closed and nothing is counted).
       content:
         application/problem+json:
           schema:

@@ -46,7 +46,13 @@ struct SubmissionRoutes: Sendable {
             throw Self.keyInUse
         }
 
-        let staged = try await receiver.receive(request, context: context, fileExtension: Self.fileExtension(for: request))
+        let staged: StagedUpload
+        do {
+            staged = try await receiver.receive(request, context: context, fileExtension: Self.fileExtension(for: request))
+        } catch let problem as APIProblem {
+            api.metrics.countUpload(outcome: "error", reason: problem.code)
+            throw problem
+        }
         api.metrics.uploadBytes.increment(by: Int64(staged.bytes))
         let requestHash = "\(slot):\(staged.sha256)"
         if let key {

@@ -45,10 +45,7 @@ struct UploadReceiver: Sendable {
         }
         let path = stateDirectory.newStagingPath(extension: fileExtension)
         let meter = UploadMeter(limit: maxBytes)
-        let metered = request.body.map { buffer in
-            try meter.count(buffer)
-            return buffer
-        }
+        let metered = MeteredBody(base: request.body, meter: meter)
         do {
             try await FileSystem.shared.withFileHandle(forWritingAt: FilePath(path), options: .newFile(replaceExisting: true)) { file in
                 try await file.withBufferedWriter(capacity: .bytes(Self.writeBufferBytes)) { writer in
@@ -61,6 +58,12 @@ struct UploadReceiver: Sendable {
                 context.closeInput()
                 throw APIProblem.payloadTooLarge(limit: maxBytes)
             }
+            // The client's side ended it (closed, stalled past the deadline, malformed framing):
+            // nobody is waiting for this answer, and it is not the server's failure.
+            if meter.bodyFailed {
+                context.logger.notice("upload incomplete", metadata: ["received_bytes": "\(meter.result.0)", "error": "\(error)"])
+                throw APIProblem.uploadIncomplete
+            }
             // A write that failed with the disk (nearly) full is the disk's fault, not the upload's.
             if let free = DiskSpace.availableBytes(at: stateDirectory.root.path), free < 1024 * 1024 {
                 throw APIProblem.storageFull
@@ -69,6 +72,35 @@ struct UploadReceiver: Sendable {
         }
         let (bytes, digest) = meter.result
         return StagedUpload(path: path, bytes: bytes, sha256: digest)
+    }
+}
+
+/// A request body passed through an `UploadMeter` on its way to the staging file.
+struct MeteredBody<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable where Base.Element == ByteBuffer {
+    typealias Element = ByteBuffer
+
+    let base: Base
+    let meter: UploadMeter
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var base: Base.AsyncIterator
+        let meter: UploadMeter
+
+        mutating func next() async throws -> ByteBuffer? {
+            let buffer: ByteBuffer?
+            do {
+                buffer = try await base.next()
+            } catch {
+                meter.noteBodyFailure()
+                throw error
+            }
+            if let buffer { try meter.count(buffer) }
+            return buffer
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: base.makeAsyncIterator(), meter: meter)
     }
 }
 
@@ -81,6 +113,7 @@ final class UploadMeter: Sendable {
         var bytes = 0
         var hasher = SHA256()
         var exceeded = false
+        var bodyFailed = false
     }
 
     private let state = Mutex(State())
@@ -103,6 +136,11 @@ final class UploadMeter: Sendable {
     }
 
     var exceeded: Bool { state.withLock { $0.exceeded } }
+
+    /// Notes that reading the body failed on the client's side (as opposed to the disk).
+    func noteBodyFailure() { state.withLock { $0.bodyFailed = true } }
+
+    var bodyFailed: Bool { state.withLock { $0.bodyFailed } }
 
     /// Bytes seen and the hex SHA-256 of them.
     var result: (Int, String) {
