@@ -90,6 +90,11 @@ struct TestDaemon {
             .filter { $0.hasPrefix(staging + "/") }
     }
 
+    /// `tilawa_uploads_total` for one outcome and reason, or nil when none was counted.
+    func uploadsCounted(_ outcome: String, _ reason: String) -> Double? {
+        metricValue(#"tilawa_uploads_total{outcome=""# + outcome + #"",reason=""# + reason + #""}"#, in: api.metrics)
+    }
+
     /// Waits (bounded: 60 s) until `condition` holds; returns whether it did.
     func eventually(_ condition: () throws -> Bool) async -> Bool {
         for _ in 0..<1_200 {
