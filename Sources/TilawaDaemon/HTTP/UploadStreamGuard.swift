@@ -8,7 +8,7 @@ import NIOHTTPTypes
 ///   Between the socket and the staging file a body waits in NIO's inbound buffers: up to the
 ///   async channel's high watermark (10 parts) plus one read batch (4 reads). With NIO's default
 ///   64 KiB reads that is ~1 MB per connection, 64 uploads at once ~60 MB; at 16 KiB it is a
-///   quarter of that, and the disk still keeps up (one staging write per 16 KiB).
+///   quarter of that. Writes to the staging file stay large (`UploadReceiver.writeBufferBytes`).
 /// - **Time.** A request's body must arrive within `http.upload_timeout_seconds` of its head.
 ///   A phone that loses its network without closing the connection would otherwise hold the
 ///   connection and an open staging file forever; past the deadline the connection is closed,
