@@ -182,10 +182,7 @@ struct UploadRouteTests {
         try await daemon.application().test(.live) { client in
             let port = try #require(client.port)
             let token = try await daemon.token(.student, "S1006")
-            let socket = try RawHTTPConnection(port: port)
-            try socket.send("POST /v1/students/S1006/weeks/12/submissions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\n"
-                + "Content-Type: audio/wav\r\nIdempotency-Key: cut-1\r\nContent-Length: 1000000\r\n\r\n")
-            try socket.send(Data(repeating: 0x52, count: 300_000))
+            let socket = try RawHTTPConnection.partialUpload(port: port, token: token, idempotencyKey: "cut-1")
             // Let the server start writing the body, then vanish.
             #expect(await daemon.eventually { !daemon.openStagingFiles().isEmpty })
             socket.close()
@@ -220,10 +217,7 @@ struct SlowUploadTests {
         try await daemon.application().test(.live) { client in
             let port = try #require(client.port)
             let token = try await daemon.token(.student, "S1006")
-            let socket = try RawHTTPConnection(port: port)
-            try socket.send("POST /v1/students/S1006/weeks/12/submissions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\n"
-                + "Content-Type: audio/wav\r\nContent-Length: 1000000\r\n\r\n")
-            try socket.send(Data(repeating: 0x52, count: 300_000))
+            let socket = try RawHTTPConnection.partialUpload(port: port, token: token)
             #expect(await daemon.eventually { !daemon.openStagingFiles().isEmpty })
             // The phone has lost its network but not the connection: nothing more comes.
             #expect(socket.waitForClose(seconds: 60), "the server kept a stalled upload open")
@@ -253,6 +247,16 @@ final class RawHTTPConnection {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard descriptor >= 0, connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+    }
+
+    /// S1006's week-12 upload declaring 1,000,000 bytes, of which only the first 300,000 are sent.
+    static func partialUpload(port: Int, token: String, idempotencyKey: String? = nil) throws -> RawHTTPConnection {
+        let socket = try RawHTTPConnection(port: port)
+        let key = idempotencyKey.map { "Idempotency-Key: \($0)\r\n" } ?? ""
+        try socket.send("POST /v1/students/S1006/weeks/12/submissions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\n"
+            + "Content-Type: audio/wav\r\n\(key)Content-Length: 1000000\r\n\r\n")
+        try socket.send(Data(repeating: 0x52, count: 300_000))
+        return socket
     }
 
     func send(_ text: String) throws { try send(Data(text.utf8)) }
