@@ -32,6 +32,8 @@ let package = Package(
         .systemLibrary(name: "COpusEnc", path: "Sources/COpusEnc", pkgConfig: "libopusenc"),
         .systemLibrary(name: "CEBUR128", path: "Sources/CEBUR128", pkgConfig: "libebur128"),
         .systemLibrary(name: "CALSA", path: "Sources/CALSA", pkgConfig: "alsa"),
+        // System calls Glibc declares only under _GNU_SOURCE (renameat2 with RENAME_NOREPLACE).
+        .target(name: "CFileShims"),
 
         // The programme's rules as pure values and functions: no I/O, no clock reads.
         .target(name: "TilawaCore"),
@@ -50,7 +52,7 @@ let package = Package(
         .target(
             name: "TilawaDaemon",
             dependencies: [
-                "TilawaCore", "TilawaAudio", "TilawaStore",
+                "TilawaCore", "TilawaAudio", "TilawaStore", "CFileShims",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -44,13 +44,11 @@ struct FeedbackImportCommand: ParsableCommand {
         } catch {
             throw CommandLineOutput.fail(code: error.code, message: error.reason, exit: ExitStatus.usage)
         }
-        var notes: String?
-        let sidecar = url.deletingLastPathComponent().appendingPathComponent(name.sidecarName)
-        if let data = FileManager.default.contents(atPath: sidecar.path) {
-            guard data.count <= 8 * 1024, let text = String(data: data, encoding: .utf8) else {
-                throw CommandLineOutput.fail(code: "invalid_notes", message: "\(sidecar.path) must be UTF-8 text of at most 8 KiB.", exit: ExitStatus.dataRejected)
-            }
-            notes = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let notes: String?
+        switch ReplyNotes.read(besideFile: file, reply: name) {
+        case let .success(text): notes = text
+        case let .failure(refusal):
+            throw CommandLineOutput.fail(code: refusal.code, message: refusal.message, exit: ExitStatus.dataRejected)
         }
         let runtime = try config.runtime()
         let staged = runtime.stateDirectory.newStagingPath(extension: name.fileExtension)

@@ -59,6 +59,7 @@ func numericField(_ key: String, of config: TilawaConfiguration) -> Double? {
     case "auth.default_token_ttl_seconds": config.auth.defaultTokenTTL
     case "dropbox.settle_seconds": config.dropbox.settleTime
     case "dropbox.poll_interval_seconds": config.dropbox.pollInterval
+    case "dropbox.max_reply_bytes": Double(config.dropbox.maxReplyBytes)
     case "webhook.timeout_seconds": config.webhook.timeout
     case "webhook.max_backoff_seconds": config.webhook.maxBackoff
     case "program.catch_up_grace_days": Double(config.program.catchUpGraceDays)

@@ -47,6 +47,8 @@ public struct ConfigurationKey: Sendable, Hashable {
         .init("dropbox.settle_seconds", "`5`",
               "A dropped file is taken once its size and mtime are stable this long (0–3600 s)."),
         .init("dropbox.poll_interval_seconds", "`2`", "How often the drop folder is scanned (0.1–3600 s)."),
+        .init("dropbox.max_reply_bytes", "`209715200`",
+              "Largest coach reply in bytes (1 KiB–4 GiB); a larger file goes to `rejected/` unread."),
         .init("webhook.url", "none",
               "http(s) URL that receives each notification; none keeps notifications in the outbox only."),
         .init("webhook.secret_file", "none",

@@ -108,6 +108,7 @@ extension TilawaConfiguration {
         if let path = try values.path("dropbox.path", workingDirectory: workingDirectory) { dropbox.path = path }
         dropbox.settleTime = try values.number("dropbox.settle_seconds", default: dropbox.settleTime, in: 0...3600)
         dropbox.pollInterval = try values.number("dropbox.poll_interval_seconds", default: dropbox.pollInterval, in: 0.1...3600)
+        dropbox.maxReplyBytes = try values.integer("dropbox.max_reply_bytes", default: dropbox.maxReplyBytes, in: 1024...4 * 1024 * 1024 * 1024)
     }
 
     private mutating func readWebhook(_ values: inout ConfigurationValues) throws(ConfigurationError) {

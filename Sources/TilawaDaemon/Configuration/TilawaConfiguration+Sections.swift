@@ -40,6 +40,8 @@ extension TilawaConfiguration {
         public var settleTime: TimeInterval = 5
         /// `dropbox.poll_interval_seconds`.
         public var pollInterval: TimeInterval = 2
+        /// `dropbox.max_reply_bytes`: a larger reply is rejected before it is read (1 KiB…4 GiB).
+        public var maxReplyBytes = 200 * 1024 * 1024
 
         /// The defaults with the folder at `path`.
         public init(path: String) {

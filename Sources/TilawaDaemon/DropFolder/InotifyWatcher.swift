@@ -55,9 +55,11 @@ final class InotifyWatcher: @unchecked Sendable {
     /// Watches `directory` (idempotent). Returns false when the watch cannot be added.
     @discardableResult
     func watch(_ directory: String, root: Bool) -> Bool {
+        // IN_DONT_FOLLOW: a coach folder that is a symbolic link is never watched through it.
+        // IN_CREATE in coach folders: links and FIFOs have no close-after-write to report.
         let mask: UInt32 = root
-            ? UInt32(IN_CREATE | IN_MOVED_TO | IN_ONLYDIR)
-            : UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MODIFY | IN_ONLYDIR)
+            ? UInt32(IN_CREATE | IN_MOVED_TO | IN_ONLYDIR) | UInt32(IN_DONT_FOLLOW)
+            : UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MODIFY | IN_CREATE | IN_ONLYDIR) | UInt32(IN_DONT_FOLLOW)
         let wd = inotify_add_watch(descriptor, directory, mask)
         guard wd >= 0 else { return false }
         state.withLock { $0.watches[wd] = directory }
@@ -79,7 +81,7 @@ final class InotifyWatcher: @unchecked Sendable {
     }
 
     /// File events since the last call, in order (`complete`: closed after writing or moved
-    /// in; otherwise written to), and whether events were lost.
+    /// in; otherwise created or written to), and whether events were lost.
     func drain() -> (events: [(path: String, complete: Bool)], overflowed: Bool) {
         state.withLock { state in
             defer {
@@ -130,7 +132,7 @@ final class InotifyWatcher: @unchecked Sendable {
                 if event.mask & UInt32(IN_ISDIR) != 0 {
                     newDirectories.append(path)
                 } else {
-                    events.append((path, event.mask & UInt32(IN_MODIFY) == 0))
+                    events.append((path, event.mask & UInt32(IN_CLOSE_WRITE | IN_MOVED_TO) != 0))
                 }
             }
         }

@@ -10,19 +10,28 @@ struct SettleTracker {
     struct Observation: Equatable, Sendable {
         var size: Int64
         var modified: Date
+        /// The entry's own kind (`S_IFREG`, `S_IFLNK`, …), inode and link count: a file
+        /// swapped for another or linked elsewhere is a change too.
+        var kind: mode_t = S_IFREG
+        var inode: UInt64 = 0
+        var links: UInt64 = 1
 
         init(size: Int64, modified: Date) {
             self.size = size
             self.modified = modified
         }
 
-        /// A regular file's size and modification time, or nil.
-        init?(path: String) {
-            var info = stat()
-            guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        /// What `fstatat(…, AT_SYMLINK_NOFOLLOW)` said of the entry itself.
+        init(_ info: stat) {
             self.init(size: Int64(info.st_size),
                       modified: Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9))
+            kind = info.st_mode & S_IFMT
+            inode = UInt64(info.st_ino)
+            links = UInt64(info.st_nlink)
         }
+
+        /// A regular file with one link: the only kind of entry that can be a reply.
+        var isPlainFile: Bool { kind == S_IFREG && links == 1 }
     }
 
     private struct Candidate {

@@ -48,6 +48,7 @@ public struct DropFolderService: Service {
 
         var tracker = SettleTracker(settle: .milliseconds(Int64(runtime.configuration.dropbox.settleTime * 1000)))
         var watched: Set<String> = []
+        var suspended: Set<DropFolderScan.Suspension> = []
         let pollInterval = Duration.milliseconds(Int64(runtime.configuration.dropbox.pollInterval * 1000))
         let processor = DropFolderProcessor(runtime: runtime)
         var firstScan = true
@@ -56,65 +57,59 @@ public struct DropFolderService: Service {
             if let watcher {
                 for event in watcher.drain().events { tracker.mark(event.path, complete: event.complete) }
             }
-            let scan = Self.scan(root: root)
-            for directory in scan.directories where !watched.contains(directory) {
+            let scan = DropFolderScan(root: root)
+            let now = Set(scan.suspensions)
+            for suspension in now.subtracting(suspended) {
+                logger.error("coach folder suspended", metadata: ["folder": "\(suspension.folder)", "reason": "\(suspension.reason)"])
+            }
+            suspended = now
+            for folder in scan.folders {
+                let directory = root + "/" + folder.coach
+                guard !watched.contains(directory) else { continue }
                 // Files already in a folder when its watch starts can have no completion event.
                 watcher?.watch(directory, root: false)
                 watched.insert(directory)
-                fresh.insert(directory)
+                fresh.insert(folder.coach)
             }
             if firstScan {
                 firstScan = false
                 onFirstScan?()
             }
             let polling = watcher == nil
-            let ready = tracker.observe(scan.files, now: .now) { path in
-                polling || fresh.contains((path as NSString).deletingLastPathComponent)
+            let entries = Dictionary(scan.entries.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+            let ready = tracker.observe(entries.mapValues(\.observation), now: .now) { key in
+                guard let entry = entries[key] else { return polling }
+                return polling || entry.isUnusual || fresh.contains(entry.folder.coach)
             }
-            for path in ready where !Task.isShuttingDownGracefully {
-                let coach = ((path as NSString).deletingLastPathComponent as NSString).lastPathComponent
-                await take(path, coach: coach, processor: processor)
-                tracker.forget(path)
+            for key in ready where !Task.isShuttingDownGracefully {
+                guard let entry = entries[key] else { continue }
+                await take(entry, processor: processor)
+                tracker.forget(key)
             }
             await cancelWhenGracefulShutdown { await wakeup.wait(timeout: pollInterval) }
         }
     }
 
-    private func take(_ path: String, coach: String, processor: DropFolderProcessor) async {
+    private func take(_ entry: DropFolderScan.Entry, processor: DropFolderProcessor) async {
+        let file = "\(entry.folder.coach)/\(entry.name.display)"
         do {
-            let outcome = try await pool.run { try processor.process(path: path, coachId: coach) }
+            let outcome = try await pool.run { try processor.process(entry) }
             switch outcome {
             case let .processed(feedbackId):
                 jobsWakeup.signal()
-                logger.info("coach reply taken", metadata: ["file": "\(path)", "feedback": "\(feedbackId ?? "-")"])
+                logger.info("coach reply taken", metadata: ["file": "\(file)", "feedback": "\(feedbackId ?? "-")"])
             case let .rejected(reason):
-                logger.notice("coach reply rejected", metadata: ["file": "\(path)", "reason": "\(reason)"])
+                logger.notice("coach reply rejected", metadata: ["file": "\(file)", "reason": "\(reason)"])
             case .skipped:
                 break
             }
+        } catch let suspended as DropFolderProcessor.SuspendedFolder {
+            // The next scan sees the folder as it is and leaves it alone until it is mended.
+            logger.error("coach folder suspended", metadata: ["file": "\(file)", "reason": "\(suspended)"])
         } catch {
             // Left in place: the next scan tries again (a full disk, a database hiccup).
-            logger.error("cannot take coach reply", metadata: ["file": "\(path)", "error": "\(error)"])
+            logger.error("cannot take coach reply", metadata: ["file": "\(file)", "error": "\(error)"])
         }
-    }
-
-    /// Coach folders and the files in them (not `processed/`, `rejected/`, temporary names or notes).
-    static func scan(root: String) -> (directories: [String], files: [String: SettleTracker.Observation]) {
-        var directories: [String] = []
-        var files: [String: SettleTracker.Observation] = [:]
-        let manager = FileManager.default
-        for coach in (try? manager.contentsOfDirectory(atPath: root)) ?? [] where !coach.hasPrefix(".") {
-            let directory = root + "/" + coach
-            var isDirectory: ObjCBool = false
-            guard manager.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else { continue }
-            directories.append(directory)
-            for name in (try? manager.contentsOfDirectory(atPath: directory)) ?? [] {
-                guard !DropFileName.isTemporary(name), !DropFileName.isSidecar(name) else { continue }
-                let path = directory + "/" + name
-                if let observation = SettleTracker.Observation(path: path) { files[path] = observation }
-            }
-        }
-        return (directories, files)
     }
 }
 

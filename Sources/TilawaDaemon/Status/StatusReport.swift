@@ -205,9 +205,19 @@ public struct StatusReport: Encodable, Sendable {
         public var rejected: Int
         /// Files the watcher rejected in the last 24 hours (from the database).
         public var rejectedLast24h: Int
+        /// Coach folders nothing is taken from (a link where a folder should be), and why.
+        public var suspended: [Suspension] = []
+
+        /// A coach folder the watcher leaves alone until it is mended.
+        public struct Suspension: Encodable, Sendable, Equatable {
+            /// `C02` or `C02/rejected`.
+            public var folder: String
+            /// One sentence.
+            public var reason: String
+        }
 
         enum CodingKeys: String, CodingKey {
-            case path, exists, backlog, rejected
+            case path, exists, backlog, rejected, suspended
             case oldestAgeSeconds = "oldest_age_seconds"
             case rejectedLast24h = "rejected_last_24h"
         }
@@ -221,6 +231,7 @@ public struct StatusReport: Encodable, Sendable {
             try container.encode(oldestAgeSeconds, forKey: .oldestAgeSeconds)
             try container.encode(rejected, forKey: .rejected)
             try container.encode(rejectedLast24h, forKey: .rejectedLast24h)
+            try container.encode(suspended, forKey: .suspended)
         }
     }
 

@@ -62,6 +62,9 @@ public struct StatusTextRenderer: Sendable {
         row("folder", dropbox.path + (dropbox.exists ? "" : " (not created yet)"))
         row("waiting", StatusFormat.count(dropbox.backlog, "file") + (dropbox.oldestAgeSeconds.map { ", oldest \(StatusFormat.age($0))" } ?? ""))
         row("rejected", "\(StatusFormat.count(dropbox.rejected, "file")) in rejected/, \(dropbox.rejectedLast24h) in the last 24 h")
+        for suspension in dropbox.suspended {
+            row("suspended", "\(suspension.folder): \(suspension.reason)")
+        }
 
         lines.append(.heading("NOTIFICATIONS"))
         let outbox = report.notifications

@@ -102,6 +102,11 @@ extension StatusThresholds {
 
     private func dropboxCheck(_ dropbox: StatusReport.Dropbox) -> StatusReport.Check {
         let backlog = "\(StatusFormat.count(dropbox.backlog, "file")) waiting"
+        if !dropbox.suspended.isEmpty {
+            let folders = dropbox.suspended.map { "\($0.folder) (\($0.reason))" }.joined(separator: "; ")
+            return .init(name: "dropbox_rejections", state: .critical,
+                         message: "coach folders suspended, nothing in them is taken: \(folders)")
+        }
         guard dropbox.rejectedLast24h > 0 else {
             return .init(name: "dropbox_rejections", state: .ok, message: "none rejected in the last 24 h; \(backlog)")
         }
