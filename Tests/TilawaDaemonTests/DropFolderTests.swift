@@ -11,7 +11,7 @@ import TilawaTestSupport
 
 /// A daemon's drop-folder service and encode workers on a scratch state directory, with
 /// one accepted submission per (student, slot) made through the real intake.
-private struct DropFolderHarness {
+struct DropFolderHarness {
     let daemon: TestDaemon
     var dropbox: String { daemon.runtime.configuration.dropbox.path }
 
@@ -77,7 +77,7 @@ private struct DropFolderHarness {
     enum HarnessError: Error { case notAccepted(String) }
 }
 
-private func fixture(_ name: String) -> String { fixturesDirectory.appendingPathComponent(name).path }
+func fixturePath(_ name: String) -> String { fixturesDirectory.appendingPathComponent(name).path }
 
 @Suite("Coach drop folder")
 struct DropFolderTests {
@@ -88,7 +88,7 @@ struct DropFolderTests {
         let folder = try harness.coachFolder("C01")
         try await harness.running {
             try "Beautiful tajweed — watch the madd in ayah 3.".write(toFile: folder + "/S1001_w08.txt", atomically: false, encoding: .utf8)
-            try FileManager.default.copyItem(atPath: fixture("speech.m4a"), toPath: folder + "/S1001_w08.m4a")
+            try FileManager.default.copyItem(atPath: fixturePath("speech.m4a"), toPath: folder + "/S1001_w08.m4a")
             #expect(await harness.daemon.eventually {
                 try harness.daemon.runtime.database.writer.read { db in
                     try String.fetchOne(db, sql: "SELECT state FROM submission WHERE studentId = 'S1001'")
@@ -126,7 +126,7 @@ struct DropFolderTests {
         defer { harness.remove() }
         let folder = try harness.coachFolder(coach)
         try await harness.running {
-            try FileManager.default.copyItem(atPath: fixture(source), toPath: folder + "/" + name)
+            try FileManager.default.copyItem(atPath: fixturePath(source), toPath: folder + "/" + name)
             #expect(await harness.daemon.eventually { harness.reason(coach, name) != nil })
         }
         let reason = try #require(harness.reason(coach, name))
@@ -142,15 +142,15 @@ struct DropFolderTests {
         defer { harness.remove() }
         let folder = try harness.coachFolder("C01")
         let outside = harness.daemon.scratch.path("outside.opus")
-        try FileManager.default.copyItem(atPath: fixture("speech.opus"), toPath: outside)
+        try FileManager.default.copyItem(atPath: fixturePath("speech.opus"), toPath: outside)
         try await harness.running {
             // mv from elsewhere on the same filesystem.
             try FileManager.default.moveItem(atPath: outside, toPath: folder + "/S1001_w08_take2.opus")
             // rsync writes .name.XXXXXX then renames.
             let rsyncTemp = folder + "/.S1003_w08.opus.Xa81Kq"
-            try FileManager.default.copyItem(atPath: fixture("speech.opus"), toPath: rsyncTemp)
+            try FileManager.default.copyItem(atPath: fixturePath("speech.opus"), toPath: rsyncTemp)
             let syncthingTemp = folder + "/.syncthing.S1003_w08.opus.tmp"
-            try FileManager.default.copyItem(atPath: fixture("speech.opus"), toPath: syncthingTemp)
+            try FileManager.default.copyItem(atPath: fixturePath("speech.opus"), toPath: syncthingTemp)
             try await Task.sleep(for: .seconds(1))
             #expect(FileManager.default.fileExists(atPath: rsyncTemp))
             #expect(FileManager.default.fileExists(atPath: syncthingTemp))
@@ -167,7 +167,7 @@ struct DropFolderTests {
         let harness = try await DropFolderHarness(settle: 0.2)
         defer { harness.remove() }
         let folder = try harness.coachFolder("C01")
-        let data = try Data(contentsOf: URL(fileURLWithPath: fixture("speech_mono_s16_48k.wav")))
+        let data = try Data(contentsOf: URL(fileURLWithPath: fixturePath("speech_mono_s16_48k.wav")))
         try await harness.running {
             let path = folder + "/S1001_w08.wav"
             _ = FileManager.default.createFile(atPath: path, contents: nil)
@@ -192,8 +192,8 @@ struct DropFolderTests {
         defer { harness.remove() }
         let folder = try harness.coachFolder("C01")
         try await harness.running {
-            try FileManager.default.copyItem(atPath: fixture("speech.opus"), toPath: folder + "/S1001_w08.opus")
-            try FileManager.default.copyItem(atPath: fixture("speech.opus"), toPath: folder + "/S1003_w08.opus")
+            try FileManager.default.copyItem(atPath: fixturePath("speech.opus"), toPath: folder + "/S1001_w08.opus")
+            try FileManager.default.copyItem(atPath: fixturePath("speech.opus"), toPath: folder + "/S1003_w08.opus")
             #expect(await harness.daemon.eventually { harness.contents(folder + "/processed").count == 2 })
         }
         #expect(try harness.feedbackCount() == 2)
@@ -209,7 +209,7 @@ struct DropFolderTests {
             try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT id, coachId FROM student").map { ($0["id"] as String, $0["coachId"] as String) })
         }
         // 200 distinct replies dropped at once (padding makes each content distinct) and one exact duplicate.
-        let base = try Data(contentsOf: URL(fileURLWithPath: fixture("speech.opus")))
+        let base = try Data(contentsOf: URL(fileURLWithPath: fixturePath("speech.opus")))
         var expected = 0
         for index in 0..<200 {
             let student = students[index % students.count].0
@@ -244,7 +244,7 @@ struct DropFolderTests {
         defer { harness.remove() }
         let folder = try harness.coachFolder("C01")
         try await harness.running(useInotify: false) {
-            try FileManager.default.copyItem(atPath: fixture("speech.opus"), toPath: folder + "/s1001_W8.opus")
+            try FileManager.default.copyItem(atPath: fixturePath("speech.opus"), toPath: folder + "/s1001_W8.opus")
             #expect(await harness.daemon.eventually { harness.contents(folder + "/processed") == ["s1001_W8.opus"] },
                     "inbox \(harness.contents(folder)), rejected \(harness.contents(folder + "/rejected"))")
         }
