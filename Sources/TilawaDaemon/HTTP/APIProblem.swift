@@ -99,6 +99,12 @@ extension APIProblem {
                    extras: ["max_bytes": .int(limit)], headers: [.connection: "close"])
     }
 
+    /// A JSON body larger than the route reads into memory.
+    static func bodyTooLarge(limit: Int) -> APIProblem {
+        APIProblem(.contentTooLarge, code: "payload_too_large", detail: "The request body is larger than \(limit / 1024) KiB.",
+                   extras: ["max_bytes": .int(limit)], headers: [.connection: "close"])
+    }
+
     /// The body ended before its declared end: the connection closed, stalled past
     /// `http.upload_timeout_seconds`, or broke its framing. The client rarely sees this answer.
     static let uploadIncomplete = APIProblem(

@@ -12,7 +12,9 @@ struct AuthMiddleware: RouterMiddleware {
         var context = context
         do {
             let token = try bearerToken(fromAuthorizationHeader: request.headers[.authorization])
-            context.principal = try await authority.verify(token, now: clock())
+            let principal = try await authority.verify(token, now: clock())
+            context.principal = principal
+            context.record.note(principal)
         } catch {
             throw APIProblem(.unauthorized, code: error.code, detail: error.description, headers: [.wwwAuthenticate: error.challenge])
         }

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import Synchronization
 
 /// The per-request context: Hummingbird's core storage plus who is asking.
 public struct TilawaRequestContext: RequestContext {
@@ -11,6 +12,8 @@ public struct TilawaRequestContext: RequestContext {
     public var principal: Principal?
     /// The connection, to stop reading a refused upload (nil in router tests).
     let channel: (any Channel)?
+    /// What inner middleware learn about the request that the outer ones report (the log).
+    let record = RequestRecord()
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
@@ -26,5 +29,20 @@ public struct TilawaRequestContext: RequestContext {
     func requirePrincipal() throws -> Principal {
         guard let principal else { throw APIProblem.unauthorized("missing_token", "Sign in again: no access token was sent.") }
         return principal
+    }
+}
+
+/// What is learnt about one request on its way in, for the middleware outside: contexts are
+/// values copied inwards, so the principal the auth middleware finds is written here.
+///
+/// `Sendable` on its own: the state lives in a `Mutex`.
+final class RequestRecord: Sendable {
+    private let state = Mutex<String?>(nil)
+
+    /// `role:subject` of the authenticated caller, nil before (or without) authentication.
+    var principal: String? { state.withLock { $0 } }
+
+    func note(_ principal: Principal) {
+        state.withLock { $0 = "\(principal.role.rawValue):\(principal.subject)" }
     }
 }

@@ -11,8 +11,12 @@ public enum TilawaServer {
     /// The router with every route; `/v1` routes require a bearer token.
     public static func makeRouter(api: APIContext) -> Router<TilawaRequestContext> {
         let router = Router(context: TilawaRequestContext.self)
-        router.add(middleware: ProblemMiddleware())
-        router.add(middleware: RequestLogMiddleware())
+        let routes = RouteTable()
+        // Outermost first: the log sees every answer; the framing rules add `Connection: close`
+        // to refusals made before `100 Continue`; the problem mapping turns errors into answers.
+        router.add(middleware: RequestLogMiddleware(routes: routes))
+        router.add(middleware: RequestFramingMiddleware())
+        router.add(middleware: ProblemMiddleware(routes: routes))
         OperationsRoutes(api: api).register(on: router)
         let v1 = router.group("v1").add(middleware: AuthMiddleware(authority: api.authority, clock: api.runtime.clock))
         let receiver = UploadReceiver(stateDirectory: api.runtime.stateDirectory, maxBytes: api.runtime.configuration.http.maxUploadBytes)
@@ -20,6 +24,7 @@ public enum TilawaServer {
         StudentRoutes(api: api).register(on: v1)
         StatusRoutes(api: api).register(on: v1)
         FeedbackRoutes(api: api, receiver: receiver).register(on: v1)
+        routes.load(router)
         return router
     }
 
@@ -41,20 +46,5 @@ public enum TilawaServer {
             services: services,
             onServerRunning: onServerRunning,
             logger: logger)
-    }
-}
-
-/// One log line per request: method, path, status, duration.
-struct RequestLogMiddleware: RouterMiddleware {
-    typealias Context = TilawaRequestContext
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let started = ContinuousClock.now
-        let response = try await next(request, context)
-        context.logger.info("request", metadata: [
-            "method": "\(request.method)", "path": "\(request.uri.path)", "status": "\(response.status.code)",
-            "ms": "\(Int((ContinuousClock.now - started).seconds * 1000))",
-        ])
-        return response
     }
 }

@@ -1,6 +1,9 @@
+import HTTPTypes
 import Logging
 import NIOCore
+import NIOHTTP1
 import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
 
 /// Per-connection limits for request bodies that arrive slowly or in bulk.
 ///
@@ -15,9 +18,15 @@ import NIOHTTPTypes
 ///   the body stream fails, and the upload leaves nothing behind (its `Idempotency-Key` is only
 ///   taken once the whole body is in, so a retry starts afresh). The time to answer (analysis)
 ///   is not counted: the deadline ends with the body.
-final class UploadStreamGuard: ChannelInboundHandler, RemovableChannelHandler {
+/// - **Closing.** A response that says `Connection: close` (a refusal sent before the body
+///   was read, `413`) closes the connection once it is written, instead of waiting for a body
+///   the client will not send; an HTTP/1.0 request without keep-alive is marked
+///   `Connection: close` on its way in (`HTTP10ConnectionHandler`), so it closes too.
+final class UploadStreamGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
 
     /// The largest single read from a client's socket.
     static let maximumReadBytes = 16 * 1024
@@ -25,6 +34,7 @@ final class UploadStreamGuard: ChannelInboundHandler, RemovableChannelHandler {
     private let bodyDeadline: TimeAmount
     private let logger: Logger
     private var pending: Scheduled<Void>?
+    private var closeAfterResponse = false
 
     init(bodyDeadline: TimeAmount, logger: Logger) {
         self.bodyDeadline = bodyDeadline
@@ -37,6 +47,28 @@ final class UploadStreamGuard: ChannelInboundHandler, RemovableChannelHandler {
             try context.channel.syncOptions?.setOption(ChannelOptions.recvAllocator, value: allocator)
         } catch {
             logger.warning("could not bound the read size", metadata: ["error": "\(error)"])
+        }
+        // The HTTP version is gone once a request is converted to HTTP types: look before.
+        do {
+            let codec = try context.pipeline.syncOperations.context(handlerType: HTTP1ToHTTPServerCodec.self)
+            try context.pipeline.syncOperations.addHandler(HTTP10ConnectionHandler(), position: .before(codec.handler))
+        } catch {
+            logger.warning("could not watch for HTTP/1.0 requests", metadata: ["error": "\(error)"])
+        }
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case let .head(response) where response.status.kind != .informational:
+            closeAfterResponse = response.headerFields[.connection]?.lowercased() == "close"
+            context.write(data, promise: promise)
+        case .end where closeAfterResponse:
+            closeAfterResponse = false
+            let written = promise ?? context.eventLoop.makePromise()
+            context.writeAndFlush(data, promise: written)
+            written.futureResult.whenComplete { _ in context.close(promise: nil) }
+        default:
+            context.write(data, promise: promise)
         }
     }
 
@@ -72,5 +104,23 @@ final class UploadStreamGuard: ChannelInboundHandler, RemovableChannelHandler {
     private func cancelDeadline() {
         pending?.cancel()
         pending = nil
+    }
+}
+
+/// Marks an HTTP/1.0 request that did not ask for keep-alive (and any request whose
+/// `Connection` header says it will not persist) as `Connection: close` before it is converted
+/// to HTTP types, which carry no version: the server then closes after the response, as
+/// RFC 9112 §9.3 asks, instead of holding the connection until the idle timeout.
+final class HTTP10ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard case var .head(head) = unwrapInboundIn(data), !head.isKeepAlive else {
+            context.fireChannelRead(data)
+            return
+        }
+        head.headers.replaceOrAdd(name: "connection", value: "close")
+        context.fireChannelRead(wrapInboundOut(.head(head)))
     }
 }
