@@ -9,7 +9,7 @@ struct AuthBearerTokenTests {
         var testDescription: String { header.map { String(reflecting: $0) } ?? "no header" }
     }
 
-    @Test("Bearer, any case, one space, a b64token", arguments: [
+    @Test("Bearer, any case, one or more spaces, a b64token", arguments: [
         Case(header: "Bearer abc.def.ghi", token: "abc.def.ghi"),
         Case(header: "bearer abc.def.ghi", token: "abc.def.ghi"),
         Case(header: "BEARER x", token: "x"),
@@ -20,7 +20,10 @@ struct AuthBearerTokenTests {
         Case(header: "", token: nil),
         Case(header: "Bearer", token: nil),
         Case(header: "Bearer ", token: nil),
-        Case(header: "Bearer  x", token: nil),
+        Case(header: "Bearer  x", token: "x"),
+        Case(header: "Bearer    abc.def", token: "abc.def"),
+        Case(header: "Bearer  ", token: nil),
+        Case(header: "Bearer \tx", token: nil),
         Case(header: "Bearer\tx", token: nil),
         Case(header: " Bearer x", token: nil),
         Case(header: "Bearer x ", token: nil),

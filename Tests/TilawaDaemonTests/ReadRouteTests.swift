@@ -85,18 +85,19 @@ struct ReadRouteTests {
                     .issue(subject: "S1001", role: .student, ttl: 600, now: daemon.clock.now)
                 #expect(try await client.execute(uri: route, method: .get, headers: [.authorization: "Bearer \(foreign)"]).status == .unauthorized)
             }
-            // Uploading: only the student themself; coaches and ops cannot.
-            for (role, subject) in [(Role.student, "S1002"), (.coach, "C01"), (.ops, "ops")] {
+            // Uploading: only the student themself; coaches and ops cannot (403: no role of theirs
+            // ever can); another student is answered as if S1001 did not exist (404).
+            for (role, subject, status) in [(Role.student, "S1002", HTTPResponse.Status.notFound), (.coach, "C01", .forbidden), (.ops, "ops", .forbidden)] {
                 let response = try await client.execute(uri: "/v1/students/S1001/weeks/11/submissions", method: .post,
                                                         headers: try await daemon.headers(role, subject), body: try TestDaemon.fixture("speech.opus"))
-                #expect(response.status == .forbidden, "\(role) upload")
+                #expect(response.status == status, "\(role) upload")
             }
-            // Queues: a coach sees their own; another coach and students do not.
+            // Queues: a coach sees their own; another coach is told no such coach, students are forbidden.
             #expect(try await client.execute(uri: "/v1/coaches/C01/queue", method: .get, headers: try await daemon.headers(.coach, "C01")).status == .ok)
-            #expect(try await client.execute(uri: "/v1/coaches/C01/queue", method: .get, headers: try await daemon.headers(.coach, "C02")).status == .forbidden)
+            #expect(try await client.execute(uri: "/v1/coaches/C01/queue", method: .get, headers: try await daemon.headers(.coach, "C02")).status == .notFound)
             #expect(try await client.execute(uri: "/v1/coaches/C01/queue", method: .get, headers: try await daemon.headers(.student, "S1001")).status == .forbidden)
             // Events: the student's own feed and ops.
-            #expect(try await client.execute(uri: "/v1/students/S1001/events", method: .get, headers: try await daemon.headers(.student, "S1002")).status == .forbidden)
+            #expect(try await client.execute(uri: "/v1/students/S1001/events", method: .get, headers: try await daemon.headers(.student, "S1002")).status == .notFound)
             #expect(try await client.execute(uri: "/v1/students/S1001/events", method: .get, headers: try await daemon.headers(.ops, "ops")).status == .ok)
         }
     }

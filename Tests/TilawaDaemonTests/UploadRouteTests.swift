@@ -234,7 +234,11 @@ struct SlowUploadTests {
 }
 
 /// A plain TCP connection for what an HTTP client library will not do (vanish mid-body).
-final class RawHTTPConnection {
+///
+/// `@unchecked Sendable`: the only state is the descriptor, set in `init` and never changed;
+/// reads and writes on it are system calls the kernel serialises, and each test uses a
+/// connection from one task at a time.
+final class RawHTTPConnection: @unchecked Sendable {
     let descriptor: Int32
 
     init(port: Int) throws {

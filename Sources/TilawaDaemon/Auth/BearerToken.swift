@@ -1,21 +1,22 @@
-/// The token of an `Authorization: Bearer <token>` header (RFC 6750 §2.1).
+/// The token of an `Authorization: Bearer <token>` header (RFC 6750 §2.1, RFC 9110 §11.4).
 ///
-/// The scheme is matched case-insensitively and must be followed by exactly one space and a
-/// non-empty token made of `b64token` characters (`A-Z a-z 0-9 - . _ ~ + /`, then `=` padding).
-/// Anything else — no header, another scheme, extra or missing spaces, a tab, trailing
-/// whitespace — is `missing_token`: the request carries no usable credentials, as opposed to
-/// a credential that fails verification (`invalid_token`).
+/// The scheme is matched case-insensitively and must be followed by one or more spaces
+/// (`1*SP`, as RFC 9110's `credentials` allows) and a non-empty token made of `b64token`
+/// characters (`A-Z a-z 0-9 - . _ ~ + /`, then `=` padding). Anything else — no header,
+/// another scheme, a tab, trailing whitespace — is `missing_token`: the request carries no
+/// usable credentials, as opposed to a credential that fails verification (`invalid_token`).
 ///
 /// - Parameter header: The header's value, nil when the request has none.
 public func bearerToken(fromAuthorizationHeader header: String?) throws(AuthError) -> String {
     guard let header else { throw .missingToken }
-    let scheme = "bearer "
+    let scheme = "bearer"
     let bytes = Array(header.utf8)
     guard bytes.count > scheme.utf8.count,
           String(decoding: bytes[..<scheme.utf8.count], as: UTF8.self).lowercased() == scheme
     else { throw .missingToken }
-    let token = bytes[scheme.utf8.count...]
-    guard isB64Token(token) else { throw .missingToken }
+    let rest = bytes[scheme.utf8.count...]
+    let token = rest.drop { $0 == UInt8(ascii: " ") }
+    guard token.count < rest.count, isB64Token(token) else { throw .missingToken }
     return String(decoding: token, as: UTF8.self)
 }
 

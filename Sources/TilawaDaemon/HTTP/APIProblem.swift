@@ -84,6 +84,12 @@ extension APIProblem {
         APIProblem(.notFound, code: "not_found", detail: "No \(what) here.")
     }
 
+    /// A student id the caller may not see, or that does not exist: the same answer for both.
+    static let unknownStudent = APIProblem(.notFound, code: "unknown_student", detail: "No student with this id here.")
+
+    /// A coach id the caller may not see, or that does not exist.
+    static let unknownCoach = APIProblem(.notFound, code: "unknown_coach", detail: "No coach with this id here.")
+
     static func badRequest(_ code: String, _ detail: String) -> APIProblem {
         APIProblem(.badRequest, code: code, detail: detail)
     }

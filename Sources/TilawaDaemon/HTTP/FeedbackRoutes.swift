@@ -101,10 +101,12 @@ struct FeedbackRoutes: Sendable {
 
     static func problem(_ refusal: FeedbackRefusal) -> APIProblem {
         switch refusal {
-        case .unknownSubmission, .unknownStudent, .noSubmission:
+        // A submission of a student who is not the coach's is answered as one that does not
+        // exist, exactly as the GET routes do, so a coach cannot confirm others' ids.
+        case .unknownSubmission, .notAssignedCoach:
+            APIProblem.notFound("submission with this id")
+        case .unknownStudent, .noSubmission:
             APIProblem(.notFound, code: refusal.code, detail: refusal.message)
-        case .notAssignedCoach:
-            APIProblem(.forbidden, code: refusal.code, detail: refusal.message)
         }
     }
 }

@@ -1550,7 +1550,7 @@ components:
           minimum: 0
     StatusDropbox:
       type: object
-      required: [path, exists, backlog, oldest_age_seconds, rejected, rejected_last_24h]
+      required: [path, exists, backlog, oldest_age_seconds, rejected, rejected_last_24h, suspended]
       additionalProperties: true
       properties:
         path:
@@ -1573,6 +1573,22 @@ components:
           type: integer
           minimum: 0
           description: Files the watcher rejected in the last 24 hours.
+        suspended:
+          type: array
+          description: >-
+            Coach folders nothing is taken from until they are mended: a coach folder, or its
+            `processed/` or `rejected/`, that is a symbolic link or not a folder. Any makes
+            the `dropbox_rejections` check CRITICAL.
+          items:
+            type: object
+            required: [folder, reason]
+            additionalProperties: false
+            properties:
+              folder:
+                type: string
+                description: '`C02` or `C02/rejected`.'
+              reason:
+                type: string
     StatusNotifications:
       description: The notification outbox.
       type: object

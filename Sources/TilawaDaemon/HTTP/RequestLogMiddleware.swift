@@ -28,6 +28,7 @@ struct RequestLogMiddleware: RouterMiddleware {
             "status": "\(status)", "principal": "\(context.record.principal ?? "-")",
             "ms": "\(Int((ContinuousClock.now - started).seconds * 1000))",
         ]
-        context.logger.log(level: status >= 500 ? .error : .info, "request", metadata: metadata)
+        // A 500 is ours to look at; every other answer is the request's own business.
+        context.logger.log(level: status == 500 ? .error : .info, "request", metadata: metadata)
     }
 }

@@ -17,9 +17,9 @@ struct StudentRoutes: Sendable {
     @Sendable func timeline(_ request: Request, context: TilawaRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
         let studentId = try api.identifier("id", in: context)
-        try api.access.requireRead(student: studentId, by: principal)
+        try api.access.requireStudent(studentId, for: principal)
         guard let data = try api.runtime.database.timeline(studentId: studentId, policy: api.runtime.policy) else {
-            throw APIProblem.notFound("student with this id")
+            throw APIProblem.unknownStudent
         }
         return try api.json(TimelineResource(data, now: api.now))
     }
@@ -28,13 +28,13 @@ struct StudentRoutes: Sendable {
         let principal = try context.requirePrincipal()
         let studentId = try api.identifier("id", in: context)
         // The feed is the student's own (and ops'); coaches read the queue instead.
-        guard principal.role == .ops || (principal.role == .student && principal.subject == studentId) else {
-            throw APIProblem.forbidden()
-        }
+        try api.access.requireStudent(studentId, for: principal, roles: [.student, .ops])
         let query = request.uri.queryParameters
         let after = try query.get("after").map { text -> Int64 in
-            guard let value = Int64(text), value >= 0 else { throw APIProblem.badRequest("invalid_cursor", "The cursor must be a number from a previous answer.") }
-            return value
+            guard let value = EventCursor(text) else {
+                throw APIProblem.badRequest("invalid_cursor", "The cursor must be a cursor from a previous answer (1 to 18 digits).")
+            }
+            return value.sequence
         } ?? 0
         let limit = try query.get("limit").map { text -> Int in
             guard let value = Int(text), (1...500).contains(value) else { throw APIProblem.badRequest("invalid_limit", "The limit must be 1 to 500.") }
@@ -47,11 +47,21 @@ struct StudentRoutes: Sendable {
     @Sendable func queue(_ request: Request, context: TilawaRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
         let coachId = try api.identifier("id", in: context)
-        guard principal.role == .ops || (principal.role == .coach && principal.subject == coachId) else {
-            throw APIProblem.forbidden()
-        }
+        try api.access.requireCoach(coachId, for: principal)
         let items = try api.runtime.database.coachQueue(coachId: coachId)
         return try api.json(CoachQueueResource(coachId: coachId, items: items, now: api.now, due: api.runtime.configuration.program.feedbackDue))
+    }
+}
+
+/// A position in an event feed as clients send it: 1 to 18 decimal digits (any such number
+/// fits an `Int64`), exactly the `Cursor` schema of `openapi/openapi.yaml`.
+struct EventCursor {
+    let sequence: Int64
+
+    init?(_ text: String) {
+        guard (1...18).contains(text.utf8.count), text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+              let value = Int64(text) else { return nil }
+        sequence = value
     }
 }
 

@@ -22,9 +22,13 @@ struct SubmissionRoutes: Sendable {
     @Sendable func upload(_ request: Request, context: TilawaRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
         let studentId = try api.identifier("id", in: context)
-        guard principal.role == .student, principal.subject == studentId else {
+        guard principal.role == .student else {
             context.refuseBody(of: request)
             throw APIProblem.forbidden("Only the student themself can submit their recordings.")
+        }
+        guard principal.subject == studentId else {
+            context.refuseBody(of: request)
+            throw APIProblem.unknownStudent
         }
         let slot: Slot
         do {
@@ -130,7 +134,10 @@ struct SubmissionRoutes: Sendable {
 
     private func idempotencyKey(_ request: Request) throws -> String? {
         guard let key = request.headers[.idempotencyKey] else { return nil }
-        guard (1...128).contains(key.utf8.count), key.utf8.allSatisfy({ $0 >= 0x21 && $0 <= 0x7E }) else {
+        // Printable ASCII and inner spaces (a field value's outer spaces are not part of it):
+        // the `IdempotencyKey` schema of openapi/openapi.yaml, both ways.
+        guard (1...128).contains(key.utf8.count), key.utf8.allSatisfy({ $0 >= 0x20 && $0 <= 0x7E }),
+              key.utf8.first != 0x20, key.utf8.last != 0x20 else {
             throw APIProblem.badRequest("invalid_idempotency_key", "The Idempotency-Key must be 1 to 128 printable ASCII characters.")
         }
         return key
