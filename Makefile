@@ -11,13 +11,17 @@ BIN_RELEASE  := .build/release/tilawa
 RUNTIME_PACKAGES := libavformat-dev libavcodec-dev libswresample-dev libavutil-dev \
                     libopusenc-dev libopus-dev libogg-dev libebur128-dev libasound2-dev \
                     libsqlite3-dev pkg-config
-TEST_PACKAGES    := opus-tools faketime
+TEST_PACKAGES    := opus-tools faketime python3 python3-venv
+# Python peers the tests run against, from PyPI, in a virtual environment of the project's:
+# the OpenAPI response validator (jsonschema with its RFC 3339 format check, PyYAML).
+TEST_VENV        := .venv-test
+TEST_PYTHON_PACKAGES := jsonschema==4.26.0 referencing==0.37.0 rfc3339-validator==0.1.4 PyYAML==6.0.3
 # Only for regenerating audio-fixtures/ and for the benchmarks.
 TOOL_PACKAGES    := sox espeak-ng ffmpeg opus-tools bc curl sqlite3 socat
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps deps-tools build release test run soak bench bench-encode bench-analyze bench-upload bench-burst bench-status bench-ready fixtures clean
+.PHONY: deps deps-tools test-venv build release test run soak bench bench-encode bench-analyze bench-upload bench-burst bench-status bench-ready fixtures clean
 
 define install_missing
 	@missing=""; for p in $(1); do \
@@ -33,6 +37,15 @@ endef
 deps:
 	$(call install_missing,$(RUNTIME_PACKAGES) $(TEST_PACKAGES))
 
+# The test virtual environment, made once and topped up when the list above changes.
+test-venv: $(TEST_VENV)/.installed
+
+$(TEST_VENV)/.installed: Makefile | deps
+	@command -v python3 >/dev/null || { echo "python3 is missing"; exit 1; }
+	@[ -x $(TEST_VENV)/bin/python ] || python3 -m venv $(TEST_VENV)
+	$(TEST_VENV)/bin/python -m pip install --quiet --disable-pip-version-check $(TEST_PYTHON_PACKAGES) </dev/null
+	@touch $@
+
 deps-tools: deps
 	$(call install_missing,$(TOOL_PACKAGES))
 
@@ -42,7 +55,7 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-test: deps
+test: deps test-venv
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
@@ -88,7 +101,7 @@ bench-ready: deps-tools release
 # moments and a webhook receiver listening, then the invariants; three runs in a row, then
 # 10,000 mutated files through `tilawa analyze` and 1,000 through the upload route.
 # (`make test` runs a short soak and a few hundred fuzz cases.)
-soak: deps
+soak: deps test-venv
 	$(SWIFT) build --build-tests
 	for run in 1 2 3; do SOAK=1 $(SWIFT) test --skip-build --filter SoakTests || exit 1; done
 	FUZZ_CASES=10000 FUZZ_UPLOAD_CASES=1000 $(SWIFT) test --skip-build --filter 'FuzzTests'

@@ -70,13 +70,13 @@ struct FeedbackImportCommand: ParsableCommand {
             if let id = job.id, let claimed = try? runtime.database.claimJob(id: id, worker: EncodeJobRunner.workerIdentity, now: Date()) {
                 runtime.encodeRunner.run(claimed)
             }
-            guard let feedback = try? runtime.database.feedback(id: job.subjectId) else {
+            guard let view = try? runtime.database.feedbackView(id: job.subjectId) else {
                 throw CommandLineOutput.fail(code: "internal_error", message: "the reply disappeared", exit: ExitStatus.software)
             }
             if json {
-                try CommandLineOutput.printJSON(FeedbackResource(feedback))
+                try CommandLineOutput.printJSON(FeedbackResource(view))
             } else {
-                CommandLineOutput.printRows([("reply", feedback.id), ("submission", feedback.submissionId), ("state", feedback.state.rawValue)])
+                CommandLineOutput.printRows([("reply", view.feedback.id), ("submission", view.feedback.submissionId), ("state", view.feedback.state.rawValue)])
             }
         case let .rejected(verdict):
             let primary = verdict.primaryRejection ?? .unreadable(detail: "")

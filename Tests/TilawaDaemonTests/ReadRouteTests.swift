@@ -122,7 +122,7 @@ struct ReadRouteTests {
             daemon.clock.advance(by: 49 * 3_600)
             let queue = try await client.execute(uri: "/v1/coaches/C01/queue", method: .get, headers: try await daemon.headers(.coach, "C01"))
             let items = try #require(queue.json?["items"] as? [[String: Any]])
-            #expect(items.first?["submission_id"] as? String == id)
+            #expect((items.first?["submission"] as? [String: Any])?["id"] as? String == id)
             #expect(items.first?["overdue"] as? Bool == true)
 
             let events = try await client.execute(uri: "/v1/students/S1001/events", method: .get, headers: try await daemon.headers(.student, "S1001"))

@@ -57,6 +57,7 @@ public enum ProblemValue: Encodable, Sendable, Equatable {
     case date(Date)
     case strings([String])
     case analysis(AudioAnalysis)
+    case null
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
@@ -67,6 +68,7 @@ public enum ProblemValue: Encodable, Sendable, Equatable {
         case let .date(value): try container.encode(value)
         case let .strings(value): try container.encode(value)
         case let .analysis(value): try container.encode(value)
+        case .null: try container.encodeNil()
         }
     }
 }
@@ -126,7 +128,8 @@ extension APIProblem {
     static func audio(_ verdict: AudioVerdict, analysis: AudioAnalysis?) -> APIProblem {
         let primary = verdict.primaryRejection ?? .unreadable(detail: "")
         var extras: [String: ProblemValue] = ["reasons": .strings(verdict.rejections.map(\.code))]
-        if let analysis { extras["analysis"] = .analysis(analysis) }
+        // Always present: null when the audio could not be decoded (`empty`, `unreadable`, …).
+        extras["analysis"] = analysis.map(ProblemValue.analysis) ?? .null
         let status: HTTPResponse.Status = primary.code == "unsupported_format" ? .unsupportedMediaType : .unprocessableContent
         return APIProblem(status, code: primary.code, detail: primary.message, extras: extras)
     }

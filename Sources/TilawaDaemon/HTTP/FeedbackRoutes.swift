@@ -39,7 +39,7 @@ struct FeedbackRoutes: Sendable {
         switch outcome {
         case let .accepted(feedback, _):
             api.wakeup.signal()
-            return try api.json(FeedbackResource(feedback), status: .created, headers: [.location: "/v1/feedback/\(feedback.id)/audio"])
+            return try api.json(try resource(feedback.id), status: .created, headers: [.location: "/v1/feedback/\(feedback.id)/audio"])
         case let .rejected(verdict):
             throw APIProblem.audio(verdict, analysis: nil)
         case let .refused(refusal):
@@ -65,10 +65,16 @@ struct FeedbackRoutes: Sendable {
         if let notes, notes.count > 8_192 {
             throw APIProblem.badRequest("invalid_body", "The notes are longer than 8192 characters.")
         }
-        guard let updated = try api.runtime.database.updateFeedbackNotes(id: id, notes: notes?.isEmpty == true ? nil : notes) else {
+        guard try api.runtime.database.updateFeedbackNotes(id: id, notes: notes?.isEmpty == true ? nil : notes) != nil else {
             throw APIProblem.notFound("reply with this id")
         }
-        return try api.json(FeedbackResource(updated))
+        return try api.json(try resource(id))
+    }
+
+    /// The reply as the API shows it, with its student and coach's name.
+    private func resource(_ id: String) throws -> FeedbackResource {
+        guard let view = try api.runtime.database.feedbackView(id: id) else { throw APIProblem.notFound("reply with this id") }
+        return FeedbackResource(view)
     }
 
     private func visibleFeedback(_ context: TilawaRequestContext) throws -> FeedbackRecord {

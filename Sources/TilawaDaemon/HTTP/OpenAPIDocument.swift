@@ -304,6 +304,8 @@ paths:
           $ref: '#/components/responses/Forbidden'
         '404':
           $ref: '#/components/responses/NotFound'
+        '413':
+          $ref: '#/components/responses/PayloadTooLarge'
         '415':
           $ref: '#/components/responses/NotJSON'
 
@@ -649,13 +651,13 @@ components:
           schema:
             $ref: '#/components/schemas/Problem'
     Forbidden:
-      description: The token's role or subject may not reach this student's, coach's or operations' data (`forbidden`).
+      description: The token's role can never use this route (`forbidden`), e.g. a coach uploading a recording or a student reading a queue; it says nothing about any id.
       content:
         application/problem+json:
           schema:
             $ref: '#/components/schemas/Problem'
     NotFound:
-      description: 'No such student (`unknown_student`), coach, submission or reply (`not_found`); a submission or reply the token may not read is also `not_found`, so ids of others are not confirmed; `artifact_missing` when a row''s file is gone (operations are told).'
+      description: 'No such student (`unknown_student`), coach (`unknown_coach`), submission or reply (`not_found`). Existence is never confirmed to a token that may not see the thing: a student, coach, submission or reply the token may not reach is answered exactly as one that does not exist. `artifact_missing` when a row''s file is gone (operations are told).'
       content:
         application/problem+json:
           schema:
@@ -691,7 +693,7 @@ components:
           schema:
             $ref: '#/components/schemas/Problem'
     PayloadTooLarge:
-      description: The body exceeds `http.max_upload_bytes` (`payload_too_large`).
+      description: The body exceeds `http.max_upload_bytes` (an upload) or 64 KiB (a JSON body) (`payload_too_large`, with `max_bytes`); the connection is closed after the answer.
       content:
         application/problem+json:
           schema:
@@ -783,16 +785,17 @@ components:
       type: string
       pattern: '^([1-9]|1[0-5]|0[1-9]|eoc|assessment)$'
     IdempotencyKey:
-      description: 1–128 printable ASCII characters.
+      description: 1–128 printable ASCII characters; spaces only inside (a header value's outer spaces are not part of it).
       type: string
-      pattern: '^[\x20-\x7E]{1,128}$'
+      pattern: '^[\x21-\x7E]([\x20-\x7E]{0,126}[\x21-\x7E])?$'
       minLength: 1
       maxLength: 128
     Cursor:
-      description: Opaque position in an event feed.
+      description: Position in an event feed, as a previous answer gave it (1 to 18 decimal digits).
       type: string
+      pattern: '^[0-9]{1,18}$'
       minLength: 1
-      maxLength: 64
+      maxLength: 18
     Timestamp:
       description: An instant, RFC 3339 in UTC (`2025-10-07T22:30:12Z`).
       type: string
@@ -817,7 +820,12 @@ components:
         An error (RFC 9457, `application/problem+json`). `code` is stable and
         machine-readable; `detail` is one sentence a person can act on. Further members
         carry the data a client needs. Besides the codes named per response, any route may
-        answer `bad_request` (400), `method_not_allowed` (405) or `internal_error` (500).
+        answer `bad_request` (400), `method_not_allowed` (405, with `Allow` listing the
+        methods the path answers), `unsupported_transfer_coding` (501, a transfer coding
+        other than `chunked`; the connection is closed) or `internal_error` (500).
+        A request sent with `Expect: 100-continue` gets `100 Continue` once its headers,
+        token and limits have passed; a refusal before that carries `Connection: close`.
+        An HTTP/1.0 request without keep-alive is closed after its answer.
       type: object
       required: [code]
       properties:

@@ -71,7 +71,9 @@ struct SubmissionRoutes: Sendable {
                     throw APIProblem(.conflict, code: "idempotency_key_reused",
                                      detail: "This Idempotency-Key was used for a different recording; use a new key for a new recording.")
                 }
-                return Response(status: .init(code: status), headers: [.contentType: "application/json", .idempotentReplayed: "true"],
+                // The stored answer as it was first sent: a refusal is a problem document.
+                let type = status >= 400 ? "application/problem+json" : "application/json"
+                return Response(status: .init(code: status), headers: [.contentType: type, .idempotentReplayed: "true"],
                                 body: .init(byteBuffer: ByteBuffer(bytes: body)))
             case .unused:
                 guard try api.runtime.database.beginIdempotentRequest(studentId: studentId, key: key, requestHash: requestHash, now: api.now) else {

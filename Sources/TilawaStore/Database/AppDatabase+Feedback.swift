@@ -235,3 +235,22 @@ extension AppDatabase {
         }
     }
 }
+
+/// A reply with what its API resource shows beside it: the submission it answers and the coach's name.
+public struct FeedbackView: Sendable {
+    public var feedback: FeedbackRecord
+    public var submission: SubmissionRecord
+    public var coachName: String
+}
+
+extension AppDatabase {
+    /// The reply `id` with its submission and coach name, in one read; nil for an unknown id.
+    public func feedbackView(id: String) throws -> FeedbackView? {
+        try writer.read { db in
+            guard let feedback = try FeedbackRecord.fetchOne(db, key: id),
+                  let submission = try SubmissionRecord.fetchOne(db, key: feedback.submissionId) else { return nil }
+            let name = try CoachRecord.fetchOne(db, key: feedback.coachId)?.name ?? feedback.coachId
+            return FeedbackView(feedback: feedback, submission: submission, coachName: name)
+        }
+    }
+}

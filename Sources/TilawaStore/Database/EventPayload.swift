@@ -12,6 +12,19 @@ public struct EventPayload: Codable, Sendable, Equatable {
         public var kind: String
         public var title: String
         public var passage: String?
+
+        enum CodingKeys: String, CodingKey {
+            case number, kind, title, passage
+        }
+
+        /// Encodes every member, an absent number or passage as `null` (`number` is required).
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(number, forKey: .number)
+            try container.encode(kind, forKey: .kind)
+            try container.encode(title, forKey: .title)
+            try container.encode(passage, forKey: .passage)
+        }
     }
 
     public var id: String

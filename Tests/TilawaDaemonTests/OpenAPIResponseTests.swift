@@ -1,0 +1,218 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Synchronization
+import Testing
+import TilawaCore
+@testable import TilawaDaemon
+import TilawaTestSupport
+
+/// Real responses, written down as `Tests/contract/validate_responses.py` reads them.
+private final class ResponseLog: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    var text: String { lines.withLock { $0.joined(separator: "\n") + "\n" } }
+
+    /// Records `response` as the answer of `method template` (the document's path).
+    @discardableResult
+    func record(_ method: HTTPRequest.Method, _ template: String, _ response: TestResponse) -> TestResponse {
+        let type = response.headers[.contentType] ?? ""
+        let textual = type.contains("json") || type.hasPrefix("text/") || type.contains("yaml")
+        var headers: [String: String] = [:]
+        for field in response.headers { headers[field.name.canonicalName] = field.value }
+        let entry: [String: Any] = [
+            "method": method.rawValue, "path": template, "status": Int(response.status.code), "content_type": type,
+            "headers": headers, "body": textual ? String(buffer: response.body) : NSNull(),
+        ]
+        if let data = try? JSONSerialization.data(withJSONObject: entry, options: [.sortedKeys]) {
+            lines.withLock { $0.append(String(decoding: data, as: UTF8.self)) }
+        }
+        return response
+    }
+}
+
+private struct CallFailure: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// Runs the validator over `jsonl`; its exit status and output.
+private func validate(_ jsonl: String, requireEveryOperation: Bool) throws -> ProcessResult {
+    let scratch = try ScratchDirectory()
+    defer { scratch.remove() }
+    let file = scratch.path("responses.jsonl")
+    try jsonl.write(toFile: file, atomically: true, encoding: .utf8)
+    let python = packageRoot.appendingPathComponent(".venv-test/bin/python").path
+    let script = packageRoot.appendingPathComponent("Tests/contract/validate_responses.py").path
+    let document = packageRoot.appendingPathComponent("openapi/openapi.yaml").path
+    return try runProcess(python, [script, document, file] + (requireEveryOperation ? ["--require-every-operation"] : []), timeout: 120)
+}
+
+/// Every route's real answers — successes and the documented errors — are checked against
+/// `openapi/openapi.yaml` with a JSON Schema validator (Python `jsonschema`, from the test
+/// virtual environment `make test` makes), so drift between the server and its contract
+/// fails the build.
+@Suite("OpenAPI document: every response matches its schema")
+struct OpenAPIResponseTests {
+    @Test("The validator is there (make test-venv) and passes a documented answer")
+    func validatorWorks() throws {
+        let health = #"{"body":"{\"status\":\"ok\"}","content_type":"application/json","headers":{},"method":"GET","path":"/healthz","status":200}"#
+        let result = try validate(health + "\n", requireEveryOperation: false)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr) — run `make test-venv` first")
+    }
+
+    @Test("Drift fails: a missing member, a wrong type, an undocumented status or media type")
+    func driftFails() throws {
+        let problem = #"{\"type\":\"https://tilawa.invalid/problems/missing_token\",\"title\":\"Unauthorized\",\"status\":401,\"detail\":\"x\",\"instance\":\"/v1/status\"PLUS}"#
+        func line(_ status: Int, _ type: String, _ body: String, headers: String = #"{"WWW-Authenticate":"Bearer"}"#) -> String {
+            #"{"body":"\#(body)","content_type":"\#(type)","headers":\#(headers),"method":"GET","path":"/v1/status","status":\#(status)}"#
+        }
+        let valid = line(401, "application/problem+json", problem.replacingOccurrences(of: "PLUS", with: #",\"code\":\"missing_token\""#))
+        #expect(try validate(valid + "\n", requireEveryOperation: false).status == 0)
+        let drifted = [
+            line(401, "application/problem+json", problem.replacingOccurrences(of: "PLUS", with: "")),
+            line(401, "application/problem+json", problem.replacingOccurrences(of: "PLUS", with: #",\"code\":7"#)),
+            line(401, "application/json", problem.replacingOccurrences(of: "PLUS", with: #",\"code\":\"missing_token\""#)),
+            line(418, "application/problem+json", problem.replacingOccurrences(of: "PLUS", with: #",\"code\":\"teapot\""#)),
+        ]
+        for body in drifted {
+            let result = try validate(body + "\n", requireEveryOperation: false)
+            #expect(result.status == 1, "accepted a drifted response: \(body)")
+            #expect(result.stdout.contains("FAIL "))
+        }
+    }
+
+    @Test("Every operation of the document, its successes and documented errors, answers as its schema says")
+    func everyRoute() async throws {
+        let daemon = try await TestDaemon(configure: { $0.http.maxUploadBytes = 1024 * 1024 })
+        defer { daemon.remove() }
+        let log = ResponseLog()
+        let submissionBody = Mutex<String?>(nil)
+        try await daemon.application().test(.live) { client in
+            func call(_ method: HTTPRequest.Method, _ template: String, _ uri: String, _ headers: HTTPFields = [:],
+                      body: ByteBuffer? = nil) async throws -> TestResponse {
+                do {
+                    return log.record(method, template, try await client.execute(uri: uri, method: method, headers: headers, body: body))
+                } catch {
+                    throw CallFailure(description: "\(method) \(uri): \(error)")
+                }
+            }
+            func auth(_ role: Role, _ subject: String, _ extra: HTTPFields = [:]) async throws -> HTTPFields {
+                try await daemon.headers(role, subject, extra)
+            }
+            let opus = try TestDaemon.fixture("speech.opus")
+            let ogg: HTTPFields = [.contentType: "audio/ogg"]
+            let upload = "/v1/students/{id}/weeks/{slot}/submissions"
+
+            // Uploads: accepted, replayed, and each documented refusal.
+            var keyed = try await auth(.student, "S1001", ogg)
+            keyed[.idempotencyKey] = "contract-1"
+            let created = try await call(.post, upload, "/v1/students/S1001/weeks/12/submissions", keyed, body: opus)
+            #expect(created.status == .created)
+            submissionBody.withLock { $0 = String(buffer: created.body) }
+            let id = try #require(created.json?["id"] as? String)
+            #expect(try await call(.post, upload, "/v1/students/S1001/weeks/12/submissions", keyed, body: opus).headers[.idempotentReplayed] == "true")
+            _ = try await call(.post, upload, "/v1/students/S1001/weeks/16/submissions", try await auth(.student, "S1001", ogg), body: opus)
+            _ = try await call(.post, upload, "/v1/students/S1001/weeks/12/submissions", ogg, body: opus)
+            _ = try await call(.post, upload, "/v1/students/S1001/weeks/12/submissions", try await auth(.coach, "C01", ogg), body: opus)
+            _ = try await call(.post, upload, "/v1/students/S1001/weeks/12/submissions", try await auth(.student, "S1002", ogg), body: opus)
+            _ = try await call(.post, upload, "/v1/students/S1003/weeks/15/submissions", try await auth(.student, "S1003", ogg), body: opus)
+            _ = try await call(.post, upload, "/v1/students/S1003/weeks/eoc/submissions", try await auth(.student, "S1003", ogg), body: opus)
+            _ = try await call(.post, upload, "/v1/students/S1003/weeks/12/submissions", try await auth(.student, "S1003", [.contentType: "text/plain"]), body: opus)
+            _ = try await call(.post, upload, "/v1/students/S1003/weeks/12/submissions", try await auth(.student, "S1003", [.contentType: "audio/wav"]),
+                               body: try TestDaemon.fixture("random_bytes.wav"))
+            var rejectedKey = try await auth(.student, "S1003", [.contentType: "audio/wav"])
+            rejectedKey[.idempotencyKey] = "contract-silent"
+            for _ in 0..<2 {  // the second is the stored answer of the first: a problem too
+                _ = try await call(.post, upload, "/v1/students/S1003/weeks/12/submissions", rejectedKey, body: try TestDaemon.fixture("digital_silence.wav"))
+            }
+            _ = try await call(.post, upload, "/v1/students/S1003/weeks/12/submissions", try await auth(.student, "S1003", [.contentType: "audio/wav"]),
+                               body: try TestDaemon.fixture("empty.wav"))
+            for week in [10, 11] {
+                _ = try await call(.post, upload, "/v1/students/S1005/weeks/\(week)/submissions", try await auth(.student, "S1005", ogg), body: opus)
+            }
+            _ = try await call(.post, upload, "/v1/students/S1005/weeks/12/submissions", try await auth(.student, "S1005", ogg), body: opus)  // 429
+            _ = try await call(.post, upload, "/v1/students/S1001/weeks/assessment/submissions", try await auth(.student, "S1001", ogg), body: opus)
+
+            #expect(await daemon.eventually { try daemon.runtime.database.submission(id: id)?.state == .awaitingFeedback })
+
+            // Reading a student's data.
+            let student = try await auth(.student, "S1001")
+            for (template, uri) in [("/v1/students/{id}/timeline", "/v1/students/S1001/timeline"), ("/v1/students/{id}/events", "/v1/students/S1001/events")] {
+                _ = try await call(.get, template, uri, student)
+                _ = try await call(.get, template, uri)
+                _ = try await call(.get, template, uri.replacingOccurrences(of: "S1001", with: "S9999"), try await auth(.ops, "ops"))
+                _ = try await call(.get, template, uri.replacingOccurrences(of: "S1001", with: "bad.id"), student)
+            }
+            _ = try await call(.get, "/v1/students/{id}/events", "/v1/students/S1001/events", try await auth(.coach, "C01"))
+            _ = try await call(.get, "/v1/students/{id}/events", "/v1/students/S1001/events?after=x", student)
+            _ = try await call(.get, "/v1/students/{id}/events", "/v1/students/S1001/events?after=999999", student)
+
+            // A submission and its artifacts.
+            _ = try await call(.get, "/v1/submissions/{id}", "/v1/submissions/\(id)", student)
+            _ = try await call(.get, "/v1/submissions/{id}", "/v1/submissions/sub_none", student)
+            _ = try await call(.get, "/v1/submissions/{id}", "/v1/submissions/\(id)")
+            let audio = try await call(.get, "/v1/submissions/{id}/audio", "/v1/submissions/\(id)/audio", student)
+            var ranged = student
+            ranged[.range] = "bytes=0-99"
+            _ = try await call(.get, "/v1/submissions/{id}/audio", "/v1/submissions/\(id)/audio", ranged)
+            var cached = student
+            cached[.ifNoneMatch] = audio.headers[.eTag] ?? "*"
+            _ = try await call(.get, "/v1/submissions/{id}/audio", "/v1/submissions/\(id)/audio", cached)
+            _ = try await call(.get, "/v1/submissions/{id}/audio", "/v1/submissions/sub_none/audio", student)
+            _ = try await call(.get, "/v1/submissions/{id}/waveform", "/v1/submissions/\(id)/waveform", student)
+            _ = try await call(.get, "/v1/submissions/{id}/waveform", "/v1/submissions/sub_none/waveform", student)
+
+            // Coach replies.
+            let feedback = "/v1/submissions/{id}/feedback"
+            let coach = try await auth(.coach, "C01", ogg)
+            _ = try await call(.post, feedback, "/v1/submissions/\(id)/feedback", try await auth(.student, "S1001", ogg), body: opus)
+            _ = try await call(.post, feedback, "/v1/submissions/\(id)/feedback", try await auth(.coach, "C02", ogg), body: opus)
+            _ = try await call(.post, feedback, "/v1/submissions/\(id)/feedback", try await auth(.coach, "C01", [.contentType: "text/plain"]), body: opus)
+            _ = try await call(.post, feedback, "/v1/submissions/\(id)/feedback", try await auth(.coach, "C01", [.contentType: "audio/wav"]),
+                               body: try TestDaemon.fixture("digital_silence.wav"))
+            let reply = try await call(.post, feedback, "/v1/submissions/\(id)/feedback", coach, body: opus)
+            let feedbackId = try #require(reply.json?["id"] as? String)
+            let json = try await auth(.coach, "C01", [.contentType: "application/json"])
+            _ = try await call(.patch, "/v1/feedback/{id}", "/v1/feedback/\(feedbackId)", json, body: ByteBuffer(string: #"{"notes": "Well done."}"#))
+            _ = try await call(.patch, "/v1/feedback/{id}", "/v1/feedback/\(feedbackId)", json, body: ByteBuffer(string: #"{"note": 1}"#))
+            _ = try await call(.patch, "/v1/feedback/{id}", "/v1/feedback/\(feedbackId)", try await auth(.coach, "C01", [.contentType: "text/plain"]),
+                               body: ByteBuffer(string: "notes"))
+            _ = try await call(.patch, "/v1/feedback/{id}", "/v1/feedback/fb_none", json, body: ByteBuffer(string: #"{"notes": null}"#))
+            #expect(await daemon.eventually { try daemon.runtime.database.feedback(id: feedbackId)?.audioPath != nil })
+            _ = try await call(.post, feedback, "/v1/submissions/\(id)/feedback", coach, body: opus)  // no longer awaiting: 409
+            for template in ["/v1/feedback/{id}/audio", "/v1/feedback/{id}/waveform"] {
+                _ = try await call(.get, template, template.replacingOccurrences(of: "{id}", with: feedbackId), student)
+                _ = try await call(.get, template, template.replacingOccurrences(of: "{id}", with: "fb_none"), student)
+            }
+
+            // The coach's queue, status, operations.
+            _ = try await call(.get, "/v1/coaches/{id}/queue", "/v1/coaches/C01/queue", try await auth(.coach, "C01"))
+            _ = try await call(.get, "/v1/coaches/{id}/queue", "/v1/coaches/C01/queue", student)
+            _ = try await call(.get, "/v1/coaches/{id}/queue", "/v1/coaches/C99/queue", try await auth(.ops, "ops"))
+            _ = try await call(.get, "/v1/status", "/v1/status", try await auth(.ops, "ops"))
+            _ = try await call(.get, "/v1/status", "/v1/status", student)
+            _ = try await call(.get, "/v1/status", "/v1/status")
+            for path in ["/healthz", "/readyz", "/metrics", "/openapi.yaml"] {
+                _ = try await call(.get, path, path)
+            }
+            // Last, as they close the test client's one connection: a JSON body and an upload over their limits.
+            _ = try await call(.patch, "/v1/feedback/{id}", "/v1/feedback/\(feedbackId)", json,
+                               body: ByteBuffer(string: "{\"notes\": \"" + String(repeating: "a", count: 70_000) + "\"}"))
+        }
+
+        let result = try validate(log.text, requireEveryOperation: true)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+
+        // The same check fails a real response that drifted: the 201 without its analysis.
+        let original = try #require(submissionBody.withLock { $0 })
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(original.utf8)) as? [String: Any])
+        object["analysis"] = nil
+        let drifted = String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+        let entry: [String: Any] = ["method": "POST", "path": "/v1/students/{id}/weeks/{slot}/submissions", "status": 201,
+                                    "content_type": "application/json", "headers": ["Location": "/v1/submissions/x"], "body": drifted]
+        let line = String(decoding: try JSONSerialization.data(withJSONObject: entry), as: UTF8.self)
+        let refused = try validate(line + "\n", requireEveryOperation: false)
+        #expect(refused.status == 1 && refused.stdout.contains("analysis"), "\(refused.stdout)")
+    }
+}
