@@ -37,6 +37,23 @@ struct FeedbackCommandTests {
         #expect(try state.run(["feedback", "import", "--coach", "C01", unnamed], at: time).status == 64)
     }
 
+    @Test("A notes file that is a link (to a secret) is refused unread: 65 invalid_notes, nothing paired")
+    func linkedNotes() throws {
+        let state = try CommandLineStateFixture()
+        defer { state.remove() }
+        let time = "2026-11-22 15:00:00"
+        #expect(try state.run(["ingest", "--student", "S1001", "--week", "12", CommandLineStateFixture.fixture("speech.opus")], at: time).status == 0)
+        let secret = state.scratch.path("secret.key")
+        try "SECRET-KEY-BYTES".write(toFile: secret, atomically: true, encoding: .utf8)
+        let reply = state.scratch.path("S1001_w12.opus")
+        try FileManager.default.copyItem(atPath: CommandLineStateFixture.fixture("speech.mp3"), toPath: reply)
+        try FileManager.default.createSymbolicLink(atPath: state.scratch.path("S1001_w12.txt"), withDestinationPath: secret)
+        let refused = try state.run(["feedback", "import", "--coach", "C01", "--json", reply], at: time)
+        #expect(refused.status == 65 && refused.stderr.hasPrefix("tilawa: invalid_notes: "), "\(refused.stderr)")
+        #expect(!refused.stdout.contains("SECRET") && !refused.stderr.contains("SECRET"))
+        #expect(try state.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM feedback") } == 0)
+    }
+
     @Test("A submission without feedback 48 h after it arrived gets feedback_overdue once")
     func overdueOnce() async throws {
         let daemon = try await TestDaemon()
