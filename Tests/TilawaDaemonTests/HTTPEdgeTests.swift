@@ -3,42 +3,10 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
-import Synchronization
 import Testing
 import TilawaCore
 @testable import TilawaDaemon
 import TilawaTestSupport
-
-/// Log records kept in memory, to see what operations would see.
-private final class LogCapture: Sendable {
-    private let lines = Mutex<[String]>([])
-
-    var all: [String] { lines.withLock { $0 } }
-
-    func append(_ line: String) { lines.withLock { $0.append(line) } }
-
-    func logger() -> Logger {
-        var logger = Logger(label: "capture") { _ in CapturingHandler(capture: self) }
-        logger.logLevel = .info
-        return logger
-    }
-
-    struct CapturingHandler: LogHandler {
-        let capture: LogCapture
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .info
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            let merged = metadata.merging(event.metadata ?? [:]) { $1 }
-            capture.append("\(event.message) " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
-        }
-    }
-}
 
 /// How the HTTP edges answer: framing, methods, sizes, auth syntax, ids and cursors, existence.
 @Suite("HTTP edges (live server on loopback)")
@@ -213,8 +181,10 @@ struct HTTPEdgeTests {
     func accessLog() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        let capture = LogCapture()
-        let application = TilawaServer.makeApplication(api: daemon.api, logger: capture.logger())
+        let recorder = LogRecorder()
+        var logger = recorder.logger
+        logger.logLevel = .info
+        let application = TilawaServer.makeApplication(api: daemon.api, logger: logger)
         let token = try await daemon.token(.coach, "C01")
         try await application.test(.live) { client in
             _ = try await client.execute(uri: "/v1/coaches/C01/queue", method: .get, headers: [.authorization: "Bearer \(token)"])
@@ -223,13 +193,13 @@ struct HTTPEdgeTests {
             _ = try await client.execute(uri: "/v1/nothing", method: .get)
             _ = try await client.execute(uri: "/v1/coaches/C01/queue", method: .delete, headers: [.authorization: "Bearer \(token)"])
         }
-        let requests = capture.all.filter { $0.hasPrefix("request ") }
+        let requests = recorder.all.filter { $0.message == "request" }.map(\.metadata)
         #expect(requests.count == 5, "\(requests)")
-        #expect(requests.contains { $0.contains("status=200") && $0.contains("principal=coach:C01") && $0.contains("route=/v1/coaches/{id}/queue") })
-        #expect(requests.filter { $0.contains("status=401") }.count == 2)
-        #expect(requests.contains { $0.contains("status=404") && $0.contains("path=/v1/nothing") })
-        #expect(requests.contains { $0.contains("status=405") })
-        #expect(capture.all.allSatisfy { !$0.contains(token) })
+        #expect(requests.contains { $0["status"] == "200" && $0["principal"] == "coach:C01" && $0["route"] == "/v1/coaches/{id}/queue" })
+        #expect(requests.filter { $0["status"] == "401" }.count == 2)
+        #expect(requests.contains { $0["status"] == "404" && $0["path"] == "/v1/nothing" })
+        #expect(requests.contains { $0["status"] == "405" })
+        #expect(recorder.all.allSatisfy { entry in !entry.message.contains(token) && !entry.metadata.values.contains { $0.contains(token) } })
     }
 }
 
