@@ -2,7 +2,11 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 
-/// Asks a daemon's `GET /readyz` whether it runs, with a short deadline.
+/// Asks a daemon's `GET /readyz` whether it runs, within `defaultTimeout`.
+///
+/// The deadline is chosen on purpose: long enough that a daemon busy with a Friday burst (both
+/// cores encoding) is not called down — it took over 1 s on a loaded 2-core machine — and short
+/// enough that `tilawa status` finishes inside the 10 s a Nagios/NRPE check is given by default.
 ///
 /// One `HTTPClient` per probe on NIO's shared event-loop group, shut down before `probe()`
 /// returns. Connection attempts are not retried: a refused connection answers at once
@@ -13,14 +17,17 @@ public struct DaemonProbe: Sendable {
     /// The deadline of the whole exchange (connect, request, answer).
     public let timeout: Duration
 
+    /// The deadline of a probe unless told otherwise: 5 s.
+    public static let defaultTimeout = Duration.seconds(5)
+
     /// A probe of `url`.
-    public init(url: String, timeout: Duration = .seconds(1)) {
+    public init(url: String, timeout: Duration = DaemonProbe.defaultTimeout) {
         self.url = url
         self.timeout = timeout
     }
 
     /// A probe of the daemon `http` configures; a wildcard listen address is asked on loopback.
-    public init(http: TilawaConfiguration.HTTP, timeout: Duration = .seconds(1)) {
+    public init(http: TilawaConfiguration.HTTP, timeout: Duration = DaemonProbe.defaultTimeout) {
         let host: String
         switch http.host {
         case "", "0.0.0.0": host = "127.0.0.1"
