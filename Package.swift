@@ -57,6 +57,7 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -73,8 +74,12 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
             ],
-            exclude: ["Configuration/CONFIGURATION.md"]
+            exclude: ["Configuration/CONFIGURATION.md"],
+            plugins: ["EmbedOpenAPI"]
         ),
+        // The build-time tool that embeds openapi/openapi.yaml in TilawaDaemon, and its plugin.
+        .executableTarget(name: "openapi-embed"),
+        .plugin(name: "EmbedOpenAPI", capability: .buildTool(), dependencies: ["openapi-embed"]),
         .executableTarget(
             name: "tilawa",
             dependencies: [

@@ -5,18 +5,18 @@ import TilawaTestSupport
 @Suite("tilawa analyze and encode")
 struct CommandLineTests {
     @Test("analyze exits 0 for an accepted file and prints the figures")
-    func analyzeAccepted() throws {
+    func analyzeAccepted() async throws {
         let fixture = try #require(Fixtures.accepted.first)
-        let result = try runProcess(tilawaBinary, ["analyze", fixture.path])
+        let result = try await runProcess(tilawaBinary, ["analyze", fixture.path])
         #expect(result.status == 0)
         #expect(result.stdout.contains("verdict") && result.stdout.contains("accepted"))
         #expect(result.stderr.isEmpty)
     }
 
     @Test("analyze --json prints the analysis, verdict, reasons and source")
-    func analyzeJSON() throws {
+    func analyzeJSON() async throws {
         let fixture = try #require(Fixtures.named("speech_stereo_s16_44k1.wav"))
-        let result = try runProcess(tilawaBinary, ["analyze", "--json", fixture.path])
+        let result = try await runProcess(tilawaBinary, ["analyze", "--json", fixture.path])
         #expect(result.status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect(object["verdict"] as? String == "accepted")
@@ -33,8 +33,8 @@ struct CommandLineTests {
 
     @Test("Every rejected fixture exits 65 with one line 'tilawa: <code>: <message>' on stderr",
           arguments: Fixtures.all.filter { !$0.isAccepted })
-    func analyzeRejected(_ fixture: Fixture) throws {
-        let result = try runProcess(tilawaBinary, ["analyze", fixture.path])
+    func analyzeRejected(_ fixture: Fixture) async throws {
+        let result = try await runProcess(tilawaBinary, ["analyze", fixture.path])
         #expect(result.status == 65)
         let lines = result.stderr.split(separator: "\n", omittingEmptySubsequences: true)
         #expect(lines.count == 1)
@@ -42,33 +42,33 @@ struct CommandLineTests {
     }
 
     @Test("encode writes the file and reports size and bitrate; a bad input exits 65 and writes nothing")
-    func encode() throws {
+    func encode() async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let good = try #require(Fixtures.named("speech.m4a"))
-        let written = try runProcess(tilawaBinary, ["encode", good.path, scratch.path("a.opus"), "--bitrate", "24"])
+        let written = try await runProcess(tilawaBinary, ["encode", good.path, scratch.path("a.opus"), "--bitrate", "24"])
         #expect(written.status == 0, "\(written.stderr)")
         #expect(written.stdout.contains("bitrate"))
         #expect(scratch.contents() == ["a.opus"])
 
         let bad = try #require(Fixtures.named("random_bytes.wav"))
-        let refused = try runProcess(tilawaBinary, ["encode", bad.path, scratch.path("b.opus")])
+        let refused = try await runProcess(tilawaBinary, ["encode", bad.path, scratch.path("b.opus")])
         #expect(refused.status == 65)
         #expect(refused.stderr.hasPrefix("tilawa: unsupported_format: "))
         #expect(scratch.contents() == ["a.opus"])
     }
 
     @Test("A missing input file is exit 66 no_input, not a rejected recording")
-    func missingInput() throws {
-        let result = try runProcess(tilawaBinary, ["analyze", "/nonexistent/recording.wav"])
+    func missingInput() async throws {
+        let result = try await runProcess(tilawaBinary, ["analyze", "/nonexistent/recording.wav"])
         #expect(result.status == 66)
         #expect(result.stderr.hasPrefix("tilawa: no_input: "))
     }
 
     @Test("encode refuses a bitrate out of range as a usage error")
-    func encodeUsage() throws {
+    func encodeUsage() async throws {
         let fixture = try #require(Fixtures.accepted.first)
-        let result = try runProcess(tilawaBinary, ["encode", fixture.path, "/tmp/never.opus", "--bitrate", "1000"])
+        let result = try await runProcess(tilawaBinary, ["encode", fixture.path, "/tmp/never.opus", "--bitrate", "1000"])
         #expect(result.status == 64)
         #expect(!FileManager.default.fileExists(atPath: "/tmp/never.opus"))
     }

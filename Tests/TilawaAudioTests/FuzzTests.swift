@@ -25,7 +25,7 @@ struct FuzzTests {
                 try data.write(to: URL(fileURLWithPath: path))
                 group.addTask {
                     defer { try? FileManager.default.removeItem(atPath: path) }
-                    let result = try runProcess(tilawaBinary, ["analyze", "--json", path], timeout: 30)
+                    let result = try await runProcess(tilawaBinary, ["analyze", "--json", path], timeout: 30)
                     if result.timedOut { return "\(name): no verdict within 30 s" }
                     if result.signaled { return "\(name): killed by signal \(result.status)" }
                     guard result.status == 0 || result.status == 65 else { return "\(name): exit \(result.status): \(result.stderr)" }

@@ -8,7 +8,7 @@ import TilawaCore
 struct OpusEncodingTests {
     @Test("Every accepted fixture encodes to a file opusinfo accepts, opusdec decodes to the source duration, at the target bitrate and playback loudness",
           arguments: Fixtures.accepted)
-    func encode(_ fixture: Fixture) throws {
+    func encode(_ fixture: Fixture) async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let output = scratch.path("out.opus")
@@ -17,12 +17,12 @@ struct OpusEncodingTests {
         let encoded = try #require(result.encoded)
         #expect(scratch.contents() == ["out.opus"], "only the output, no temporary file")
 
-        let info = try runProcess("opusinfo", [output])
+        let info = try await runProcess("opusinfo", [output])
         #expect(info.status == 0, "opusinfo: \(info.stdout)\(info.stderr)")
         #expect(!info.stdout.contains("WARNING") && !info.stdout.contains("ERROR"), "\(info.stdout)")
 
         let decodedPath = scratch.path("decoded.wav")
-        let decoded = try runProcess("opusdec", ["--quiet", output, decodedPath])
+        let decoded = try await runProcess("opusdec", ["--quiet", output, decodedPath])
         #expect(decoded.status == 0, "opusdec: \(decoded.stderr)")
         // opusdec applies the OpusHead output gain, so its output is what a player plays.
         let played = try AudioProcessor().process(path: decodedPath)

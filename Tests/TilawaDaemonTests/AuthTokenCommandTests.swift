@@ -12,10 +12,10 @@ struct AuthTokenCommandTests {
 
         init() throws { scratch = try ScratchDirectory() }
 
-        func run(_ arguments: [String], environment: [String: String] = [:]) throws -> ProcessResult {
+        func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> ProcessResult {
             var env = environment
             env["TILAWA_STATE_DIR"] = stateDirectory
-            return try runProcess(tilawaBinary, ["token", "issue"] + arguments, environment: env, directory: scratch.path)
+            return try await runProcess(tilawaBinary, ["token", "issue"] + arguments, environment: env, directory: scratch.path)
         }
 
         /// The principal `token` verifies to with the key file the command used, and its lifetime.
@@ -37,7 +37,7 @@ struct AuthTokenCommandTests {
     func student() async throws {
         let workspace = try Workspace()
         defer { workspace.remove() }
-        let result = try workspace.run(["--student", "S1001"])
+        let result = try await workspace.run(["--student", "S1001"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.isEmpty)
         #expect(result.stdout.hasSuffix("\n"))
@@ -53,7 +53,7 @@ struct AuthTokenCommandTests {
         #expect(attributes[.size] as? Int == 65)
 
         // A second run reuses the key: the first token still verifies after it.
-        #expect(try workspace.run(["--coach", "C01"]).status == 0)
+        #expect(try await workspace.run(["--coach", "C01"]).status == 0)
         #expect(try await workspace.verify(token).0.subject == "S1001")
     }
 
@@ -77,7 +77,7 @@ struct AuthTokenCommandTests {
     func issue(_ example: Issue) async throws {
         let workspace = try Workspace()
         defer { workspace.remove() }
-        let result = try workspace.run(example.arguments)
+        let result = try await workspace.run(example.arguments)
         #expect(result.status == 0, "\(result.stderr)")
         let (principal, lifetime) = try await workspace.verify(result.stdout.trimmingCharacters(in: .newlines))
         #expect(principal.subject == example.subject)
@@ -90,7 +90,7 @@ struct AuthTokenCommandTests {
         let workspace = try Workspace()
         defer { workspace.remove() }
         let environment = ["TILAWA_AUTH_DEFAULT_TOKEN_TTL_SECONDS": "600"]
-        let result = try workspace.run(["--ops"], environment: environment)
+        let result = try await workspace.run(["--ops"], environment: environment)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try await workspace.verify(result.stdout.trimmingCharacters(in: .newlines), environment: environment).1 == 600)
     }
@@ -102,20 +102,20 @@ struct AuthTokenCommandTests {
         ["--ops", "--ttl", "1.5h"], ["--ops", "--ttl", "1w"], ["--ops", "--ttl", "99999999999999999999d"],
         ["--ops", "S1"], ["--student"],
     ])
-    func usage(_ arguments: [String]) throws {
+    func usage(_ arguments: [String]) async throws {
         let workspace = try Workspace()
         defer { workspace.remove() }
-        let result = try workspace.run(arguments)
+        let result = try await workspace.run(arguments)
         #expect(result.status == 64, "\(result.stderr)")
         #expect(result.stdout.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: workspace.stateDirectory), "no key is created for a usage error")
     }
 
     @Test("An explicitly configured key file that is missing exits 78 with one line naming the key")
-    func missingExplicitKey() throws {
+    func missingExplicitKey() async throws {
         let workspace = try Workspace()
         defer { workspace.remove() }
-        let result = try workspace.run(["--student", "S1001"], environment: ["TILAWA_AUTH_JWT_KEY_FILE": "nowhere/jwt.key"])
+        let result = try await workspace.run(["--student", "S1001"], environment: ["TILAWA_AUTH_JWT_KEY_FILE": "nowhere/jwt.key"])
         #expect(result.status == 78)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.hasPrefix("tilawa: bad_configuration: auth.jwt_key_file: the key file \(workspace.scratch.path("nowhere/jwt.key")) does not exist"))

@@ -23,8 +23,8 @@ struct CaptureCommandTests {
     }
 
     @Test("Stops after --stop-after-silence seconds of silence once speech has begun; the submission is accepted")
-    func stopsOnSilence() throws {
-        let state = try CommandLineStateFixture()
+    func stopsOnSilence() async throws {
+        let state = try await CommandLineStateFixture()
         defer { state.remove() }
         let input = try Self.speechThenSilence()
         let alsa = try ALSAFixture(in: state.scratch, samples: input)
@@ -56,8 +56,8 @@ struct CaptureCommandTests {
     }
 
     @Test("The stored original is the device's audio sample for sample, and its Opus encoding decodes")
-    func originalMatchesInput() throws {
-        let state = try CommandLineStateFixture()
+    func originalMatchesInput() async throws {
+        let state = try await CommandLineStateFixture()
         defer { state.remove() }
         let input = try Self.speechThenSilence()
         let alsa = try ALSAFixture(in: state.scratch, samples: input)
@@ -79,12 +79,12 @@ struct CaptureCommandTests {
         let loudness = try #require(analysis["loudness_lufs"] as? Double)
         #expect(abs(loudness - -20.32) < 0.2)
         let audio = state.stateDirectory + "/artifacts/" + (row["audioPath"] as String)
-        #expect(try runProcess("opusinfo", [audio]).status == 0)
+        #expect(try await runProcess("opusinfo", [audio]).status == 0)
     }
 
     @Test("--max-seconds ends the recording at exactly that length")
-    func stopsAtMaximum() throws {
-        let state = try CommandLineStateFixture()
+    func stopsAtMaximum() async throws {
+        let state = try await CommandLineStateFixture()
         defer { state.remove() }
         let alsa = try ALSAFixture(in: state.scratch, samples: try Self.speechThenSilence())
         let result = try state.capture(["--student", "S1001", "--week", "12", "--max-seconds", "12", "--json"],
@@ -97,8 +97,8 @@ struct CaptureCommandTests {
     }
 
     @Test("--output only encodes: no submission, no student needed, nothing left in staging")
-    func outputOnlyEncodes() throws {
-        let state = try CommandLineStateFixture()
+    func outputOnlyEncodes() async throws {
+        let state = try await CommandLineStateFixture()
         defer { state.remove() }
         let alsa = try ALSAFixture(in: state.scratch, samples: try Self.speechThenSilence())
         let output = state.scratch.path("take.opus")
@@ -108,7 +108,7 @@ struct CaptureCommandTests {
         #expect(report["output"] as? String == output)
         let analysis = try #require(report["analysis"] as? [String: Any])
         #expect(analysis["file"] as? String == "alsa:fixture")
-        #expect(try runProcess("opusinfo", [output]).status == 0)
+        #expect(try await runProcess("opusinfo", [output]).status == 0)
         let counts = try state.read { db in
             (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission"), try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM rejection"))
         }
@@ -117,8 +117,8 @@ struct CaptureCommandTests {
     }
 
     @Test("An unknown device exits 74 with the available PCMs listed; nothing is recorded or audited")
-    func unknownDevice() throws {
-        let state = try CommandLineStateFixture()
+    func unknownDevice() async throws {
+        let state = try await CommandLineStateFixture()
         defer { state.remove() }
         let alsa = try ALSAFixture(in: state.scratch, samples: PCM.silence(seconds: 1))
         let process = try state.start(["capture", "--student", "S1001", "--week", "12", "--device", "no_such_pcm"],
@@ -136,8 +136,8 @@ struct CaptureCommandTests {
     }
 
     @Test("Ctrl-C once finishes the recording and keeps it")
-    func interruptKeeps() throws {
-        let state = try CommandLineStateFixture()
+    func interruptKeeps() async throws {
+        let state = try await CommandLineStateFixture()
         defer { state.remove() }
         // A minute of tone, repeated by the file plugin after it ends: only Ctrl-C (or the
         // 600 s backstop) stops this capture.
@@ -154,13 +154,13 @@ struct CaptureCommandTests {
         let analysis = try #require(try Self.json(result.stdout)["analysis"] as? [String: Any])
         let duration = try #require((analysis["analysis"] as? [String: Any])?["duration_seconds"] as? Double)
         #expect(duration > 0 && duration < 600)
-        #expect(try runProcess("opusinfo", [output]).status == 0)
+        #expect(try await runProcess("opusinfo", [output]).status == 0)
         #expect(state.stagingContents.isEmpty)
     }
 
     @Test("Ctrl-C twice aborts: exit 1, capture_aborted, no file anywhere")
-    func interruptTwiceAborts() throws {
-        let state = try CommandLineStateFixture()
+    func interruptTwiceAborts() async throws {
+        let state = try await CommandLineStateFixture()
         defer { state.remove() }
         let alsa = try ALSAFixture(in: state.scratch, samples: PCM.tone(seconds: 60))
         let output = state.scratch.path("take.opus")
@@ -185,8 +185,8 @@ struct CaptureCommandTests {
     }
 
     @Test("The rules refuse before the device is even opened; usage errors exit 64")
-    func refusedBeforeRecording() throws {
-        let state = try CommandLineStateFixture()
+    func refusedBeforeRecording() async throws {
+        let state = try await CommandLineStateFixture()
         defer { state.remove() }
         let alsa = try ALSAFixture(in: state.scratch, samples: PCM.silence(seconds: 1))
         // Week 13 unlocks on 28 November: 77, although the device does not exist either.

@@ -11,10 +11,10 @@ struct CommandLineStateFixture {
 
     var stateDirectory: String { scratch.path("var") }
 
-    init(importSamples: Bool = true) throws {
+    init(importSamples: Bool = true) async throws {
         scratch = try ScratchDirectory()
         if importSamples {
-            let result = try run(["roster", "import", Self.sample("program.yaml"), Self.sample("students.csv")])
+            let result = try await run(["roster", "import", Self.sample("program.yaml"), Self.sample("students.csv")])
             guard result.status == 0 else { throw FixtureError.setup(result.stderr) }
         }
     }
@@ -27,7 +27,7 @@ struct CommandLineStateFixture {
     ///
     /// libfaketime is preloaded directly rather than through the `faketime` wrapper, so a
     /// signal that kills `tilawa` is seen by the test, not swallowed by a shell in between.
-    func run(_ arguments: [String], at time: String? = nil, environment: [String: String] = [:]) throws -> ProcessResult {
+    func run(_ arguments: [String], at time: String? = nil, environment: [String: String] = [:]) async throws -> ProcessResult {
         var env = environment
         env["TILAWA_STATE_DIR"] = stateDirectory
         env["TZ"] = "UTC"
@@ -36,7 +36,7 @@ struct CommandLineStateFixture {
             env["FAKETIME"] = time
             env["FAKETIME_DONT_FAKE_MONOTONIC"] = "1"
         }
-        return try runProcess(tilawaBinary, arguments, environment: env, directory: scratch.path)
+        return try await runProcess(tilawaBinary, arguments, environment: env, directory: scratch.path)
     }
 
     static let libfaketime = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"

@@ -14,9 +14,9 @@ struct DaemonProcessTests {
 
     @Test("A queued job left by a killed process is finished by the next start")
     func restartFinishesQueuedJobs() async throws {
-        let state = try CommandLineStateFixture()
+        let state = try await CommandLineStateFixture()
         defer { state.remove() }
-        let killed = try state.run(["ingest", "--student", "S1001", "--week", "12", CommandLineStateFixture.fixture("speech.opus")],
+        let killed = try await state.run(["ingest", "--student", "S1001", "--week", "12", CommandLineStateFixture.fixture("speech.opus")],
                                    at: "2026-11-22 15:00:00", environment: ["TILAWA_FAILPOINT": "after_admission"])
         #expect(killed.signaled)
         let daemon = try ServeProcess(stateDirectory: state.stateDirectory, port: try unusedPort(), directory: state.scratch.path,
@@ -33,12 +33,12 @@ struct DaemonProcessTests {
 
     @Test("SIGTERM with an upload in flight: the upload is answered, the daemon exits 0, nothing is half-written")
     func sigtermWithUploadInFlight() async throws {
-        let state = try CommandLineStateFixture()
+        let state = try await CommandLineStateFixture()
         defer { state.remove() }
         let daemon = try ServeProcess(stateDirectory: state.stateDirectory, port: try unusedPort(), directory: state.scratch.path,
                                       environment: Self.clock)
         #expect(await daemon.waitUntilReady(), "\(daemon.log)")
-        let token = try state.run(["token", "issue", "--student", "S1002"], at: "2026-11-22 15:00:00").stdout
+        let token = try await state.run(["token", "issue", "--student", "S1002"], at: "2026-11-22 15:00:00").stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let body = try Data(contentsOf: URL(fileURLWithPath: CommandLineStateFixture.fixture("speech_mono_s16_48k.wav")))
         let connection = try RawHTTPConnection(port: daemon.port)
@@ -86,7 +86,7 @@ struct DaemonProcessTests {
 
     @Test("Under systemd: READY=1 once listening, STOPPING=1 on SIGTERM, spoken on $NOTIFY_SOCKET")
     func systemdNotifications() async throws {
-        let state = try CommandLineStateFixture()
+        let state = try await CommandLineStateFixture()
         defer { state.remove() }
         let socket = try SystemdTestSocket(address: abstractTestAddress())
         var environment = Self.clock
@@ -103,10 +103,10 @@ struct DaemonProcessTests {
     }
 
     @Test("A bad configuration value stops start-up with one line naming the key, exit 78")
-    func badConfiguration() throws {
+    func badConfiguration() async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
-        let result = try runProcess(tilawaBinary, ["serve"], environment: ["TILAWA_HTTP_PORT": "eighty", "TILAWA_STATE_DIR": scratch.path("var")],
+        let result = try await runProcess(tilawaBinary, ["serve"], environment: ["TILAWA_HTTP_PORT": "eighty", "TILAWA_STATE_DIR": scratch.path("var")],
                                     directory: scratch.path)
         #expect(result.status == 78)
         #expect(result.stderr.hasPrefix("tilawa: bad_configuration: http.port: "))

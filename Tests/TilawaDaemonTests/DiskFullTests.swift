@@ -15,15 +15,15 @@ private struct SmallFilesystem {
     static let available: Bool = {
         guard getuid() == 0, let probe = try? ScratchDirectory() else { return false }
         defer { probe.remove() }
-        guard (try? runProcess("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", probe.path]))?.status == 0 else { return false }
-        _ = try? runProcess("umount", [probe.path])
+        guard (try? runProcessBlocking("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", probe.path]))?.status == 0 else { return false }
+        _ = try? runProcessBlocking("umount", [probe.path])
         return true
     }()
 
-    init(megabytes: Int, at path: String) throws {
+    init(megabytes: Int, at path: String) async throws {
         self.path = path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        let mounted = try runProcess("mount", ["-t", "tmpfs", "-o", "size=\(megabytes)m", "tmpfs", path])
+        let mounted = try await runProcess("mount", ["-t", "tmpfs", "-o", "size=\(megabytes)m", "tmpfs", path])
         guard mounted.status == 0 else { throw Failure.mount(mounted.stderr) }
     }
 
@@ -35,7 +35,7 @@ private struct SmallFilesystem {
         return filler
     }
 
-    func unmount() { _ = try? runProcess("umount", ["-l", path]) }
+    func unmount() { _ = try? runProcessBlocking("umount", ["-l", path]) }
 
     enum Failure: Error { case mount(String) }
 }
@@ -46,7 +46,7 @@ struct DiskFullTests {
           .enabled(if: SmallFilesystem.available, "needs root to mount a tmpfs"))
     func diskFull() async throws {
         let mountPoint = FileManager.default.temporaryDirectory.appendingPathComponent("tilawa-small-\(UUID().uuidString)").path
-        let small = try SmallFilesystem(megabytes: 12, at: mountPoint)
+        let small = try await SmallFilesystem(megabytes: 12, at: mountPoint)
         defer {
             small.unmount()
             try? FileManager.default.removeItem(atPath: mountPoint)

@@ -97,11 +97,7 @@ struct TestDaemon {
 
     /// Waits (bounded: 60 s) until `condition` holds; returns whether it did.
     func eventually(_ condition: () throws -> Bool) async -> Bool {
-        for _ in 0..<1_200 {
-            if (try? condition()) == true { return true }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return false
+        await TilawaTestSupport.eventually(condition)
     }
 
     func remove() { scratch.remove() }

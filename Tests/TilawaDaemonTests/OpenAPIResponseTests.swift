@@ -37,7 +37,7 @@ private struct CallFailure: Error, CustomStringConvertible {
 }
 
 /// Runs the validator over `jsonl`; its exit status and output.
-private func validate(_ jsonl: String, requireEveryOperation: Bool) throws -> ProcessResult {
+private func validate(_ jsonl: String, requireEveryOperation: Bool) async throws -> ProcessResult {
     let scratch = try ScratchDirectory()
     defer { scratch.remove() }
     let file = scratch.path("responses.jsonl")
@@ -45,7 +45,7 @@ private func validate(_ jsonl: String, requireEveryOperation: Bool) throws -> Pr
     let python = packageRoot.appendingPathComponent(".venv-test/bin/python").path
     let script = packageRoot.appendingPathComponent("Tests/contract/validate_responses.py").path
     let document = packageRoot.appendingPathComponent("openapi/openapi.yaml").path
-    return try runProcess(python, [script, document, file] + (requireEveryOperation ? ["--require-every-operation"] : []), timeout: 120)
+    return try await runProcess(python, [script, document, file] + (requireEveryOperation ? ["--require-every-operation"] : []), timeout: 120)
 }
 
 /// Every route's real answers — successes and the documented errors — are checked against
@@ -55,20 +55,20 @@ private func validate(_ jsonl: String, requireEveryOperation: Bool) throws -> Pr
 @Suite("OpenAPI document: every response matches its schema")
 struct OpenAPIResponseTests {
     @Test("The validator is there (make test-venv) and passes a documented answer")
-    func validatorWorks() throws {
+    func validatorWorks() async throws {
         let health = #"{"body":"{\"status\":\"ok\"}","content_type":"application/json","headers":{},"method":"GET","path":"/healthz","status":200}"#
-        let result = try validate(health + "\n", requireEveryOperation: false)
+        let result = try await validate(health + "\n", requireEveryOperation: false)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr) — run `make test-venv` first")
     }
 
     @Test("Drift fails: a missing member, a wrong type, an undocumented status or media type")
-    func driftFails() throws {
+    func driftFails() async throws {
         let problem = #"{\"type\":\"https://tilawa.invalid/problems/missing_token\",\"title\":\"Unauthorized\",\"status\":401,\"detail\":\"x\",\"instance\":\"/v1/status\"PLUS}"#
         func line(_ status: Int, _ type: String, _ body: String, headers: String = #"{"WWW-Authenticate":"Bearer"}"#) -> String {
             #"{"body":"\#(body)","content_type":"\#(type)","headers":\#(headers),"method":"GET","path":"/v1/status","status":\#(status)}"#
         }
         let valid = line(401, "application/problem+json", problem.replacingOccurrences(of: "PLUS", with: #",\"code\":\"missing_token\""#))
-        #expect(try validate(valid + "\n", requireEveryOperation: false).status == 0)
+        #expect(try await validate(valid + "\n", requireEveryOperation: false).status == 0)
         let drifted = [
             line(401, "application/problem+json", problem.replacingOccurrences(of: "PLUS", with: "")),
             line(401, "application/problem+json", problem.replacingOccurrences(of: "PLUS", with: #",\"code\":7"#)),
@@ -76,7 +76,7 @@ struct OpenAPIResponseTests {
             line(418, "application/problem+json", problem.replacingOccurrences(of: "PLUS", with: #",\"code\":\"teapot\""#)),
         ]
         for body in drifted {
-            let result = try validate(body + "\n", requireEveryOperation: false)
+            let result = try await validate(body + "\n", requireEveryOperation: false)
             #expect(result.status == 1, "accepted a drifted response: \(body)")
             #expect(result.stdout.contains("FAIL "))
         }
@@ -201,7 +201,7 @@ struct OpenAPIResponseTests {
                                body: ByteBuffer(string: "{\"notes\": \"" + String(repeating: "a", count: 70_000) + "\"}"))
         }
 
-        let result = try validate(log.text, requireEveryOperation: true)
+        let result = try await validate(log.text, requireEveryOperation: true)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
 
         // The same check fails a real response that drifted: the 201 without its analysis.
@@ -212,7 +212,7 @@ struct OpenAPIResponseTests {
         let entry: [String: Any] = ["method": "POST", "path": "/v1/students/{id}/weeks/{slot}/submissions", "status": 201,
                                     "content_type": "application/json", "headers": ["Location": "/v1/submissions/x"], "body": drifted]
         let line = String(decoding: try JSONSerialization.data(withJSONObject: entry), as: UTF8.self)
-        let refused = try validate(line + "\n", requireEveryOperation: false)
+        let refused = try await validate(line + "\n", requireEveryOperation: false)
         #expect(refused.status == 1 && refused.stdout.contains("analysis"), "\(refused.stdout)")
     }
 }

@@ -25,9 +25,9 @@ struct SoakTests {
 
     @Test("Nothing accepted is lost, no third attempt in 7 days, no orphan or missing file, every reply taken once, every event delivered")
     func soak() async throws {
-        let state = try CommandLineStateFixture(importSamples: false)
+        let state = try await CommandLineStateFixture(importSamples: false)
         defer { state.remove() }
-        try Self.importProgramme(into: state)
+        try await Self.importProgramme(into: state)
         let secretPath = state.scratch.path("webhook.secret")
         try Data(webhookSecret).write(to: URL(fileURLWithPath: secretPath))
 
@@ -37,7 +37,7 @@ struct SoakTests {
         let body = try Data(contentsOf: URL(fileURLWithPath: CommandLineStateFixture.fixture("speech.opus")))
         var tokens: [String: String] = [:]
         for student in students {
-            tokens[student] = try state.run(["token", "issue", "--student", student, "--ttl", "1d"])
+            tokens[student] = try await state.run(["token", "issue", "--student", student, "--ttl", "1d"])
                 .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         }
         let coachOf = try state.read { db in
@@ -177,7 +177,7 @@ struct SoakTests {
 
     /// The sample programme with its first semester moved to start on the Saturday twelve
     /// to thirteen weeks before today (the second twenty weeks after that), and the sample students.
-    static func importProgramme(into state: CommandLineStateFixture) throws {
+    static func importProgramme(into state: CommandLineStateFixture) async throws {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         var start = calendar.date(byAdding: .day, value: -84, to: Date())!
@@ -195,7 +195,7 @@ struct SoakTests {
         try #require(moved.contains("start: \(day(start))") && moved.contains("start: \(day(next))"), "the sample programme's semesters changed")
         let path = state.scratch.path("program.yaml")
         try moved.write(toFile: path, atomically: true, encoding: .utf8)
-        let result = try state.run(["roster", "import", path, CommandLineStateFixture.sample("students.csv")])
+        let result = try await state.run(["roster", "import", path, CommandLineStateFixture.sample("students.csv")])
         try #require(result.status == 0, "\(result.stderr)")
     }
 }

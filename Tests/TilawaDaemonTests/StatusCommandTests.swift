@@ -13,11 +13,11 @@ struct StatusCommandTests {
     /// Runs `tilawa status` with a closed daemon port and disk thresholds that never fire
     /// (the build machine's own disk must not decide a test).
     private func status(_ state: CommandLineStateFixture, _ arguments: [String] = [], at time: String? = nil,
-                        port: Int? = nil, environment: [String: String] = [:]) throws -> ProcessResult {
+                        port: Int? = nil, environment: [String: String] = [:]) async throws -> ProcessResult {
         var env = environment
         env["TILAWA_HTTP_PORT"] = String(try port ?? unusedPort())
         env["TILAWA_HTTP_HOST"] = "127.0.0.1"
-        return try state.run(["status", "--disk-warning", "0", "--disk-critical", "0"] + arguments, at: time, environment: env)
+        return try await state.run(["status", "--disk-warning", "0", "--disk-critical", "0"] + arguments, at: time, environment: env)
     }
 
     private func json(_ result: ProcessResult) throws -> [String: Any] {
@@ -33,10 +33,10 @@ struct StatusCommandTests {
     }
 
     @Test("An empty state directory: exit 1 (daemon down), 2 with --expect-running; a table on a pipe has no colour")
-    func emptyStateDirectory() throws {
-        let state = try CommandLineStateFixture(importSamples: false)
+    func emptyStateDirectory() async throws {
+        let state = try await CommandLineStateFixture(importSamples: false)
         defer { state.remove() }
-        let table = try status(state)
+        let table = try await status(state)
         #expect(table.status == 1, "\(table.stderr)")
         #expect(table.stdout.hasPrefix("tilawa status: WARNING"))
         #expect(table.stdout.contains("WARNING   daemon"))
@@ -44,7 +44,7 @@ struct StatusCommandTests {
         #expect(!table.stdout.contains("\u{1B}["), "stdout is a pipe")
         #expect(table.stderr.isEmpty)
 
-        let expecting = try status(state, ["--json", "--expect-running"])
+        let expecting = try await status(state, ["--json", "--expect-running"])
         #expect(expecting.status == 2)
         let object = try json(expecting)
         #expect(object["state"] as? String == "critical")
@@ -53,17 +53,17 @@ struct StatusCommandTests {
     }
 
     @Test("Overdue feedback and a rejected upload from real ingests: exit 1; a deleted artifact: exit 2")
-    func seededByIngest() throws {
-        let state = try CommandLineStateFixture()
+    func seededByIngest() async throws {
+        let state = try await CommandLineStateFixture()
         defer { state.remove() }
-        let accepted = try state.run(["ingest", "--student", "S1001", "--week", "12", "--json",
+        let accepted = try await state.run(["ingest", "--student", "S1001", "--week", "12", "--json",
                                       CommandLineStateFixture.fixture("speech.m4a")], at: received)
         #expect(accepted.status == 0, "\(accepted.stderr)")
-        let silent = try state.run(["ingest", "--student", "S1002", "--week", "12",
+        let silent = try await state.run(["ingest", "--student", "S1002", "--week", "12",
                                     CommandLineStateFixture.fixture("digital_silence.wav")], at: received)
         #expect(silent.status == 65)
 
-        let fresh = try status(state, ["--json"], at: "2026-11-22 16:00:00")
+        let fresh = try await status(state, ["--json"], at: "2026-11-22 16:00:00")
         #expect(fresh.status == 1, "only the daemon is down: \(fresh.stdout)")
         let freshObject = try json(fresh)
         #expect(checkStates(freshObject).filter { $0.value != "ok" } == ["daemon": "warning"])
@@ -75,7 +75,7 @@ struct StatusCommandTests {
         let disk = try #require(freshObject["disk"] as? [String: Any])
         #expect(disk["artifact_bytes"] as? Int ?? 0 > 0)
 
-        let late = try status(state, ["--json"], at: threeDaysLater)
+        let late = try await status(state, ["--json"], at: threeDaysLater)
         #expect(late.status == 1)
         let lateObject = try json(late)
         #expect(checkStates(lateObject)["feedback_overdue"] == "warning")
@@ -85,7 +85,7 @@ struct StatusCommandTests {
 
         let audio = try #require(try state.read { db in try String.fetchOne(db, sql: "SELECT audioPath FROM submission") })
         try FileManager.default.removeItem(atPath: state.stateDirectory + "/artifacts/" + audio)
-        let missing = try status(state, [], at: threeDaysLater)
+        let missing = try await status(state, [], at: threeDaysLater)
         #expect(missing.status == 2)
         #expect(missing.stdout.hasPrefix("tilawa status: CRITICAL"))
         #expect(missing.stdout.contains("CRITICAL  missing_artifacts"))
@@ -93,17 +93,17 @@ struct StatusCommandTests {
     }
 
     @Test("A corrupt database or a bad configuration: exit 3")
-    func unknown() throws {
-        let state = try CommandLineStateFixture(importSamples: false)
+    func unknown() async throws {
+        let state = try await CommandLineStateFixture(importSamples: false)
         defer { state.remove() }
         try writeFile(state.stateDirectory + "/tilawa.sqlite", bytes: 4_096)
-        let corrupt = try status(state, ["--json"])
+        let corrupt = try await status(state, ["--json"])
         #expect(corrupt.status == 3)
         let object = try json(corrupt)
         #expect(object["state"] as? String == "unknown")
         #expect(checkStates(object)["database"] == "unknown")
 
-        let badConfiguration = try state.run(["status"], environment: ["TILAWA_HTTP_PORT": "not-a-port"])
+        let badConfiguration = try await state.run(["status"], environment: ["TILAWA_HTTP_PORT": "not-a-port"])
         #expect(badConfiguration.status == 3)
         #expect(badConfiguration.stderr.hasPrefix("tilawa: "))
         #expect(badConfiguration.stderr.contains("http.port"))
@@ -111,7 +111,7 @@ struct StatusCommandTests {
 
     @Test("Daemon up vs down: tilawa serve as a child, status sees it and its uptime, then not after SIGTERM")
     func daemonUpAndDown() async throws {
-        let state = try CommandLineStateFixture()
+        let state = try await CommandLineStateFixture()
         defer { state.remove() }
         let port = try unusedPort()
         let serve = try ServeProcess(stateDirectory: state.stateDirectory, port: port, directory: state.scratch.path)
@@ -122,10 +122,10 @@ struct StatusCommandTests {
             return
         }
         // The full sweep runs right after READY; on this empty state it is over in a moment.
-        var up = try status(state, ["--json", "--expect-running"], port: port)
+        var up = try await status(state, ["--json", "--expect-running"], port: port)
         for _ in 0..<100 where (try? json(up)).flatMap({ ($0["missing_artifacts"] as? [String: Any])?["last_full_sweep"] as? [String: Any] }) == nil {
             try await Task.sleep(for: .milliseconds(100))
-            up = try status(state, ["--json", "--expect-running"], port: port)
+            up = try await status(state, ["--json", "--expect-running"], port: port)
         }
         let stopped = await serve.terminate()
         #expect(up.status == 0, "\(up.stdout)\n\(up.stderr)")
@@ -140,10 +140,10 @@ struct StatusCommandTests {
         #expect(sweep["count"] as? Int == 0)
 
         #expect(stopped == 0, "clean shutdown: \(serve.log)")
-        let down = try status(state, ["--expect-running"], port: port)
+        let down = try await status(state, ["--expect-running"], port: port)
         #expect(down.status == 2)
         #expect(down.stdout.contains("CRITICAL  daemon"))
-        let relaxed = try status(state, [], port: port)
+        let relaxed = try await status(state, [], port: port)
         #expect(relaxed.status == 1)
     }
 }

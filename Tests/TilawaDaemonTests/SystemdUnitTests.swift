@@ -40,7 +40,7 @@ struct SystemdUnitTests {
     }
 
     @Test("systemd-analyze verify finds nothing to say", .enabled(if: FileManager.default.isExecutableFile(atPath: systemdAnalyze)))
-    func verify() throws {
+    func verify() async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         // The unit as installed, but starting the binary just built (verify checks ExecStart exists).
@@ -49,7 +49,7 @@ struct SystemdUnitTests {
         try #require(unit.contains("ExecStart=\(tilawaBinary) "))
         let path = scratch.path("tilawa.service")
         try unit.write(toFile: path, atomically: true, encoding: .utf8)
-        let result = try runProcess(Self.systemdAnalyze, ["verify", path], timeout: 60)
+        let result = try await runProcess(Self.systemdAnalyze, ["verify", path], timeout: 60)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.split(separator: "\n").filter { $0.contains("tilawa.service") }.isEmpty, "\(result.stderr)")
     }

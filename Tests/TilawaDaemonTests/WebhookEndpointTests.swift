@@ -39,11 +39,11 @@ struct WebhookEndpointTests {
     }
 
     @Test("tilawa serve with a webhook URL and a missing secret exits 78 naming the key")
-    func serveRefusesUnreadableSecret() throws {
+    func serveRefusesUnreadableSecret() async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         // `timeout` turns a daemon that wrongly starts into a failure instead of a hung test.
-        let result = try runProcess("timeout", ["60", tilawaBinary, "serve"], environment: [
+        let result = try await runProcess("timeout", ["60", tilawaBinary, "serve"], environment: [
             "TILAWA_STATE_DIR": scratch.path("var"),
             "TILAWA_WEBHOOK_URL": "http://127.0.0.1:9/hook", "TILAWA_WEBHOOK_SECRET_FILE": scratch.path("absent.secret"),
         ], directory: scratch.path)

@@ -334,15 +334,6 @@ struct RunningServices {
     }
 }
 
-/// Waits (bounded: 60 s) until `condition` holds; returns whether it did.
-func eventually(_ condition: () throws -> Bool) async -> Bool {
-    for _ in 0..<1_200 {
-        if (try? condition()) == true { return true }
-        try? await Task.sleep(for: .milliseconds(50))
-    }
-    return false
-}
-
 /// The value of an unlabelled metric in the Prometheus text.
 func metricValue(_ name: String, in metrics: TilawaMetrics) -> Double? {
     metrics.render().split(separator: "\n")

@@ -38,7 +38,27 @@ public struct ProcessResult: Sendable {
 ///   - directory: the working directory, this process's when nil.
 ///   - timeout: a budget after which the process is killed (SIGKILL) and reported `timedOut`:
 ///     a hang becomes a failure instead of a stuck suite.
+///
+/// The waiting happens on a thread of its own, never on the cooperative pool: a test that waits
+/// for a child process must not take one of the few threads (two on a 2-core machine) that
+/// every live server of the other tests needs to answer.
 public func runProcess(
+    _ executable: String, _ arguments: [String], environment: [String: String] = [:], directory: String? = nil,
+    timeout: TimeInterval? = nil
+) async throws -> ProcessResult {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread {
+            continuation.resume(with: Result {
+                try runProcessBlocking(executable, arguments, environment: environment, directory: directory, timeout: timeout)
+            })
+        }
+        thread.start()
+    }
+}
+
+/// `runProcess` on the calling thread: only where no async context exists (a static
+/// initializer, a `defer`), never in a test body.
+public func runProcessBlocking(
     _ executable: String, _ arguments: [String], environment: [String: String] = [:], directory: String? = nil,
     timeout: TimeInterval? = nil
 ) throws -> ProcessResult {
@@ -91,8 +111,18 @@ private final class LockedData: @unchecked Sendable {
 public let packageRoot: URL = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-/// The `tilawa` binary built beside the tests.
-public let tilawaBinary: String = packageRoot.appendingPathComponent(".build/debug/tilawa").path
+/// The `tilawa` binary built beside the tests: in the build's own products folder (the one
+/// holding the test bundle), so a release build or a custom `--scratch-path` finds its own.
+public let tilawaBinary: String = {
+    var folder = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath().deletingLastPathComponent()
+    // The runner may be the bundle's binary inside `tilawaPackageTests.xctest/…` (or a helper beside it).
+    for _ in 0..<4 {
+        let candidate = folder.appendingPathComponent("tilawa").path
+        if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        folder.deleteLastPathComponent()
+    }
+    return packageRoot.appendingPathComponent(".build/debug/tilawa").path
+}()
 
 /// The committed audio fixtures.
 public let fixturesDirectory: URL = packageRoot.appendingPathComponent("audio-fixtures")

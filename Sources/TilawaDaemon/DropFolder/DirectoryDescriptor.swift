@@ -133,12 +133,3 @@ final class DirectoryDescriptor: Sendable {
         _ = name.withCString { unlinkat(descriptor, $0, 0) }
     }
 }
-
-/// One failed system call on a drop-folder entry.
-struct FileSystemFailure: Error, CustomStringConvertible {
-    let errno: Int32
-    let operation: String
-    let name: String
-
-    var description: String { "cannot \(operation) \(name): \(String(cString: strerror(errno)))" }
-}

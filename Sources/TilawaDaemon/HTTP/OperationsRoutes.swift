@@ -42,17 +42,3 @@ struct OperationsRoutes: Sendable {
                         body: .init(byteBuffer: ByteBuffer(string: api.metrics.render())))
     }
 }
-
-/// `GET /readyz` when ready.
-struct ReadyBody: Encodable {
-    var status: String
-    var uptimeSeconds: Int
-    var startedAt: Date
-    var pid: Int
-
-    enum CodingKeys: String, CodingKey {
-        case status, pid
-        case uptimeSeconds = "uptime_seconds"
-        case startedAt = "started_at"
-    }
-}

@@ -152,12 +152,6 @@ struct SubmissionRoutes: Sendable {
             inFlightTimeout: configuration.http.uploadTimeout + 600)
     }
 
-    static func acceptsMediaType(_ type: String) -> Bool {
-        let essence = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-        return essence.hasPrefix("audio/") || essence == "application/octet-stream" || essence == "video/webm"
-            || essence == "video/mp4" || essence == "application/ogg"
-    }
-
     /// An extension to keep the original under, from the declared media type.
     static func fileExtension(for request: Request) -> String {
         let type = request.headers[.contentType]?.lowercased() ?? ""

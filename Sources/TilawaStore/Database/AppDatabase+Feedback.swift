@@ -187,7 +187,7 @@ extension AppDatabase {
             try Self.recordEvent(
                 db, type: "feedback_ready", student: student, slot: submission.slot, occurredAt: now,
                 submissionId: submission.id, feedbackId: feedback.id, coachName: coach?.name,
-                message: "\(coach?.name ?? "Your coach") replied to your recording for \(what).")
+                message: StudentMessages.feedbackReady(what, coachName: coach?.name))
             try db.execute(sql: "UPDATE job SET state = ?, lockedBy = NULL, lastError = NULL WHERE id = ?",
                            arguments: [JobRecord.State.done.rawValue, jobId])
         }
@@ -209,7 +209,7 @@ extension AppDatabase {
                 try Self.recordEvent(
                     db, type: "feedback_overdue", student: student, slot: submission.slot, occurredAt: now,
                     submissionId: submission.id, feedbackId: nil, coachName: coach?.name,
-                    message: "Your coach's reply to your recording for \(what) is taking longer than \(Int(due / 3_600)) hours; operations have been told.")
+                    message: StudentMessages.feedbackOverdue(what, feedbackDueHours: due / 3_600))
                 submission.overdueNotifiedAt = now
                 try submission.update(db)
             }

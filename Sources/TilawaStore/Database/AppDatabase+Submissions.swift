@@ -74,7 +74,7 @@ extension AppDatabase {
                 try Self.recordEvent(
                     db, type: "submission_received", student: student, slot: request.slot, occurredAt: request.receivedAt,
                     submissionId: submission.id, feedbackId: nil, coachName: nil,
-                    message: Self.receivedMessage(slot: request.slot, context: context, late: admission.late))
+                    message: Self.receivedMessage(slot: request.slot, context: context, late: admission.late, policy: policy))
                 return .admitted(submission, attempts: admission.attempts, job: job)
             }
         }
@@ -109,11 +109,8 @@ extension AppDatabase {
         }
     }
 
-    static func receivedMessage(slot: Slot, context: StudentContext, late: Bool) -> String {
-        let what = context.slotTitle(slot)
-        return late
-            ? "We received your recording for \(what). It arrived after the deadline and is marked late; your coach will still reply."
-            : "We received your recording for \(what). Your coach will reply within 48 hours."
+    static func receivedMessage(slot: Slot, context: StudentContext, late: Bool, policy: ProgramPolicy) -> String {
+        StudentMessages.recordingReceived(context.slotTitle(slot), late: late, feedbackDueHours: policy.feedbackDueHours)
     }
 
     /// Inserts an outbox event (inside the caller's transaction).

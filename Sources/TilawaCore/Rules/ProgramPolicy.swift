@@ -1,5 +1,4 @@
 import Foundation
-import TilawaCore
 
 /// The configurable parts of the programme's rules that are not stored with the semester.
 public struct ProgramPolicy: Sendable, Equatable {

@@ -51,3 +51,13 @@ public struct LogfmtHandler: LogHandler {
         return "\"\(escaped)\""
     }
 }
+
+extension LogfmtHandler {
+    /// Makes every logger of the process write logfmt lines at the configured level; with
+    /// timestamps only when not under journald (which stamps every line itself).
+    public static func bootstrap(level: LogLevel, environment: [String: String]) {
+        let level = Logger.Level(rawValue: level.rawValue) ?? .info
+        let timestamps = environment["JOURNAL_STREAM"] == nil
+        LoggingSystem.bootstrap { label in LogfmtHandler(label: label, level: level, timestamps: timestamps) }
+    }
+}

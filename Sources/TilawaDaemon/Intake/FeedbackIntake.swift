@@ -3,16 +3,6 @@ import TilawaAudio
 import TilawaCore
 import TilawaStore
 
-/// What happened to a coach's reply.
-public enum FeedbackOutcome: Sendable {
-    /// Paired and recorded; its encode job is queued.
-    case accepted(FeedbackRecord, job: JobRecord)
-    /// The audio cannot be used (silent, unreadable, …).
-    case rejected(AudioVerdict)
-    /// It cannot be paired (unknown student, not their coach, no submission).
-    case refused(FeedbackRefusal)
-}
-
 /// The one path every coach reply takes (drop folder, `POST …/feedback`, `tilawa feedback import`):
 /// pairing pre-check → the audio chain under the reply limits (2 s to 30 min, not silent) →
 /// original placed durably → reply + encode job (+ the drop file's exactly-once row) in one

@@ -6,13 +6,6 @@ import NIOFileSystem
 import Synchronization
 import TilawaStore
 
-/// A request body written to `staging/`, with its size and SHA-256.
-struct StagedUpload: Sendable {
-    var path: String
-    var bytes: Int
-    var sha256: String
-}
-
 /// Streams an upload's body to a file in `staging/`, never holding it whole in memory.
 ///
 /// The size limit is enforced from `Content-Length` before reading anything and again
@@ -32,10 +25,18 @@ struct UploadReceiver: Sendable {
     /// 415 before reading anything when the declared media type is not audio (no type is
     /// accepted: the content decides).
     func requireAudio(_ request: Request, context: TilawaRequestContext, what: String) throws {
-        if let type = request.headers[.contentType]?.lowercased(), !SubmissionRoutes.acceptsMediaType(type) {
+        if let type = request.headers[.contentType]?.lowercased(), !Self.acceptsMediaType(type) {
             context.refuseBody(of: request)
             throw APIProblem.notAudio("The upload is \(type), not audio. Send the \(what) itself (audio/*).")
         }
+    }
+
+    /// Whether a declared media type can be audio: `audio/*`, `application/octet-stream`, and
+    /// the containers browsers label as video or application (`video/webm`, `video/mp4`, `application/ogg`).
+    static func acceptsMediaType(_ type: String) -> Bool {
+        let essence = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        return essence.hasPrefix("audio/") || essence == "application/octet-stream" || essence == "video/webm"
+            || essence == "video/mp4" || essence == "application/ogg"
     }
 
     func receive(_ request: Request, context: TilawaRequestContext, fileExtension: String) async throws -> StagedUpload {
@@ -72,81 +73,6 @@ struct UploadReceiver: Sendable {
         }
         let (bytes, digest) = meter.result
         return StagedUpload(path: path, bytes: bytes, sha256: digest)
-    }
-}
-
-/// A request body passed through an `UploadMeter` on its way to the staging file.
-struct MeteredBody<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable where Base.Element == ByteBuffer {
-    typealias Element = ByteBuffer
-
-    let base: Base
-    let meter: UploadMeter
-
-    struct AsyncIterator: AsyncIteratorProtocol {
-        var base: Base.AsyncIterator
-        let meter: UploadMeter
-
-        mutating func next() async throws -> ByteBuffer? {
-            let buffer: ByteBuffer?
-            do {
-                buffer = try await base.next()
-            } catch {
-                meter.noteBodyFailure()
-                throw error
-            }
-            if let buffer { try meter.count(buffer) }
-            return buffer
-        }
-    }
-
-    func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: base.makeAsyncIterator(), meter: meter)
-    }
-}
-
-/// Counts and hashes the bytes of one upload as they stream past.
-///
-/// A `final class` holding a `Mutex` is `Sendable` on its own: the state is only reached
-/// through the mutex.
-final class UploadMeter: Sendable {
-    private struct State {
-        var bytes = 0
-        var hasher = SHA256()
-        var exceeded = false
-        var bodyFailed = false
-    }
-
-    private let state = Mutex(State())
-    private let limit: Int
-
-    init(limit: Int) {
-        self.limit = limit
-    }
-
-    /// Adds a chunk; throws once the total passes the limit.
-    func count(_ buffer: ByteBuffer) throws {
-        try state.withLock { state in
-            state.bytes += buffer.readableBytes
-            if state.bytes > limit {
-                state.exceeded = true
-                throw APIProblem.payloadTooLarge(limit: limit)
-            }
-            buffer.withUnsafeReadableBytes { state.hasher.update(bufferPointer: $0) }
-        }
-    }
-
-    var exceeded: Bool { state.withLock { $0.exceeded } }
-
-    /// Notes that reading the body failed on the client's side (as opposed to the disk).
-    func noteBodyFailure() { state.withLock { $0.bodyFailed = true } }
-
-    var bodyFailed: Bool { state.withLock { $0.bodyFailed } }
-
-    /// Bytes seen and the hex SHA-256 of them.
-    var result: (Int, String) {
-        state.withLock { state in
-            (state.bytes, state.hasher.finalize().map { String(format: "%02x", $0) }.joined())
-        }
     }
 }
 

@@ -91,30 +91,3 @@ public struct MaintenanceService: Service {
         }
     }
 }
-
-/// Tells systemd the daemon is stopping as soon as graceful shutdown begins (it is the
-/// last service in the group, so the first to hear of it).
-public struct ShutdownAnnouncer: Service {
-    let notifier: SystemdNotifier?
-    let logger: Logger
-
-    public init(notifier: SystemdNotifier?, logger: Logger) {
-        self.notifier = notifier
-        self.logger = logger
-    }
-
-    public func run() async throws {
-        try? await gracefulShutdown()
-        logger.info("shutting down")
-        try? notifier?.stopping()
-    }
-}
-
-/// A one-way flag another thread reads: set at graceful shutdown, polled by the sweep.
-/// A `final class` holding a `Mutex` is `Sendable` on its own: the flag is only reached through it.
-final class StopRequest: Sendable {
-    private let requested = Mutex(false)
-
-    func request() { requested.withLock { $0 = true } }
-    var isRequested: Bool { requested.withLock { $0 } }
-}

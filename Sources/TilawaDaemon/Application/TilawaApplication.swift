@@ -1,0 +1,93 @@
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+/// The whole daemon as `tilawa serve` runs it — the one composition root: every service built
+/// from one configuration and started in the documented order. Tests boot the same graph
+/// in-process.
+///
+/// Started in this order, stopped in reverse: the worker pools (stopped last, once nothing
+/// can hand them work), housekeeping, the encode workers, the notifier, the feedback
+/// deadlines, the drop folder, the watchdog, the HTTP server, and the announcer (so a stop
+/// says STOPPING=1 first, then the HTTP server stops taking uploads, the notifier lets its
+/// POSTs in flight finish after the services that record events, and workers finish the job
+/// in hand).
+public struct TilawaApplication: Sendable {
+    /// The shared parts (configuration, state directory, database, audio chain).
+    public let runtime: TilawaRuntime
+    /// What the HTTP handlers share (auth, metrics, pools).
+    public let api: APIContext
+    private let services: [any Service]
+    private let logger: Logger
+
+    /// Builds every part; nothing runs yet.
+    ///
+    /// - Parameters:
+    ///   - environment: the process environment (`NOTIFY_SOCKET`, `WATCHDOG_USEC`, …).
+    ///   - clock: "now" for every rule (tests move it).
+    ///   - onListening: called with the bound address once the HTTP server listens (port 0 picks one).
+    /// - Throws: `ConfigurationError` when a secret or key file cannot be used (exit 78), or
+    ///   what opening the state directory and database throws.
+    public init(configuration: TilawaConfiguration, environment: [String: String], logger: Logger,
+                clock: @escaping @Sendable () -> Date = { Date() },
+                onListening: @escaping @Sendable (_ host: String, _ port: Int) -> Void = { _, _ in }) async throws {
+        let runtime = try TilawaRuntime(configuration: configuration, clock: clock)
+        // Read now, so a URL whose secret cannot be read stops start-up (exit 78) naming the key.
+        let webhook = try WebhookEndpoint.configured(in: configuration)
+        let authority = try await TokenAuthority(configuration: configuration)
+        try MaintenanceService.startUp(runtime: runtime, logger: logger)
+
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let workerCount = configuration.encodeWorkerCount(processorCount: cores)
+        // Uploads are answered from `pool`; encode jobs and coach replies run on `background`,
+        // at a lower CPU priority, so a student's answer never waits behind an encode.
+        let pool = AudioWorkPool(threads: cores)
+        let background = AudioWorkPool(threads: workerCount, niceness: 10)
+        let wakeup = WakeupSignal()
+        let metrics = TilawaMetrics()
+        let notifier = SystemdNotifier(environment: environment)
+        let api = APIContext(runtime: runtime, pool: pool, wakeup: wakeup, metrics: metrics, authority: authority, startedAt: clock())
+        let http = configuration.http
+        let server = TilawaServer.makeApplication(api: api, logger: logger) { channel in
+            let address = channel.localAddress.map { "\($0)" } ?? "\(http.host):\(http.port)"
+            logger.info("listening", metadata: ["address": "\(address)", "state_dir": "\(configuration.stateDirectory)"])
+            try? notifier?.ready(status: "Serving on \(address)")
+            onListening(http.host, channel.localAddress?.port ?? http.port)
+        }
+        let database = runtime.database
+        services = [
+            AudioWorkPoolService(pools: [pool, background]),
+            MaintenanceService(runtime: runtime, logger: logger),
+            EncodeWorkerService(runtime: runtime, pool: background, wakeup: wakeup, workers: workerCount, metrics: metrics, logger: logger),
+            WebhookNotifierService(database: database, endpoint: webhook, options: .init(webhook: configuration.webhook), wakeup: wakeup,
+                                   metrics: metrics, clock: clock, logger: logger),
+            FeedbackDeadlineService(runtime: runtime, notify: wakeup, logger: logger),
+            DropFolderService(runtime: runtime, pool: background, jobsWakeup: wakeup, logger: logger),
+            WatchdogService(environment: environment, logger: logger) { database.isResponsive() },
+            server,
+            ShutdownAnnouncer(notifier: notifier, logger: logger),
+        ]
+        self.runtime = runtime
+        self.api = api
+        self.logger = logger
+    }
+
+    /// The service group, stopping gracefully on `signals` (none in tests: they trigger it).
+    public func serviceGroup(gracefulShutdownSignals signals: [UnixSignal] = []) -> ServiceGroup {
+        ServiceGroup(configuration: .init(services: services.map { .init(service: $0) }, gracefulShutdownSignals: signals, logger: logger))
+    }
+}
+
+/// Keeps the audio worker pools for as long as the daemon runs and shuts their threads down
+/// at the end; first in the group, so it stops last, after everything that hands them work.
+struct AudioWorkPoolService: Service {
+    let pools: [AudioWorkPool]
+
+    func run() async throws {
+        // Returns at graceful shutdown, throws when cancelled: either way the threads go.
+        try? await gracefulShutdown()
+        for pool in pools { await pool.shutdown() }
+    }
+}

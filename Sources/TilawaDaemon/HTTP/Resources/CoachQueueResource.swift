@@ -1,0 +1,78 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import TilawaCore
+import TilawaStore
+
+/// `GET /v1/coaches/{id}/queue`: the `CoachQueue` schema of openapi/openapi.yaml.
+struct CoachQueueResource: Encodable {
+    /// One waiting submission and how long it has waited.
+    struct Item: Encodable {
+        var submission: Submission
+        var ageSeconds: Int
+        var dueAt: Date
+        var overdue: Bool
+
+        enum CodingKeys: String, CodingKey {
+            case submission, overdue
+            case ageSeconds = "age_seconds"
+            case dueAt = "due_at"
+        }
+    }
+
+    /// The `QueueSubmission` schema: the submission's summary and whose it is.
+    struct Submission: Encodable {
+        var id: String
+        var state: SubmissionState
+        var receivedAt: Date
+        var late: Bool
+        var links: [String: String]
+        var studentId: String
+        var studentName: String
+        var week: Int?
+        var kind: SubmissionKind
+
+        enum CodingKeys: String, CodingKey {
+            case id, state, late, links, week, kind
+            case receivedAt = "received_at"
+            case studentId = "student_id"
+            case studentName = "student_name"
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(state, forKey: .state)
+            try container.encode(receivedAt, forKey: .receivedAt)
+            try container.encode(late, forKey: .late)
+            try container.encode(links, forKey: .links)
+            try container.encode(studentId, forKey: .studentId)
+            try container.encode(studentName, forKey: .studentName)
+            try container.encode(week, forKey: .week)
+            try container.encode(kind, forKey: .kind)
+        }
+    }
+
+    var coachId: String
+    var items: [Item]
+
+    init(coachId: String, items: [QueueItem], now: Date, due: TimeInterval) {
+        self.coachId = coachId
+        self.items = items.map { item in
+            let record = item.submission
+            let dueAt = record.receivedAt.addingTimeInterval(due)
+            let base = "/v1/submissions/\(record.id)"
+            var links = ["self": base, "audio": base + "/audio", "waveform": base + "/waveform", "feedback": base + "/feedback"]
+            if let id = Identifier(rawValue: record.id) { links["app"] = DeepLink.submission(record.slot, id: id).absoluteString }
+            let submission = Submission(id: record.id, state: record.state, receivedAt: record.receivedAt, late: record.late, links: links,
+                                        studentId: record.studentId, studentName: item.studentName, week: record.week, kind: record.kind)
+            return Item(submission: submission, ageSeconds: max(0, Int(now.timeIntervalSince(record.receivedAt))), dueAt: dueAt,
+                        overdue: now > dueAt)
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case items
+        case coachId = "coach_id"
+    }
+}

@@ -1,0 +1,18 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import TilawaStore
+
+/// `GET /readyz` when ready.
+struct ReadyBody: Encodable {
+    var status: String
+    var uptimeSeconds: Int
+    var startedAt: Date
+    var pid: Int
+
+    enum CodingKeys: String, CodingKey {
+        case status, pid
+        case uptimeSeconds = "uptime_seconds"
+        case startedAt = "started_at"
+    }
+}
