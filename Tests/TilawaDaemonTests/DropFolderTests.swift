@@ -228,9 +228,11 @@ struct DropFolderTests {
         try await harness.running {
             _ = await harness.daemon.eventually { taken() >= 20 }
         }
-        // Second run: finishes the rest; nothing is taken twice.
+        // Second run: finishes the rest; nothing is taken twice. 180 decodes run on the niced
+        // background pool: on a machine busy with a build that takes minutes, so the bound is
+        // wide — this test is about exactly-once, not speed.
         try await harness.running {
-            #expect(await harness.daemon.eventually { taken() == expected + 1 })
+            #expect(await harness.daemon.eventually(seconds: 600) { taken() == expected + 1 })
         }
         let left = folders.flatMap { folder in harness.contents(folder).filter { $0.hasSuffix(".opus") } }
         #expect(left.isEmpty)

@@ -95,9 +95,9 @@ struct TestDaemon {
         metricValue(#"tilawa_uploads_total{outcome=""# + outcome + #"",reason=""# + reason + #""}"#, in: api.metrics)
     }
 
-    /// Waits (bounded: 60 s) until `condition` holds; returns whether it did.
-    func eventually(_ condition: () throws -> Bool) async -> Bool {
-        await TilawaTestSupport.eventually(condition)
+    /// Waits (bounded: `seconds`, 60 by default) until `condition` holds; returns whether it did.
+    func eventually(seconds: Int = 60, _ condition: () throws -> Bool) async -> Bool {
+        await TilawaTestSupport.eventually(seconds: seconds, condition)
     }
 
     func remove() { scratch.remove() }
