@@ -13,6 +13,21 @@ import TilawaTestSupport
 /// one accepted submission per (student, slot) made through the real intake.
 struct DropFolderHarness {
     let daemon: TestDaemon
+    /// Passes the drop-folder service has made over the folders (it says so after each).
+    let scans = ScanCounter()
+
+    /// `Sendable` on its own: the count lives in a `Mutex`.
+    final class ScanCounter: Sendable {
+        private let count = Mutex(0)
+        func withLock<T>(_ body: (inout Int) -> T) -> T { count.withLock { body(&$0) } }
+    }
+
+    /// Waits until the service has made `passes` more full passes (each one after the files
+    /// now present were looked at): what "nothing was taken" is checked after, not a sleep.
+    func waitForPasses(_ passes: Int = 2) async -> Bool {
+        let start = scans.withLock { $0 }
+        return await daemon.eventually { scans.withLock { $0 } >= start + passes }
+    }
     var dropbox: String { daemon.runtime.configuration.dropbox.path }
 
     init(settle: Double = 0.3, students: [(String, Slot)] = [("S1001", .week(8))]) async throws {
@@ -42,18 +57,19 @@ struct DropFolderHarness {
     /// service's first scan on), then shuts them down.
     func running(useInotify: Bool = true, _ body: () async throws -> Void) async throws {
         let logger = daemon.logger
-        let scanned = Mutex(false)
+        let scans = self.scans
         let services: [any Service] = [
             EncodeWorkerService(runtime: daemon.runtime, pool: daemon.api.pool, wakeup: daemon.api.wakeup, workers: 2,
                                 pollInterval: .milliseconds(100), metrics: daemon.api.metrics, logger: logger),
             DropFolderService(runtime: daemon.runtime, pool: daemon.api.pool, jobsWakeup: daemon.api.wakeup, logger: logger,
-                              useInotify: useInotify, onFirstScan: { scanned.withLock { $0 = true } }),
+                              useInotify: useInotify, onScan: { scans.withLock { $0 += 1 } }),
         ]
         let group = ServiceGroup(configuration: .init(services: services.map { .init(service: $0) }, logger: logger))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
             defer { Task { await group.triggerGracefulShutdown() } }
-            _ = await daemon.eventually { scanned.withLock { $0 } }
+            let before = scans.withLock { $0 }
+            _ = await daemon.eventually { scans.withLock { $0 } > before }
             try await body()
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
@@ -151,7 +167,9 @@ struct DropFolderTests {
             try FileManager.default.copyItem(atPath: fixturePath("speech.opus"), toPath: rsyncTemp)
             let syncthingTemp = folder + "/.syncthing.S1003_w08.opus.tmp"
             try FileManager.default.copyItem(atPath: fixturePath("speech.opus"), toPath: syncthingTemp)
-            try await Task.sleep(for: .seconds(1))
+            // Past the settle time, and looked at again since: still untouched.
+            try await Task.sleep(for: .milliseconds(400))
+            #expect(await harness.waitForPasses())
             #expect(FileManager.default.fileExists(atPath: rsyncTemp))
             #expect(FileManager.default.fileExists(atPath: syncthingTemp))
             try FileManager.default.moveItem(atPath: rsyncTemp, toPath: folder + "/S1003_w08.opus")
@@ -175,8 +193,10 @@ struct DropFolderTests {
             let chunk = data.count / 4
             for part in 0..<4 {
                 try handle.write(contentsOf: data.subdata(in: (part * chunk)..<(part == 3 ? data.count : (part + 1) * chunk)))
-                // Longer than the settle time: only the missing close keeps the file waiting.
+                // A writer pausing longer than the settle time (the pause is the scenario), and
+                // the watcher has looked since: only the missing close keeps the file waiting.
                 try await Task.sleep(for: .milliseconds(600))
+                #expect(await harness.waitForPasses())
                 #expect(FileManager.default.fileExists(atPath: path), "taken while still being written")
             }
             try handle.close()

@@ -10,6 +10,9 @@ import TilawaCore
 ///
 /// The decoder owns FFmpeg handles and is used from one thread at a time; it is
 /// deliberately not `Sendable`.
+///
+/// (Over 300 lines on purpose: opening, the decode loop and the teardown of the same FFmpeg
+/// handles stay in one file so that every allocation can be read beside its free.)
 public final class AudioDecoder {
     /// The rate of every block this decoder produces.
     public static let outputSampleRate: Int32 = 48_000

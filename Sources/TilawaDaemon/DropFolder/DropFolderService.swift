@@ -18,19 +18,20 @@ public struct DropFolderService: Service {
     let jobsWakeup: WakeupSignal
     let logger: Logger
     let useInotify: Bool
-    let onFirstScan: (@Sendable () -> Void)?
+    let onScan: (@Sendable () -> Void)?
 
     /// Creates the service; `jobsWakeup` is signalled when a reply's encode job is queued;
-    /// `onFirstScan` is called once every folder is under watch (tests wait for it).
+    /// `onScan` is called after every pass over the folders, the first once every folder is
+    /// under watch (tests wait for passes instead of sleeping).
     public init(runtime: TilawaRuntime, pool: AudioWorkPool, jobsWakeup: WakeupSignal, logger: Logger, useInotify: Bool = true,
-                onFirstScan: (@Sendable () -> Void)? = nil) {
+                onScan: (@Sendable () -> Void)? = nil) {
         self.runtime = runtime
         self.pool = pool
         self.wakeup = WakeupSignal()
         self.jobsWakeup = jobsWakeup
         self.logger = logger
         self.useInotify = useInotify
-        self.onFirstScan = onFirstScan
+        self.onScan = onScan
     }
 
     public func run() async throws {
@@ -51,7 +52,6 @@ public struct DropFolderService: Service {
         var suspended: Set<DropFolderScan.Suspension> = []
         let pollInterval = Duration.milliseconds(Int64(runtime.configuration.dropbox.pollInterval * 1000))
         let processor = DropFolderProcessor(runtime: runtime)
-        var firstScan = true
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             var fresh: Set<String> = []
             if let watcher {
@@ -71,10 +71,6 @@ public struct DropFolderService: Service {
                 watched.insert(directory)
                 fresh.insert(folder.coach)
             }
-            if firstScan {
-                firstScan = false
-                onFirstScan?()
-            }
             let polling = watcher == nil
             let entries = Dictionary(scan.entries.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
             let ready = tracker.observe(entries.mapValues(\.observation), now: .now) { key in
@@ -86,6 +82,7 @@ public struct DropFolderService: Service {
                 await take(entry, processor: processor)
                 tracker.forget(key)
             }
+            onScan?()
             await cancelWhenGracefulShutdown { await wakeup.wait(timeout: pollInterval) }
         }
     }
