@@ -130,7 +130,7 @@ struct DropFolderHostileTests {
         #expect(census.backlog == 0, "a linked folder's files are not counted as waiting")
     }
 
-    @Test("A hard link, a FIFO, a symlinked reply, a folder and a name that is not UTF-8 each go to rejected/ with a reason, counted once")
+    @Test("A hard link, a FIFO, a symlinked reply, a folder, a name that is not UTF-8 and one with a newline each go to rejected/ with a one-line reason, counted once")
     func oddEntries() async throws {
         let harness = try await DropFolderHarness(students: [("S1001", .week(8)), ("S1003", .week(8)), ("S1005", .week(8)), ("S1002", .week(8))])
         defer { harness.remove() }
@@ -150,9 +150,11 @@ struct DropFolderHostileTests {
             }
             #expect(fd >= 0)
             close(fd)
+            // A name with a newline (valid UTF-8, not a valid reply name).
+            try FileManager.default.copyItem(atPath: fixturePath("speech.opus"), toPath: c01 + "/S1001_w08\n_x.opus")
             try FileManager.default.copyItem(atPath: fixturePath("speech.opus"), toPath: c02 + "/S1002_w08.opus")
             #expect(await harness.daemon.eventually {
-                harness.contents(c01 + "/rejected").filter { !$0.hasSuffix(".reason.txt") }.count == 5
+                harness.contents(c01 + "/rejected").filter { !$0.hasSuffix(".reason.txt") }.count == 6
                     && harness.contents(c02 + "/processed").contains("S1002_w08.opus")
             })
         }
@@ -163,15 +165,17 @@ struct DropFolderHostileTests {
         #expect(harness.reason("C01", "S1001_w09.opus")?.contains("folder") == true)
         let standIn = try #require(harness.contents(c01 + "/rejected").first { $0.hasPrefix("invalid-name-") && !$0.hasSuffix(".reason.txt") })
         #expect(harness.reason("C01", standIn)?.contains("UTF-8") == true)
+        let newline = try #require(harness.reason("C01", "S1001_w08\n_x.opus"))
+        #expect(newline.split(separator: "\n").count == 1, "one line: \(newline)")
         #expect(walk(original).values.first == before.values.first, "the hard link's other name is untouched")
         let rejections = try await harness.daemon.runtime.database.writer.read { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM dropFile WHERE outcome = 'rejected' AND coachId = 'C01'")
         }
-        #expect(rejections == 5)
+        #expect(rejections == 6)
         let report = StatusReporter(configuration: harness.daemon.runtime.configuration)
             .report(now: harness.daemon.clock.now, database: harness.daemon.runtime.database, startedAt: harness.daemon.clock.now)
-        #expect(report.dropbox.rejectedLast24h == 5)
-        #expect(report.dropbox.rejected == 5)
+        #expect(report.dropbox.rejectedLast24h == 6)
+        #expect(report.dropbox.rejected == 6)
     }
 
     @Test("A reply over dropbox.max_reply_bytes is rejected before it is read")
