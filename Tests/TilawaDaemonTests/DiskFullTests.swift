@@ -4,7 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 @testable import TilawaDaemon
-import TilawaStore
+@_spi(Testing) import TilawaStore
 import TilawaTestSupport
 
 /// A state directory on a small size-capped filesystem (tmpfs), mounted by the test when it

@@ -3,7 +3,7 @@ import GRDB
 import Testing
 import TilawaCore
 @testable import TilawaDaemon
-import TilawaStore
+@_spi(Testing) import TilawaStore
 import TilawaTestSupport
 
 /// Every entry under `root`, described by `lstat` (links are never followed): relative path

@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 import TilawaCore
 @testable import TilawaDaemon
-import TilawaStore
+@_spi(Testing) import TilawaStore
 import TilawaTestSupport
 
 /// A daemon's drop-folder service and encode workers on a scratch state directory, with

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import Testing
-@testable import TilawaStore
+@_spi(Testing) @testable import TilawaStore
 import TilawaTestSupport
 
 @Suite("Status report: the database side (migration, running totals, read-only use)")

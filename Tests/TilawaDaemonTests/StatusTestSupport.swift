@@ -1,7 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import GRDB
-import TilawaStore
+@_spi(Testing) import TilawaStore
 import TilawaTestSupport
 
 #if canImport(Glibc)

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 @testable import TilawaDaemon
 import TilawaTestSupport
+@_spi(Testing) import TilawaStore
 
 /// Mutated fixtures (`FixtureMutator`) sent to the upload route of a live daemon: every one is
 /// answered with an acceptance or an audio reason, nothing else, and the daemon stays whole.

@@ -4,7 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 @testable import TilawaDaemon
-import TilawaStore
+@_spi(Testing) import TilawaStore
 import TilawaTestSupport
 
 private let audio: HTTPFields = [.contentType: "application/octet-stream"]

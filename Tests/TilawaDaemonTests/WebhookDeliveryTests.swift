@@ -3,7 +3,7 @@ import GRDB
 import Logging
 import Testing
 @testable import TilawaDaemon
-import TilawaStore
+@_spi(Testing) import TilawaStore
 import TilawaTestSupport
 
 @Suite("Webhook delivery to a real receiver on loopback")

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import TilawaDaemon
-@testable import TilawaStore
+@_spi(Testing) @testable import TilawaStore
 
 @Suite("Webhook outbox: due events one per student in order, delivery and failure marks, backlog")
 struct WebhookOutboxTests {

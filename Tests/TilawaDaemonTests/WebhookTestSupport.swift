@@ -8,7 +8,7 @@ import ServiceLifecycle
 import Synchronization
 import Testing
 @testable import TilawaDaemon
-@testable import TilawaStore
+@_spi(Testing) @testable import TilawaStore
 import TilawaTestSupport
 
 /// The secret every webhook test signs and verifies with.

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import Testing
 import TilawaCore
-@testable import TilawaStore
+@_spi(Testing) @testable import TilawaStore
 
 @Suite("Admission: rules, attempts and supersession in one transaction")
 struct AdmissionTests {

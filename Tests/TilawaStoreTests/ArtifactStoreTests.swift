@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import Testing
 import TilawaCore
-@testable import TilawaStore
+@_spi(Testing) @testable import TilawaStore
 
 @Suite("Artifact store and start-up sweep")
 struct ArtifactStoreTests {

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import TilawaCore
-@testable import TilawaStore
+@_spi(Testing) @testable import TilawaStore
 
 /// A state directory in a fresh temporary folder with a migrated on-disk database (WAL),
 /// seeded with one semester (fall 2026, New York), one coach, one level and students.

@@ -9,8 +9,10 @@ import GRDB
 /// take the write lock up front (`BEGIN IMMEDIATE`) so two processes cannot both pass the
 /// check.
 public struct AppDatabase: Sendable {
-    /// The connection(s).
-    public let writer: any DatabaseWriter
+    /// The connection(s), for this type's own operations. Not for product code, which goes
+    /// through the named operations; tests reach it through the `Testing` SPI
+    /// (`@_spi(Testing) import TilawaStore`) to look at rows directly.
+    @_spi(Testing) public let writer: any DatabaseWriter
 
     /// Opens (creating if needed) the database at `path` and migrates it.
     ///
