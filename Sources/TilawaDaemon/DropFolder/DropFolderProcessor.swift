@@ -71,18 +71,17 @@ struct DropFolderProcessor: Sendable {
         // File names are case-insensitive (DESIGN §5): `s1042_W08.m4a` is S1042's, if only one matches.
         let student = try runtime.database.resolveStudentId(parsed.studentID.rawValue) ?? parsed.studentID.rawValue
         let sidecar = EntryName(parsed.sidecarName)
-        let staged = runtime.stateDirectory.newStagingPath(extension: parsed.fileExtension)
+        let staged = runtime.stateDirectory.newStagedFile(extension: parsed.fileExtension)
+        defer { staged.discard() }
         // The same reply for the same coach, student and slot is one reply, whatever it is
         // called and however often it is dropped; the same audio sent to two students is two.
         let copy: Copy
         do {
-            copy = try Self.copy(name, in: folder.directory, to: staged, limit: limit, salt: "\(folder.coach)|\(student)|\(parsed.slot)")
+            copy = try Self.copy(name, in: folder.directory, to: staged.path, limit: limit, salt: "\(folder.coach)|\(student)|\(parsed.slot)")
         } catch let failure as FileSystemFailure where failure.errno == ELOOP || failure.errno == EINVAL {
             // Swapped for a link or a special file between the look and the open.
             return try reject(name, in: folder, key: entryKey, reason: "This is not a plain file — drop the recording itself, not a link to it.")
         }
-        var consumed = false
-        defer { if !consumed { unlink(staged) } }
         guard copy.bytes <= limit else {
             return try reject(name, in: folder, key: entryKey, reason: tooLarge)
         }
@@ -101,9 +100,8 @@ struct DropFolderProcessor: Sendable {
             return try reject(name, in: folder, key: copy.sha256, reason: refusal.message, sidecar: sidecar)
         }
 
-        consumed = true
         let outcome = try runtime.feedbackIntake.submit(
-            stagedPath: staged, coachId: folder.coach, target: .slot(student: student, slot: parsed.slot),
+            staged: staged, coachId: folder.coach, target: .slot(student: student, slot: parsed.slot),
             notes: notes, origin: .dropbox, fileExtension: parsed.fileExtension, dropFile: (copy.sha256, text))
         switch outcome {
         case let .accepted(feedback, _):

@@ -33,7 +33,7 @@ struct FeedbackRoutes: Sendable {
         let staged = try await receiver.receive(request, context: context, fileExtension: SubmissionRoutes.fileExtension(for: request))
         let intake = api.runtime.feedbackIntake
         let outcome = try await api.pool.run {
-            try intake.submit(stagedPath: staged.path, coachId: principal.subject, target: .submission(submissionId), notes: nil,
+            try intake.submit(staged: staged.file, coachId: principal.subject, target: .submission(submissionId), notes: nil,
                               origin: .http, fileExtension: URL(fileURLWithPath: staged.path).pathExtension)
         }
         switch outcome {

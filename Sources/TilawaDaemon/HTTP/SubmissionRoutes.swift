@@ -45,9 +45,10 @@ struct SubmissionRoutes: Sendable {
             throw APIProblem.storageFull
         }
         let key = try idempotencyKey(request)
-        if let key, try idempotencyState(studentId, key) == .inFlight {
+        var idempotency = IdempotencyStateMachine()
+        if let key, case let .refuse(refusal) = idempotency.headersReceived(try idempotencyState(studentId, key)) {
             context.refuseBody(of: request)
-            throw Self.keyInUse
+            throw Self.problem(refusal)
         }
 
         let staged: StagedUpload
@@ -58,28 +59,27 @@ struct SubmissionRoutes: Sendable {
             throw problem
         }
         api.metrics.uploadBytes.increment(by: Int64(staged.bytes))
-        let requestHash = "\(slot):\(staged.sha256)"
-        if let key {
-            // Look again: the first request may have finished while this body streamed.
-            switch try idempotencyState(studentId, key) {
-            case .inFlight:
-                unlink(staged.path)
-                throw Self.keyInUse
-            case let .answered(hash, status, body):
-                unlink(staged.path)
-                guard hash == requestHash else {
-                    throw APIProblem(.conflict, code: "idempotency_key_reused",
-                                     detail: "This Idempotency-Key was used for a different recording; use a new key for a new recording.")
-                }
+        if let key, case let .claim(requestHash) = idempotency.bodyReceived(requestHash: "\(slot):\(staged.sha256)") {
+            // One transaction: the first request may have finished (or started) while this body streamed.
+            let configuration = api.runtime.configuration
+            let record = try api.runtime.database.claimIdempotencyKey(
+                studentId: studentId, key: key, requestHash: requestHash, now: api.now, retention: configuration.idempotencyRetention,
+                inFlightTimeout: configuration.http.uploadTimeout + 600)
+            switch idempotency.claimAnswered(record) {
+            case .run:
+                break
+            case let .replay(status, body):
+                staged.file.discard()
                 // The stored answer as it was first sent: a refusal is a problem document.
                 let type = status >= 400 ? "application/problem+json" : "application/json"
                 return Response(status: .init(code: status), headers: [.contentType: type, .idempotentReplayed: "true"],
                                 body: .init(byteBuffer: ByteBuffer(bytes: body)))
-            case .unused:
-                guard try api.runtime.database.beginIdempotentRequest(studentId: studentId, key: key, requestHash: requestHash, now: api.now) else {
-                    unlink(staged.path)
-                    throw Self.keyInUse
-                }
+            case let .refuse(refusal):
+                staged.file.discard()
+                throw Self.problem(refusal)
+            default:
+                staged.file.discard()
+                throw StoreError.internalInconsistency("idempotency claim answered out of order")
             }
         }
 
@@ -89,11 +89,11 @@ struct SubmissionRoutes: Sendable {
         do {
             (status, body, response) = try await answer(staged: staged, studentId: studentId, slot: slot, request: request, context: context)
         } catch {
-            if let key { try? api.runtime.database.abandonIdempotentRequest(studentId: studentId, key: key) }
+            if let key, idempotency.failed() == .release { try? api.runtime.database.abandonIdempotentRequest(studentId: studentId, key: key) }
             throw error
         }
-        if let key {
-            try api.runtime.database.finishIdempotentRequest(studentId: studentId, key: key, status: Int(status.code), body: body)
+        if let key, case let .remember(status, body) = idempotency.answered(status: Int(status.code), body: body) {
+            try api.runtime.database.finishIdempotentRequest(studentId: studentId, key: key, status: status, body: body)
         }
         return response
     }
@@ -105,7 +105,7 @@ struct SubmissionRoutes: Sendable {
         let intake = api.runtime.intake
         let started = ContinuousClock.now
         let outcome = try await api.pool.run {
-            try intake.submit(stagedPath: staged.path, studentId: studentId, slot: slot, origin: .http,
+            try intake.submit(staged: staged.file, studentId: studentId, slot: slot, origin: .http,
                               fileExtension: URL(fileURLWithPath: staged.path).pathExtension)
         }
         api.metrics.analysisDuration.record(ContinuousClock.now - started)
@@ -130,9 +130,16 @@ struct SubmissionRoutes: Sendable {
         return (problem.status, body, try problem.response(from: request, context: context))
     }
 
-    private static let keyInUse = APIProblem(
-        .conflict, code: "idempotency_key_in_use",
-        detail: "A request with this Idempotency-Key is still being processed; wait for its answer.")
+    private static func problem(_ refusal: IdempotencyStateMachine.Refusal) -> APIProblem {
+        switch refusal {
+        case .keyInUse:
+            APIProblem(.conflict, code: "idempotency_key_in_use",
+                       detail: "A request with this Idempotency-Key is still being processed; wait for its answer.")
+        case .keyReused:
+            APIProblem(.conflict, code: "idempotency_key_reused",
+                       detail: "This Idempotency-Key was used for a different recording; use a new key for a new recording.")
+        }
+    }
 
     private func idempotencyKey(_ request: Request) throws -> String? {
         guard let key = request.headers[.idempotencyKey] else { return nil }

@@ -18,8 +18,18 @@ public struct FeedbackIntake: Sendable {
         stagedPath: String, coachId: String, target: FeedbackTarget, notes: String?, origin: SubmissionOrigin,
         fileExtension: String, dropFile: (sha256: String, fileName: String)? = nil
     ) throws -> FeedbackOutcome {
-        var consumed = false
-        defer { if !consumed { unlink(stagedPath) } }
+        try submit(staged: StagedFile(adopting: stagedPath), coachId: coachId, target: target, notes: notes, origin: origin,
+                   fileExtension: fileExtension, dropFile: dropFile)
+    }
+
+    /// Pairs, checks and records the reply `staged` holds; the file is placed or discarded
+    /// before this returns.
+    public func submit(
+        staged: StagedFile, coachId: String, target: FeedbackTarget, notes: String?, origin: SubmissionOrigin,
+        fileExtension: String, dropFile: (sha256: String, fileName: String)? = nil
+    ) throws -> FeedbackOutcome {
+        defer { staged.discard() }
+        let stagedPath = staged.path
         let receivedAt = runtime.clock()
         if case let .failure(refusal) = try runtime.database.pairFeedback(target, coachId: coachId) {
             return .refused(refusal)
@@ -36,8 +46,7 @@ public struct FeedbackIntake: Sendable {
         let store = runtime.stateDirectory.artifactStore
         let safeExtension = String(fileExtension.lowercased().filter { $0.isASCII && ($0.isLetter || $0.isNumber) }.prefix(8))
         let originalPath = store.relativePath(.originals, name: "\(feedbackId).\(safeExtension.isEmpty ? "bin" : safeExtension)", date: receivedAt)
-        try store.place(stagedPath, at: originalPath)
-        consumed = true
+        try staged.place(into: store, at: originalPath)
         let request = FeedbackRequest(
             feedbackId: feedbackId, coachId: coachId, receivedAt: receivedAt, notes: notes, analysis: processed.analysis,
             originalPath: originalPath, origin: origin, dropFile: dropFile)

@@ -34,8 +34,16 @@ public struct SubmissionIntake: Sendable {
     public func submit(
         stagedPath: String, studentId: String, slot: Slot, origin: SubmissionOrigin, fileExtension: String
     ) throws -> IntakeOutcome {
-        var consumed = false
-        defer { if !consumed { unlink(stagedPath) } }
+        try submit(staged: StagedFile(adopting: stagedPath), studentId: studentId, slot: slot, origin: origin, fileExtension: fileExtension)
+    }
+
+    /// Judges and, if allowed, admits the recording `staged` holds; the file is placed into
+    /// the artifact store or discarded before this returns.
+    public func submit(
+        staged: StagedFile, studentId: String, slot: Slot, origin: SubmissionOrigin, fileExtension: String
+    ) throws -> IntakeOutcome {
+        defer { staged.discard() }
+        let stagedPath = staged.path
         let receivedAt = clock()
         let bytes = Self.fileSize(stagedPath)
 
@@ -71,8 +79,7 @@ public struct SubmissionIntake: Sendable {
         let store = stateDirectory.artifactStore
         let safeExtension = String(fileExtension.lowercased().filter { $0.isASCII && ($0.isLetter || $0.isNumber) }.prefix(8))
         let originalPath = store.relativePath(.originals, name: "\(submissionId).\(safeExtension.isEmpty ? "bin" : safeExtension)", date: receivedAt)
-        try store.place(stagedPath, at: originalPath)
-        consumed = true
+        try staged.place(into: store, at: originalPath)
 
         let request = AdmissionRequest(
             submissionId: submissionId, studentId: studentId, slot: slot, receivedAt: receivedAt, analysis: analysis,

@@ -44,7 +44,8 @@ struct UploadReceiver: Sendable {
             context.closeInput()
             throw APIProblem.payloadTooLarge(limit: maxBytes)
         }
-        let path = stateDirectory.newStagingPath(extension: fileExtension)
+        let file = stateDirectory.newStagedFile(extension: fileExtension)
+        let path = file.path
         let meter = UploadMeter(limit: maxBytes)
         let metered = MeteredBody(base: request.body, meter: meter)
         do {
@@ -54,7 +55,7 @@ struct UploadReceiver: Sendable {
                 }
             }
         } catch {
-            unlink(path)
+            file.discard()
             if meter.exceeded {
                 context.closeInput()
                 throw APIProblem.payloadTooLarge(limit: maxBytes)
@@ -72,7 +73,7 @@ struct UploadReceiver: Sendable {
             throw error
         }
         let (bytes, digest) = meter.result
-        return StagedUpload(path: path, bytes: bytes, sha256: digest)
+        return StagedUpload(file: file, bytes: bytes, sha256: digest)
     }
 }
 

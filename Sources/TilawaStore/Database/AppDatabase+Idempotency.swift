@@ -1,15 +1,9 @@
 import Foundation
 import GRDB
+import TilawaCore
 
-/// What an `Idempotency-Key` has seen before.
-public enum IdempotencyState: Sendable, Equatable {
-    /// Never seen (or expired): the request runs.
-    case unused
-    /// A request with this key is running now.
-    case inFlight
-    /// Answered: the request's hash and the answer to replay.
-    case answered(requestHash: String, status: Int, body: Data)
-}
+/// What an `Idempotency-Key` has seen before (the protocol's own record type).
+public typealias IdempotencyState = IdempotencyStateMachine.Record
 
 extension AppDatabase {
     /// The state of `key` for `studentId`, treating keys older than `retention` as unused and
@@ -32,14 +26,26 @@ extension AppDatabase {
         }
     }
 
-    /// Claims `key` for a request with `requestHash`; false when another request holds it.
-    public func beginIdempotentRequest(studentId: String, key: String, requestHash: String, now: Date) throws -> Bool {
+    /// Claims `key` for a request with `requestHash` in one transaction: answers `.unused` when
+    /// the key is now this request's (in flight), or what it held — another request in flight,
+    /// or a stored answer (expired records count as unused, as in `idempotencyState`).
+    public func claimIdempotencyKey(studentId: String, key: String, requestHash: String, now: Date, retention: TimeInterval,
+                                    inFlightTimeout: TimeInterval) throws -> IdempotencyState {
         try writer.write { db in
-            try db.execute(sql: """
-                INSERT INTO idempotencyKey (studentId, key, requestHash, state, createdAt) VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT DO NOTHING
-                """, arguments: [studentId, key, requestHash, IdempotencyKeyRecord.State.inFlight.rawValue, now])
-            return db.changesCount == 1
+            if let row = try IdempotencyKeyRecord.fetchOne(db, key: ["studentId": studentId, "key": key]) {
+                let age = now.timeIntervalSince(row.createdAt)
+                switch row.state {
+                case .inFlight where age > inFlightTimeout, .done where age > retention:
+                    try row.delete(db)
+                case .inFlight:
+                    return .inFlight
+                case .done:
+                    return .answered(requestHash: row.requestHash, status: row.responseStatus ?? 500, body: row.responseBody ?? Data())
+                }
+            }
+            try db.execute(sql: "INSERT INTO idempotencyKey (studentId, key, requestHash, state, createdAt) VALUES (?, ?, ?, ?, ?)",
+                           arguments: [studentId, key, requestHash, IdempotencyKeyRecord.State.inFlight.rawValue, now])
+            return .unused
         }
     }
 
