@@ -65,7 +65,7 @@ public struct TilawaApplication: Sendable {
                                    metrics: metrics, clock: clock, logger: logger),
             FeedbackDeadlineService(runtime: runtime, notify: wakeup, logger: logger),
             DropFolderService(runtime: runtime, pool: background, jobsWakeup: wakeup, logger: logger),
-            WatchdogService(environment: environment, logger: logger) { database.isResponsive() },
+            WatchdogService(environment: environment, logger: logger) { await database.isResponsive() },
             server,
             ShutdownAnnouncer(notifier: notifier, logger: logger),
         ]

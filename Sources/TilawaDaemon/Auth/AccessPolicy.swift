@@ -14,9 +14,9 @@ struct AccessPolicy: Sendable {
 
     /// Allows `principal` (in one of `roles`) to reach the data of `studentId`; 403 for
     /// another role, 404 `unknown_student` for a student they may not see or who does not exist.
-    func requireStudent(_ studentId: String, for principal: Principal, roles: Set<Role> = [.student, .coach, .ops]) throws {
+    func requireStudent(_ studentId: String, for principal: Principal, roles: Set<Role> = [.student, .coach, .ops]) async throws {
         guard roles.contains(principal.role) else { throw APIProblem.forbidden() }
-        let coach = try runtime.database.coachId(ofStudent: studentId)
+        let coach = try await runtime.database.coachId(ofStudent: studentId)
         let visible = switch principal.role {
         case .ops: coach != nil
         case .student: principal.subject == studentId && coach != nil
@@ -27,22 +27,22 @@ struct AccessPolicy: Sendable {
 
     /// Allows `principal` (the coach themself, or ops) to reach `coachId`'s data; 403 for a
     /// student, 404 `unknown_coach` for another coach's id or one that does not exist.
-    func requireCoach(_ coachId: String, for principal: Principal) throws {
+    func requireCoach(_ coachId: String, for principal: Principal) async throws {
         switch principal.role {
         case .student: throw APIProblem.forbidden()
         case .coach where principal.subject != coachId: throw APIProblem.unknownCoach
         case .coach, .ops:
-            guard try runtime.database.coachExists(id: coachId) else { throw APIProblem.unknownCoach }
+            guard try await runtime.database.coachExists(id: coachId) else { throw APIProblem.unknownCoach }
         }
     }
 
     /// True when `principal` may see the submission's data. Callers answer 404 (not 403)
     /// otherwise, so submission ids of others are not confirmed.
-    func canRead(submission: SubmissionRecordView, by principal: Principal) throws -> Bool {
+    func canRead(submission: SubmissionRecordView, by principal: Principal) async throws -> Bool {
         switch principal.role {
         case .ops: true
         case .student: principal.subject == submission.studentId
-        case .coach: try runtime.database.coachId(ofStudent: submission.studentId) == principal.subject
+        case .coach: try await runtime.database.coachId(ofStudent: submission.studentId) == principal.subject
         }
     }
 }

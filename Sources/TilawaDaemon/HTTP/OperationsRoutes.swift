@@ -20,7 +20,7 @@ struct OperationsRoutes: Sendable {
     }
 
     @Sendable func ready(_ request: Request, context: TilawaRequestContext) async throws -> Response {
-        guard api.runtime.database.isResponsive() else {
+        guard await api.runtime.database.isResponsive() else {
             throw APIProblem(.serviceUnavailable, code: "database_unavailable", detail: "The database does not answer.")
         }
         if let free = DiskSpace.availableBytes(at: api.runtime.stateDirectory.root.path),
@@ -32,7 +32,7 @@ struct OperationsRoutes: Sendable {
     }
 
     @Sendable func metrics(_ request: Request, context: TilawaRequestContext) async throws -> Response {
-        if let gauges = try? api.runtime.database.operationalGauges(now: api.now, feedbackDue: api.runtime.configuration.program.feedbackDue) {
+        if let gauges = await try? api.runtime.database.operationalGauges(now: api.now, feedbackDue: api.runtime.configuration.program.feedbackDue) {
             api.metrics.queueDepth.set(Double(gauges.queueDepth))
             api.metrics.awaitingFeedback.set(Double(gauges.awaitingFeedback))
             api.metrics.overdue.set(Double(gauges.overdue))

@@ -46,7 +46,7 @@ struct SubmissionRoutes: Sendable {
         }
         let key = try idempotencyKey(request)
         var idempotency = IdempotencyStateMachine()
-        if let key, case let .refuse(refusal) = idempotency.headersReceived(try idempotencyState(studentId, key)) {
+        if let key, case let .refuse(refusal) = await idempotency.headersReceived(try idempotencyState(studentId, key)) {
             context.refuseBody(of: request)
             throw Self.problem(refusal)
         }
@@ -62,7 +62,7 @@ struct SubmissionRoutes: Sendable {
         if let key, case let .claim(requestHash) = idempotency.bodyReceived(requestHash: "\(slot):\(staged.sha256)") {
             // One transaction: the first request may have finished (or started) while this body streamed.
             let configuration = api.runtime.configuration
-            let record = try api.runtime.database.claimIdempotencyKey(
+            let record = await try api.runtime.database.claimIdempotencyKey(
                 studentId: studentId, key: key, requestHash: requestHash, now: api.now, retention: configuration.idempotencyRetention,
                 inFlightTimeout: configuration.http.uploadTimeout + 600)
             switch idempotency.claimAnswered(record) {
@@ -93,7 +93,7 @@ struct SubmissionRoutes: Sendable {
             throw error
         }
         if let key, case let .remember(status, body) = idempotency.answered(status: Int(status.code), body: body) {
-            try api.runtime.database.finishIdempotentRequest(studentId: studentId, key: key, status: status, body: body)
+            await try api.runtime.database.finishIdempotentRequest(studentId: studentId, key: key, status: status, body: body)
         }
         return response
     }
@@ -152,9 +152,9 @@ struct SubmissionRoutes: Sendable {
         return key
     }
 
-    private func idempotencyState(_ studentId: String, _ key: String) throws -> IdempotencyState {
+    private func idempotencyState(_ studentId: String, _ key: String) async throws -> IdempotencyState {
         let configuration = api.runtime.configuration
-        return try api.runtime.database.idempotencyState(
+        return await try api.runtime.database.idempotencyState(
             studentId: studentId, key: key, now: api.now, retention: configuration.idempotencyRetention,
             inFlightTimeout: configuration.http.uploadTimeout + 600)
     }
@@ -171,31 +171,31 @@ struct SubmissionRoutes: Sendable {
 
     // MARK: Reading
 
-    private func visibleSubmission(_ context: TilawaRequestContext) throws -> SubmissionRecord {
+    private func visibleSubmission(_ context: TilawaRequestContext) async throws -> SubmissionRecord {
         let principal = try context.requirePrincipal()
         let id = try api.identifier("id", in: context)
-        guard let submission = try api.runtime.database.submission(id: id), try api.access.canRead(submission: submission, by: principal) else {
+        guard let submission = try await api.runtime.database.submission(id: id), try await api.access.canRead(submission: submission, by: principal) else {
             throw APIProblem.notFound("submission with this id")
         }
         return submission
     }
 
     @Sendable func show(_ request: Request, context: TilawaRequestContext) async throws -> Response {
-        let submission = try visibleSubmission(context)
-        let attempts = try api.runtime.database.attemptStatus(studentId: submission.studentId, policy: api.runtime.policy, now: api.now)
+        let submission = await try visibleSubmission(context)
+        let attempts = await try api.runtime.database.attemptStatus(studentId: submission.studentId, policy: api.runtime.policy, now: api.now)
             ?? AttemptStatus(used: 0, limit: api.runtime.policy.attemptWindow.limit, remaining: api.runtime.policy.attemptWindow.limit, nextAttemptAt: nil)
         return try api.json(SubmissionResource(submission, attempts: attempts))
     }
 
     @Sendable func audio(_ request: Request, context: TilawaRequestContext) async throws -> Response {
-        let submission = try visibleSubmission(context)
+        let submission = await try visibleSubmission(context)
         guard let path = submission.audioPath else { throw Self.notReady(submission) }
         return try await artifacts.respond(path: api.runtime.stateDirectory.artifactStore.path(path), id: submission.id,
                                            contentType: "audio/ogg", request: request, context: context)
     }
 
     @Sendable func waveform(_ request: Request, context: TilawaRequestContext) async throws -> Response {
-        let submission = try visibleSubmission(context)
+        let submission = await try visibleSubmission(context)
         guard let path = submission.waveformPath else { throw Self.notReady(submission) }
         return try await artifacts.respond(path: api.runtime.stateDirectory.artifactStore.path(path), id: submission.id + "-peaks",
                                            contentType: "application/json", request: request, context: context)

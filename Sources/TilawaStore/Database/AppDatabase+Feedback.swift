@@ -78,7 +78,17 @@ public enum FeedbackTarget: Sendable, Equatable {
 extension AppDatabase {
     /// Finds the submission a reply is for and checks the coach is the student's.
     public func pairFeedback(_ target: FeedbackTarget, coachId: String) throws -> Result<SubmissionRecord, FeedbackRefusal> {
-        try writer.read { db in try Self.pair(db, target, coachId: coachId) }
+        try writer.read(Self.pairFeedbackQuery(target, coachId: coachId))
+    }
+
+    /// `pairFeedback` from async code: suspends on GRDB's async read instead of blocking a thread of the cooperative pool.
+    public func pairFeedback(_ target: FeedbackTarget, coachId: String) async throws -> Result<SubmissionRecord, FeedbackRefusal> {
+        try await writer.read(Self.pairFeedbackQuery(target, coachId: coachId))
+    }
+
+    /// The transaction of `pairFeedback`, shared by its synchronous and async forms.
+    static func pairFeedbackQuery(_ target: FeedbackTarget, coachId: String) -> @Sendable (Database) throws -> Result<SubmissionRecord, FeedbackRefusal> {
+        { db in try Self.pair(db, target, coachId: coachId) }
     }
 
     static func pair(_ db: Database, _ target: FeedbackTarget, coachId: String) throws -> Result<SubmissionRecord, FeedbackRefusal> {
@@ -148,12 +158,32 @@ extension AppDatabase {
 
     /// The reply with `id`, if any.
     public func feedback(id: String) throws -> FeedbackRecord? {
-        try writer.read { db in try FeedbackRecord.fetchOne(db, key: id) }
+        try writer.read(Self.feedbackQuery(id: id))
+    }
+
+    /// `feedback` from async code: suspends on GRDB's async read instead of blocking a thread of the cooperative pool.
+    public func feedback(id: String) async throws -> FeedbackRecord? {
+        try await writer.read(Self.feedbackQuery(id: id))
+    }
+
+    /// The transaction of `feedback`, shared by its synchronous and async forms.
+    static func feedbackQuery(id: String) -> @Sendable (Database) throws -> FeedbackRecord? {
+        { db in try FeedbackRecord.fetchOne(db, key: id) }
     }
 
     /// Replaces a reply's written notes.
     public func updateFeedbackNotes(id: String, notes: String?) throws -> FeedbackRecord? {
-        try writer.write { db in
+        try writer.write(Self.updateFeedbackNotesQuery(id: id, notes: notes))
+    }
+
+    /// `updateFeedbackNotes` from async code: suspends on GRDB's async write instead of blocking a thread of the cooperative pool.
+    public func updateFeedbackNotes(id: String, notes: String?) async throws -> FeedbackRecord? {
+        try await writer.write(Self.updateFeedbackNotesQuery(id: id, notes: notes))
+    }
+
+    /// The transaction of `updateFeedbackNotes`, shared by its synchronous and async forms.
+    static func updateFeedbackNotesQuery(id: String, notes: String?) -> @Sendable (Database) throws -> FeedbackRecord? {
+        { db in
             guard var feedback = try FeedbackRecord.fetchOne(db, key: id) else { return nil }
             feedback.notes = notes
             try feedback.update(db)
@@ -221,7 +251,17 @@ extension AppDatabase {
 extension AppDatabase {
     /// True when a coach with `id` exists.
     public func coachExists(id: String) throws -> Bool {
-        try writer.read { db in try CoachRecord.exists(db, key: id) }
+        try writer.read(Self.coachExistsQuery(id: id))
+    }
+
+    /// `coachExists` from async code: suspends on GRDB's async read instead of blocking a thread of the cooperative pool.
+    public func coachExists(id: String) async throws -> Bool {
+        try await writer.read(Self.coachExistsQuery(id: id))
+    }
+
+    /// The transaction of `coachExists`, shared by its synchronous and async forms.
+    static func coachExistsQuery(id: String) -> @Sendable (Database) throws -> Bool {
+        { db in try CoachRecord.exists(db, key: id) }
     }
 }
 
@@ -246,7 +286,17 @@ public struct FeedbackView: Sendable {
 extension AppDatabase {
     /// The reply `id` with its submission and coach name, in one read; nil for an unknown id.
     public func feedbackView(id: String) throws -> FeedbackView? {
-        try writer.read { db in
+        try writer.read(Self.feedbackViewQuery(id: id))
+    }
+
+    /// `feedbackView` from async code: suspends on GRDB's async read instead of blocking a thread of the cooperative pool.
+    public func feedbackView(id: String) async throws -> FeedbackView? {
+        try await writer.read(Self.feedbackViewQuery(id: id))
+    }
+
+    /// The transaction of `feedbackView`, shared by its synchronous and async forms.
+    static func feedbackViewQuery(id: String) -> @Sendable (Database) throws -> FeedbackView? {
+        { db in
             guard let feedback = try FeedbackRecord.fetchOne(db, key: id),
                   let submission = try SubmissionRecord.fetchOne(db, key: feedback.submissionId) else { return nil }
             let name = try CoachRecord.fetchOne(db, key: feedback.coachId)?.name ?? feedback.coachId

@@ -9,9 +9,18 @@ extension AppDatabase {
     /// The state of `key` for `studentId`, treating keys older than `retention` as unused and
     /// in-flight keys older than `inFlightTimeout` as abandoned (their request died with a
     /// process), so a retry is never refused forever.
-    public func idempotencyState(studentId: String, key: String, now: Date, retention: TimeInterval,
-                                 inFlightTimeout: TimeInterval) throws -> IdempotencyState {
-        try writer.write { db in
+    public func idempotencyState(studentId: String, key: String, now: Date, retention: TimeInterval, inFlightTimeout: TimeInterval) throws -> IdempotencyState {
+        try writer.write(Self.idempotencyStateQuery(studentId: studentId, key: key, now: now, retention: retention, inFlightTimeout: inFlightTimeout))
+    }
+
+    /// `idempotencyState` from async code: suspends on GRDB's async write instead of blocking a thread of the cooperative pool.
+    public func idempotencyState(studentId: String, key: String, now: Date, retention: TimeInterval, inFlightTimeout: TimeInterval) async throws -> IdempotencyState {
+        try await writer.write(Self.idempotencyStateQuery(studentId: studentId, key: key, now: now, retention: retention, inFlightTimeout: inFlightTimeout))
+    }
+
+    /// The transaction of `idempotencyState`, shared by its synchronous and async forms.
+    static func idempotencyStateQuery(studentId: String, key: String, now: Date, retention: TimeInterval, inFlightTimeout: TimeInterval) -> @Sendable (Database) throws -> IdempotencyState {
+        { db in
             guard let row = try IdempotencyKeyRecord.fetchOne(db, key: ["studentId": studentId, "key": key]) else { return .unused }
             let age = now.timeIntervalSince(row.createdAt)
             switch row.state {
@@ -29,9 +38,18 @@ extension AppDatabase {
     /// Claims `key` for a request with `requestHash` in one transaction: answers `.unused` when
     /// the key is now this request's (in flight), or what it held — another request in flight,
     /// or a stored answer (expired records count as unused, as in `idempotencyState`).
-    public func claimIdempotencyKey(studentId: String, key: String, requestHash: String, now: Date, retention: TimeInterval,
-                                    inFlightTimeout: TimeInterval) throws -> IdempotencyState {
-        try writer.write { db in
+    public func claimIdempotencyKey(studentId: String, key: String, requestHash: String, now: Date, retention: TimeInterval, inFlightTimeout: TimeInterval) throws -> IdempotencyState {
+        try writer.write(Self.claimIdempotencyKeyQuery(studentId: studentId, key: key, requestHash: requestHash, now: now, retention: retention, inFlightTimeout: inFlightTimeout))
+    }
+
+    /// `claimIdempotencyKey` from async code: suspends on GRDB's async write instead of blocking a thread of the cooperative pool.
+    public func claimIdempotencyKey(studentId: String, key: String, requestHash: String, now: Date, retention: TimeInterval, inFlightTimeout: TimeInterval) async throws -> IdempotencyState {
+        try await writer.write(Self.claimIdempotencyKeyQuery(studentId: studentId, key: key, requestHash: requestHash, now: now, retention: retention, inFlightTimeout: inFlightTimeout))
+    }
+
+    /// The transaction of `claimIdempotencyKey`, shared by its synchronous and async forms.
+    static func claimIdempotencyKeyQuery(studentId: String, key: String, requestHash: String, now: Date, retention: TimeInterval, inFlightTimeout: TimeInterval) -> @Sendable (Database) throws -> IdempotencyState {
+        { db in
             if let row = try IdempotencyKeyRecord.fetchOne(db, key: ["studentId": studentId, "key": key]) {
                 let age = now.timeIntervalSince(row.createdAt)
                 switch row.state {
@@ -50,8 +68,8 @@ extension AppDatabase {
     }
 
     /// Stores the answer to replay for `key`.
-    public func finishIdempotentRequest(studentId: String, key: String, status: Int, body: Data) throws {
-        try writer.write { db in
+    public func finishIdempotentRequest(studentId: String, key: String, status: Int, body: Data) async throws {
+        try await writer.write { db in
             try db.execute(
                 sql: "UPDATE idempotencyKey SET state = ?, responseStatus = ?, responseBody = ? WHERE studentId = ? AND key = ?",
                 arguments: [IdempotencyKeyRecord.State.done.rawValue, status, body, studentId, key])
@@ -59,6 +77,7 @@ extension AppDatabase {
     }
 
     /// Releases `key` without an answer (the request failed on our side): a retry runs anew.
+    /// Not cancellable half-way: it runs even when the request's task was cancelled.
     public func abandonIdempotentRequest(studentId: String, key: String) throws {
         try writer.write { db in
             try db.execute(sql: "DELETE FROM idempotencyKey WHERE studentId = ? AND key = ?", arguments: [studentId, key])

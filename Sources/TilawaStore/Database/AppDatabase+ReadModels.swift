@@ -24,7 +24,17 @@ public struct QueueItem: Sendable {
 extension AppDatabase {
     /// The data of `GET /v1/students/{id}/timeline`, or nil for an unknown student.
     public func timeline(studentId: String, policy: ProgramPolicy) throws -> TimelineData? {
-        try writer.read { db in
+        try writer.read(Self.timelineQuery(studentId: studentId, policy: policy))
+    }
+
+    /// `timeline` from async code: suspends on GRDB's async read instead of blocking a thread of the cooperative pool.
+    public func timeline(studentId: String, policy: ProgramPolicy) async throws -> TimelineData? {
+        try await writer.read(Self.timelineQuery(studentId: studentId, policy: policy))
+    }
+
+    /// The transaction of `timeline`, shared by its synchronous and async forms.
+    static func timelineQuery(studentId: String, policy: ProgramPolicy) -> @Sendable (Database) throws -> TimelineData? {
+        { db in
             guard let student = try StudentRecord.fetchOne(db, key: studentId),
                   let semester = try SemesterRecord.fetchOne(db, key: student.semesterId) else { return nil }
             let context = try StudentContext.load(db, student: student, policy: policy)
@@ -44,7 +54,17 @@ extension AppDatabase {
 
     /// Submissions awaiting feedback from `coachId`'s students, oldest first.
     public func coachQueue(coachId: String) throws -> [QueueItem] {
-        try writer.read { db in
+        try writer.read(Self.coachQueueQuery(coachId: coachId))
+    }
+
+    /// `coachQueue` from async code: suspends on GRDB's async read instead of blocking a thread of the cooperative pool.
+    public func coachQueue(coachId: String) async throws -> [QueueItem] {
+        try await writer.read(Self.coachQueueQuery(coachId: coachId))
+    }
+
+    /// The transaction of `coachQueue`, shared by its synchronous and async forms.
+    static func coachQueueQuery(coachId: String) -> @Sendable (Database) throws -> [QueueItem] {
+        { db in
             let rows = try Row.fetchAll(db, sql: """
                 SELECT submission.*, student.name AS studentName FROM submission
                 JOIN student ON student.id = submission.studentId
@@ -57,7 +77,17 @@ extension AppDatabase {
 
     /// A student's notification feed after `cursor` (a `seq`), oldest first.
     public func events(studentId: String, after cursor: Int64, limit: Int) throws -> [EventRecord] {
-        try writer.read { db in
+        try writer.read(Self.eventsQuery(studentId: studentId, after: cursor, limit: limit))
+    }
+
+    /// `events` from async code: suspends on GRDB's async read instead of blocking a thread of the cooperative pool.
+    public func events(studentId: String, after cursor: Int64, limit: Int) async throws -> [EventRecord] {
+        try await writer.read(Self.eventsQuery(studentId: studentId, after: cursor, limit: limit))
+    }
+
+    /// The transaction of `events`, shared by its synchronous and async forms.
+    static func eventsQuery(studentId: String, after cursor: Int64, limit: Int) -> @Sendable (Database) throws -> [EventRecord] {
+        { db in
             try EventRecord.filter(Column("studentId") == studentId && Column("seq") > cursor)
                 .order(Column("seq")).limit(limit).fetchAll(db)
         }
@@ -65,12 +95,27 @@ extension AppDatabase {
 
     /// The coach of a student, if the student exists.
     public func coachId(ofStudent studentId: String) throws -> String? {
-        try writer.read { db in try String.fetchOne(db, sql: "SELECT coachId FROM student WHERE id = ?", arguments: [studentId]) }
+        try writer.read(Self.coachIdQuery(ofStudent: studentId))
+    }
+
+    /// `coachId` from async code: suspends on GRDB's async read instead of blocking a thread of the cooperative pool.
+    public func coachId(ofStudent studentId: String) async throws -> String? {
+        try await writer.read(Self.coachIdQuery(ofStudent: studentId))
+    }
+
+    /// The transaction of `coachId`, shared by its synchronous and async forms.
+    static func coachIdQuery(ofStudent studentId: String) -> @Sendable (Database) throws -> String? {
+        { db in try String.fetchOne(db, sql: "SELECT coachId FROM student WHERE id = ?", arguments: [studentId]) }
     }
 
     /// True when the database answers a trivial query (readiness).
     public func isResponsive() -> Bool {
         (try? writer.read { db in try Int.fetchOne(db, sql: "SELECT 1") }) == 1
+    }
+
+    /// `isResponsive` from async code, suspending instead of blocking.
+    public func isResponsive() async -> Bool {
+        (try? await writer.read { db in try Int.fetchOne(db, sql: "SELECT 1") }) == 1
     }
 }
 
@@ -85,7 +130,17 @@ public struct OperationalGauges: Sendable, Equatable {
 extension AppDatabase {
     /// Queue depth, awaiting feedback, overdue and undelivered counts, read in one transaction.
     public func operationalGauges(now: Date, feedbackDue: TimeInterval) throws -> OperationalGauges {
-        try writer.read { db in
+        try writer.read(Self.operationalGaugesQuery(now: now, feedbackDue: feedbackDue))
+    }
+
+    /// `operationalGauges` from async code: suspends on GRDB's async read instead of blocking a thread of the cooperative pool.
+    public func operationalGauges(now: Date, feedbackDue: TimeInterval) async throws -> OperationalGauges {
+        try await writer.read(Self.operationalGaugesQuery(now: now, feedbackDue: feedbackDue))
+    }
+
+    /// The transaction of `operationalGauges`, shared by its synchronous and async forms.
+    static func operationalGaugesQuery(now: Date, feedbackDue: TimeInterval) -> @Sendable (Database) throws -> OperationalGauges {
+        { db in
             OperationalGauges(
                 queueDepth: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM job WHERE state IN ('queued', 'running')") ?? 0,
                 awaitingFeedback: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission WHERE state = 'awaiting_feedback'") ?? 0,

@@ -92,7 +92,17 @@ extension AppDatabase {
 
     /// The submission with `id`, if any.
     public func submission(id: String) throws -> SubmissionRecord? {
-        try writer.read { db in try SubmissionRecord.fetchOne(db, key: id) }
+        try writer.read(Self.submissionQuery(id: id))
+    }
+
+    /// `submission` from async code: suspends on GRDB's async read instead of blocking a thread of the cooperative pool.
+    public func submission(id: String) async throws -> SubmissionRecord? {
+        try await writer.read(Self.submissionQuery(id: id))
+    }
+
+    /// The transaction of `submission`, shared by its synchronous and async forms.
+    static func submissionQuery(id: String) -> @Sendable (Database) throws -> SubmissionRecord? {
+        { db in try SubmissionRecord.fetchOne(db, key: id) }
     }
 
     /// The student with `id`, if any.
@@ -102,7 +112,17 @@ extension AppDatabase {
 
     /// The attempt status of a student now (for answers that do not admit anything).
     public func attemptStatus(studentId: String, policy: ProgramPolicy, now: Date) throws -> AttemptStatus? {
-        try writer.read { db in
+        try writer.read(Self.attemptStatusQuery(studentId: studentId, policy: policy, now: now))
+    }
+
+    /// `attemptStatus` from async code: suspends on GRDB's async read instead of blocking a thread of the cooperative pool.
+    public func attemptStatus(studentId: String, policy: ProgramPolicy, now: Date) async throws -> AttemptStatus? {
+        try await writer.read(Self.attemptStatusQuery(studentId: studentId, policy: policy, now: now))
+    }
+
+    /// The transaction of `attemptStatus`, shared by its synchronous and async forms.
+    static func attemptStatusQuery(studentId: String, policy: ProgramPolicy, now: Date) -> @Sendable (Database) throws -> AttemptStatus? {
+        { db in
             guard let student = try StudentRecord.fetchOne(db, key: studentId) else { return nil }
             return try StudentContext.load(db, student: student, policy: policy).rules.attemptStatus(
                 history: try StudentContext.history(db, studentId: studentId), now: now)
