@@ -100,7 +100,7 @@ struct DropFolderHostileTests {
                 "nothing of C02's landed in C01")
         #expect(walk(artifacts).keys.allSatisfy { !$0.contains("S1004") && !$0.contains("S1002_w08") && !$0.contains("garbage") })
 
-        let report = StatusReporter(configuration: harness.daemon.runtime.configuration)
+        let report = await StatusReporter(configuration: harness.daemon.runtime.configuration)
             .report(now: harness.daemon.clock.now, database: harness.daemon.runtime.database, startedAt: harness.daemon.clock.now)
         #expect(report.dropbox.suspended.map(\.folder) == ["C02/rejected", "C03/processed"])
         let check = try #require(report.check("dropbox_rejections"))
@@ -172,7 +172,7 @@ struct DropFolderHostileTests {
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM dropFile WHERE outcome = 'rejected' AND coachId = 'C01'")
         }
         #expect(rejections == 6)
-        let report = StatusReporter(configuration: harness.daemon.runtime.configuration)
+        let report = await StatusReporter(configuration: harness.daemon.runtime.configuration)
             .report(now: harness.daemon.clock.now, database: harness.daemon.runtime.database, startedAt: harness.daemon.clock.now)
         #expect(report.dropbox.rejectedLast24h == 6)
         #expect(report.dropbox.rejected == 6)

@@ -66,9 +66,9 @@ struct FeedbackCommandTests {
         }
         daemon.runtime.encodeRunner.run(try #require(try daemon.runtime.database.claimJob(id: job.id!, worker: "t", now: daemon.clock.now)))
         let due = daemon.runtime.configuration.program.feedbackDue
-        #expect(try daemon.runtime.database.recordOverdueFeedback(now: daemon.clock.now.addingTimeInterval(due - 60), due: due) == 0)
-        #expect(try daemon.runtime.database.recordOverdueFeedback(now: daemon.clock.now.addingTimeInterval(due + 60), due: due) == 1)
-        #expect(try daemon.runtime.database.recordOverdueFeedback(now: daemon.clock.now.addingTimeInterval(due + 3_600), due: due) == 0)
+        #expect(try await daemon.runtime.database.recordOverdueFeedback(now: daemon.clock.now.addingTimeInterval(due - 60), due: due) == 0)
+        #expect(try await daemon.runtime.database.recordOverdueFeedback(now: daemon.clock.now.addingTimeInterval(due + 60), due: due) == 1)
+        #expect(try await daemon.runtime.database.recordOverdueFeedback(now: daemon.clock.now.addingTimeInterval(due + 3_600), due: due) == 0)
         let events = await try daemon.runtime.database.events(studentId: "S1001", after: 0, limit: 10).filter { $0.type == "feedback_overdue" }
         #expect(events.count == 1)
         let payload = try JSONDecoder.api.decode(EventPayload.self, from: try #require(events.first).payload)

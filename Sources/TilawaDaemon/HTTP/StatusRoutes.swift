@@ -14,6 +14,6 @@ struct StatusRoutes: Sendable {
         let principal = try context.requirePrincipal()
         guard principal.role == .ops else { throw APIProblem.forbidden("Only operations may read the status report.") }
         let reporter = StatusReporter(configuration: api.runtime.configuration)
-        return try api.json(reporter.report(now: api.now, database: api.runtime.database, startedAt: api.startedAt))
+        return try api.json(await reporter.report(now: api.now, database: api.runtime.database, startedAt: api.startedAt))
     }
 }

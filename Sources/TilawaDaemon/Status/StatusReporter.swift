@@ -49,7 +49,7 @@ public struct StatusReporter: Sendable {
         } else {
             do {
                 let opened = try AppDatabase.openReadOnly(path: path)
-                facts = try opened.statusFacts(now: now, feedbackDue: configuration.program.feedbackDue,
+                facts = await try opened.statusFacts(now: now, feedbackDue: configuration.program.feedbackDue,
                                                recentWindow: thresholds.recentArtifactWindow)
                 database = .read
             } catch {
@@ -64,12 +64,12 @@ public struct StatusReporter: Sendable {
     /// - Parameters:
     ///   - database: The daemon's open database.
     ///   - startedAt: When the daemon started (uptime is measured from it).
-    public func report(now: Date, database: AppDatabase, startedAt: Date) -> StatusReport {
+    public func report(now: Date, database: AppDatabase, startedAt: Date) async -> StatusReport {
         let facts: StatusFacts?
         let access: StatusAccess
         do {
-            facts = try database.statusFacts(now: now, feedbackDue: configuration.program.feedbackDue,
-                                             recentWindow: thresholds.recentArtifactWindow)
+            facts = try await database.statusFacts(now: now, feedbackDue: configuration.program.feedbackDue,
+                                                   recentWindow: thresholds.recentArtifactWindow)
             access = .read
         } catch {
             facts = nil

@@ -226,7 +226,17 @@ extension AppDatabase {
     /// Records `feedback_overdue` once for every submission still awaiting feedback after `due`.
     @discardableResult
     public func recordOverdueFeedback(now: Date, due: TimeInterval) throws -> Int {
-        try immediateWrite { db in
+        try immediateWrite(Self.recordOverdueFeedbackQuery(now: now, due: due))
+    }
+
+    /// `recordOverdueFeedback` from async code: suspends on GRDB's async immediateWrite instead of blocking a thread of the cooperative pool.
+    public func recordOverdueFeedback(now: Date, due: TimeInterval) async throws -> Int {
+        try await immediateWrite(Self.recordOverdueFeedbackQuery(now: now, due: due))
+    }
+
+    /// The transaction of `recordOverdueFeedback`, shared by its synchronous and async forms.
+    static func recordOverdueFeedbackQuery(now: Date, due: TimeInterval) -> @Sendable (Database) throws -> Int {
+        { db in
             let overdue = try SubmissionRecord
                 .filter(Column("state") == SubmissionState.awaitingFeedback.rawValue)
                 .filter(Column("overdueNotifiedAt") == nil && Column("receivedAt") < now.addingTimeInterval(-due))

@@ -88,7 +88,17 @@ extension AppDatabase {
     /// request of this daemon is running). Returns how many were removed.
     @discardableResult
     public func expireIdempotencyKeys(now: Date, retention: TimeInterval, includingInFlight: Bool) throws -> Int {
-        try writer.write { db in
+        try writer.write(Self.expireIdempotencyKeysQuery(now: now, retention: retention, includingInFlight: includingInFlight))
+    }
+
+    /// `expireIdempotencyKeys` from async code: suspends on GRDB's async write instead of blocking a thread of the cooperative pool.
+    public func expireIdempotencyKeys(now: Date, retention: TimeInterval, includingInFlight: Bool) async throws -> Int {
+        try await writer.write(Self.expireIdempotencyKeysQuery(now: now, retention: retention, includingInFlight: includingInFlight))
+    }
+
+    /// The transaction of `expireIdempotencyKeys`, shared by its synchronous and async forms.
+    static func expireIdempotencyKeysQuery(now: Date, retention: TimeInterval, includingInFlight: Bool) -> @Sendable (Database) throws -> Int {
+        { db in
             try db.execute(sql: "DELETE FROM idempotencyKey WHERE createdAt < ? OR (? AND state = ?)",
                            arguments: [now.addingTimeInterval(-retention), includingInFlight, IdempotencyKeyRecord.State.inFlight.rawValue])
             return db.changesCount

@@ -8,7 +8,17 @@ extension AppDatabase {
     /// Runnable: queued and due. The claim is one `BEGIN IMMEDIATE` transaction, so two
     /// workers (threads or processes) never take the same job.
     public func claimNextJob(worker: String, now: Date) throws -> JobRecord? {
-        try immediateWrite { db in
+        try immediateWrite(Self.claimNextJobQuery(worker: worker, now: now))
+    }
+
+    /// `claimNextJob` from async code: suspends on GRDB's async immediateWrite instead of blocking a thread of the cooperative pool.
+    public func claimNextJob(worker: String, now: Date) async throws -> JobRecord? {
+        try await immediateWrite(Self.claimNextJobQuery(worker: worker, now: now))
+    }
+
+    /// The transaction of `claimNextJob`, shared by its synchronous and async forms.
+    static func claimNextJobQuery(worker: String, now: Date) -> @Sendable (Database) throws -> JobRecord? {
+        { db in
             guard var job = try JobRecord
                 .filter(Column("state") == JobRecord.State.queued.rawValue && Column("notBefore") <= now)
                 .order(Column("id"))

@@ -14,7 +14,17 @@ extension AppDatabase {
     ///   - feedbackDue: `program.feedback_due_hours` in seconds; older awaiting submissions are overdue.
     ///   - recentWindow: How far back rows have their artifact paths listed for the missing-file check.
     public func statusFacts(now: Date, feedbackDue: TimeInterval, recentWindow: TimeInterval = 7 * 86_400) throws -> StatusFacts {
-        try writer.read { db in
+        try writer.read(Self.statusFactsQuery(now: now, feedbackDue: feedbackDue, recentWindow: recentWindow))
+    }
+
+    /// `statusFacts` from async code: suspends on GRDB's async read instead of blocking a thread of the cooperative pool.
+    public func statusFacts(now: Date, feedbackDue: TimeInterval, recentWindow: TimeInterval = 7 * 86_400) async throws -> StatusFacts {
+        try await writer.read(Self.statusFactsQuery(now: now, feedbackDue: feedbackDue, recentWindow: recentWindow))
+    }
+
+    /// The transaction of `statusFacts`, shared by its synchronous and async forms.
+    static func statusFactsQuery(now: Date, feedbackDue: TimeInterval, recentWindow: TimeInterval = 7 * 86_400) -> @Sendable (Database) throws -> StatusFacts {
+        { db in
             var facts = StatusFacts()
             guard try db.tableExists("submission") else { return facts }
             facts.hasSchema = true

@@ -62,4 +62,17 @@ public struct AppDatabase: Sendable {
             return result
         }
     }
+
+    /// `immediateWrite` from async code: suspends on GRDB's async writer instead of blocking.
+    func immediateWrite<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await writer.writeWithoutTransaction { db in
+            var result: T?
+            try db.inTransaction(.immediate) {
+                result = try body(db)
+                return .commit
+            }
+            guard let result else { throw StoreError.internalInconsistency("transaction produced no result") }
+            return result
+        }
+    }
 }
