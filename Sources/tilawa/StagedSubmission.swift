@@ -87,44 +87,9 @@ enum StagedSubmission {
     }
 }
 
-/// `--json` output of a refused `ingest` or `capture`.
-struct RefusalReport: Encodable {
-    var code: String
-    var message: String
-    var reasons: [String]
-    var analysis: AudioAnalysis?
-    var nextAttemptAt: Date?
-
-    enum CodingKeys: String, CodingKey {
-        case code, message, reasons, analysis
-        case nextAttemptAt = "next_attempt_at"
-    }
-}
-
 extension RuleRefusal {
     /// The instant the next attempt opens, for `attempt_limit`.
     var nextAttemptAt: Date? {
         if case let .attemptLimit(next, _, _) = self { next } else { nil }
-    }
-}
-
-/// Human rows for a submission.
-enum SubmissionRows {
-    static func rows(for resource: SubmissionResource) -> [(String, String)] {
-        let slot = resource.week.map { "week \($0)" } ?? resource.kind.rawValue
-        var rows: [(String, String)] = [
-            ("submission", resource.id),
-            ("student", resource.studentId),
-            ("for", slot + (resource.late ? " (late)" : "")),
-            ("state", resource.state.rawValue),
-            ("received", ISO8601DateFormatter().string(from: resource.receivedAt)),
-            ("duration", String(format: "%.1f s, %.1f s of speech", resource.analysis.durationSeconds, resource.analysis.speechSeconds)),
-            ("attempts", "\(resource.attempts.used) of \(resource.attempts.limit) used in the last 7 days"),
-        ]
-        if let next = resource.attempts.nextAttemptAt {
-            rows.append(("next attempt", ISO8601DateFormatter().string(from: next)))
-        }
-        for warning in resource.warnings { rows.append(("warning", warning)) }
-        return rows
     }
 }

@@ -69,7 +69,7 @@ struct FeedbackCommandTests {
         #expect(try await daemon.runtime.database.recordOverdueFeedback(now: daemon.clock.now.addingTimeInterval(due - 60), due: due) == 0)
         #expect(try await daemon.runtime.database.recordOverdueFeedback(now: daemon.clock.now.addingTimeInterval(due + 60), due: due) == 1)
         #expect(try await daemon.runtime.database.recordOverdueFeedback(now: daemon.clock.now.addingTimeInterval(due + 3_600), due: due) == 0)
-        let events = await try daemon.runtime.database.events(studentId: "S1001", after: 0, limit: 10).filter { $0.type == "feedback_overdue" }
+        let events = try await daemon.runtime.database.events(studentId: "S1001", after: 0, limit: 10).filter { $0.type == "feedback_overdue" }
         #expect(events.count == 1)
         let payload = try JSONDecoder.api.decode(EventPayload.self, from: try #require(events.first).payload)
         #expect(payload.week.number == 12)

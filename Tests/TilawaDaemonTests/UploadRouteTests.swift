@@ -71,7 +71,7 @@ struct UploadRouteTests {
             #expect(other.json?["code"] as? String == "idempotency_key_reused")
             let submissions = try await daemon.runtime.database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission") }
             #expect(submissions == 1)
-            let attempts = await try daemon.runtime.database.attemptStatus(studentId: "S1002", policy: daemon.runtime.policy, now: daemon.clock.now)
+            let attempts = try await daemon.runtime.database.attemptStatus(studentId: "S1002", policy: daemon.runtime.policy, now: daemon.clock.now)
             #expect(attempts?.used == 1)
         }
     }
@@ -171,7 +171,7 @@ struct UploadRouteTests {
             #expect(try await client.execute(uri: "/readyz", method: .get).status == .serviceUnavailable)
         }
         #expect(daemon.stagingFiles().isEmpty)
-        let attempts = await try daemon.runtime.database.attemptStatus(studentId: "S1007", policy: daemon.runtime.policy, now: daemon.clock.now)
+        let attempts = try await daemon.runtime.database.attemptStatus(studentId: "S1007", policy: daemon.runtime.policy, now: daemon.clock.now)
         #expect(attempts?.used == 0)
     }
 

@@ -1,12 +1,3 @@
-/// Why a recording ended.
-public enum CaptureStopReason: String, Sendable, Codable, Equatable {
-    /// It reached `--max-seconds`.
-    case maxDuration = "max_duration"
-    /// `--stop-after-silence` seconds of silence followed the speech.
-    case silence
-    /// Ctrl-C was pressed once.
-    case interrupted
-}
 
 /// Decides, block by block, when a recording stops: the state machine of `CaptureSession`,
 /// with no I/O, so it is tested alone.

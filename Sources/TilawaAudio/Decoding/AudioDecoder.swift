@@ -335,14 +335,6 @@ public final class AudioDecoder {
     }
 }
 
-/// How a decode ended.
-public struct DecodeSummary: Sendable, Equatable {
-    /// Mono 48 kHz samples produced.
-    public var samples: Int
-    /// True when decoding stopped at the caller's limit before the end of the file.
-    public var reachedLimit: Bool
-}
-
 extension AudioDecoder {
     private static let quietLogging: Void = { av_log_set_level(AV_LOG_QUIET) }()
 

@@ -75,32 +75,3 @@ public struct AudioProcessor: Sendable {
         return ProcessedAudio(source: decoder.source, analysis: analysis, verdict: verdict, waveform: waveform, encoded: encoded)
     }
 }
-
-/// What one pass over a recording produced.
-public struct ProcessedAudio: Sendable {
-    /// The file as it arrived.
-    public var source: AudioSource
-    /// The figures measured on its mono 48 kHz signal.
-    public var analysis: AudioAnalysis
-    /// Accepted or rejected under the processor's limits.
-    public var verdict: AudioVerdict
-    /// Peaks for the player.
-    public var waveform: WaveformPeaks
-    /// The Ogg Opus file, when one was kept.
-    public var encoded: EncodedAudio?
-}
-
-/// An Ogg Opus file written by `AudioProcessor`.
-public struct EncodedAudio: Sendable, Equatable {
-    /// Where it is.
-    public var path: String
-    /// Its size in bytes.
-    public var bytes: Int
-    /// The OpusHead output gain applied at playback, in dB.
-    public var outputGainDB: Double
-    /// The duration encoded, in seconds.
-    public var durationSeconds: Double
-
-    /// Average bitrate of the whole file, container included, in bit/s.
-    public var bitrate: Double { durationSeconds > 0 ? Double(bytes) * 8 / durationSeconds : 0 }
-}

@@ -79,15 +79,3 @@ public struct TilawaApplication: Sendable {
         ServiceGroup(configuration: .init(services: services.map { .init(service: $0) }, gracefulShutdownSignals: signals, logger: logger))
     }
 }
-
-/// Keeps the audio worker pools for as long as the daemon runs and shuts their threads down
-/// at the end; first in the group, so it stops last, after everything that hands them work.
-struct AudioWorkPoolService: Service {
-    let pools: [AudioWorkPool]
-
-    func run() async throws {
-        // Returns at graceful shutdown, throws when cancelled: either way the threads go.
-        try? await gracefulShutdown()
-        for pool in pools { await pool.shutdown() }
-    }
-}

@@ -46,8 +46,3 @@ struct AccessPolicy: Sendable {
         }
     }
 }
-
-/// The one thing access checks need from a submission.
-protocol SubmissionRecordView {
-    var studentId: String { get }
-}

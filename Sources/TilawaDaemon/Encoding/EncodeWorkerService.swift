@@ -45,7 +45,7 @@ public struct EncodeWorkerService: Service {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             let job: JobRecord?
             do {
-                job = await try runtime.database.claimNextJob(worker: worker, now: runtime.clock())
+                job = try await runtime.database.claimNextJob(worker: worker, now: runtime.clock())
             } catch {
                 logger.error("cannot claim a job", metadata: ["error": "\(error)"])
                 job = nil

@@ -22,7 +22,7 @@ public struct FeedbackDeadlineService: Service {
     public func run() async throws {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
-                let count = await try runtime.database.recordOverdueFeedback(now: runtime.clock(), due: runtime.configuration.program.feedbackDue)
+                let count = try await runtime.database.recordOverdueFeedback(now: runtime.clock(), due: runtime.configuration.program.feedbackDue)
                 if count > 0 {
                     logger.warning("feedback overdue", metadata: ["submissions": "\(count)"])
                     wakeup?.signal()

@@ -26,7 +26,7 @@ struct FeedbackRoutes: Sendable {
         }
         try receiver.requireAudio(request, context: context, what: "reply")
         // Pair before reading the body: a reply for someone else's student is refused at once.
-        if case let .failure(refusal) = await try api.runtime.database.pairFeedback(.submission(submissionId), coachId: principal.subject) {
+        if case let .failure(refusal) = try await api.runtime.database.pairFeedback(.submission(submissionId), coachId: principal.subject) {
             context.refuseBody(of: request)
             throw Self.problem(refusal)
         }
@@ -39,7 +39,7 @@ struct FeedbackRoutes: Sendable {
         switch outcome {
         case let .accepted(feedback, _):
             api.wakeup.signal()
-            return await try api.json(try resource(feedback.id), status: .created, headers: [.location: "/v1/feedback/\(feedback.id)/audio"])
+            return try api.json(try await resource(feedback.id), status: .created, headers: [.location: "/v1/feedback/\(feedback.id)/audio"])
         case let .rejected(verdict):
             throw APIProblem.audio(verdict, analysis: nil)
         case let .refused(refusal):
@@ -50,7 +50,7 @@ struct FeedbackRoutes: Sendable {
     @Sendable func updateNotes(_ request: Request, context: TilawaRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
         let id = try api.identifier("id", in: context)
-        guard let feedback = await try api.runtime.database.feedback(id: id), principal.role == .coach, feedback.coachId == principal.subject else {
+        guard let feedback = try await api.runtime.database.feedback(id: id), principal.role == .coach, feedback.coachId == principal.subject else {
             throw APIProblem.notFound("reply of yours with this id")
         }
         guard request.headers[.contentType]?.lowercased().hasPrefix("application/json") ?? false else {
@@ -65,38 +65,38 @@ struct FeedbackRoutes: Sendable {
         if let notes, notes.count > 8_192 {
             throw APIProblem.badRequest("invalid_body", "The notes are longer than 8192 characters.")
         }
-        guard await try api.runtime.database.updateFeedbackNotes(id: id, notes: notes?.isEmpty == true ? nil : notes) != nil else {
+        guard try await api.runtime.database.updateFeedbackNotes(id: id, notes: notes?.isEmpty == true ? nil : notes) != nil else {
             throw APIProblem.notFound("reply with this id")
         }
-        return await try api.json(try resource(id))
+        return try api.json(try await resource(id))
     }
 
     /// The reply as the API shows it, with its student and coach's name.
     private func resource(_ id: String) async throws -> FeedbackResource {
-        guard let view = await try api.runtime.database.feedbackView(id: id) else { throw APIProblem.notFound("reply with this id") }
+        guard let view = try await api.runtime.database.feedbackView(id: id) else { throw APIProblem.notFound("reply with this id") }
         return FeedbackResource(view)
     }
 
     private func visibleFeedback(_ context: TilawaRequestContext) async throws -> FeedbackRecord {
         let principal = try context.requirePrincipal()
         let id = try api.identifier("id", in: context)
-        guard let feedback = await try api.runtime.database.feedback(id: id),
-              let submission = await try api.runtime.database.submission(id: feedback.submissionId),
-              await try api.access.canRead(submission: submission, by: principal) else {
+        guard let feedback = try await api.runtime.database.feedback(id: id),
+              let submission = try await api.runtime.database.submission(id: feedback.submissionId),
+              try await api.access.canRead(submission: submission, by: principal) else {
             throw APIProblem.notFound("reply with this id")
         }
         return feedback
     }
 
     @Sendable func audio(_ request: Request, context: TilawaRequestContext) async throws -> Response {
-        let feedback = await try visibleFeedback(context)
+        let feedback = try await visibleFeedback(context)
         guard let path = feedback.audioPath else { throw Self.notReady }
         return try await artifacts.respond(path: api.runtime.stateDirectory.artifactStore.path(path), id: feedback.id,
                                            contentType: "audio/ogg", request: request, context: context)
     }
 
     @Sendable func waveform(_ request: Request, context: TilawaRequestContext) async throws -> Response {
-        let feedback = await try visibleFeedback(context)
+        let feedback = try await visibleFeedback(context)
         guard let path = feedback.waveformPath else { throw Self.notReady }
         return try await artifacts.respond(path: api.runtime.stateDirectory.artifactStore.path(path), id: feedback.id + "-peaks",
                                            contentType: "application/json", request: request, context: context)

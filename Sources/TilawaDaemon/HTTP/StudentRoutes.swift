@@ -17,8 +17,8 @@ struct StudentRoutes: Sendable {
     @Sendable func timeline(_ request: Request, context: TilawaRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
         let studentId = try api.identifier("id", in: context)
-        await try api.access.requireStudent(studentId, for: principal)
-        guard let data = await try api.runtime.database.timeline(studentId: studentId, policy: api.runtime.policy) else {
+        try await api.access.requireStudent(studentId, for: principal)
+        guard let data = try await api.runtime.database.timeline(studentId: studentId, policy: api.runtime.policy) else {
             throw APIProblem.unknownStudent
         }
         return try api.json(TimelineResource(data, now: api.now))
@@ -28,7 +28,7 @@ struct StudentRoutes: Sendable {
         let principal = try context.requirePrincipal()
         let studentId = try api.identifier("id", in: context)
         // The feed is the student's own (and ops'); coaches read the queue instead.
-        await try api.access.requireStudent(studentId, for: principal, roles: [.student, .ops])
+        try await api.access.requireStudent(studentId, for: principal, roles: [.student, .ops])
         let query = request.uri.queryParameters
         let after = try query.get("after").map { text -> Int64 in
             guard let value = EventCursor(text) else {
@@ -40,15 +40,15 @@ struct StudentRoutes: Sendable {
             guard let value = Int(text), (1...500).contains(value) else { throw APIProblem.badRequest("invalid_limit", "The limit must be 1 to 500.") }
             return value
         } ?? 100
-        let records = await try api.runtime.database.events(studentId: studentId, after: after, limit: limit)
+        let records = try await api.runtime.database.events(studentId: studentId, after: after, limit: limit)
         return try api.json(EventFeed(records: records, after: after))
     }
 
     @Sendable func queue(_ request: Request, context: TilawaRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
         let coachId = try api.identifier("id", in: context)
-        await try api.access.requireCoach(coachId, for: principal)
-        let items = await try api.runtime.database.coachQueue(coachId: coachId)
+        try await api.access.requireCoach(coachId, for: principal)
+        let items = try await api.runtime.database.coachQueue(coachId: coachId)
         return try api.json(CoachQueueResource(coachId: coachId, items: items, now: api.now, due: api.runtime.configuration.program.feedbackDue))
     }
 }

@@ -62,7 +62,7 @@ struct SubmissionRoutes: Sendable {
         if let key, case let .claim(requestHash) = idempotency.bodyReceived(requestHash: "\(slot):\(staged.sha256)") {
             // One transaction: the first request may have finished (or started) while this body streamed.
             let configuration = api.runtime.configuration
-            let record = await try api.runtime.database.claimIdempotencyKey(
+            let record = try await api.runtime.database.claimIdempotencyKey(
                 studentId: studentId, key: key, requestHash: requestHash, now: api.now, retention: configuration.idempotencyRetention,
                 inFlightTimeout: configuration.http.uploadTimeout + 600)
             switch idempotency.claimAnswered(record) {
@@ -93,7 +93,7 @@ struct SubmissionRoutes: Sendable {
             throw error
         }
         if let key, case let .remember(status, body) = idempotency.answered(status: Int(status.code), body: body) {
-            await try api.runtime.database.finishIdempotentRequest(studentId: studentId, key: key, status: status, body: body)
+            try await api.runtime.database.finishIdempotentRequest(studentId: studentId, key: key, status: status, body: body)
         }
         return response
     }
@@ -154,7 +154,7 @@ struct SubmissionRoutes: Sendable {
 
     private func idempotencyState(_ studentId: String, _ key: String) async throws -> IdempotencyState {
         let configuration = api.runtime.configuration
-        return await try api.runtime.database.idempotencyState(
+        return try await api.runtime.database.idempotencyState(
             studentId: studentId, key: key, now: api.now, retention: configuration.idempotencyRetention,
             inFlightTimeout: configuration.http.uploadTimeout + 600)
     }
@@ -181,21 +181,21 @@ struct SubmissionRoutes: Sendable {
     }
 
     @Sendable func show(_ request: Request, context: TilawaRequestContext) async throws -> Response {
-        let submission = await try visibleSubmission(context)
-        let attempts = await try api.runtime.database.attemptStatus(studentId: submission.studentId, policy: api.runtime.policy, now: api.now)
+        let submission = try await visibleSubmission(context)
+        let attempts = try await api.runtime.database.attemptStatus(studentId: submission.studentId, policy: api.runtime.policy, now: api.now)
             ?? AttemptStatus(used: 0, limit: api.runtime.policy.attemptWindow.limit, remaining: api.runtime.policy.attemptWindow.limit, nextAttemptAt: nil)
         return try api.json(SubmissionResource(submission, attempts: attempts))
     }
 
     @Sendable func audio(_ request: Request, context: TilawaRequestContext) async throws -> Response {
-        let submission = await try visibleSubmission(context)
+        let submission = try await visibleSubmission(context)
         guard let path = submission.audioPath else { throw Self.notReady(submission) }
         return try await artifacts.respond(path: api.runtime.stateDirectory.artifactStore.path(path), id: submission.id,
                                            contentType: "audio/ogg", request: request, context: context)
     }
 
     @Sendable func waveform(_ request: Request, context: TilawaRequestContext) async throws -> Response {
-        let submission = await try visibleSubmission(context)
+        let submission = try await visibleSubmission(context)
         guard let path = submission.waveformPath else { throw Self.notReady(submission) }
         return try await artifacts.respond(path: api.runtime.stateDirectory.artifactStore.path(path), id: submission.id + "-peaks",
                                            contentType: "application/json", request: request, context: context)

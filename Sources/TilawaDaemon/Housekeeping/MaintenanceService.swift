@@ -74,7 +74,7 @@ public struct MaintenanceService: Service {
                 for path in report.missing.prefix(20) {
                     logger.error("artifact file missing", metadata: ["path": "\(path)"])
                 }
-                await try runtime.database.expireIdempotencyKeys(
+                try await runtime.database.expireIdempotencyKeys(
                     now: runtime.clock(), retention: runtime.configuration.idempotencyRetention, includingInFlight: false)
             } catch is SweepInterrupted {
                 logger.info("\(label) interrupted by shutdown")

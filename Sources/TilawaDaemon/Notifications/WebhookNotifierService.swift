@@ -169,7 +169,7 @@ public struct WebhookNotifierService: Service {
             metrics.countWebhookDelivery(outcome: "delivered")
             metadata["status"] = "\(status)"
             do {
-                await try database.markDelivered(seq: seq, now: clock())
+                try await database.markDelivered(seq: seq, now: clock())
             } catch {
                 // Still undelivered in the outbox, so it will be sent again (receivers
                 // de-duplicate); wait a poll interval so a failing database is not a busy loop.
@@ -195,7 +195,7 @@ public struct WebhookNotifierService: Service {
             metadata["retry_in_seconds"] = "\(Int(delay.rounded()))"
             logger.warning("webhook delivery failed", metadata: metadata)
             do {
-                await try database.markFailed(seq: seq, error: failure.description, nextAttemptAt: clock().addingTimeInterval(delay))
+                try await database.markFailed(seq: seq, error: failure.description, nextAttemptAt: clock().addingTimeInterval(delay))
             } catch {
                 logger.error("cannot record a failed webhook delivery", metadata: ["event": "\(event.id)", "error": "\(error)"])
                 try? await Task.sleep(for: options.pollInterval)

@@ -49,7 +49,7 @@ public struct StatusReporter: Sendable {
         } else {
             do {
                 let opened = try AppDatabase.openReadOnly(path: path)
-                facts = await try opened.statusFacts(now: now, feedbackDue: configuration.program.feedbackDue,
+                facts = try await opened.statusFacts(now: now, feedbackDue: configuration.program.feedbackDue,
                                                recentWindow: thresholds.recentArtifactWindow)
                 database = .read
             } catch {

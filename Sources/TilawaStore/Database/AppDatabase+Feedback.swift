@@ -2,79 +2,6 @@ import Foundation
 import GRDB
 import TilawaCore
 
-/// Why a coach's reply cannot be paired; each has a sentence a coach can act on.
-public enum FeedbackRefusal: Error, Sendable, Equatable {
-    case unknownStudent(String)
-    case notAssignedCoach(student: String, coach: String)
-    case noSubmission(student: String, slot: Slot)
-    case unknownSubmission(String)
-
-    /// Stable code.
-    public var code: String {
-        switch self {
-        case .unknownStudent: "unknown_student"
-        case .notAssignedCoach: "not_assigned_coach"
-        case .noSubmission: "no_submission"
-        case .unknownSubmission: "unknown_submission"
-        }
-    }
-
-    /// One plain sentence for the coach (the drop folder's `.reason.txt`, the CLI, the API).
-    public var message: String {
-        switch self {
-        case let .unknownStudent(student):
-            "No student \(student) is enrolled — check the student id in the file name."
-        case let .notAssignedCoach(student, coach):
-            "\(student) is not one of your students (coach \(coach) is not assigned to them) — check the student id, or ask operations to reassign them."
-        case let .noSubmission(student, slot):
-            "No submission from \(student) for \(Self.describe(slot)) yet — check the student id and week number."
-        case let .unknownSubmission(id):
-            "There is no submission \(id)."
-        }
-    }
-
-    static func describe(_ slot: Slot) -> String {
-        switch slot {
-        case let .week(number): "week \(number)"
-        case .eoc: "the end-of-course assessment"
-        case .assessment: "the placement assessment"
-        }
-    }
-}
-
-/// What the store needs to record a coach's reply.
-public struct FeedbackRequest: Sendable {
-    public var feedbackId: String
-    public var coachId: String
-    public var receivedAt: Date
-    public var notes: String?
-    public var analysis: AudioAnalysis
-    public var originalPath: String
-    public var origin: SubmissionOrigin
-    /// The drop-folder file's content hash and name, recorded with the reply (exactly-once).
-    public var dropFile: (sha256: String, fileName: String)?
-
-    public init(feedbackId: String, coachId: String, receivedAt: Date, notes: String?, analysis: AudioAnalysis,
-                originalPath: String, origin: SubmissionOrigin, dropFile: (sha256: String, fileName: String)? = nil) {
-        self.feedbackId = feedbackId
-        self.coachId = coachId
-        self.receivedAt = receivedAt
-        self.notes = notes
-        self.analysis = analysis
-        self.originalPath = originalPath
-        self.origin = origin
-        self.dropFile = dropFile
-    }
-}
-
-/// Which submission a reply is for.
-public enum FeedbackTarget: Sendable, Equatable {
-    /// By id (the API).
-    case submission(String)
-    /// By student and slot: the newest accepted submission (the drop folder, the CLI).
-    case slot(student: String, slot: Slot)
-}
-
 extension AppDatabase {
     /// Finds the submission a reply is for and checks the coach is the student's.
     public func pairFeedback(_ target: FeedbackTarget, coachId: String) throws -> Result<SubmissionRecord, FeedbackRefusal> {
@@ -284,13 +211,6 @@ extension AppDatabase {
             return matches.count == 1 ? matches[0] : nil
         }
     }
-}
-
-/// A reply with what its API resource shows beside it: the submission it answers and the coach's name.
-public struct FeedbackView: Sendable {
-    public var feedback: FeedbackRecord
-    public var submission: SubmissionRecord
-    public var coachName: String
 }
 
 extension AppDatabase {

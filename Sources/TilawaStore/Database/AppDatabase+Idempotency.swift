@@ -92,6 +92,7 @@ extension AppDatabase {
     }
 
     /// `expireIdempotencyKeys` from async code: suspends on GRDB's async write instead of blocking a thread of the cooperative pool.
+    @discardableResult
     public func expireIdempotencyKeys(now: Date, retention: TimeInterval, includingInFlight: Bool) async throws -> Int {
         try await writer.write(Self.expireIdempotencyKeysQuery(now: now, retention: retention, includingInFlight: includingInFlight))
     }

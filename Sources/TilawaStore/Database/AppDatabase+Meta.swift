@@ -1,20 +1,6 @@
 import Foundation
 import GRDB
 
-/// What the daemon's last full artifact sweep found (kept in the `meta` table).
-public struct ArtifactSweepSummary: Sendable, Equatable {
-    /// Rows pointing to a file that did not exist.
-    public var missing: Int
-    /// When the sweep ran.
-    public var sweptAt: Date
-
-    /// Creates a summary.
-    public init(missing: Int, sweptAt: Date) {
-        self.missing = missing
-        self.sweptAt = sweptAt
-    }
-}
-
 extension AppDatabase {
     /// The `meta` key of the last full sweep's missing-file count.
     static let missingArtifactsKey = "missing_artifacts_total"

@@ -2,25 +2,6 @@ import Foundation
 import GRDB
 import TilawaCore
 
-/// Everything a student's timeline shows, read in one transaction.
-public struct TimelineData: Sendable {
-    public var student: StudentRecord
-    public var semester: SemesterRecord
-    public var calendar: SemesterCalendar
-    public var curriculum: [CurriculumWeekRecord]
-    public var submissions: [SubmissionRecord]
-    public var feedback: [FeedbackRecord]
-    public var coachNames: [String: String]
-    public var rules: SubmissionRules
-    public var history: [AcceptedSubmission]
-}
-
-/// One line of a coach's queue.
-public struct QueueItem: Sendable {
-    public var submission: SubmissionRecord
-    public var studentName: String
-}
-
 extension AppDatabase {
     /// The data of `GET /v1/students/{id}/timeline`, or nil for an unknown student.
     public func timeline(studentId: String, policy: ProgramPolicy) throws -> TimelineData? {
@@ -117,14 +98,6 @@ extension AppDatabase {
     public func isResponsive() async -> Bool {
         (try? await writer.read { db in try Int.fetchOne(db, sql: "SELECT 1") }) == 1
     }
-}
-
-/// Counts for metrics gauges.
-public struct OperationalGauges: Sendable, Equatable {
-    public var queueDepth: Int
-    public var awaitingFeedback: Int
-    public var overdue: Int
-    public var undeliveredEvents: Int
 }
 
 extension AppDatabase {

@@ -2,42 +2,6 @@ import Foundation
 import GRDB
 import TilawaCore
 
-/// What the store needs to record an accepted recording.
-public struct AdmissionRequest: Sendable {
-    public var submissionId: String
-    public var studentId: String
-    public var slot: Slot
-    public var receivedAt: Date
-    public var analysis: AudioAnalysis
-    public var source: AudioSource
-    public var warnings: [String]
-    /// The upload, already placed in the artifact store (relative path).
-    public var originalPath: String
-    public var originalBytes: Int
-    public var origin: SubmissionOrigin
-
-    /// Creates a request.
-    public init(submissionId: String, studentId: String, slot: Slot, receivedAt: Date, analysis: AudioAnalysis,
-                source: AudioSource, warnings: [String], originalPath: String, originalBytes: Int, origin: SubmissionOrigin) {
-        self.submissionId = submissionId
-        self.studentId = studentId
-        self.slot = slot
-        self.receivedAt = receivedAt
-        self.analysis = analysis
-        self.source = source
-        self.warnings = warnings
-        self.originalPath = originalPath
-        self.originalBytes = originalBytes
-        self.origin = origin
-    }
-}
-
-/// The answer to an admission: the new submission, or the rule that refused it.
-public enum AdmissionOutcome: Sendable, Equatable {
-    case admitted(SubmissionRecord, attempts: AttemptStatus, job: JobRecord)
-    case refused(RuleRefusal, timeZone: TimeZone)
-}
-
 extension AppDatabase {
     /// Applies the programme's rules and, if they allow it, records the submission, its
     /// encode job and its `submission_received` event — all in one `BEGIN IMMEDIATE`
@@ -154,59 +118,6 @@ extension AppDatabase {
             link: link.absoluteString)
         var event = EventRecord(id: id, studentId: student.id, type: type, payload: try payload.jsonData(), occurredAt: occurredAt)
         try event.insert(db)
-    }
-}
-
-/// Everything the rules need about one student, read inside the caller's transaction.
-struct StudentContext {
-    let student: StudentRecord
-    let calendar: SemesterCalendar
-    let rules: SubmissionRules
-    let history: [AcceptedSubmission]
-    let titles: [Int: String]
-
-    static func load(_ db: Database, student: StudentRecord, policy: ProgramPolicy) throws -> StudentContext {
-        guard let semester = try SemesterRecord.fetchOne(db, key: student.semesterId) else {
-            throw StoreError.internalInconsistency("student \(student.id) belongs to unknown semester \(student.semesterId)")
-        }
-        let calendar = try semester.calendar()
-        let rules = try SubmissionRules(
-            calendar: calendar, attemptWindow: policy.attemptWindow, eocRequiredWeeks: policy.eocRequiredWeeks)
-        let titles = Dictionary(
-            try CurriculumWeekRecord.filter(Column("levelId") == student.levelId).fetchAll(db).map { ($0.week, $0.title) },
-            uniquingKeysWith: { first, _ in first })
-        return StudentContext(
-            student: student, calendar: calendar, rules: rules, history: try history(db, studentId: student.id), titles: titles)
-    }
-
-    /// Accepted submissions of a student (failed ones never count).
-    static func history(_ db: Database, studentId: String) throws -> [AcceptedSubmission] {
-        try SubmissionRecord
-            .filter(Column("studentId") == studentId && Column("state") != SubmissionState.failed.rawValue)
-            .order(Column("receivedAt"))
-            .fetchAll(db)
-            .map { try $0.accepted() }
-    }
-
-    func slotTitle(_ slot: Slot) -> String {
-        switch slot {
-        case let .week(number):
-            titles[number].map { "week \(number) (\($0))" } ?? "week \(number)"
-        case .eoc: "the end-of-course assessment"
-        case .assessment: "the placement assessment"
-        }
-    }
-
-    static func weekInfo(_ db: Database, levelId: String, slot: Slot) throws -> EventPayload.WeekInfo {
-        switch slot {
-        case let .week(number):
-            let row = try CurriculumWeekRecord.fetchOne(db, key: ["levelId": levelId, "week": number])
-            return .init(number: number, kind: "week", title: row?.title ?? "Week \(number)", passage: row?.passage)
-        case .eoc:
-            return .init(number: nil, kind: "eoc", title: "End-of-course assessment", passage: nil)
-        case .assessment:
-            return .init(number: nil, kind: "assessment", title: "Placement assessment", passage: nil)
-        }
     }
 }
 

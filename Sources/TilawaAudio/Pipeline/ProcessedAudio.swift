@@ -1,0 +1,16 @@
+import Foundation
+import TilawaCore
+
+/// What one pass over a recording produced.
+public struct ProcessedAudio: Sendable {
+    /// The file as it arrived.
+    public var source: AudioSource
+    /// The figures measured on its mono 48 kHz signal.
+    public var analysis: AudioAnalysis
+    /// Accepted or rejected under the processor's limits.
+    public var verdict: AudioVerdict
+    /// Peaks for the player.
+    public var waveform: WaveformPeaks
+    /// The Ogg Opus file, when one was kept.
+    public var encoded: EncodedAudio?
+}

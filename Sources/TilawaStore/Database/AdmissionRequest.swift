@@ -1,0 +1,33 @@
+import Foundation
+import GRDB
+import TilawaCore
+
+/// What the store needs to record an accepted recording.
+public struct AdmissionRequest: Sendable {
+    public var submissionId: String
+    public var studentId: String
+    public var slot: Slot
+    public var receivedAt: Date
+    public var analysis: AudioAnalysis
+    public var source: AudioSource
+    public var warnings: [String]
+    /// The upload, already placed in the artifact store (relative path).
+    public var originalPath: String
+    public var originalBytes: Int
+    public var origin: SubmissionOrigin
+
+    /// Creates a request.
+    public init(submissionId: String, studentId: String, slot: Slot, receivedAt: Date, analysis: AudioAnalysis,
+                source: AudioSource, warnings: [String], originalPath: String, originalBytes: Int, origin: SubmissionOrigin) {
+        self.submissionId = submissionId
+        self.studentId = studentId
+        self.slot = slot
+        self.receivedAt = receivedAt
+        self.analysis = analysis
+        self.source = source
+        self.warnings = warnings
+        self.originalPath = originalPath
+        self.originalBytes = originalBytes
+        self.origin = origin
+    }
+}

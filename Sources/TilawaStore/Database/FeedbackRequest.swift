@@ -1,0 +1,28 @@
+import Foundation
+import GRDB
+import TilawaCore
+
+/// What the store needs to record a coach's reply.
+public struct FeedbackRequest: Sendable {
+    public var feedbackId: String
+    public var coachId: String
+    public var receivedAt: Date
+    public var notes: String?
+    public var analysis: AudioAnalysis
+    public var originalPath: String
+    public var origin: SubmissionOrigin
+    /// The drop-folder file's content hash and name, recorded with the reply (exactly-once).
+    public var dropFile: (sha256: String, fileName: String)?
+
+    public init(feedbackId: String, coachId: String, receivedAt: Date, notes: String?, analysis: AudioAnalysis,
+                originalPath: String, origin: SubmissionOrigin, dropFile: (sha256: String, fileName: String)? = nil) {
+        self.feedbackId = feedbackId
+        self.coachId = coachId
+        self.receivedAt = receivedAt
+        self.notes = notes
+        self.analysis = analysis
+        self.originalPath = originalPath
+        self.origin = origin
+        self.dropFile = dropFile
+    }
+}

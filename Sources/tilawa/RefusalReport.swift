@@ -1,0 +1,20 @@
+import ArgumentParser
+import Foundation
+import TilawaAudio
+import TilawaCore
+import TilawaDaemon
+import TilawaStore
+
+/// `--json` output of a refused `ingest` or `capture`.
+struct RefusalReport: Encodable {
+    var code: String
+    var message: String
+    var reasons: [String]
+    var analysis: AudioAnalysis?
+    var nextAttemptAt: Date?
+
+    enum CodingKeys: String, CodingKey {
+        case code, message, reasons, analysis
+        case nextAttemptAt = "next_attempt_at"
+    }
+}

@@ -1,0 +1,61 @@
+import ArgumentParser
+import Foundation
+import TilawaDaemon
+import TilawaStore
+
+/// `tilawa roster import FILE…`: upserts programme.yaml and students.csv files, all or nothing.
+struct RosterImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import programme files (program.yaml, students.csv); idempotent, all or nothing.",
+        discussion: "Exit status: 0 imported, 65 a file is invalid (nothing was written)."
+    )
+
+    @Argument(help: "Programme files: .yaml/.yml (semesters, coaches, curriculum) and .csv (students).")
+    var files: [String]
+
+    @OptionGroup var config: ConfigurationOptions
+
+    func validate() throws {
+        guard !files.isEmpty else { throw ValidationError("Name at least one programme file.") }
+    }
+
+    func run() throws {
+        var program: ProgramFile?
+        var students: [StudentRow] = []
+        var studentsSource = ""
+        do {
+            // Parse everything before touching the database: one bad file writes nothing.
+            for file in files {
+                try CommandLineOutput.requireReadableFile(file)
+                let kind = try RosterFileKind.detect(path: file)
+                guard let data = FileManager.default.contents(atPath: file),
+                      let text = String(data: data, encoding: .utf8) else {
+                    throw RosterError(kind == .program ? .malformedYAML : .malformedCSV, source: file, line: nil, "the file is not UTF-8 text")
+                }
+                switch kind {
+                case .program:
+                    guard program == nil else {
+                        throw RosterError(.unsupportedFile, source: file, line: nil, "only one programme file per import")
+                    }
+                    program = try ProgramFile.parse(text, source: file)
+                case .students:
+                    students += try StudentsCSV.parse(text, source: file)
+                    studentsSource = file
+                }
+            }
+        } catch let error as RosterError {
+            throw CommandLineOutput.fail(code: error.code.rawValue, message: error.message, exit: ExitStatus.dataRejected)
+        }
+        let runtime = try config.runtime()
+        do {
+            let summary = try runtime.database.importRoster(program: program, students: students, studentsSource: studentsSource)
+            print("imported \(summary.semesters) semesters, \(summary.coaches) coaches, \(summary.levels) levels "
+                + "(\(summary.curriculumWeeks) weeks), \(summary.students) students")
+        } catch let error as RosterError {
+            throw CommandLineOutput.fail(code: error.code.rawValue, message: error.message, exit: ExitStatus.dataRejected)
+        } catch {
+            throw CommandLineOutput.fail(error)
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import ArgumentParser
+import Foundation
+import TilawaCore
+import TilawaDaemon
+
+/// `tilawa token issue --student ID | --coach ID | --ops [--ttl 1h]`: prints one signed token.
+struct TokenIssueCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "issue",
+        abstract: "Print a signed token (HS256, the configured key) for a student, a coach or operations.",
+        discussion: """
+            The token alone is printed on stdout, so TOKEN=$(tilawa token issue --student S1001) works. \
+            The id is checked for its syntax only: a token may be issued before the roster is imported. \
+            When the key file is missing and auth.jwt_key_file is not set, a new key is created in the \
+            state directory. Exit status: 0 printed, 64 usage, 78 bad configuration or key file.
+            """
+    )
+
+    @Option(help: ArgumentHelp("Issue for this student.", valueName: "id"))
+    var student: String?
+
+    @Option(help: ArgumentHelp("Issue for this coach.", valueName: "id"))
+    var coach: String?
+
+    @Flag(help: "Issue for operations (subject \"ops\").")
+    var ops = false
+
+    @Option(help: ArgumentHelp(
+        "Lifetime: 90s, 15m, 1h, 7d or seconds, from 60s to 365d (default: auth.default_token_ttl_seconds).",
+        valueName: "duration"))
+    var ttl: String?
+
+    @OptionGroup var config: ConfigurationOptions
+
+    func validate() throws {
+        let chosen = [student != nil, coach != nil, ops].filter { $0 }.count
+        guard chosen == 1 else { throw ValidationError("Give exactly one of --student ID, --coach ID or --ops.") }
+        if let id = student ?? coach, !Identifier.isValid(id) {
+            throw ValidationError(RuleRefusal.invalidIdentifier(input: id).message(in: .gmt))
+        }
+        if let ttl { _ = try Self.lifetime(ttl) }
+    }
+
+    func run() async throws {
+        let configuration = try config.load()
+        let lifetime = try ttl.map(Self.lifetime) ?? configuration.auth.defaultTokenTTL
+        let (subject, role): (String, Role) =
+            if let student { (student, .student) } else if let coach { (coach, .coach) } else { ("ops", .ops) }
+        let authority: TokenAuthority
+        do {
+            authority = try await TokenAuthority(configuration: configuration)
+        } catch {
+            throw CommandLineOutput.fail(code: error.code, message: error.description, exit: ExitStatus.configuration)
+        }
+        do {
+            print(try await authority.issue(subject: subject, role: role, ttl: lifetime, now: Date()))
+        } catch {
+            throw CommandLineOutput.fail(error)
+        }
+    }
+
+    /// The seconds of a `--ttl` value, or a usage error.
+    private static func lifetime(_ text: String) throws -> TimeInterval {
+        guard let seconds = TokenLifetime.parse(text) else {
+            throw ValidationError("--ttl \(String(reflecting: text).prefix(82)) is not a duration: use 90s, 15m, 1h, 7d or seconds.")
+        }
+        guard TokenLifetime.bounds.contains(seconds) else {
+            throw ValidationError("--ttl \(text) is out of range: use 60s to 365d.")
+        }
+        return seconds
+    }
+}
