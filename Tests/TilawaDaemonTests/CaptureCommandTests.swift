@@ -140,10 +140,11 @@ struct CaptureCommandTests {
         let state = try await CommandLineStateFixture()
         defer { state.remove() }
         // A minute of tone, repeated by the file plugin after it ends: only Ctrl-C (or the
-        // 600 s backstop) stops this capture.
+        // 3600 s backstop) stops this capture. The plugin runs faster than real time, so the
+        // backstop is far: on a loaded machine 600 s of audio went by before the test's Ctrl-C.
         let alsa = try ALSAFixture(in: state.scratch, samples: PCM.tone(seconds: 60))
         let output = state.scratch.path("take.opus")
-        let process = try state.start(["capture", "--device", ALSAFixture.device, "--max-seconds", "600",
+        let process = try state.start(["capture", "--device", ALSAFixture.device, "--max-seconds", "3600",
                                        "--output", output, "--json"], alsa: alsa, at: nil)
         #expect(process.waitForStderr(timeout: 60, until: containsMeterLine), "\(process.stderr)")
         process.send(SIGINT)
@@ -165,7 +166,7 @@ struct CaptureCommandTests {
         let alsa = try ALSAFixture(in: state.scratch, samples: PCM.tone(seconds: 60))
         let output = state.scratch.path("take.opus")
         let process = try state.start(["capture", "--device", ALSAFixture.device, "--student", "S1001", "--week", "12",
-                                       "--max-seconds", "600"], alsa: alsa, at: midSemester)
+                                       "--max-seconds", "3600"], alsa: alsa, at: midSemester)
         #expect(process.waitForStderr(timeout: 60, until: containsMeterLine), "\(process.stderr)")
         process.send(SIGINT)
         // The second press must come after the first was taken (signals do not queue) and
