@@ -51,28 +51,23 @@ public struct AppDatabase: Sendable {
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction and returns its result; rolled back
     /// when it throws.
     func immediateWrite<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws -> T {
-        try writer.writeWithoutTransaction { db in
-            var result: T?
-            try db.inTransaction(.immediate) {
-                result = try body(db)
-                return .commit
-            }
-            // inTransaction only returns after committing the block's result.
-            guard let result else { throw StoreError.internalInconsistency("transaction produced no result") }
-            return result
-        }
+        try writer.writeWithoutTransaction { db in try Self.immediateTransaction(db, body) }
     }
 
     /// `immediateWrite` from async code: suspends on GRDB's async writer instead of blocking.
     func immediateWrite<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await writer.writeWithoutTransaction { db in
-            var result: T?
-            try db.inTransaction(.immediate) {
-                result = try body(db)
-                return .commit
-            }
-            guard let result else { throw StoreError.internalInconsistency("transaction produced no result") }
-            return result
+        try await writer.writeWithoutTransaction { db in try Self.immediateTransaction(db, body) }
+    }
+
+    /// `body` in one `BEGIN IMMEDIATE` transaction, committed, and its result.
+    private static func immediateTransaction<T>(_ db: Database, _ body: (Database) throws -> T) throws -> T {
+        var result: T?
+        try db.inTransaction(.immediate) {
+            result = try body(db)
+            return .commit
         }
+        // inTransaction only returns after committing the block's result.
+        guard let result else { throw StoreError.internalInconsistency("transaction produced no result") }
+        return result
     }
 }
