@@ -92,7 +92,9 @@ let package = Package(
             ]
         ),
         // Real processes, scratch folders and fixture paths, shared by the test targets.
-        .target(name: "TilawaTestSupport", path: "Tests/TilawaTestSupport"),
+        .target(name: "TilawaTestSupport", dependencies: [.product(name: "AsyncHTTPClient", package: "async-http-client"),
+                                                    .product(name: "GRDB", package: "GRDB.swift")],
+                path: "Tests/TilawaTestSupport"),
         .testTarget(name: "TilawaCoreTests", dependencies: ["TilawaCore"]),
         .testTarget(name: "TilawaAudioTests", dependencies: ["TilawaAudio", "TilawaCore", "TilawaTestSupport"]),
         .testTarget(name: "TilawaStoreTests", dependencies: ["TilawaStore", "TilawaCore"]),
@@ -101,6 +103,13 @@ let package = Package(
             dependencies: ["TilawaDaemon", "TilawaStore", "TilawaAudio", "TilawaCore", "TilawaTestSupport",
                            .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "HummingbirdTesting", package: "hummingbird"),
+                           .product(name: "AsyncHTTPClient", package: "async-http-client")]
+        ),
+        // The `tilawa` binary as a process: every command, its output and its exit codes.
+        .testTarget(
+            name: "TilawaCommandLineTests",
+            dependencies: ["TilawaDaemon", "TilawaStore", "TilawaAudio", "TilawaCore", "TilawaTestSupport",
+                           .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "AsyncHTTPClient", package: "async-http-client")]
         ),
     ],

@@ -202,37 +202,3 @@ struct HTTPEdgeTests {
         #expect(recorder.all.allSatisfy { entry in !entry.message.contains(token) && !entry.metadata.values.contains { $0.contains(token) } })
     }
 }
-
-extension RawHTTPConnection {
-    /// What arrives until `marker` has been seen or `seconds` pass, as text. The blocking
-    /// reads run on a thread of their own, never on the cooperative pool the server needs.
-    func read(until marker: String, seconds: Int) async -> String {
-        await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: self.readBlocking(until: marker, seconds: seconds)) }.start()
-        }
-    }
-
-    /// Whether the server closes the connection within `seconds`, off the cooperative pool.
-    func closed(within seconds: Int) async -> Bool {
-        await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: self.waitForClose(seconds: seconds)) }.start()
-        }
-    }
-
-    private func readBlocking(until marker: String, seconds: Int) -> String {
-        var timeout = timeval(tv_sec: 1, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var received = Data()
-        let deadline = Date().addingTimeInterval(TimeInterval(seconds))
-        var buffer = [UInt8](repeating: 0, count: 1)
-        // One byte at a time: nothing past the marker is taken from the socket.
-        while Date() < deadline {
-            let count = recv(descriptor, &buffer, 1, 0)
-            if count == 0 { break }
-            if count < 0 { if errno == EAGAIN || errno == EINTR { continue } else { break } }
-            received.append(buffer[0])
-            if received.count >= marker.utf8.count, received.suffix(marker.utf8.count).elementsEqual(marker.utf8) { break }
-        }
-        return String(decoding: received, as: UTF8.self)
-    }
-}

@@ -3,18 +3,18 @@ import Testing
 import TilawaTestSupport
 
 /// One entry of `audio-fixtures/manifest.json`: what a fixture is and what analysis must report.
-struct Fixture: Decodable, Sendable, CustomTestStringConvertible {
-    var file: String
-    var description: String
-    var codec: String?
-    var sampleRate: Int?
-    var channels: Int?
-    var lossy: Bool?
-    var durationSeconds: Double?
-    var loudnessLUFS: Double?
-    var verdict: String
-    var reasons: [String]
-    var warnings: [String]
+public struct Fixture: Decodable, Sendable, CustomTestStringConvertible {
+    public var file: String
+    public var description: String
+    public var codec: String?
+    public var sampleRate: Int?
+    public var channels: Int?
+    public var lossy: Bool?
+    public var durationSeconds: Double?
+    public var loudnessLUFS: Double?
+    public var verdict: String
+    public var reasons: [String]
+    public var warnings: [String]
 
     enum CodingKeys: String, CodingKey {
         case file, description, codec, channels, lossy, verdict, reasons, warnings
@@ -23,16 +23,16 @@ struct Fixture: Decodable, Sendable, CustomTestStringConvertible {
         case loudnessLUFS = "loudness_lufs"
     }
 
-    var testDescription: String { file }
-    var path: String { Fixtures.directory.appendingPathComponent(file).path }
-    var isAccepted: Bool { verdict == "accepted" }
+    public var testDescription: String { file }
+    public var path: String { Fixtures.directory.appendingPathComponent(file).path }
+    public var isAccepted: Bool { verdict == "accepted" }
     /// Decodable files: everything whose only problem (if any) is its content, not its bytes.
-    var isDecodable: Bool { !reasons.contains { ["empty", "unreadable", "unsupported_format"].contains($0) } }
+    public var isDecodable: Bool { !reasons.contains { ["empty", "unreadable", "unsupported_format"].contains($0) } }
 
     /// How far the decoded duration may be from the manifest's: 1 ms for PCM; for lossy
     /// codecs their documented priming/padding (MP3 1105 samples + frame padding, AAC 1024 + 1 frame,
     /// Vorbis and Opus trim exactly but the manifest's figure is from ffprobe's timestamps).
-    var durationTolerance: Double {
+    public var durationTolerance: Double {
         guard lossy == true else { return 0.001 }
         switch codec {
         case "mp3", "mp3float": return 0.060
@@ -43,23 +43,23 @@ struct Fixture: Decodable, Sendable, CustomTestStringConvertible {
 }
 
 private struct Manifest: Decodable {
-    var fixtures: [Fixture]
+    public var fixtures: [Fixture]
 }
 
-enum Fixtures {
-    static let directory = fixturesDirectory
+public enum Fixtures {
+    public static let directory = fixturesDirectory
 
     /// Every fixture of the manifest; an unreadable manifest is an empty list, which the
     /// manifest test turns into a failure.
-    static let all: [Fixture] = {
+    public static let all: [Fixture] = {
         guard let data = try? Data(contentsOf: directory.appendingPathComponent("manifest.json")),
               let manifest = try? JSONDecoder().decode(Manifest.self, from: data) else { return [] }
         return manifest.fixtures
     }()
 
-    static var decodable: [Fixture] { all.filter(\.isDecodable) }
-    static var broken: [Fixture] { all.filter { !$0.isDecodable } }
-    static var accepted: [Fixture] { all.filter(\.isAccepted) }
+    public static var decodable: [Fixture] { all.filter(\.isDecodable) }
+    public static var broken: [Fixture] { all.filter { !$0.isDecodable } }
+    public static var accepted: [Fixture] { all.filter(\.isAccepted) }
 
-    static func named(_ file: String) -> Fixture? { all.first { $0.file == file } }
+    public static func named(_ file: String) -> Fixture? { all.first { $0.file == file } }
 }

@@ -8,17 +8,17 @@ import Glibc
 /// Bound to a filesystem path or, for `@name`, to an abstract name. Reads never block a
 /// thread: `receive` polls with `MSG_DONTWAIT` and sleeps between tries, up to a bound that
 /// only stops a broken test from hanging.
-final class SystemdTestSocket: Sendable {
+public final class SystemdTestSocket: Sendable {
     /// The address to hand to `SystemdNotifier` (`/…` or `@name`).
-    let address: String
+    public let address: String
     private let descriptor: Int32
 
-    enum Failure: Error, CustomStringConvertible {
+    public enum Failure: Error, CustomStringConvertible {
         case system(String, Int32)
         case nothingArrived(Duration)
         case addressTooLong(String)
 
-        var description: String {
+        public var description: String {
             switch self {
             case .system(let call, let code): "\(call) failed: \(String(cString: strerror(code)))"
             case .nothingArrived(let bound): "no datagram arrived within \(bound)"
@@ -29,7 +29,7 @@ final class SystemdTestSocket: Sendable {
 
     /// Binds a socket at `address`; `@name` binds `name` in the abstract namespace, the length
     /// covering the name only (no trailing NUL), as systemd binds its own.
-    init(address: String) throws {
+    public init(address: String) throws {
         self.address = address
         descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw Failure.system("socket", errno) }
@@ -61,7 +61,7 @@ final class SystemdTestSocket: Sendable {
     }
 
     /// The next datagram, exactly as sent.
-    func receive(bound: Duration = .seconds(20)) async throws -> String {
+    public func receive(bound: Duration = .seconds(20)) async throws -> String {
         let deadline = ContinuousClock.now + bound
         while true {
             if let message = try receiveNow() { return message }
@@ -71,7 +71,7 @@ final class SystemdTestSocket: Sendable {
     }
 
     /// Every datagram already queued, without waiting.
-    func drain() throws -> [String] {
+    public func drain() throws -> [String] {
         var messages: [String] = []
         while let message = try receiveNow() { messages.append(message) }
         return messages
@@ -88,6 +88,6 @@ final class SystemdTestSocket: Sendable {
 }
 
 /// A unique abstract socket name for one test.
-func abstractTestAddress() -> String {
+public func abstractTestAddress() -> String {
     "@tilawa-test-\(UUID().uuidString)"
 }
