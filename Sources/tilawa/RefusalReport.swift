@@ -12,9 +12,4 @@ struct RefusalReport: Encodable {
     var reasons: [String]
     var analysis: AudioAnalysis?
     var nextAttemptAt: Date?
-
-    enum CodingKeys: String, CodingKey {
-        case code, message, reasons, analysis
-        case nextAttemptAt = "next_attempt_at"
-    }
 }

@@ -9,6 +9,10 @@ public enum APIJSON {
         let encoder = JSONEncoder()
         encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
+        // Members are snake_case (`received_at`): property names convert on their own; a
+        // `CodingKeys` enum is written only where a name does not convert (`last_24h`) or an
+        // `encode(to:)` must write nulls. Dictionary keys (coach ids, reason codes) are kept.
+        encoder.keyEncodingStrategy = .convertToSnakeCase
         return encoder
     }
 }

@@ -36,9 +36,9 @@ extension StatusReport {
 
         enum CodingKeys: String, CodingKey {
             case up, ready, url, pid, error
-            case expectedRunning = "expected_running"
-            case uptimeSeconds = "uptime_seconds"
-            case startedAt = "started_at"
+            case expectedRunning
+            case uptimeSeconds
+            case startedAt
         }
 
         /// Encodes every member, absent values as `null`.
@@ -79,7 +79,7 @@ extension StatusReport {
 
         enum CodingKeys: String, CodingKey {
             case accepted, rejected
-            case rejectedByReason = "rejected_by_reason"
+            case rejectedByReason
         }
     }
 
@@ -92,7 +92,7 @@ extension StatusReport {
 
         enum CodingKeys: String, CodingKey {
             case count
-            case oldestAgeSeconds = "oldest_age_seconds"
+            case oldestAgeSeconds
         }
 
         /// Encodes every member, absent values as `null`.
@@ -112,7 +112,7 @@ extension StatusReport {
 
         enum CodingKeys: String, CodingKey {
             case count
-            case dueHours = "due_hours"
+            case dueHours
         }
     }
 
@@ -131,7 +131,7 @@ extension StatusReport {
 
         enum CodingKeys: String, CodingKey {
             case count, queued, running, failed
-            case oldestAgeSeconds = "oldest_age_seconds"
+            case oldestAgeSeconds
         }
 
         /// Encodes every member, absent values as `null`.

@@ -29,7 +29,7 @@ extension StatusReport {
 
         enum CodingKeys: String, CodingKey {
             case path, exists, backlog, rejected, suspended
-            case oldestAgeSeconds = "oldest_age_seconds"
+            case oldestAgeSeconds
             case rejectedLast24h = "rejected_last_24h"
         }
 
@@ -57,8 +57,8 @@ extension StatusReport {
 
         enum CodingKeys: String, CodingKey {
             case count
-            case oldestAgeSeconds = "oldest_age_seconds"
-            case webhookConfigured = "webhook_configured"
+            case oldestAgeSeconds
+            case webhookConfigured
         }
 
         /// Encodes every member, absent values as `null`.
@@ -85,10 +85,10 @@ extension StatusReport {
 
         enum CodingKeys: String, CodingKey {
             case path
-            case freeBytes = "free_bytes"
-            case totalBytes = "total_bytes"
-            case freePercent = "free_percent"
-            case artifactBytes = "artifact_bytes"
+            case freeBytes
+            case totalBytes
+            case freePercent
+            case artifactBytes
         }
 
         /// Encodes every member, absent values as `null`.
@@ -112,12 +112,6 @@ extension StatusReport {
         public var sizeBytes: Int64
         /// The `-wal` file alone.
         public var walBytes: Int64
-
-        enum CodingKeys: String, CodingKey {
-            case path, exists
-            case sizeBytes = "size_bytes"
-            case walBytes = "wal_bytes"
-        }
     }
 
     /// Artifact files that rows point to but that do not exist.
@@ -142,15 +136,15 @@ extension StatusReport {
 
             enum CodingKeys: String, CodingKey {
                 case count
-                case sweptAt = "swept_at"
+                case sweptAt
             }
         }
 
         enum CodingKeys: String, CodingKey {
             case count, examples
-            case checkedFiles = "checked_files"
-            case checkedSince = "checked_since"
-            case lastFullSweep = "last_full_sweep"
+            case checkedFiles
+            case checkedSince
+            case lastFullSweep
         }
 
         /// Encodes every member, absent values as `null`.

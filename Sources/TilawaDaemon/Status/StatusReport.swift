@@ -38,16 +38,6 @@ public struct StatusReport: Encodable, Sendable {
     /// Every check that was evaluated, in a fixed order.
     public var checks: [Check]
 
-    enum CodingKeys: String, CodingKey {
-        case state, daemon, uploads, overdue, dropbox, notifications, disk, database, checks
-        case generatedAt = "generated_at"
-        case stateDir = "state_dir"
-        case awaitingFeedback = "awaiting_feedback"
-        case overdueByCoach = "overdue_by_coach"
-        case encodeQueue = "encode_queue"
-        case missingArtifacts = "missing_artifacts"
-    }
-
     /// The check named `name`, if it was evaluated.
     public func check(_ name: String) -> Check? {
         checks.first { $0.name == name }

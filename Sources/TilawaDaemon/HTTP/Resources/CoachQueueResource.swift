@@ -15,8 +15,8 @@ struct CoachQueueResource: Encodable {
 
         enum CodingKeys: String, CodingKey {
             case submission, overdue
-            case ageSeconds = "age_seconds"
-            case dueAt = "due_at"
+            case ageSeconds
+            case dueAt
         }
     }
 
@@ -34,9 +34,9 @@ struct CoachQueueResource: Encodable {
 
         enum CodingKeys: String, CodingKey {
             case id, state, late, links, week, kind
-            case receivedAt = "received_at"
-            case studentId = "student_id"
-            case studentName = "student_name"
+            case receivedAt
+            case studentId
+            case studentName
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -69,10 +69,5 @@ struct CoachQueueResource: Encodable {
             return Item(submission: submission, ageSeconds: max(0, Int(now.timeIntervalSince(record.receivedAt))), dueAt: dueAt,
                         overdue: now > dueAt)
         }
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case items
-        case coachId = "coach_id"
     }
 }

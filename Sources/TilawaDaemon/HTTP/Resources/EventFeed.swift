@@ -14,9 +14,4 @@ struct EventFeed: Encodable {
         events = records.compactMap(EventFeedItem.init)
         nextCursor = String(records.last?.seq ?? after)
     }
-
-    enum CodingKeys: String, CodingKey {
-        case events
-        case nextCursor = "next_cursor"
-    }
 }

@@ -42,12 +42,12 @@ public struct FeedbackResource: Encodable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case id, week, kind, state, notes, analysis, links
-        case submissionId = "submission_id"
-        case studentId = "student_id"
-        case coachId = "coach_id"
-        case coachName = "coach_name"
-        case receivedAt = "received_at"
-        case durationSeconds = "duration_seconds"
+        case submissionId
+        case studentId
+        case coachId
+        case coachName
+        case receivedAt
+        case durationSeconds
     }
 
     /// Encodes every member, absent values as `null`.

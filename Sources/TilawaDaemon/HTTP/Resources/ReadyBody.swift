@@ -9,10 +9,4 @@ struct ReadyBody: Encodable {
     var uptimeSeconds: Int
     var startedAt: Date
     var pid: Int
-
-    enum CodingKeys: String, CodingKey {
-        case status, pid
-        case uptimeSeconds = "uptime_seconds"
-        case startedAt = "started_at"
-    }
 }

@@ -46,8 +46,8 @@ public struct SubmissionResource: Encodable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case id, week, kind, state, late, analysis, source, warnings, attempts, links
-        case studentId = "student_id"
-        case receivedAt = "received_at"
+        case studentId
+        case receivedAt
     }
 
     public func encode(to encoder: any Encoder) throws {

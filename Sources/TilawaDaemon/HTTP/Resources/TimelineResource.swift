@@ -10,13 +10,6 @@ public struct TimelineResource: Encodable, Sendable {
         var startsAt: Date
         var closesAt: Date
         var timeZone: String
-
-        enum CodingKeys: String, CodingKey {
-            case id, name
-            case startsAt = "starts_at"
-            case closesAt = "closes_at"
-            case timeZone = "time_zone"
-        }
     }
 
     struct SubmissionSummary: Encodable, Sendable {
@@ -25,11 +18,6 @@ public struct TimelineResource: Encodable, Sendable {
         var receivedAt: Date
         var late: Bool
         var links: [String: String]
-
-        enum CodingKeys: String, CodingKey {
-            case id, state, late, links
-            case receivedAt = "received_at"
-        }
     }
 
     struct FeedbackSummary: Encodable, Sendable {
@@ -39,13 +27,6 @@ public struct TimelineResource: Encodable, Sendable {
         var receivedAt: Date
         var notes: String?
         var links: [String: String]
-
-        enum CodingKeys: String, CodingKey {
-            case id, notes, links
-            case submissionId = "submission_id"
-            case coachName = "coach_name"
-            case receivedAt = "received_at"
-        }
     }
 
     struct Week: Encodable, Sendable {
@@ -60,8 +41,8 @@ public struct TimelineResource: Encodable, Sendable {
 
         enum CodingKeys: String, CodingKey {
             case number, title, passage, state, submissions, feedback
-            case unlocksAt = "unlocks_at"
-            case dueAt = "due_at"
+            case unlocksAt
+            case dueAt
         }
     }
 
@@ -78,11 +59,11 @@ public struct TimelineResource: Encodable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case semester, phase, attempts, weeks, other
-        case studentId = "student_id"
-        case currentWeek = "current_week"
-        case behindCount = "behind_count"
-        case catchUpMessage = "catch_up_message"
-        case eocEligible = "eoc_eligible"
+        case studentId
+        case currentWeek
+        case behindCount
+        case catchUpMessage
+        case eocEligible
     }
 
     public func encode(to encoder: any Encoder) throws {
