@@ -28,7 +28,7 @@ struct CaptureCommandTests {
         defer { state.remove() }
         let input = try Self.speechThenSilence()
         let alsa = try ALSAFixture(in: state.scratch, samples: input)
-        let result = try state.capture(["--student", "S1001", "--week", "12", "--stop-after-silence", "3", "--json"],
+        let result = try await state.capture(["--student", "S1001", "--week", "12", "--stop-after-silence", "3", "--json"],
                                        alsa: alsa, at: midSemester)
         #expect(!result.timedOut)
         #expect(result.status == 0, "\(result.stderr)")
@@ -61,7 +61,7 @@ struct CaptureCommandTests {
         defer { state.remove() }
         let input = try Self.speechThenSilence()
         let alsa = try ALSAFixture(in: state.scratch, samples: input)
-        let result = try state.capture(["--student", "S1002", "--week", "12", "--stop-after-silence", "2"],
+        let result = try await state.capture(["--student", "S1002", "--week", "12", "--stop-after-silence", "2"],
                                        alsa: alsa, at: midSemester)
         #expect(result.status == 0, "\(result.stderr)")
         let row = try #require(try state.read { db in
@@ -87,7 +87,7 @@ struct CaptureCommandTests {
         let state = try await CommandLineStateFixture()
         defer { state.remove() }
         let alsa = try ALSAFixture(in: state.scratch, samples: try Self.speechThenSilence())
-        let result = try state.capture(["--student", "S1001", "--week", "12", "--max-seconds", "12", "--json"],
+        let result = try await state.capture(["--student", "S1001", "--week", "12", "--max-seconds", "12", "--json"],
                                        alsa: alsa, at: midSemester)
         #expect(!result.timedOut)
         #expect(result.status == 0, "\(result.stderr)")
@@ -102,7 +102,7 @@ struct CaptureCommandTests {
         defer { state.remove() }
         let alsa = try ALSAFixture(in: state.scratch, samples: try Self.speechThenSilence())
         let output = state.scratch.path("take.opus")
-        let result = try state.capture(["--stop-after-silence", "2", "--output", output, "--json"], alsa: alsa)
+        let result = try await state.capture(["--stop-after-silence", "2", "--output", output, "--json"], alsa: alsa)
         #expect(result.status == 0, "\(result.stderr)")
         let report = try Self.json(result.stdout)
         #expect(report["output"] as? String == output)
@@ -123,7 +123,7 @@ struct CaptureCommandTests {
         let alsa = try ALSAFixture(in: state.scratch, samples: PCM.silence(seconds: 1))
         let process = try state.start(["capture", "--student", "S1001", "--week", "12", "--device", "no_such_pcm"],
                                       alsa: alsa, at: midSemester)
-        let result = process.finish(timeout: 60)
+        let result = await process.finish(timeout: 60)
         #expect(result.status == 74)
         let lines = result.stderr.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("tilawa: device_not_found: no ALSA capture device \"no_such_pcm\"") == true, "\(result.stderr)")
@@ -146,9 +146,9 @@ struct CaptureCommandTests {
         let output = state.scratch.path("take.opus")
         let process = try state.start(["capture", "--device", ALSAFixture.device, "--max-seconds", "3600",
                                        "--output", output, "--json"], alsa: alsa, at: nil)
-        #expect(process.waitForStderr(timeout: 60, until: containsMeterLine), "\(process.stderr)")
+        #expect(await process.waitForStderr(timeout: 60, until: containsMeterLine), "\(process.stderr)")
         process.send(SIGINT)
-        let result = process.finish(timeout: 120)
+        let result = await process.finish(timeout: 120)
         #expect(!result.timedOut)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains(": Ctrl-C"), "\(result.stderr)")
@@ -167,13 +167,13 @@ struct CaptureCommandTests {
         let output = state.scratch.path("take.opus")
         let process = try state.start(["capture", "--device", ALSAFixture.device, "--student", "S1001", "--week", "12",
                                        "--max-seconds", "3600"], alsa: alsa, at: midSemester)
-        #expect(process.waitForStderr(timeout: 60, until: containsMeterLine), "\(process.stderr)")
+        #expect(await process.waitForStderr(timeout: 60, until: containsMeterLine), "\(process.stderr)")
         process.send(SIGINT)
         // The second press must come after the first was taken (signals do not queue) and
         // within the 2 s the command waits for it.
-        #expect(process.waitForStderr(timeout: 60) { $0.contains("press Ctrl-C again") }, "\(process.stderr)")
+        #expect(await process.waitForStderr(timeout: 60) { $0.contains("press Ctrl-C again") }, "\(process.stderr)")
         process.send(SIGINT)
-        let result = process.finish(timeout: 120)
+        let result = await process.finish(timeout: 120)
         #expect(!result.timedOut)
         #expect(result.status == 1)
         #expect(result.stderr.contains("tilawa: capture_aborted: "), "\(result.stderr)")
@@ -191,13 +191,13 @@ struct CaptureCommandTests {
         defer { state.remove() }
         let alsa = try ALSAFixture(in: state.scratch, samples: PCM.silence(seconds: 1))
         // Week 13 unlocks on 28 November: 77, although the device does not exist either.
-        let locked = try state.start(["capture", "--student", "S1001", "--week", "13", "--device", "no_such_pcm"],
+        let locked = try await state.start(["capture", "--student", "S1001", "--week", "13", "--device", "no_such_pcm"],
                                      alsa: alsa, at: midSemester).finish(timeout: 60)
         #expect(locked.status == 77 && locked.stderr.hasPrefix("tilawa: week_locked: "), "\(locked.stderr)")
         #expect(!containsMeterLine(locked.stderr))
-        let noStudent = try state.capture(["--week", "12"], alsa: alsa, at: midSemester, timeout: 60)
+        let noStudent = try await state.capture(["--week", "12"], alsa: alsa, at: midSemester, timeout: 60)
         #expect(noStudent.status == 64)
-        let badSilence = try state.capture(["--student", "S1001", "--week", "12", "--stop-after-silence", "0"],
+        let badSilence = try await state.capture(["--student", "S1001", "--week", "12", "--stop-after-silence", "0"],
                                            alsa: alsa, at: midSemester, timeout: 60)
         #expect(badSilence.status == 64)
         #expect(try state.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission") } == 0)

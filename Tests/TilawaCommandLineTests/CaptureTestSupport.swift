@@ -127,9 +127,14 @@ enum PCM {
 /// A child process whose every wait is bounded: output is collected as it comes, stderr can
 /// be watched for a line, signals can be sent, and a child that outlives its deadline is
 /// killed (the result then says so) rather than hanging the test run.
-final class BoundedProcess {
+///
+/// `@unchecked Sendable`: the waits hand it to a thread of their own. Its state is the child
+/// `Process` (whose `isRunning`, `terminationStatus` and `waitUntilExit` Foundation guards
+/// itself) and two `Collected` buffers (`Sendable`, behind a `Mutex`); nothing else changes
+/// after `init`, and each test drives its process from one task at a time.
+final class BoundedProcess: @unchecked Sendable {
     /// What a finished (or killed) child said.
-    struct Result {
+    struct Result: Sendable {
         var status: Int32
         var timedOut: Bool
         var stdout: String
@@ -163,8 +168,15 @@ final class BoundedProcess {
     /// stderr so far.
     var stderr: String { errors.text }
 
-    /// Waits until stderr satisfies `predicate`, the child exits, or `timeout` seconds pass.
-    func waitForStderr(timeout: Double, until predicate: (String) -> Bool) -> Bool {
+    /// Waits until stderr satisfies `predicate`, the child exits, or `timeout` seconds pass —
+    /// on a thread of its own, never on the cooperative pool the other tests' servers need.
+    func waitForStderr(timeout: Double, until predicate: @escaping @Sendable (String) -> Bool) async -> Bool {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: self.waitForStderrBlocking(timeout: timeout, until: predicate)) }.start()
+        }
+    }
+
+    private func waitForStderrBlocking(timeout: Double, until predicate: (String) -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if predicate(errors.text) { return true }
@@ -179,8 +191,14 @@ final class BoundedProcess {
         if process.isRunning { kill(process.processIdentifier, signal) }
     }
 
-    /// Waits for the child to exit, killing it after `timeout` seconds.
-    func finish(timeout: Double) -> Result {
+    /// Waits for the child to exit, killing it after `timeout` seconds (on a thread of its own).
+    func finish(timeout: Double) async -> Result {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: self.finishBlocking(timeout: timeout)) }.start()
+        }
+    }
+
+    private func finishBlocking(timeout: Double) -> Result {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning, Date() < deadline { usleep(10_000) }
         let timedOut = process.isRunning
@@ -229,8 +247,8 @@ extension CommandLineStateFixture {
     }
 
     /// Runs `tilawa capture …` with the fixture to completion (at most `timeout` seconds).
-    func capture(_ arguments: [String], alsa: ALSAFixture, at time: String? = nil, timeout: Double = 120) throws -> BoundedProcess.Result {
-        try start(["capture", "--device", ALSAFixture.device] + arguments, alsa: alsa, at: time).finish(timeout: timeout)
+    func capture(_ arguments: [String], alsa: ALSAFixture, at time: String? = nil, timeout: Double = 120) async throws -> BoundedProcess.Result {
+        try await start(["capture", "--device", ALSAFixture.device] + arguments, alsa: alsa, at: time).finish(timeout: timeout)
     }
 
     /// Files left in `staging/`.

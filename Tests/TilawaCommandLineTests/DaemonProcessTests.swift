@@ -61,7 +61,7 @@ struct DaemonProcessTests {
         kill(Int32(daemon.pid), SIGTERM)
         try await Task.sleep(for: .milliseconds(300))
         try connection.send(body.suffix(from: body.count / 2))
-        let answer = connection.receiveAll()
+        let answer = await connection.receiveAll()
         #expect(answer.hasPrefix("HTTP/1.1 201"), "\(answer.prefix(300))")
         #expect(await daemon.terminate() == 0, "\(daemon.log)")
 
@@ -115,8 +115,14 @@ struct DaemonProcessTests {
 }
 
 extension RawHTTPConnection {
-    /// Reads until the server closes the connection or 10 s pass.
-    func receiveAll() -> String {
+    /// Reads until the server closes the connection or 10 s pass, on a thread of its own.
+    func receiveAll() async -> String {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: self.receiveAllBlocking()) }.start()
+        }
+    }
+
+    private func receiveAllBlocking() -> String {
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 65_536)
         var timeout = timeval(tv_sec: 10, tv_usec: 0)

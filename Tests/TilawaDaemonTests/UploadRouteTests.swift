@@ -220,7 +220,7 @@ struct SlowUploadTests {
             let socket = try RawHTTPConnection.partialUpload(port: port, token: token)
             #expect(await daemon.eventually { !daemon.openStagingFiles().isEmpty })
             // The phone has lost its network but not the connection: nothing more comes.
-            #expect(socket.waitForClose(seconds: 60), "the server kept a stalled upload open")
+            #expect(await socket.closed(within: 60), "the server kept a stalled upload open")
             socket.close()
             #expect(await daemon.eventually { daemon.stagingFiles().isEmpty && daemon.openStagingFiles().isEmpty })
             #expect(await daemon.eventually { daemon.uploadsCounted("error", "upload_incomplete") == 1 })

@@ -49,7 +49,7 @@ public final class RawHTTPConnection: @unchecked Sendable {
 
     /// Whether the server closes the connection within `seconds` (reads and drops whatever
     /// arrives before the end).
-    public func waitForClose(seconds: Int) -> Bool {
+    private func waitForClose(seconds: Int) -> Bool {
         var timeout = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var buffer = [UInt8](repeating: 0, count: 4096)
