@@ -171,8 +171,7 @@ struct CaptureCommandTests {
         process.send(SIGINT)
         // The second press must come after the first was taken (signals do not queue) and
         // within the 2 s the command waits for it.
-        #expect(await process.waitForStderr(timeout: 60) { $0.contains("press Ctrl-C again") }, "\(process.stderr)")
-        process.send(SIGINT)
+        #expect(await process.send(SIGINT, whenStderr: { $0.contains("press Ctrl-C again") }, timeout: 60), "\(process.stderr)")
         let result = await process.finish(timeout: 120)
         #expect(!result.timedOut)
         #expect(result.status == 1)

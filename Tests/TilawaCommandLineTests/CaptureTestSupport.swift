@@ -186,6 +186,20 @@ final class BoundedProcess: @unchecked Sendable {
         return predicate(errors.text)
     }
 
+    /// Sends `signal` once stderr satisfies `predicate` (or the child exits, or `timeout`
+    /// passes), deciding and sending on a thread of its own: a reply the child waits for a
+    /// short while (a second Ctrl-C) must not wait for a free thread of the test's pool.
+    /// Returns whether the predicate held.
+    func send(_ signal: Int32, whenStderr predicate: @escaping @Sendable (String) -> Bool, timeout: Double) async -> Bool {
+        await withCheckedContinuation { continuation in
+            Thread {
+                let seen = self.waitForStderrBlocking(timeout: timeout, until: predicate)
+                if seen { self.send(signal) }
+                continuation.resume(returning: seen)
+            }.start()
+        }
+    }
+
     /// Sends `signal` to the child.
     func send(_ signal: Int32) {
         if process.isRunning { kill(process.processIdentifier, signal) }

@@ -145,9 +145,10 @@ private final class ScriptedProbe: Sendable {
         }
     }
 
-    /// Waits until the probe has been asked `target` times (bounded, so a broken test ends).
+    /// Waits until the probe has been asked `target` times (bounded, so a broken test ends;
+    /// wide, because CPU-bound tests beside it can hold both cooperative threads for seconds).
     func waitForCalls(_ target: Int) async throws {
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(120)
         while calls < target {
             guard ContinuousClock.now < deadline else {
                 Issue.record("the probe was asked \(calls) times, not \(target)")

@@ -61,7 +61,7 @@ public final class SystemdTestSocket: Sendable {
     }
 
     /// The next datagram, exactly as sent.
-    public func receive(bound: Duration = .seconds(20)) async throws -> String {
+    public func receive(bound: Duration = .seconds(120)) async throws -> String {
         let deadline = ContinuousClock.now + bound
         while true {
             if let message = try receiveNow() { return message }
