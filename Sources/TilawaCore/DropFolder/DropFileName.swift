@@ -1,7 +1,9 @@
 /// A coach's reply file name in the drop folder, parsed (DESIGN §5).
 ///
 /// Grammar, case-insensitive: `<student-id>_w<NN>[_anything].<ext>`,
-/// `<student-id>_eoc[_anything].<ext>`, `<student-id>_assessment[_anything].<ext>`,
+/// `<student-id>_eoc_pass[_anything].<ext>` / `<student-id>_eoc_retake[_anything].<ext>`
+/// (an end-of-course reply carries its result; a bare `_eoc` is refused with
+/// `eoc_result_missing`), `<student-id>_assessment[_anything].<ext>`,
 /// where `NN` is one or two digits (`w8`, `w08`) and the extension is what follows the
 /// last dot. Student ids may themselves contain `_` and `-`, so the name is split on `_`
 /// and the slot is the LAST part that is exactly `w<digits>`, `eoc` or `assessment`;
@@ -18,6 +20,8 @@ public struct DropFileName: Sendable, Hashable {
     public let studentID: Identifier
     /// The slot it answers.
     public let slot: Slot
+    /// The end-of-course result (`_eoc_pass`, `_eoc_retake`); nil for other slots.
+    public let result: EOCResult?
     /// The name without its last `.<ext>`.
     public let stem: String
     /// The extension as written, without the dot (`M4A`, `mp3`); not checked here, decoding decides.
@@ -42,14 +46,20 @@ public struct DropFileName: Sendable, Hashable {
         let stem = name[..<dot]
         let parts = stem.split(separator: "_", omittingEmptySubsequences: false)
 
-        var readings: [(student: Identifier, slot: Slot)] = []
+        var readings: [(student: Identifier, slot: Slot, result: EOCResult?)] = []
         var firstProblem: DropFileNameRefusal?
         // Last part first, so the longest possible student id is tried first.
         for index in parts.indices.dropFirst().reversed() {
             let token = parts[index]
             let slot: Slot
+            var result: EOCResult?
             switch token.lowercased() {
             case "eoc":
+                result = parts.indices.contains(index + 1) ? EOCResult(rawValue: parts[index + 1].lowercased()) : nil
+                guard result != nil else {
+                    firstProblem = firstProblem ?? .eocResultMissing(name: name)
+                    continue
+                }
                 slot = .eoc
             case "assessment":
                 slot = .assessment
@@ -68,7 +78,7 @@ public struct DropFileName: Sendable, Hashable {
                 firstProblem = firstProblem ?? .invalidStudentID(name: name)
                 continue
             }
-            readings.append((student, slot))
+            readings.append((student, slot, result))
         }
         guard let chosen = readings.first(where: { isKnownStudent($0.student) }) ?? readings.first else {
             throw firstProblem ?? .noSlot(name: name)
@@ -76,6 +86,7 @@ public struct DropFileName: Sendable, Hashable {
         self.name = name
         self.studentID = chosen.student
         self.slot = chosen.slot
+        self.result = chosen.result
         self.stem = String(stem)
         self.fileExtension = String(name[name.index(after: dot)...])
     }

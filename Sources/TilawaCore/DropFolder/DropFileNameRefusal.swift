@@ -16,6 +16,8 @@ public enum DropFileNameRefusal: Error, Sendable, Hashable, CustomStringConverti
     case invalidWeek(name: String, week: String, weekCount: Int)
     /// The part before the slot is not a valid student id (`[A-Za-z0-9_-]{1,64}`).
     case invalidStudentID(name: String)
+    /// An end-of-course reply (`_eoc`) without `_pass` or `_retake` after it.
+    case eocResultMissing(name: String)
 
     /// The stable snake_case code.
     public var code: String {
@@ -26,6 +28,7 @@ public enum DropFileNameRefusal: Error, Sendable, Hashable, CustomStringConverti
         case .noSlot: "no_slot"
         case .invalidWeek: "invalid_week"
         case .invalidStudentID: "invalid_student_id"
+        case .eocResultMissing: "eoc_result_missing"
         }
     }
 
@@ -42,6 +45,9 @@ public enum DropFileNameRefusal: Error, Sendable, Hashable, CustomStringConverti
             return "The file name \(Self.shown(name)) does not say which week: name it like \(Self.example(for: name))."
         case let .invalidWeek(name, week, weekCount):
             return "The file name \(Self.shown(name)) names week \(MessageText.clean(week, limit: 8)), but weeks run from 1 to \(weekCount): name it like S1042_w08.m4a."
+        case let .eocResultMissing(name):
+            let example = Self.eocExample(for: name)
+            return "The file \(Self.shown(name)) answers an end-of-course assessment but does not give the result: rename it \(example.pass) if the student passed or \(example.retake) for a retake."
         case let .invalidStudentID(name):
             return "The file name \(Self.shown(name)) does not start with a valid student id (letters, digits, \"_\" or \"-\"): name it like S1042_w08.m4a."
         }
@@ -52,6 +58,17 @@ public enum DropFileNameRefusal: Error, Sendable, Hashable, CustomStringConverti
 
     private static func shown(_ name: String) -> String {
         MessageText.clean(name, limit: 120)
+    }
+
+    /// `S1042_eoc_pass.m4a` / `S1042_eoc_retake.m4a` from the coach's own name when usable.
+    private static func eocExample(for name: String) -> (pass: String, retake: String) {
+        let fallback = ("S1042_eoc_pass.m4a", "S1042_eoc_retake.m4a")
+        guard let dot = name.lastIndex(of: "."), let marker = name.range(of: "_eoc", options: [.caseInsensitive, .backwards]),
+              marker.upperBound <= dot else { return fallback }
+        let student = String(name[..<marker.lowerBound])
+        let ext = String(name[name.index(after: dot)...])
+        guard Identifier.isValid(student), !ext.isEmpty, Identifier.isValid(ext) else { return fallback }
+        return ("\(student)_eoc_pass.\(ext)", "\(student)_eoc_retake.\(ext)")
     }
 
     /// "S1042_w08.m4a" built from the coach's own stem and extension when they are usable.

@@ -18,6 +18,8 @@ public enum RuleConfigurationError: Error, Sendable, Hashable, CustomStringConve
     case invalidAttemptWindowLength(Double)
     /// The end-of-course requirement is negative or more than the semester's weeks.
     case invalidEOCRequiredWeeks(Int, weekCount: Int)
+    /// The week the end-of-course assessment opens is not a week of the semester.
+    case invalidEOCOpensWeek(Int, weekCount: Int)
 
     /// The stable snake_case code.
     public var code: String {
@@ -30,6 +32,7 @@ public enum RuleConfigurationError: Error, Sendable, Hashable, CustomStringConve
         case .invalidAttemptLimit: "invalid_attempt_limit"
         case .invalidAttemptWindowLength: "invalid_attempt_window_length"
         case .invalidEOCRequiredWeeks: "invalid_eoc_required_weeks"
+        case .invalidEOCOpensWeek: "invalid_eoc_opens_week"
         }
     }
 
@@ -52,6 +55,8 @@ public enum RuleConfigurationError: Error, Sendable, Hashable, CustomStringConve
             "The attempt window must be a positive number of seconds, not \(seconds)."
         case let .invalidEOCRequiredWeeks(weeks, weekCount):
             "The end-of-course requirement must be 0 to \(weekCount) weeks, not \(weeks)."
+        case let .invalidEOCOpensWeek(week, weekCount):
+            "The end-of-course assessment must open in week 1 to \(weekCount), not \(week)."
         }
     }
 }

@@ -10,8 +10,15 @@ public enum RuleRefusal: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidWeek(input: String, weekCount: Int)
     /// The week has not unlocked yet; it does at `unlocksAt`.
     case weekLocked(week: Int, unlocksAt: Date)
-    /// End-of-course needs `need` distinct weeks with an accepted submission; the student has `have`.
-    case eocNotEligible(have: Int, need: Int)
+    /// The end-of-course assessment is not open to this student: it opens at `opensAt`
+    /// (nil once that has passed) and needs `need` distinct weeks; the student has `have`.
+    case eocNotEligible(have: Int, need: Int, opensAt: Date?)
+    /// An end-of-course recording is waiting for its result; another is not accepted.
+    case eocUnderReview
+    /// The end-of-course assessment of this level is passed.
+    case eocPassed
+    /// The student has not been placed in a level yet: only the placement assessment is accepted.
+    case notPlaced
     /// The semester closed at `closedAt` (`unlock(last) + 7 days + catch_up_grace_days`).
     case semesterClosed(closedAt: Date)
     /// All attempts of the rolling window are used; the next one opens at `nextAttemptAt`.
@@ -27,6 +34,9 @@ public enum RuleRefusal: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidWeek: "invalid_week"
         case .weekLocked: "week_locked"
         case .eocNotEligible: "eoc_not_eligible"
+        case .eocUnderReview: "eoc_under_review"
+        case .eocPassed: "eoc_passed"
+        case .notPlaced: "not_placed"
         case .semesterClosed: "semester_closed"
         case .attemptLimit: "attempt_limit"
         case .unknownStudent: "unknown_student"
@@ -44,10 +54,23 @@ public enum RuleRefusal: Error, Sendable, Hashable, CustomStringConvertible {
             return "\(MessageText.quoted(input)) is not a week: use a number from 1 to \(weekCount), \"eoc\" or \"assessment\"."
         case let .weekLocked(week, unlocksAt):
             return "Week \(week) opens on \(HumanDate.format(unlocksAt, in: timeZone))."
-        case let .eocNotEligible(have, need):
-            let missing = need - have
-            let weeks = missing == 1 ? "1 more week" : "\(missing) more weeks"
-            return "The end-of-course assessment opens after \(need) weeks are submitted; you have \(have), so submit \(weeks) first."
+        case let .eocNotEligible(have, need, opensAt):
+            let missing = max(0, need - have)
+            let weeks = missing == 1 ? "1 more weekly submission" : "\(missing) more weekly submissions"
+            switch (opensAt, missing) {
+            case let (opensAt?, 0):
+                return "The end-of-course assessment opens on \(HumanDate.format(opensAt, in: timeZone))."
+            case let (opensAt?, _):
+                return "The end-of-course assessment opens on \(HumanDate.format(opensAt, in: timeZone)) for students with \(need) weeks submitted; you have \(have), so complete \(weeks) first."
+            default:
+                return "The end-of-course assessment needs \(need) weeks submitted; you have \(have), so complete \(weeks) first."
+            }
+        case .eocUnderReview:
+            return "Your end-of-course assessment is being reviewed; you can record it again only if your coach asks for a retake."
+        case .eocPassed:
+            return "You have already passed this level's end-of-course assessment."
+        case .notPlaced:
+            return StudentMessages.awaitingPlacement
         case let .semesterClosed(closedAt):
             return "The semester closed on \(HumanDate.format(closedAt, in: timeZone)); recordings can no longer be submitted."
         case let .attemptLimit(nextAttemptAt, _, limit):

@@ -11,47 +11,89 @@ public struct SubmissionRules: Sendable, Hashable, Codable {
     public let attemptWindow: AttemptWindow
     /// Distinct weeks with an accepted submission needed before `eoc` (default 12).
     public let eocRequiredWeeks: Int
+    /// The week whose unlock opens the end-of-course assessment (the level's, default 14).
+    public let eocOpensWeek: Int
+    /// Whether the enrolment has a level and a coach; before placement only the
+    /// placement `assessment` is accepted.
+    public let placed: Bool
 
-    /// The rules for one semester.
+    /// The rules for one enrolment's semester.
     ///
-    /// - Throws: `invalid_eoc_required_weeks` unless 0…`calendar.weekCount`.
+    /// - Throws: `invalid_eoc_required_weeks` unless 0…`calendar.weekCount`;
+    ///   `invalid_eoc_opens_week` unless 1…`calendar.weekCount`.
     public init(
         calendar: SemesterCalendar,
         attemptWindow: AttemptWindow = .standard,
-        eocRequiredWeeks: Int = 12
+        eocRequiredWeeks: Int = 12,
+        eocOpensWeek: Int = 14,
+        placed: Bool = true
     ) throws(RuleConfigurationError) {
         guard (0...calendar.weekCount).contains(eocRequiredWeeks) else {
             throw .invalidEOCRequiredWeeks(eocRequiredWeeks, weekCount: calendar.weekCount)
         }
+        guard (1...calendar.weekCount).contains(eocOpensWeek) else {
+            throw .invalidEOCOpensWeek(eocOpensWeek, weekCount: calendar.weekCount)
+        }
         self.calendar = calendar
         self.attemptWindow = attemptWindow
         self.eocRequiredWeeks = eocRequiredWeeks
+        self.eocOpensWeek = eocOpensWeek
+        self.placed = placed
+    }
+
+    /// The instant the end-of-course assessment opens: the unlock of `eocOpensWeek`.
+    public var eocOpensAt: Date { calendar.unlock(week: eocOpensWeek) }
+
+    /// The phase at `instant`, with `eoc` covering the weeks the assessment is open:
+    /// from `eocOpensAt` until the semester closes.
+    public func phase(at instant: Date) -> SemesterPhase {
+        if instant < calendar.unlock(week: 1) { return .preSemester }
+        if calendar.isClosed(at: instant) { return .closed }
+        return instant >= eocOpensAt ? .eoc : .active
     }
 
     /// Decides whether a recording for `slot` received at `now` is accepted.
     ///
-    /// Checks, first refusal wins: the slot exists (`invalid_week`); the semester is not
-    /// closed (`semester_closed`, every kind); a week has unlocked (`week_locked`); `eoc`
-    /// has enough distinct weeks (`eoc_not_eligible`); an attempt is free for counted kinds
-    /// (`attempt_limit`). Catching up on a past week is admitted with `late = true`.
-    /// Call it only after the audio has been validated: a rejected upload uses no attempt.
-    public func admit(slot: Slot, history: [AcceptedSubmission], now: Date) -> Result<Admission, RuleRefusal> {
+    /// Checks, first refusal wins: the slot exists (`invalid_week`); the placement
+    /// `assessment` is then admitted any time, also outside a semester, and uses no attempt.
+    /// Otherwise: the student is placed (`not_placed`); the semester is not closed
+    /// (`semester_closed`); a week has unlocked (`week_locked`); `eoc` is open and the
+    /// student has enough distinct weeks (`eoc_not_eligible`), is not waiting for a result
+    /// (`eoc_under_review`) and has not passed (`eoc_passed`); an attempt is free for
+    /// counted kinds (`attempt_limit`). Catching up on a past week is admitted with
+    /// `late = true`. Call it only after the audio has been validated: a rejected upload
+    /// uses no attempt.
+    ///
+    /// `history` is this enrolment's submissions (weeks, EOC, supersession); `elsewhere` the
+    /// student's submissions in other semesters, which count only for attempts: the attempt
+    /// window is the student's, across semesters.
+    public func admit(
+        slot: Slot, history: [AcceptedSubmission], now: Date, elsewhere: [AcceptedSubmission] = []
+    ) -> Result<Admission, RuleRefusal> {
         guard slot.isValid(weekCount: calendar.weekCount) else {
             return .failure(.invalidWeek(input: slot.description, weekCount: calendar.weekCount))
         }
-        if calendar.isClosed(at: now) {
-            return .failure(.semesterClosed(closedAt: calendar.closesAt))
+        if slot != .assessment {
+            guard placed else { return .failure(.notPlaced) }
+            if calendar.isClosed(at: now) {
+                return .failure(.semesterClosed(closedAt: calendar.closesAt))
+            }
         }
         if case let .week(week) = slot, !calendar.isUnlocked(week: week, at: now) {
             return .failure(.weekLocked(week: week, unlocksAt: calendar.unlock(week: week)))
         }
         if slot == .eoc {
-            let have = distinctWeeksSubmitted(history: history)
-            if have < eocRequiredWeeks {
-                return .failure(.eocNotEligible(have: have, need: eocRequiredWeeks))
+            switch eocStatus(history: history, now: now).state {
+            case .locked:
+                return .failure(.eocNotEligible(
+                    have: distinctWeeksSubmitted(history: history), need: eocRequiredWeeks,
+                    opensAt: now < eocOpensAt ? eocOpensAt : nil))
+            case .underReview: return .failure(.eocUnderReview)
+            case .passed: return .failure(.eocPassed)
+            case .available, .retake: break
             }
         }
-        let counted = history.filter { $0.state.countsAsAccepted && attemptWindow.counts($0.kind) }.map(\.receivedAt)
+        let counted = (history + elsewhere).filter { $0.state.countsAsAccepted && attemptWindow.counts($0.kind) }.map(\.receivedAt)
         var attempts = attemptWindow.status(countedAt: counted, now: now)
         if attemptWindow.counts(slot.kind) {
             if attempts.remaining == 0 {
@@ -72,8 +114,8 @@ public struct SubmissionRules: Sendable, Hashable, Codable {
     }
 
     /// The attempt status at `now` (timeline `attempts`).
-    public func attemptStatus(history: [AcceptedSubmission], now: Date) -> AttemptStatus {
-        attemptWindow.status(of: history, now: now)
+    public func attemptStatus(history: [AcceptedSubmission], now: Date, elsewhere: [AcceptedSubmission] = []) -> AttemptStatus {
+        attemptWindow.status(of: history + elsewhere, now: now)
     }
 
     /// Distinct weeks 1…`weekCount` with at least one accepted (not failed) submission.
@@ -82,13 +124,45 @@ public struct SubmissionRules: Sendable, Hashable, Codable {
             .filter { (1...calendar.weekCount).contains($0) }).count
     }
 
-    /// Whether the student may submit `eoc` as far as weeks go (closing and attempts aside).
+    /// Whether the student has the weeks the end-of-course assessment needs (opening week,
+    /// closing and attempts aside).
     public func eocEligible(history: [AcceptedSubmission]) -> Bool {
         distinctWeeksSubmitted(history: history) >= eocRequiredWeeks
     }
 
+    /// Where the end-of-course assessment stands for this enrolment at `now`.
+    ///
+    /// The newest end-of-course recording decides, once there is one: waiting for its
+    /// result is `under_review`, a `pass` is `passed`, a `retake` allows one more recording
+    /// (`retake`) until the semester closes. With none (or after a retake), it is
+    /// `available` from the opening week's unlock to the close for a placed student with
+    /// `eocRequiredWeeks` distinct weeks, `locked` otherwise.
+    public func eocStatus(history: [AcceptedSubmission], now: Date) -> EOCStatus {
+        let have = distinctWeeksSubmitted(history: history)
+        let newest = history
+            .filter { $0.slot == .eoc && $0.state.countsAsAccepted && $0.state != .superseded }
+            .max { ($0.receivedAt, $0.id) < ($1.receivedAt, $1.id) }
+        let open = placed && now >= eocOpensAt && !calendar.isClosed(at: now)
+        let state: EOCStatus.State
+        switch (newest?.state, newest?.result) {
+        case (_, .pass?): state = .passed
+        case (_, .retake?): state = open ? .retake : .locked
+        case (.processing?, nil), (.awaitingFeedback?, nil): state = .underReview
+        case (.feedbackReady?, nil):
+            // Answered without a result (a reply recorded before results existed): a new
+            // recording is allowed, as after a retake.
+            state = open ? .retake : .locked
+        default:
+            state = open && have >= eocRequiredWeeks ? .available : .locked
+        }
+        return EOCStatus(state: state, have: have, need: eocRequiredWeeks, opensAt: eocOpensAt, closesAt: calendar.closesAt,
+                         submissionId: newest?.id)
+    }
+
     /// Weeks whose deadline has passed at `now` with no accepted submission (DESIGN §1 behind count).
+    /// Zero before placement: an unplaced student has no weeks to fall behind on.
     public func behindCount(history: [AcceptedSubmission], now: Date) -> Int {
+        guard placed else { return 0 }
         let covered = Set(history.lazy.filter(\.state.countsAsAccepted).compactMap(\.slot.week))
         return (1...calendar.weekCount).count { week in
             calendar.isLate(week: week, receivedAt: now) && !covered.contains(week)
@@ -100,14 +174,14 @@ public struct SubmissionRules: Sendable, Hashable, Codable {
     /// Zero behind: "You are up to date."; one: "1 submission"; no attempt left: names
     /// when the next opens; semester closed: says missed weeks can no longer be sent.
     /// Dates are in the programme time zone.
-    public func catchUpMessage(history: [AcceptedSubmission], now: Date) -> String {
+    public func catchUpMessage(history: [AcceptedSubmission], now: Date, elsewhere: [AcceptedSubmission] = []) -> String {
         let behind = behindCount(history: history, now: now)
         guard behind > 0 else { return "You are up to date." }
         let noun = behind == 1 ? "1 submission" : "\(behind) submissions"
         if calendar.isClosed(at: now) {
             return "You missed \(noun); the semester has closed, so \(behind == 1 ? "it" : "they") can no longer be sent."
         }
-        let attempts = attemptStatus(history: history, now: now)
+        let attempts = attemptStatus(history: history, now: now, elsewhere: elsewhere)
         let second = switch attempts.remaining {
         case 0:
             "Your next attempt opens on \(HumanDate.format(attempts.nextAttemptAt ?? now, in: calendar.timeZone, roundingUp: true))."

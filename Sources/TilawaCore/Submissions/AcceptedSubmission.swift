@@ -13,20 +13,23 @@ public struct AcceptedSubmission: Sendable, Hashable, Codable {
     public let receivedAt: Date
     /// Its current state.
     public let state: SubmissionState
+    /// For an answered end-of-course assessment, the coach's result.
+    public let result: EOCResult?
 
     /// A submission as stored.
-    public init(id: Identifier, slot: Slot, receivedAt: Date, state: SubmissionState) {
+    public init(id: Identifier, slot: Slot, receivedAt: Date, state: SubmissionState, result: EOCResult? = nil) {
         self.id = id
         self.slot = slot
         self.receivedAt = receivedAt
         self.state = state
+        self.result = result
     }
 
     /// Its kind, from its slot.
     public var kind: SubmissionKind { slot.kind }
 
     private enum CodingKeys: String, CodingKey {
-        case id, slot, state
+        case id, slot, state, result
         case receivedAt = "received_at"
     }
 }

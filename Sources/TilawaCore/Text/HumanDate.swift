@@ -1,12 +1,14 @@
 import Foundation
 
-/// Formats instants the way students and coaches read them: "Saturday 14 March at 00:00".
+/// Formats instants the way students and coaches read them: "Saturday 14 March, 00:00 EST".
 ///
 /// English names are built in rather than taken from a locale so that messages are the
 /// same on every machine and in every test. The zone is always the programme's
-/// (`program.time_zone`), never the server's.
+/// (`program.time_zone`), never the server's, and it is always named: a student abroad
+/// must know which midnight is meant. The abbreviation comes from ICU's English names
+/// ("EDT", "GMT"); a zone that has none in English is written as its offset ("GMT+3").
 public enum HumanDate {
-    /// "Saturday 14 March at 00:00" for `date` in `timeZone`.
+    /// "Saturday 14 March, 00:00 EST" for `date` in `timeZone`.
     ///
     /// With `roundingUp` the time is rounded up to the next whole minute, for instants a
     /// student waits for (next attempt): showing 14:32 for 14:32:17 would send them back
@@ -24,8 +26,27 @@ public enum HumanDate {
         let month = monthNames[((parts.month ?? 1) - 1 + 12) % 12]
         let hour = twoDigits(parts.hour ?? 0)
         let minute = twoDigits(parts.minute ?? 0)
-        return "\(weekday) \(parts.day ?? 1) \(month) at \(hour):\(minute)"
+        return "\(weekday) \(parts.day ?? 1) \(month), \(hour):\(minute) \(zoneName(of: shown, in: timeZone))"
     }
+
+    /// "Saturday 14 March" (no time), for days such as an end-of-course result date.
+    public static func day(_ date: Date, in timeZone: TimeZone) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let parts = calendar.dateComponents([.weekday, .day, .month], from: date)
+        return "\(weekdayNames[((parts.weekday ?? 1) - 1 + 7) % 7]) \(parts.day ?? 1) \(monthNames[((parts.month ?? 1) - 1 + 12) % 12])"
+    }
+
+    /// The zone's short name at `date` ("EDT" in summer, "EST" in winter for New York).
+    ///
+    /// `TimeZone.abbreviation(for:)` on Linux answers "GMT-4"; ICU's specific short name in
+    /// English is what people read.
+    static func zoneName(of date: Date, in timeZone: TimeZone) -> String {
+        let style = Date.FormatStyle(timeZone: timeZone).timeZone(.specificName(.short)).locale(english)
+        return date.formatted(style)
+    }
+
+    private static let english = Locale(identifier: "en_US")
 
     private static let weekdayNames = [
         "Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",

@@ -26,7 +26,10 @@ public struct TilawaRuntime: Sendable {
         policy = ProgramPolicy(
             attemptWindow: configuration.attemptWindow,
             eocRequiredWeeks: configuration.program.eocRequiredWeeks,
-            feedbackDueHours: configuration.program.feedbackDue / 3600)
+            feedbackDueHours: configuration.program.feedbackDue / 3600,
+            eocFeedbackDueBusinessDays: configuration.program.eocFeedbackDueBusinessDays,
+            holidays: configuration.program.holidays,
+            placementDueHours: configuration.program.placementDue / 3600)
         let encoder = configuration.encoder.settings
         processor = AudioProcessor(limits: configuration.audioLimits, encoder: encoder)
         feedbackProcessor = AudioProcessor(limits: configuration.feedbackLimits, encoder: encoder)

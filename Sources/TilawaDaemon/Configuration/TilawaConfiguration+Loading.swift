@@ -145,6 +145,31 @@ extension TilawaConfiguration {
         program.catchUpGraceDays = try values.integer("program.catch_up_grace_days", default: program.catchUpGraceDays, in: 0...365)
         program.eocRequiredWeeks = try values.integer("program.eoc_required_weeks", default: program.eocRequiredWeeks, in: 0...99)
         program.feedbackDue = try TimeInterval(values.integer("program.feedback_due_hours", default: 48, in: 1...8760) * 3600)
+        program.eocFeedbackDueBusinessDays = try values.integer(
+            "program.eoc_feedback_due_business_days", default: program.eocFeedbackDueBusinessDays, in: 1...60)
+        program.placementDue = try TimeInterval(values.integer("program.placement_due_hours", default: 48, in: 1...8760) * 3600)
+        if let setting = values.optionalText("program.holidays") {
+            var holidays = Set<LocalDate>()
+            for part in setting.text.split(separator: ",") {
+                let text = part.trimmingCharacters(in: .whitespaces)
+                guard let date = LocalDate(text), Self.isRealDate(date) else {
+                    throw values.invalid("program.holidays", "must be dates YYYY-MM-DD separated by commas", setting)
+                }
+                holidays.insert(date)
+            }
+            program.holidays = holidays
+        }
+    }
+
+    /// Whether `date` exists on the Gregorian calendar (no 30 February).
+    static func isRealDate(_ date: LocalDate) -> Bool {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .gmt
+        guard let noon = calendar.date(from: DateComponents(year: date.year, month: date.month, day: date.day, hour: 12)) else {
+            return false
+        }
+        let parts = calendar.dateComponents([.year, .month, .day], from: noon)
+        return parts.year == date.year && parts.month == date.month && parts.day == date.day
     }
 
     /// The zone named `identifier` if it is an IANA name: abbreviations such as `EST` or

@@ -1,4 +1,5 @@
 import Foundation
+import TilawaCore
 
 extension TilawaConfiguration {
     /// `http.*`: the HTTP API listener and upload limits.
@@ -77,6 +78,12 @@ extension TilawaConfiguration {
         public var eocRequiredWeeks = 12
         /// `program.feedback_due_hours`, in seconds: past it a submission is `overdue`.
         public var feedbackDue: TimeInterval = 48 * 3600
+        /// `program.eoc_feedback_due_business_days`: business days an end-of-course result may take.
+        public var eocFeedbackDueBusinessDays = 5
+        /// `program.holidays`: local dates that are not business days.
+        public var holidays: Set<LocalDate> = []
+        /// `program.placement_due_hours`, in seconds: a placement assessment is answered with a level within this.
+        public var placementDue: TimeInterval = 48 * 3600
 
         /// The defaults.
         public init() {}

@@ -4,8 +4,9 @@ import ServiceLifecycle
 import TilawaCore
 import TilawaStore
 
-/// Records `feedback_overdue` for submissions past their feedback deadline, once each,
-/// checked every minute.
+/// Records what the clock alone decides, once each, checked every minute:
+/// `feedback_overdue` for submissions past their `feedbackDueAt`, and `eoc_available` for
+/// eligible students once their level's end-of-course assessment opens.
 public struct FeedbackDeadlineService: Service {
     let runtime: TilawaRuntime
     let wakeup: WakeupSignal?
@@ -22,9 +23,15 @@ public struct FeedbackDeadlineService: Service {
     public func run() async throws {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
-                let count = try await runtime.database.recordOverdueFeedback(now: runtime.clock(), due: runtime.configuration.program.feedbackDue)
+                let now = runtime.clock()
+                let count = try await runtime.database.recordOverdueFeedback(now: now, policy: runtime.policy)
                 if count > 0 {
                     logger.warning("feedback overdue", metadata: ["submissions": "\(count)"])
+                    wakeup?.signal()
+                }
+                let opened = try await runtime.database.recordEOCAvailable(policy: runtime.policy, now: now)
+                if opened > 0 {
+                    logger.info("end-of-course assessment open", metadata: ["students": "\(opened)"])
                     wakeup?.signal()
                 }
             } catch {

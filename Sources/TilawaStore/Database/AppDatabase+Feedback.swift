@@ -18,6 +18,13 @@ extension AppDatabase {
         { db in try Self.pair(db, target, coachId: coachId) }
     }
 
+    /// The submission a reply is for, and the check that `coachId` may answer it: the coach
+    /// of the submission's enrolment; for a placement assessment also a placing coach.
+    ///
+    /// By slot (drop folder, CLI): among the student's recordings for that slot awaiting a
+    /// reply, the newest of the newest enrolment that has one (fall's EOC reply may arrive
+    /// after spring's roster import); when none awaits, only the newest enrolment's newest
+    /// recording of the slot (a second reply) — an older semester is answered by id.
     static func pair(_ db: Database, _ target: FeedbackTarget, coachId: String) throws -> Result<SubmissionRecord, FeedbackRefusal> {
         let submission: SubmissionRecord
         switch target {
@@ -26,21 +33,55 @@ extension AppDatabase {
             submission = found
         case let .slot(student, slot):
             guard try StudentRecord.fetchOne(db, key: student) != nil else { return .failure(.unknownStudent(student)) }
-            var request = SubmissionRecord
-                .filter(Column("studentId") == student && Column("kind") == slot.kind.rawValue)
-                .filter([SubmissionState.processing.rawValue, SubmissionState.awaitingFeedback.rawValue,
-                         SubmissionState.feedbackReady.rawValue].contains(Column("state")))
-            if let week = slot.week { request = request.filter(Column("week") == week) }
-            guard let newest = try request.order(Column("receivedAt").desc).fetchOne(db) else {
+            guard let found = try pairBySlot(db, student: student, slot: slot) else {
                 return .failure(.noSubmission(student: student, slot: slot))
             }
-            submission = newest
+            submission = found
         }
-        guard let student = try StudentRecord.fetchOne(db, key: submission.studentId) else {
-            return .failure(.unknownStudent(submission.studentId))
+        guard try mayAnswer(db, submission: submission, coachId: coachId) else {
+            return .failure(.notAssignedCoach(student: submission.studentId, coach: coachId))
         }
-        guard student.coachId == coachId else { return .failure(.notAssignedCoach(student: student.id, coach: coachId)) }
         return .success(submission)
+    }
+
+    private static func pairBySlot(_ db: Database, student: String, slot: Slot) throws -> SubmissionRecord? {
+        var sql = """
+            SELECT submission.* FROM submission
+            JOIN enrolment ON enrolment.id = submission.enrolmentId
+            JOIN semester ON semester.id = enrolment.semesterId
+            WHERE submission.studentId = ? AND submission.kind = ? AND submission.state IN (?, ?, ?)
+            """
+        var arguments: StatementArguments = [student, slot.kind.rawValue, SubmissionState.processing.rawValue,
+                                             SubmissionState.awaitingFeedback.rawValue, SubmissionState.feedbackReady.rawValue]
+        if let week = slot.week {
+            sql += " AND submission.week = ?"
+            arguments += [week]
+        }
+        sql += " ORDER BY semester.startDate DESC, submission.receivedAt DESC"
+        let candidates = try SubmissionRecord.fetchAll(db, sql: sql, arguments: arguments)
+        if let awaiting = candidates.first(where: { $0.state != .feedbackReady }) { return awaiting }
+        let newestEnrolment = try Int64.fetchOne(db, sql: """
+            SELECT enrolment.id FROM enrolment JOIN semester ON semester.id = enrolment.semesterId
+            WHERE enrolment.studentId = ? ORDER BY semester.startDate DESC, enrolment.id DESC LIMIT 1
+            """, arguments: [student])
+        // A placement assessment is the student's, whatever the semester.
+        return candidates.first { slot == .assessment || $0.enrolmentId == newestEnrolment }
+    }
+
+    /// Whether `coachId` may answer (and read) `submission`.
+    static func mayAnswer(_ db: Database, submission: SubmissionRecord, coachId: String) throws -> Bool {
+        let coach = try String.fetchOne(db, sql: "SELECT coachId FROM enrolment WHERE id = ?", arguments: [submission.enrolmentId])
+        if coach == coachId { return true }
+        guard submission.kind == .assessment else { return false }
+        return try mayPlace(db, coachId: coachId)
+    }
+
+    /// Whether `coachId` may place students: a coach `program.yaml` lists as placing, or
+    /// any coach when it lists none.
+    static func mayPlace(_ db: Database, coachId: String) throws -> Bool {
+        guard let coach = try CoachRecord.fetchOne(db, key: coachId) else { return false }
+        if coach.placing { return true }
+        return try CoachRecord.filter(Column("placing") == true).fetchCount(db) == 0
     }
 
     /// Records a reply (processing), its encode job and, for a drop-folder file, its
@@ -51,9 +92,14 @@ extension AppDatabase {
             case let .failure(refusal):
                 return .failure(refusal)
             case let .success(submission):
+                if submission.kind == .eoc, request.result == nil { return .failure(.eocResultRequired(student: submission.studentId)) }
+                if submission.kind != .eoc, let result = request.result {
+                    return .failure(.resultNotApplicable(result: result, slot: submission.slot))
+                }
                 let feedback = FeedbackRecord(
                     id: request.feedbackId, submissionId: submission.id, coachId: request.coachId, receivedAt: request.receivedAt,
-                    notes: request.notes, analysis: request.analysis, originalPath: request.originalPath, origin: request.origin)
+                    notes: request.notes, analysis: request.analysis, originalPath: request.originalPath, origin: request.origin,
+                    result: request.result)
                 try feedback.insert(db)
                 var job = JobRecord(kind: .encodeFeedback, subjectId: feedback.id, now: request.receivedAt)
                 try job.insert(db)
@@ -119,13 +165,15 @@ extension AppDatabase {
     }
 
     /// Records a finished reply encode: the reply is ready, its submission `feedback_ready`,
-    /// and the student gets `feedback_ready` naming the week — one transaction.
+    /// and the student gets `feedback_ready` naming the week — one transaction. An
+    /// end-of-course reply also records its result on the submission (a pass graduates the
+    /// enrolment's level) and sends `eoc_results_ready`.
     public func completeFeedbackEncode(jobId: Int64, feedbackId: String, audioPath: String, audioBytes: Int, waveformPath: String,
                                        outputGainDB: Double, now: Date) throws {
         try immediateWrite { db in
             guard var feedback = try FeedbackRecord.fetchOne(db, key: feedbackId),
                   var submission = try SubmissionRecord.fetchOne(db, key: feedback.submissionId),
-                  let student = try StudentRecord.fetchOne(db, key: submission.studentId) else {
+                  var enrolment = try EnrolmentRecord.fetchOne(db, key: submission.enrolmentId) else {
                 throw StoreError.internalInconsistency("feedback \(feedbackId) lost its submission")
             }
             feedback.audioPath = audioPath
@@ -136,47 +184,69 @@ extension AppDatabase {
             try feedback.update(db)
             if submission.state != .failed {
                 submission.state = .feedbackReady
+                if submission.kind == .eoc, let result = feedback.result { submission.result = result }
                 try submission.update(db)
             }
             let coach = try CoachRecord.fetchOne(db, key: feedback.coachId)
-            let week = try StudentContext.weekInfo(db, levelId: student.levelId, slot: submission.slot)
+            let week = try StudentContext.weekInfo(db, levelId: enrolment.levelId, slot: submission.slot)
             let what = submission.week.map { "week \($0) (\(week.title))" } ?? week.title.lowercased()
             try Self.recordEvent(
-                db, type: "feedback_ready", student: student, slot: submission.slot, occurredAt: now,
-                submissionId: submission.id, feedbackId: feedback.id, coachName: coach?.name,
+                db, type: "feedback_ready", studentId: submission.studentId, levelId: enrolment.levelId, slot: submission.slot,
+                occurredAt: now, submissionId: submission.id, feedbackId: feedback.id, coachName: coach?.name,
                 message: StudentMessages.feedbackReady(what, coachName: coach?.name))
+            if submission.kind == .eoc, submission.state != .failed, let result = feedback.result {
+                let level = try enrolment.levelId.flatMap { try LevelRecord.fetchOne(db, key: $0) }
+                if result == .pass, enrolment.outcome != .graduated, let enrolmentId = enrolment.id {
+                    enrolment.outcome = .graduated
+                    try enrolment.update(db)
+                    var change = EnrolmentChangeRecord(enrolmentId: enrolmentId, change: .graduated, levelId: enrolment.levelId,
+                                                       coachId: enrolment.coachId, changedAt: now, changedBy: "coach:\(feedback.coachId)")
+                    try change.insert(db)
+                }
+                try Self.recordEvent(
+                    db, type: "eoc_results_ready", studentId: submission.studentId, levelId: enrolment.levelId, slot: .eoc,
+                    occurredAt: now, submissionId: submission.id, feedbackId: feedback.id, coachName: coach?.name,
+                    message: StudentMessages.eocResultsReady(levelName: level?.name ?? "your level", result: result),
+                    extra: .init(level: level.map { .init(id: $0.id, name: $0.name) }, result: result, semesterId: enrolment.semesterId))
+            }
             try db.execute(sql: "UPDATE job SET state = ?, lockedBy = NULL, lastError = NULL WHERE id = ?",
                            arguments: [JobRecord.State.done.rawValue, jobId])
         }
     }
 
-    /// Records `feedback_overdue` once for every submission still awaiting feedback after `due`.
+    /// Records `feedback_overdue` once for every submission still awaiting feedback past its
+    /// `feedbackDueAt` (weekly hours, EOC business days, placement hours).
     @discardableResult
-    public func recordOverdueFeedback(now: Date, due: TimeInterval) throws -> Int {
-        try immediateWrite(Self.recordOverdueFeedbackQuery(now: now, due: due))
+    public func recordOverdueFeedback(now: Date, policy: ProgramPolicy) throws -> Int {
+        try immediateWrite(Self.recordOverdueFeedbackQuery(now: now, policy: policy))
     }
 
     /// `recordOverdueFeedback` from async code: suspends on GRDB's async immediateWrite instead of blocking a thread of the cooperative pool.
-    public func recordOverdueFeedback(now: Date, due: TimeInterval) async throws -> Int {
-        try await immediateWrite(Self.recordOverdueFeedbackQuery(now: now, due: due))
+    public func recordOverdueFeedback(now: Date, policy: ProgramPolicy) async throws -> Int {
+        try await immediateWrite(Self.recordOverdueFeedbackQuery(now: now, policy: policy))
     }
 
     /// The transaction of `recordOverdueFeedback`, shared by its synchronous and async forms.
-    static func recordOverdueFeedbackQuery(now: Date, due: TimeInterval) -> @Sendable (Database) throws -> Int {
+    static func recordOverdueFeedbackQuery(now: Date, policy: ProgramPolicy) -> @Sendable (Database) throws -> Int {
         { db in
             let overdue = try SubmissionRecord
                 .filter(Column("state") == SubmissionState.awaitingFeedback.rawValue)
-                .filter(Column("overdueNotifiedAt") == nil && Column("receivedAt") < now.addingTimeInterval(-due))
+                .filter(Column("overdueNotifiedAt") == nil && Column("feedbackDueAt") < now)
                 .fetchAll(db)
             for var submission in overdue {
-                guard let student = try StudentRecord.fetchOne(db, key: submission.studentId) else { continue }
-                let coach = try CoachRecord.fetchOne(db, key: student.coachId)
-                let week = try StudentContext.weekInfo(db, levelId: student.levelId, slot: submission.slot)
+                guard let enrolment = try EnrolmentRecord.fetchOne(db, key: submission.enrolmentId) else { continue }
+                let coach = try enrolment.coachId.flatMap { try CoachRecord.fetchOne(db, key: $0) }
+                let week = try StudentContext.weekInfo(db, levelId: enrolment.levelId, slot: submission.slot)
                 let what = submission.week.map { "week \($0) (\(week.title))" } ?? week.title.lowercased()
+                let turnaround = switch submission.kind {
+                case .week: StudentMessages.hours(policy.feedbackDueHours)
+                case .eoc: StudentMessages.days(policy.eocFeedbackDueBusinessDays)
+                case .assessment: StudentMessages.hours(policy.placementDueHours)
+                }
                 try Self.recordEvent(
-                    db, type: "feedback_overdue", student: student, slot: submission.slot, occurredAt: now,
-                    submissionId: submission.id, feedbackId: nil, coachName: coach?.name,
-                    message: StudentMessages.feedbackOverdue(what, feedbackDueHours: due / 3_600))
+                    db, type: "feedback_overdue", studentId: submission.studentId, levelId: enrolment.levelId,
+                    slot: submission.slot, occurredAt: now, submissionId: submission.id, feedbackId: nil, coachName: coach?.name,
+                    message: StudentMessages.feedbackOverdue(what, turnaround: turnaround))
                 submission.overdueNotifiedAt = now
                 try submission.update(db)
             }
@@ -203,7 +273,7 @@ extension AppDatabase {
 }
 
 extension AppDatabase {
-    /// The enrolled id matching `id` exactly, or else ignoring case when exactly one does.
+    /// The student id matching `id` exactly, or else ignoring case when exactly one does.
     public func resolveStudentId(_ id: String) throws -> String? {
         try writer.read { db in
             if try StudentRecord.exists(db, key: id) { return id }

@@ -97,7 +97,9 @@ extension AppDatabase {
 
     /// Records a failed job. While `retryAt` is given it is queued again for then; otherwise
     /// it has failed for good and its submission becomes `failed`, which gives the attempt
-    /// back (failed submissions never count).
+    /// back (failed submissions never count); the recording it had superseded is
+    /// `awaiting_feedback` again (back in the coach's queue and the drop folder's pairing),
+    /// and the student gets `submission_failed` — one transaction.
     public func failJob(id: Int64, error: String, retryAt: Date?, now: Date) throws {
         try immediateWrite { db in
             guard var job = try JobRecord.fetchOne(db, key: id) else { return }
@@ -111,9 +113,7 @@ extension AppDatabase {
                 job.state = .failed
                 switch job.kind {
                 case .encodeSubmission:
-                    try db.execute(
-                        sql: "UPDATE submission SET state = ?, failureReason = ? WHERE id = ?",
-                        arguments: [SubmissionState.failed.rawValue, job.lastError, job.subjectId])
+                    try Self.failSubmission(db, id: job.subjectId, reason: job.lastError, now: now)
                 case .encodeFeedback:
                     try db.execute(sql: "UPDATE feedback SET state = ? WHERE id = ?",
                                    arguments: [FeedbackRecord.State.failed.rawValue, job.subjectId])
@@ -128,5 +128,32 @@ extension AppDatabase {
         try writer.read { db in
             try JobRecord.filter([JobRecord.State.queued.rawValue, JobRecord.State.running.rawValue].contains(Column("state"))).fetchCount(db)
         }
+    }
+}
+
+extension AppDatabase {
+    /// Marks a submission `failed`, restores what it superseded and tells the student.
+    static func failSubmission(_ db: Database, id: String, reason: String?, now: Date) throws {
+        guard var submission = try SubmissionRecord.fetchOne(db, key: id), submission.state != .failed else { return }
+        submission.state = .failed
+        submission.failureReason = reason
+        try submission.update(db)
+        // Only what this recording superseded and nobody has answered since: the newest such one.
+        let restored = try SubmissionRecord
+            .filter(Column("supersededBy") == id && Column("state") == SubmissionState.superseded.rawValue)
+            .order(Column("receivedAt").desc)
+            .fetchOne(db)
+        if var restored {
+            restored.state = restored.encodedAt == nil ? .processing : .awaitingFeedback
+            restored.supersededBy = nil
+            try restored.update(db)
+        }
+        let levelId = try String.fetchOne(db, sql: "SELECT levelId FROM enrolment WHERE id = ?", arguments: [submission.enrolmentId])
+        let week = try StudentContext.weekInfo(db, levelId: levelId, slot: submission.slot)
+        let what = submission.week.map { "Week \($0) (\(week.title))" } ?? week.title.lowercased()
+        try recordEvent(
+            db, type: "submission_failed", studentId: submission.studentId, levelId: levelId, slot: submission.slot,
+            occurredAt: now, submissionId: submission.id, feedbackId: nil, coachName: nil,
+            message: StudentMessages.submissionFailed(what))
     }
 }

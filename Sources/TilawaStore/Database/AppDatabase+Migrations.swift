@@ -151,6 +151,7 @@ extension AppDatabase {
             try db.create(index: "feedback_submission_received", on: "feedback", columns: ["submissionId", "receivedAt"])
         }
         migrator.registerMigration("status: report indexes and meta", migrate: AppDatabase.migrateStatusReport)
+        migrator.registerMigration("programme year: enrolments", migrate: AppDatabase.migrateEnrolments)
         return migrator
     }
 }

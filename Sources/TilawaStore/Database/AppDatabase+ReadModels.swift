@@ -3,37 +3,60 @@ import GRDB
 import TilawaCore
 
 extension AppDatabase {
-    /// The data of `GET /v1/students/{id}/timeline`, or nil for an unknown student.
-    public func timeline(studentId: String, policy: ProgramPolicy) throws -> TimelineData? {
-        try writer.read(Self.timelineQuery(studentId: studentId, policy: policy))
+    /// The data of `GET /v1/students/{id}/timeline` for the enrolment in `semesterId`
+    /// (default: the current one at `now`), or nil for an unknown student or semester.
+    public func timeline(studentId: String, semesterId: String? = nil, policy: ProgramPolicy, now: Date) throws -> TimelineData? {
+        try writer.read(Self.timelineQuery(studentId: studentId, semesterId: semesterId, policy: policy, now: now))
     }
 
     /// `timeline` from async code: suspends on GRDB's async read instead of blocking a thread of the cooperative pool.
-    public func timeline(studentId: String, policy: ProgramPolicy) async throws -> TimelineData? {
-        try await writer.read(Self.timelineQuery(studentId: studentId, policy: policy))
+    public func timeline(studentId: String, semesterId: String? = nil, policy: ProgramPolicy, now: Date) async throws -> TimelineData? {
+        try await writer.read(Self.timelineQuery(studentId: studentId, semesterId: semesterId, policy: policy, now: now))
     }
 
     /// The transaction of `timeline`, shared by its synchronous and async forms.
-    static func timelineQuery(studentId: String, policy: ProgramPolicy) -> @Sendable (Database) throws -> TimelineData? {
+    static func timelineQuery(studentId: String, semesterId: String?, policy: ProgramPolicy, now: Date) -> @Sendable (Database) throws -> TimelineData? {
         { db in
-            guard let student = try StudentRecord.fetchOne(db, key: studentId),
-                  let semester = try SemesterRecord.fetchOne(db, key: student.semesterId) else { return nil }
-            let context = try StudentContext.load(db, student: student, policy: policy)
-            let submissions = try SubmissionRecord.filter(Column("studentId") == studentId).order(Column("receivedAt")).fetchAll(db)
+            guard let student = try StudentRecord.fetchOne(db, key: studentId) else { return nil }
+            let chosen = try semesterId.map { try StudentContext.enrolment(db, studentId: studentId, semesterId: $0) }
+                ?? StudentContext.currentEnrolment(db, studentId: studentId, now: now)
+            guard let enrolment = chosen else { return nil }
+            let context = try StudentContext.load(db, student: student, enrolment: enrolment, policy: policy)
+            let submissions = try SubmissionRecord.filter(Column("enrolmentId") == context.enrolmentId)
+                .order(Column("receivedAt")).fetchAll(db)
             let feedback = try FeedbackRecord
-                .filter(sql: "submissionId IN (SELECT id FROM submission WHERE studentId = ?)", arguments: [studentId])
+                .filter(sql: "submissionId IN (SELECT id FROM submission WHERE enrolmentId = ?)", arguments: [context.enrolmentId])
                 .order(Column("receivedAt")).fetchAll(db)
             let coaches = try CoachRecord.fetchAll(db)
+            let coachesById = Dictionary(coaches.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            let levels = Dictionary(try LevelRecord.fetchAll(db).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            let enrolments = try Row.fetchAll(db, sql: """
+                SELECT enrolment.* FROM enrolment JOIN semester ON semester.id = enrolment.semesterId
+                WHERE enrolment.studentId = ? ORDER BY semester.startDate, enrolment.id
+                """, arguments: [studentId]).map { try EnrolmentRecord(row: $0) }
+            let summaries = try enrolments.compactMap { item -> TimelineData.EnrolmentSummary? in
+                guard let semester = try SemesterRecord.fetchOne(db, key: item.semesterId) else { return nil }
+                return .init(enrolment: item, semester: semester, level: item.levelId.flatMap { levels[$0] },
+                             coach: item.coachId.flatMap { coachesById[$0] })
+            }
+            // Unplaced: the newest assessment still waiting, of any semester.
+            let pendingAssessment = enrolment.isPlaced ? nil : try SubmissionRecord
+                .filter(Column("studentId") == studentId && Column("kind") == SubmissionKind.assessment.rawValue)
+                .filter([SubmissionState.processing.rawValue, SubmissionState.awaitingFeedback.rawValue].contains(Column("state")))
+                .order(Column("receivedAt").desc).fetchOne(db)
             return TimelineData(
-                student: student, semester: semester, calendar: context.calendar,
-                curriculum: try CurriculumWeekRecord.filter(Column("levelId") == student.levelId).order(Column("week")).fetchAll(db),
+                student: student, enrolment: enrolment, semester: context.semester, level: context.level,
+                coach: enrolment.coachId.flatMap { coachesById[$0] }, calendar: context.calendar,
+                curriculum: try CurriculumWeekRecord.filter(Column("levelId") == enrolment.levelId).order(Column("week")).fetchAll(db),
                 submissions: submissions, feedback: feedback,
                 coachNames: Dictionary(coaches.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first }),
-                rules: context.rules, history: context.history)
+                rules: context.rules, history: context.history, elsewhere: context.elsewhere, enrolments: summaries,
+                pendingAssessment: pendingAssessment, policy: policy)
         }
     }
 
-    /// Submissions awaiting feedback from `coachId`'s students, oldest first.
+    /// Submissions awaiting feedback from `coachId`: those of the enrolments they coach, and
+    /// for a placing coach every unplaced student's placement assessment; oldest first.
     public func coachQueue(coachId: String) throws -> [QueueItem] {
         try writer.read(Self.coachQueueQuery(coachId: coachId))
     }
@@ -46,12 +69,15 @@ extension AppDatabase {
     /// The transaction of `coachQueue`, shared by its synchronous and async forms.
     static func coachQueueQuery(coachId: String) -> @Sendable (Database) throws -> [QueueItem] {
         { db in
+            let placing = try mayPlace(db, coachId: coachId)
             let rows = try Row.fetchAll(db, sql: """
                 SELECT submission.*, student.name AS studentName FROM submission
+                JOIN enrolment ON enrolment.id = submission.enrolmentId
                 JOIN student ON student.id = submission.studentId
-                WHERE student.coachId = ? AND submission.state = ?
+                WHERE submission.state = ? AND (enrolment.coachId = ?
+                    OR (? AND submission.kind = 'assessment' AND enrolment.levelId IS NULL))
                 ORDER BY submission.receivedAt
-                """, arguments: [coachId, SubmissionState.awaitingFeedback.rawValue])
+                """, arguments: [SubmissionState.awaitingFeedback.rawValue, coachId, placing])
             return try rows.map { QueueItem(submission: try SubmissionRecord(row: $0), studentName: $0["studentName"]) }
         }
     }
@@ -74,19 +100,35 @@ extension AppDatabase {
         }
     }
 
-    /// The coach of a student, if the student exists.
-    public func coachId(ofStudent studentId: String) throws -> String? {
-        try writer.read(Self.coachIdQuery(ofStudent: studentId))
+    /// Whether a coach may see a student: the coach of one of their enrolments, or a
+    /// placing coach while the student awaits placement. Nil for an unknown student.
+    public func coachMaySee(studentId: String, coachId: String?) async throws -> Bool? {
+        try await writer.read { db in try Self.coachMaySee(db, studentId: studentId, coachId: coachId) }
     }
 
-    /// `coachId` from async code: suspends on GRDB's async read instead of blocking a thread of the cooperative pool.
-    public func coachId(ofStudent studentId: String) async throws -> String? {
-        try await writer.read(Self.coachIdQuery(ofStudent: studentId))
+    static func coachMaySee(_ db: Database, studentId: String, coachId: String?) throws -> Bool? {
+        guard try StudentRecord.exists(db, key: studentId) else { return nil }
+        guard let coachId else { return false }
+        let coached = try Bool.fetchOne(db, sql: """
+            SELECT EXISTS (SELECT 1 FROM enrolment WHERE studentId = ? AND coachId = ?)
+            """, arguments: [studentId, coachId]) ?? false
+        if coached { return true }
+        let unplaced = try Bool.fetchOne(db, sql: """
+            SELECT EXISTS (SELECT 1 FROM enrolment WHERE studentId = ? AND levelId IS NULL)
+            """, arguments: [studentId]) ?? false
+        return unplaced ? try mayPlace(db, coachId: coachId) : false
     }
 
-    /// The transaction of `coachId`, shared by its synchronous and async forms.
-    static func coachIdQuery(ofStudent studentId: String) -> @Sendable (Database) throws -> String? {
-        { db in try String.fetchOne(db, sql: "SELECT coachId FROM student WHERE id = ?", arguments: [studentId]) }
+    /// Whether a coach may read one submission (and answer it): its enrolment's coach, or a
+    /// placing coach for a placement assessment.
+    public func coachMayRead(submissionId: String, coachId: String) async throws -> Bool {
+        try await writer.read { db in
+            guard let submission = try SubmissionRecord.fetchOne(db, key: submissionId) else { return false }
+            if try Self.mayAnswer(db, submission: submission, coachId: coachId) { return true }
+            // The coach of any of the student's enrolments sees the student's history.
+            return try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM enrolment WHERE studentId = ? AND coachId = ?)",
+                                     arguments: [submission.studentId, coachId]) ?? false
+        }
     }
 
     /// True when the database answers a trivial query (readiness).
@@ -102,23 +144,23 @@ extension AppDatabase {
 
 extension AppDatabase {
     /// Queue depth, awaiting feedback, overdue and undelivered counts, read in one transaction.
-    public func operationalGauges(now: Date, feedbackDue: TimeInterval) throws -> OperationalGauges {
-        try writer.read(Self.operationalGaugesQuery(now: now, feedbackDue: feedbackDue))
+    public func operationalGauges(now: Date) throws -> OperationalGauges {
+        try writer.read(Self.operationalGaugesQuery(now: now))
     }
 
     /// `operationalGauges` from async code: suspends on GRDB's async read instead of blocking a thread of the cooperative pool.
-    public func operationalGauges(now: Date, feedbackDue: TimeInterval) async throws -> OperationalGauges {
-        try await writer.read(Self.operationalGaugesQuery(now: now, feedbackDue: feedbackDue))
+    public func operationalGauges(now: Date) async throws -> OperationalGauges {
+        try await writer.read(Self.operationalGaugesQuery(now: now))
     }
 
     /// The transaction of `operationalGauges`, shared by its synchronous and async forms.
-    static func operationalGaugesQuery(now: Date, feedbackDue: TimeInterval) -> @Sendable (Database) throws -> OperationalGauges {
+    static func operationalGaugesQuery(now: Date) -> @Sendable (Database) throws -> OperationalGauges {
         { db in
             OperationalGauges(
                 queueDepth: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM job WHERE state IN ('queued', 'running')") ?? 0,
                 awaitingFeedback: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission WHERE state = 'awaiting_feedback'") ?? 0,
-                overdue: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission WHERE state = 'awaiting_feedback' AND receivedAt < ?",
-                                          arguments: [now.addingTimeInterval(-feedbackDue)]) ?? 0,
+                overdue: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission WHERE state = 'awaiting_feedback' AND feedbackDueAt < ?",
+                                          arguments: [now]) ?? 0,
                 undeliveredEvents: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM event WHERE deliveredAt IS NULL") ?? 0)
         }
     }

@@ -9,7 +9,14 @@ extension AppDatabase {
     /// earlier one; the check runs inside the transaction, against what the database will
     /// hold. Importing the same files twice changes nothing. Nothing is ever deleted: a
     /// student missing from a later file keeps their history.
-    public func importRoster(program: ProgramFile?, students: [StudentRow], studentsSource: String) throws -> RosterImportSummary {
+    ///
+    /// Each student row is an enrolment: a row for a semester the student has no enrolment
+    /// in adds one (and never touches another semester's); a row for an existing one may
+    /// change the coach (kept in `enrolmentChange`) while its semester is open, and is
+    /// refused with `semester_closed` once it has closed. An empty level and coach makes a
+    /// pending enrolment; it never undoes a placement already recorded. A new placed
+    /// enrolment of a semester not yet closed sends `enrolled`.
+    public func importRoster(program: ProgramFile?, students: [StudentRow], studentsSource: String, now: Date) throws -> RosterImportSummary {
         try immediateWrite { db in
             var summary = RosterImportSummary()
             if let program {
@@ -22,11 +29,15 @@ extension AppDatabase {
                     summary.semesters += 1
                 }
                 for coach in program.coaches {
-                    try CoachRecord(id: coach.id.rawValue, name: coach.name, email: coach.email).upsert(db)
+                    try CoachRecord(id: coach.id.rawValue, name: coach.name, email: coach.email, placing: coach.places).upsert(db)
                     summary.coaches += 1
                 }
-                for level in program.levels {
-                    try LevelRecord(id: level.id, name: level.name).upsert(db)
+                for (position, level) in program.levels.enumerated() {
+                    try LevelRecord(
+                        id: level.id, name: level.name, position: position, eocOpensWeek: level.eoc.opensWeek,
+                        eocTitle: level.eoc.title, eocPassage: level.eoc.passage, eocArabic: level.eoc.arabic,
+                        eocCovers: level.eoc.covers
+                    ).upsert(db)
                     summary.levels += 1
                     for week in level.weeks {
                         try CurriculumWeekRecord(levelId: level.id, week: week.week, title: week.title, passage: week.passage).upsert(db)
@@ -42,14 +53,73 @@ extension AppDatabase {
                     semesters: Set(try String.fetchAll(db, sql: "SELECT id FROM semester")),
                     source: studentsSource)
                 for row in students {
-                    try StudentRecord(
-                        id: row.id.rawValue, name: row.name, levelId: row.level, coachId: row.coachID.rawValue,
-                        semesterId: row.semesterID.rawValue
-                    ).upsert(db)
+                    try StudentRecord(id: row.id.rawValue, name: row.name).upsert(db)
+                    try Self.importEnrolment(db, row: row, source: studentsSource, now: now)
                     summary.students += 1
                 }
             }
             return summary
         }
+    }
+
+    private static func importEnrolment(_ db: Database, row: StudentRow, source: String, now: Date) throws {
+        let student = row.id.rawValue
+        let semesterId = row.semesterID.rawValue
+        guard let semester = try SemesterRecord.fetchOne(db, key: semesterId) else { return }
+        let closed = try semester.calendar().isClosed(at: now)
+        let level = row.level
+        let coach = row.coachID?.rawValue
+        guard var enrolment = try StudentContext.enrolment(db, studentId: student, semesterId: semesterId) else {
+            var created = EnrolmentRecord(
+                studentId: student, semesterId: semesterId, levelId: level, coachId: coach, createdAt: now,
+                placedAt: level == nil ? nil : now, placedBy: level == nil ? nil : "roster")
+            try created.insert(db)
+            try recordEnrolmentChange(db, created, .enrolled, at: now, by: "roster")
+            if created.isPlaced, !closed { try recordEnrolled(db, created, now: now) }
+            return
+        }
+        // An unplaced row never undoes a placement, and an identical row changes nothing.
+        guard let level, let coach, level != enrolment.levelId || coach != enrolment.coachId else { return }
+        guard !closed else {
+            throw RosterError(
+                .semesterClosed, source: source, line: row.line,
+                "student \(student) in semester \(RosterText.quoted(semesterId)) would change from level \(enrolment.levelId ?? "none") / coach \(enrolment.coachId ?? "none") to \(level) / \(coach), but the semester has closed and its enrolments are final; enrol them in a later semester instead")
+        }
+        let wasPlaced = enrolment.isPlaced
+        let change: EnrolmentChangeRecord.Change = !wasPlaced ? .placed : (level != enrolment.levelId ? .placed : .coachChanged)
+        enrolment.levelId = level
+        enrolment.coachId = coach
+        if change == .placed {
+            enrolment.placedAt = now
+            enrolment.placedBy = "roster"
+        }
+        try enrolment.update(db)
+        try recordEnrolmentChange(db, enrolment, change, at: now, by: "roster")
+        if !wasPlaced { try recordEnrolled(db, enrolment, now: now) }
+    }
+
+    static func recordEnrolmentChange(
+        _ db: Database, _ enrolment: EnrolmentRecord, _ change: EnrolmentChangeRecord.Change, at: Date, by: String
+    ) throws {
+        guard let id = enrolment.id else { return }
+        var record = EnrolmentChangeRecord(enrolmentId: id, change: change, levelId: enrolment.levelId, coachId: enrolment.coachId,
+                                           changedAt: at, changedBy: by)
+        try record.insert(db)
+    }
+
+    /// `enrolled`: welcome to the level, the coach, when week 1 unlocks.
+    static func recordEnrolled(_ db: Database, _ enrolment: EnrolmentRecord, now: Date) throws {
+        guard let levelId = enrolment.levelId, let coachId = enrolment.coachId,
+              let level = try LevelRecord.fetchOne(db, key: levelId), let coach = try CoachRecord.fetchOne(db, key: coachId),
+              let semester = try SemesterRecord.fetchOne(db, key: enrolment.semesterId) else { return }
+        let calendar = try semester.calendar()
+        try recordEvent(
+            db, type: "enrolled", studentId: enrolment.studentId, levelId: levelId, slot: .week(1), occurredAt: now,
+            submissionId: nil, feedbackId: nil, coachName: coach.name,
+            message: StudentMessages.enrolled(
+                levelName: level.name, coachName: coach.name, semesterName: semester.name,
+                weekOneUnlocks: HumanDate.format(calendar.unlock(week: 1), in: calendar.timeZone)),
+            extra: .init(level: .init(id: level.id, name: level.name), coach: .init(id: coach.id, name: coach.name),
+                         semesterId: semester.id))
     }
 }

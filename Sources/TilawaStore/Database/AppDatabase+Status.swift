@@ -11,7 +11,8 @@ extension AppDatabase {
     ///
     /// - Parameters:
     ///   - now: The instant windows are measured back from.
-    ///   - feedbackDue: `program.feedback_due_hours` in seconds; older awaiting submissions are overdue.
+    ///   - feedbackDue: `program.feedback_due_hours` in seconds, used only on a database from
+    ///     before enrolments (where submissions carry no due instant of their own).
     ///   - recentWindow: How far back rows have their artifact paths listed for the missing-file check.
     public func statusFacts(now: Date, feedbackDue: TimeInterval, recentWindow: TimeInterval = 7 * 86_400) throws -> StatusFacts {
         try writer.read(Self.statusFactsQuery(now: now, feedbackDue: feedbackDue, recentWindow: recentWindow))
@@ -55,13 +56,34 @@ extension AppDatabase {
                 facts.awaitingFeedback = row["count"]
                 facts.oldestAwaitingReceivedAt = row["oldest"]
             }
-            for row in try Row.fetchAll(db, sql: """
-                SELECT student.coachId AS coach, COUNT(*) AS count FROM submission
-                JOIN student ON student.id = submission.studentId
-                WHERE submission.state = ? AND submission.receivedAt < ?
-                GROUP BY student.coachId
-                """, arguments: [awaiting, now.addingTimeInterval(-feedbackDue)]) {
-                facts.overdueByCoach[row["coach"]] = row["count"]
+            if try db.tableExists("enrolment") {
+                // Past each submission's own due instant, counted for the coach of its
+                // enrolment (placing assessments of unplaced students under "unplaced").
+                for row in try Row.fetchAll(db, sql: """
+                    SELECT COALESCE(enrolment.coachId, 'unplaced') AS coach, COUNT(*) AS count FROM submission
+                    JOIN enrolment ON enrolment.id = submission.enrolmentId
+                    WHERE submission.state = ? AND submission.feedbackDueAt < ?
+                    GROUP BY 1
+                    """, arguments: [awaiting, now]) {
+                    facts.overdueByCoach[row["coach"]] = row["count"]
+                }
+                if let row = try Row.fetchOne(db, sql: """
+                    SELECT COALESCE(SUM(levelId IS NULL), 0) AS unplaced, COALESCE(SUM(outcome = 'graduated'), 0) AS graduated
+                    FROM enrolment
+                    """) {
+                    facts.awaitingPlacement = row["unplaced"]
+                    facts.graduated = row["graduated"]
+                }
+            } else {
+                // A database the daemon has not migrated yet (status reads it read-only).
+                for row in try Row.fetchAll(db, sql: """
+                    SELECT student.coachId AS coach, COUNT(*) AS count FROM submission
+                    JOIN student ON student.id = submission.studentId
+                    WHERE submission.state = ? AND submission.receivedAt < ?
+                    GROUP BY student.coachId
+                    """, arguments: [awaiting, now.addingTimeInterval(-feedbackDue)]) {
+                    facts.overdueByCoach[row["coach"]] = row["count"]
+                }
             }
 
             var oldestPending: Date?

@@ -9,39 +9,53 @@ extension AppDatabase {
     /// one at a time and never exceed the attempt limit.
     public func admitSubmission(_ request: AdmissionRequest, policy: ProgramPolicy) throws -> AdmissionOutcome {
         try immediateWrite { db in
-            guard let student = try StudentRecord.fetchOne(db, key: request.studentId) else {
-                let id = Identifier(rawValue: request.studentId)
-                let refusal: RuleRefusal = id.map { .unknownStudent(id: $0) } ?? .invalidIdentifier(input: request.studentId)
-                return .refused(refusal, timeZone: TimeZone(identifier: "UTC")!)
+            guard let context = try StudentContext.load(db, studentId: request.studentId, now: request.receivedAt, policy: policy) else {
+                return .refused(Self.unknownStudentRefusal(request.studentId), timeZone: .gmt)
             }
-            let context = try StudentContext.load(db, student: student, policy: policy)
-            switch context.rules.admit(slot: request.slot, history: context.history, now: request.receivedAt) {
+            let admitted = context.rules.admit(
+                slot: request.slot, history: context.history, now: request.receivedAt, elsewhere: context.elsewhere)
+            switch admitted {
             case let .failure(refusal):
                 return .refused(refusal, timeZone: context.calendar.timeZone)
             case let .success(admission):
+                let dueAt = policy.feedbackDueAt(kind: request.slot.kind, receivedAt: request.receivedAt, timeZone: context.calendar.timeZone)
                 let submission = SubmissionRecord(
-                    id: request.submissionId, studentId: student.id, semesterId: student.semesterId,
-                    kind: request.slot.kind, week: request.slot.week, state: .processing,
+                    id: request.submissionId, studentId: context.student.id, semesterId: context.semester.id,
+                    enrolmentId: context.enrolmentId, kind: request.slot.kind, week: request.slot.week, state: .processing,
                     receivedAt: request.receivedAt, late: admission.late, analysis: request.analysis,
                     source: request.source, warnings: request.warnings, originalPath: request.originalPath,
                     originalBytes: request.originalBytes, audioPath: nil, audioBytes: nil, waveformPath: nil,
-                    outputGainDB: nil, encodedAt: nil, failureReason: nil, origin: request.origin, overdueNotifiedAt: nil)
+                    outputGainDB: nil, encodedAt: nil, failureReason: nil, origin: request.origin, overdueNotifiedAt: nil,
+                    feedbackDueAt: dueAt, result: nil, supersededBy: nil)
                 try submission.insert(db)
                 for superseded in admission.supersedes {
                     try db.execute(
-                        sql: "UPDATE submission SET state = ? WHERE id = ? AND state IN (?, ?)",
-                        arguments: [SubmissionState.superseded.rawValue, superseded.rawValue,
+                        sql: "UPDATE submission SET state = ?, supersededBy = ? WHERE id = ? AND state IN (?, ?)",
+                        arguments: [SubmissionState.superseded.rawValue, submission.id, superseded.rawValue,
                                     SubmissionState.processing.rawValue, SubmissionState.awaitingFeedback.rawValue])
                 }
                 var job = JobRecord(kind: .encodeSubmission, subjectId: submission.id, now: request.receivedAt)
                 try job.insert(db)
+                let coach = try context.enrolment.coachId.flatMap { try CoachRecord.fetchOne(db, key: $0) }
                 try Self.recordEvent(
-                    db, type: "submission_received", student: student, slot: request.slot, occurredAt: request.receivedAt,
-                    submissionId: submission.id, feedbackId: nil, coachName: nil,
-                    message: Self.receivedMessage(slot: request.slot, context: context, late: admission.late, policy: policy))
+                    db, type: "submission_received", studentId: context.student.id, levelId: context.enrolment.levelId,
+                    slot: request.slot, occurredAt: request.receivedAt, submissionId: submission.id, feedbackId: nil,
+                    coachName: coach?.name,
+                    message: Self.receivedMessage(slot: request.slot, context: context, late: admission.late, coachName: coach?.name,
+                                                  dueAt: dueAt, policy: policy))
+                if request.slot.kind == .week {
+                    // A weekly recording may make the student eligible inside the EOC window.
+                    try Self.recordEOCAvailableIfDue(db, studentId: context.student.id, enrolmentId: context.enrolmentId,
+                                                     policy: policy, now: request.receivedAt)
+                }
                 return .admitted(submission, attempts: admission.attempts, job: job)
             }
         }
+    }
+
+    /// `unknown_student` for a well-formed id, `invalid_identifier` otherwise.
+    static func unknownStudentRefusal(_ studentId: String) -> RuleRefusal {
+        Identifier(rawValue: studentId).map { .unknownStudent(id: $0) } ?? .invalidIdentifier(input: studentId)
     }
 
     /// Records an upload refused for its audio or by a rule (audit only; no attempt used).
@@ -74,7 +88,8 @@ extension AppDatabase {
         try writer.read { db in try StudentRecord.fetchOne(db, key: id) }
     }
 
-    /// The attempt status of a student now (for answers that do not admit anything).
+    /// The attempt status of a student now (for answers that do not admit anything); it
+    /// counts every semester's recordings, the window being the student's.
     public func attemptStatus(studentId: String, policy: ProgramPolicy, now: Date) throws -> AttemptStatus? {
         try writer.read(Self.attemptStatusQuery(studentId: studentId, policy: policy, now: now))
     }
@@ -87,23 +102,34 @@ extension AppDatabase {
     /// The transaction of `attemptStatus`, shared by its synchronous and async forms.
     static func attemptStatusQuery(studentId: String, policy: ProgramPolicy, now: Date) -> @Sendable (Database) throws -> AttemptStatus? {
         { db in
-            guard let student = try StudentRecord.fetchOne(db, key: studentId) else { return nil }
-            return try StudentContext.load(db, student: student, policy: policy).rules.attemptStatus(
-                history: try StudentContext.history(db, studentId: studentId), now: now)
+            guard let context = try StudentContext.load(db, studentId: studentId, now: now, policy: policy) else { return nil }
+            return context.rules.attemptStatus(history: context.history, now: now, elsewhere: context.elsewhere)
         }
     }
 
-    static func receivedMessage(slot: Slot, context: StudentContext, late: Bool, policy: ProgramPolicy) -> String {
-        StudentMessages.recordingReceived(context.slotTitle(slot), late: late, feedbackDueHours: policy.feedbackDueHours)
+    static func receivedMessage(
+        slot: Slot, context: StudentContext, late: Bool, coachName: String?, dueAt: Date, policy: ProgramPolicy
+    ) -> String {
+        let zone = context.calendar.timeZone
+        return switch slot {
+        case .week:
+            StudentMessages.recordingReceived(context.slotTitle(slot), late: late, coachName: coachName,
+                                              feedbackDueHours: policy.feedbackDueHours)
+        case .eoc:
+            StudentMessages.eocReceived(businessDays: policy.eocFeedbackDueBusinessDays, expectedBy: HumanDate.day(dueAt, in: zone))
+        case .assessment:
+            StudentMessages.assessmentReceived(placed: context.enrolment.isPlaced, placementDueHours: policy.placementDueHours)
+        }
     }
 
-    /// Inserts an outbox event (inside the caller's transaction).
+    /// Inserts an outbox event (inside the caller's transaction). `levelId` names the week's
+    /// title and passage (the enrolment's level; nil before placement).
     static func recordEvent(
-        _ db: Database, type: String, student: StudentRecord, slot: Slot, occurredAt: Date,
-        submissionId: String?, feedbackId: String?, coachName: String?, message: String
+        _ db: Database, type: String, studentId: String, levelId: String?, slot: Slot, occurredAt: Date,
+        submissionId: String?, feedbackId: String?, coachName: String?, message: String, extra: EventPayload.Extra? = nil
     ) throws {
         let id = IdentifierGenerator.make("evt", now: occurredAt)
-        let week = try StudentContext.weekInfo(db, levelId: student.levelId, slot: slot)
+        let week = try StudentContext.weekInfo(db, levelId: levelId, slot: slot)
         let link: DeepLink
         if let feedbackId, let identifier = Identifier(rawValue: feedbackId) {
             link = .feedback(slot, id: identifier)
@@ -113,10 +139,10 @@ extension AppDatabase {
             link = .week(slot)
         }
         let payload = EventPayload(
-            id: id, type: type, studentId: student.id, occurredAt: occurredAt, week: week,
+            id: id, type: type, studentId: studentId, occurredAt: occurredAt, week: week,
             submissionId: submissionId, feedbackId: feedbackId, coachName: coachName, message: message,
-            link: link.absoluteString)
-        var event = EventRecord(id: id, studentId: student.id, type: type, payload: try payload.jsonData(), occurredAt: occurredAt)
+            link: link.absoluteString, extra: extra)
+        var event = EventRecord(id: id, studentId: studentId, type: type, payload: try payload.jsonData(), occurredAt: occurredAt)
         try event.insert(db)
     }
 }
@@ -132,13 +158,11 @@ extension AppDatabase {
     /// Cheap enough to run before decoding an upload; not a substitute for `admitSubmission`.
     public func precheckAdmission(studentId: String, slot: Slot, policy: ProgramPolicy, now: Date) throws -> Precheck? {
         try writer.read { db in
-            guard let student = try StudentRecord.fetchOne(db, key: studentId) else {
-                let refusal: RuleRefusal = Identifier(rawValue: studentId).map { .unknownStudent(id: $0) }
-                    ?? .invalidIdentifier(input: studentId)
-                return Precheck(refusal: refusal, timeZone: TimeZone(identifier: "UTC")!)
+            guard let context = try StudentContext.load(db, studentId: studentId, now: now, policy: policy) else {
+                return Precheck(refusal: Self.unknownStudentRefusal(studentId), timeZone: .gmt)
             }
-            let context = try StudentContext.load(db, student: student, policy: policy)
-            if case let .failure(refusal) = context.rules.admit(slot: slot, history: context.history, now: now) {
+            let admitted = context.rules.admit(slot: slot, history: context.history, now: now, elsewhere: context.elsewhere)
+            if case let .failure(refusal) = admitted {
                 return Precheck(refusal: refusal, timeZone: context.calendar.timeZone)
             }
             return nil

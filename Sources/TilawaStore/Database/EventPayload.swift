@@ -27,6 +27,37 @@ public struct EventPayload: Codable, Sendable, Equatable {
         }
     }
 
+    /// Members only some event types carry (placement, enrolment, EOC results).
+    public struct Extra: Codable, Sendable, Equatable {
+        public var level: NamedRef?
+        public var coach: NamedRef?
+        public var result: EOCResult?
+        public var semesterId: String?
+
+        public init(level: NamedRef? = nil, coach: NamedRef? = nil, result: EOCResult? = nil, semesterId: String? = nil) {
+            self.level = level
+            self.coach = coach
+            self.result = result
+            self.semesterId = semesterId
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case level, coach, result
+            case semesterId = "semester_id"
+        }
+    }
+
+    /// An id with the name people read ("L3", "Intermediate").
+    public struct NamedRef: Codable, Sendable, Equatable {
+        public var id: String
+        public var name: String
+
+        public init(id: String, name: String) {
+            self.id = id
+            self.name = name
+        }
+    }
+
     public var id: String
     public var type: String
     public var studentId: String
@@ -37,9 +68,11 @@ public struct EventPayload: Codable, Sendable, Equatable {
     public var coachName: String?
     public var message: String
     public var link: String
+    /// Placement, enrolment and EOC results only; omitted otherwise.
+    public var extra: Extra?
 
     enum CodingKeys: String, CodingKey {
-        case id, type, week, message, link
+        case id, type, week, message, link, extra
         case studentId = "student_id"
         case occurredAt = "occurred_at"
         case submissionId = "submission_id"

@@ -8,6 +8,10 @@ public enum FeedbackRefusal: Error, Sendable, Equatable {
     case notAssignedCoach(student: String, coach: String)
     case noSubmission(student: String, slot: Slot)
     case unknownSubmission(String)
+    /// An end-of-course reply must say `pass` or `retake`.
+    case eocResultRequired(student: String)
+    /// Only an end-of-course reply carries a result.
+    case resultNotApplicable(result: EOCResult, slot: Slot)
 
     /// Stable code.
     public var code: String {
@@ -16,6 +20,8 @@ public enum FeedbackRefusal: Error, Sendable, Equatable {
         case .notAssignedCoach: "not_assigned_coach"
         case .noSubmission: "no_submission"
         case .unknownSubmission: "unknown_submission"
+        case .eocResultRequired: "eoc_result_missing"
+        case .resultNotApplicable: "result_not_applicable"
         }
     }
 
@@ -30,6 +36,10 @@ public enum FeedbackRefusal: Error, Sendable, Equatable {
             "No submission from \(student) for \(Self.describe(slot)) yet — check the student id and week number."
         case let .unknownSubmission(id):
             "There is no submission \(id)."
+        case let .eocResultRequired(student):
+            "An end-of-course reply must give the result: name it \(student)_eoc_pass or \(student)_eoc_retake (result=pass or result=retake over HTTP)."
+        case let .resultNotApplicable(result, slot):
+            "Only an end-of-course reply carries a result; this one answers \(Self.describe(slot)), so leave out \"\(result.rawValue)\"."
         }
     }
 

@@ -13,9 +13,12 @@ public struct FeedbackRequest: Sendable {
     public var origin: SubmissionOrigin
     /// The drop-folder file's content hash and name, recorded with the reply (exactly-once).
     public var dropFile: (sha256: String, fileName: String)?
+    /// The end-of-course result the reply carries (required for, and only for, an EOC reply).
+    public var result: EOCResult?
 
     public init(feedbackId: String, coachId: String, receivedAt: Date, notes: String?, analysis: AudioAnalysis,
-                originalPath: String, origin: SubmissionOrigin, dropFile: (sha256: String, fileName: String)? = nil) {
+                originalPath: String, origin: SubmissionOrigin, dropFile: (sha256: String, fileName: String)? = nil,
+                result: EOCResult? = nil) {
         self.feedbackId = feedbackId
         self.coachId = coachId
         self.receivedAt = receivedAt
@@ -24,5 +27,6 @@ public struct FeedbackRequest: Sendable {
         self.originalPath = originalPath
         self.origin = origin
         self.dropFile = dropFile
+        self.result = result
     }
 }

@@ -2,35 +2,81 @@ import Foundation
 import GRDB
 import TilawaCore
 
-/// Everything the rules need about one student, read inside the caller's transaction.
+/// Everything the rules need about one student in one enrolment, read inside the caller's
+/// transaction.
+///
+/// `history` is the enrolment's own submissions: weeks, behind count, EOC and supersession
+/// never see another semester. `elsewhere` is the student's other semesters, which only the
+/// attempt window reads (it is the student's, across semesters).
 struct StudentContext {
     let student: StudentRecord
+    let enrolment: EnrolmentRecord
+    let enrolmentId: Int64
+    let semester: SemesterRecord
+    let level: LevelRecord?
     let calendar: SemesterCalendar
     let rules: SubmissionRules
     let history: [AcceptedSubmission]
+    let elsewhere: [AcceptedSubmission]
     let titles: [Int: String]
 
-    static func load(_ db: Database, student: StudentRecord, policy: ProgramPolicy) throws -> StudentContext {
-        guard let semester = try SemesterRecord.fetchOne(db, key: student.semesterId) else {
-            throw StoreError.internalInconsistency("student \(student.id) belongs to unknown semester \(student.semesterId)")
+    /// The context of `enrolment` (of `student`).
+    static func load(_ db: Database, student: StudentRecord, enrolment: EnrolmentRecord, policy: ProgramPolicy) throws -> StudentContext {
+        guard let enrolmentId = enrolment.id else {
+            throw StoreError.internalInconsistency("enrolment of \(student.id) in \(enrolment.semesterId) has no id")
+        }
+        guard let semester = try SemesterRecord.fetchOne(db, key: enrolment.semesterId) else {
+            throw StoreError.internalInconsistency("student \(student.id) is enrolled in unknown semester \(enrolment.semesterId)")
         }
         let calendar = try semester.calendar()
+        let level = try enrolment.levelId.flatMap { try LevelRecord.fetchOne(db, key: $0) }
         let rules = try SubmissionRules(
-            calendar: calendar, attemptWindow: policy.attemptWindow, eocRequiredWeeks: policy.eocRequiredWeeks)
+            calendar: calendar, attemptWindow: policy.attemptWindow,
+            eocRequiredWeeks: min(policy.eocRequiredWeeks, calendar.weekCount),
+            eocOpensWeek: min(max(level?.eocOpensWeek ?? 14, 1), calendar.weekCount), placed: enrolment.isPlaced)
         let titles = Dictionary(
-            try CurriculumWeekRecord.filter(Column("levelId") == student.levelId).fetchAll(db).map { ($0.week, $0.title) },
+            try CurriculumWeekRecord.filter(Column("levelId") == enrolment.levelId).fetchAll(db).map { ($0.week, $0.title) },
             uniquingKeysWith: { first, _ in first })
-        return StudentContext(
-            student: student, calendar: calendar, rules: rules, history: try history(db, studentId: student.id), titles: titles)
-    }
-
-    /// Accepted submissions of a student (failed ones never count).
-    static func history(_ db: Database, studentId: String) throws -> [AcceptedSubmission] {
-        try SubmissionRecord
-            .filter(Column("studentId") == studentId && Column("state") != SubmissionState.failed.rawValue)
+        let all = try SubmissionRecord
+            .filter(Column("studentId") == student.id && Column("state") != SubmissionState.failed.rawValue)
             .order(Column("receivedAt"))
             .fetchAll(db)
-            .map { try $0.accepted() }
+        return StudentContext(
+            student: student, enrolment: enrolment, enrolmentId: enrolmentId, semester: semester, level: level,
+            calendar: calendar, rules: rules,
+            history: try all.filter { $0.enrolmentId == enrolmentId }.map { try $0.accepted() },
+            elsewhere: try all.filter { $0.enrolmentId != enrolmentId }.map { try $0.accepted() },
+            titles: titles)
+    }
+
+    /// The context of the student's current enrolment at `now` (see `currentEnrolment`),
+    /// or nil for an unknown student or one with no enrolment.
+    static func load(_ db: Database, studentId: String, now: Date, policy: ProgramPolicy) throws -> StudentContext? {
+        guard let student = try StudentRecord.fetchOne(db, key: studentId),
+              let enrolment = try currentEnrolment(db, studentId: studentId, now: now) else { return nil }
+        return try load(db, student: student, enrolment: enrolment, policy: policy)
+    }
+
+    /// The enrolment a student's recordings at `now` belong to: of the semesters that have
+    /// started (week 1 unlocked), the latest; before any has, the earliest to come.
+    static func currentEnrolment(_ db: Database, studentId: String, now: Date) throws -> EnrolmentRecord? {
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT enrolment.*, semester.startDate AS semesterStart, semester.timeZone AS semesterZone FROM enrolment
+            JOIN semester ON semester.id = enrolment.semesterId
+            WHERE enrolment.studentId = ? ORDER BY semester.startDate, enrolment.id
+            """, arguments: [studentId])
+        let dated = try rows.map { row -> (EnrolmentRecord, Date) in
+            let start = LocalDate(row["semesterStart"] as String? ?? "") ?? LocalDate(year: 1970, month: 1, day: 1)
+            let zone = TimeZone(identifier: row["semesterZone"] as String? ?? "") ?? .gmt
+            let unlock = (try? SemesterCalendar(start: start, timeZone: zone))?.unlock(week: 1) ?? .distantPast
+            return (try EnrolmentRecord(row: row), unlock)
+        }
+        return dated.last { $0.1 <= now }?.0 ?? dated.first?.0
+    }
+
+    /// The student's enrolment in `semesterId`, if any.
+    static func enrolment(_ db: Database, studentId: String, semesterId: String) throws -> EnrolmentRecord? {
+        try EnrolmentRecord.filter(Column("studentId") == studentId && Column("semesterId") == semesterId).fetchOne(db)
     }
 
     func slotTitle(_ slot: Slot) -> String {
@@ -42,13 +88,14 @@ struct StudentContext {
         }
     }
 
-    static func weekInfo(_ db: Database, levelId: String, slot: Slot) throws -> EventPayload.WeekInfo {
+    static func weekInfo(_ db: Database, levelId: String?, slot: Slot) throws -> EventPayload.WeekInfo {
         switch slot {
         case let .week(number):
-            let row = try CurriculumWeekRecord.fetchOne(db, key: ["levelId": levelId, "week": number])
+            let row = try levelId.flatMap { try CurriculumWeekRecord.fetchOne(db, key: ["levelId": $0, "week": number]) }
             return .init(number: number, kind: "week", title: row?.title ?? "Week \(number)", passage: row?.passage)
         case .eoc:
-            return .init(number: nil, kind: "eoc", title: "End-of-course assessment", passage: nil)
+            let level = try levelId.flatMap { try LevelRecord.fetchOne(db, key: $0) }
+            return .init(number: nil, kind: "eoc", title: level?.eocTitle ?? "End-of-course assessment", passage: level?.eocPassage)
         case .assessment:
             return .init(number: nil, kind: "assessment", title: "Placement assessment", passage: nil)
         }

@@ -8,11 +8,15 @@ public struct CoachRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     public var id: String
     public var name: String
     public var email: String?
+    /// Listed in `program.yaml` as one who places new students (`places: true`). When no
+    /// coach is, every coach may place.
+    public var placing: Bool
 
     /// Creates a record.
-    public init(id: String, name: String, email: String?) {
+    public init(id: String, name: String, email: String?, placing: Bool = false) {
         self.id = id
         self.name = name
         self.email = email
+        self.placing = placing
     }
 }

@@ -24,10 +24,12 @@ public struct FeedbackRecord: Codable, Sendable, Equatable, FetchableRecord, Per
     public var waveformPath: String?
     public var outputGainDB: Double?
     public var origin: SubmissionOrigin
+    /// The end-of-course result this reply carries (EOC replies only).
+    public var result: EOCResult?
 
     /// A new reply, `processing` until its encode job finishes.
     public init(id: String, submissionId: String, coachId: String, receivedAt: Date, notes: String?,
-                analysis: AudioAnalysis, originalPath: String, origin: SubmissionOrigin) {
+                analysis: AudioAnalysis, originalPath: String, origin: SubmissionOrigin, result: EOCResult? = nil) {
         self.id = id
         self.submissionId = submissionId
         self.coachId = coachId
@@ -37,5 +39,6 @@ public struct FeedbackRecord: Codable, Sendable, Equatable, FetchableRecord, Per
         self.analysis = analysis
         self.originalPath = originalPath
         self.origin = origin
+        self.result = result
     }
 }

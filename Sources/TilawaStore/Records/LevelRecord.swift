@@ -7,10 +7,26 @@ public struct LevelRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     public static let databaseTableName = "level"
     public var id: String
     public var name: String
+    /// Order of `levels:` in `program.yaml`: the next level is the one after.
+    public var position: Int
+    /// The week whose unlock opens the end-of-course assessment.
+    public var eocOpensWeek: Int
+    /// The end-of-course passage: title, reference, Arabic text, what it covers.
+    public var eocTitle: String?
+    public var eocPassage: String?
+    public var eocArabic: String?
+    public var eocCovers: String?
 
     /// Creates a record.
-    public init(id: String, name: String) {
+    public init(id: String, name: String, position: Int = 0, eocOpensWeek: Int = 14, eocTitle: String? = nil,
+                eocPassage: String? = nil, eocArabic: String? = nil, eocCovers: String? = nil) {
         self.id = id
         self.name = name
+        self.position = position
+        self.eocOpensWeek = eocOpensWeek
+        self.eocTitle = eocTitle
+        self.eocPassage = eocPassage
+        self.eocArabic = eocArabic
+        self.eocCovers = eocCovers
     }
 }

@@ -10,6 +10,8 @@ public struct SubmissionRecord: Codable, Sendable, Equatable, FetchableRecord, P
     public var id: String
     public var studentId: String
     public var semesterId: String
+    /// The enrolment (student × semester) the submission belongs to.
+    public var enrolmentId: Int64
     public var kind: SubmissionKind
     /// 1…15 for `week`, nil for `eoc` and `assessment`.
     public var week: Int?
@@ -32,6 +34,12 @@ public struct SubmissionRecord: Codable, Sendable, Equatable, FetchableRecord, P
     public var origin: SubmissionOrigin
     /// When `feedback_overdue` was recorded for this submission (once).
     public var overdueNotifiedAt: Date?
+    /// When the coach's answer is due (weekly hours, EOC business days, placement hours).
+    public var feedbackDueAt: Date
+    /// For an answered end-of-course assessment, the coach's result.
+    public var result: EOCResult?
+    /// The newer recording that superseded this one (restored if that one fails).
+    public var supersededBy: String?
 
     /// The slot this submission is for.
     public var slot: Slot {
@@ -47,6 +55,6 @@ public struct SubmissionRecord: Codable, Sendable, Equatable, FetchableRecord, P
         guard let identifier = Identifier(rawValue: id) else {
             throw StoreError.internalInconsistency("submission id \(id) is not a valid identifier")
         }
-        return AcceptedSubmission(id: identifier, slot: slot, receivedAt: receivedAt, state: state)
+        return AcceptedSubmission(id: identifier, slot: slot, receivedAt: receivedAt, state: state, result: result)
     }
 }

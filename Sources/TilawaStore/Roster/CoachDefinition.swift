@@ -8,11 +8,14 @@ public struct CoachDefinition: Sendable, Equatable {
     public let name: String
     /// A contact address, if the file gives one; checked only for the shape `local@domain`.
     public let email: String?
+    /// `places: true`: the coach places new students (listens to placement assessments).
+    public let places: Bool
 
     /// A coach as read from the file.
-    public init(id: Identifier, name: String, email: String?) {
+    public init(id: Identifier, name: String, email: String?, places: Bool = false) {
         self.id = id
         self.name = name
         self.email = email
+        self.places = places
     }
 }

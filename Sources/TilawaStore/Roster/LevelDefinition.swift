@@ -8,11 +8,36 @@ public struct LevelDefinition: Sendable, Equatable {
     /// Exactly one entry per week of the semester, sorted by week number (1…15),
     /// whatever order the file listed them in.
     public let weeks: [WeekDefinition]
+    /// The level's end-of-course assessment.
+    public let eoc: EOC
+
+    /// The `eoc:` block of a level: when the assessment opens and what is recited.
+    public struct EOC: Sendable, Equatable {
+        /// The week whose unlock opens it (default 14).
+        public var opensWeek: Int = 14
+        /// A title, e.g. "Juz Amma review".
+        public var title: String?
+        /// The reference to recite, e.g. "An-Naba 78:1-16".
+        public var passage: String?
+        /// The passage in Arabic script.
+        public var arabic: String?
+        /// What it covers, e.g. "Weeks 1–13: the last 13 surahs".
+        public var covers: String?
+
+        public init(opensWeek: Int = 14, title: String? = nil, passage: String? = nil, arabic: String? = nil, covers: String? = nil) {
+            self.opensWeek = opensWeek
+            self.title = title
+            self.passage = passage
+            self.arabic = arabic
+            self.covers = covers
+        }
+    }
 
     /// A level as read from the file.
-    public init(id: String, name: String, weeks: [WeekDefinition]) {
+    public init(id: String, name: String, weeks: [WeekDefinition], eoc: EOC = EOC()) {
         self.id = id
         self.name = name
         self.weeks = weeks
+        self.eoc = eoc
     }
 }

@@ -12,8 +12,9 @@ struct ProgramFileReader {
 
     private static let rootKeys = ["time_zone", "catch_up_grace_days", "semesters", "coaches", "levels"]
     private static let semesterKeys = ["id", "name", "start"]
-    private static let coachKeys = ["id", "name", "email"]
-    private static let levelKeys = ["id", "name", "weeks"]
+    private static let coachKeys = ["id", "name", "email", "places"]
+    private static let levelKeys = ["id", "name", "weeks", "eoc"]
+    private static let eocKeys = ["opens_week", "title", "passage", "arabic", "covers"]
     private static let weekKeys = ["week", "title", "passage"]
 
     func read(_ root: Node?) throws(RosterError) -> ProgramFile {
@@ -174,9 +175,10 @@ struct ProgramFileReader {
             }
             let name = problems.attempt { () throws(RosterError) in try item.text("name") ?? "" }
             let email = problems.attempt { () throws(RosterError) in try self.email(item) }
+            let places = problems.attempt { () throws(RosterError) in try self.flag(item, "places") }
             try problems.throwIfAny()
-            guard let id, let name, let email else { continue }
-            coaches.append(CoachDefinition(id: id, name: name, email: email))
+            guard let id, let name, let email, let places else { continue }
+            coaches.append(CoachDefinition(id: id, name: name, email: email, places: places))
         }
         return coaches
     }
@@ -214,11 +216,43 @@ struct ProgramFileReader {
             }
             let name = problems.attempt { () throws(RosterError) in try item.text("name") ?? "" }
             let weeks = problems.attempt { () throws(RosterError) in try self.weeks(item, levelID: id) }
+            let eoc = problems.attempt { () throws(RosterError) in try self.eoc(item) }
             try problems.throwIfAny()
-            guard let id, let name, let weeks else { continue }
-            levels.append(LevelDefinition(id: id, name: name, weeks: weeks))
+            guard let id, let name, let weeks, let eoc else { continue }
+            levels.append(LevelDefinition(id: id, name: name, weeks: weeks, eoc: eoc))
         }
         return levels
+    }
+
+    /// The level's optional `eoc:` block: the week it opens (default 14) and its passage.
+    private func eoc(_ level: YAMLMapping) throws(RosterError) -> LevelDefinition.EOC {
+        guard let node = level.value("eoc") else { return LevelDefinition.EOC() }
+        let item = try YAMLMapping(node, path: level.path("eoc"), source: source)
+        try item.checkKeys(allowed: Self.eocKeys)
+        var opensWeek = 14
+        if let text = try item.text("opens_week", required: false) {
+            guard let slot = try? Slot(parsing: text, weekCount: ProgramFile.weekCount), case let .week(number) = slot else {
+                throw RosterError(
+                    .invalidWeek, source: source, line: item.line(of: "opens_week"),
+                    "\(item.path("opens_week")): \(RosterText.quoted(text)) is not a week; the assessment opens in a week 1 to \(ProgramFile.weekCount)")
+            }
+            opensWeek = number
+        }
+        return LevelDefinition.EOC(
+            opensWeek: opensWeek, title: try item.text("title", required: false), passage: try item.text("passage", required: false),
+            arabic: try item.text("arabic", required: false), covers: try item.text("covers", required: false))
+    }
+
+    /// An optional `true`/`false` (default false).
+    private func flag(_ item: YAMLMapping, _ key: String) throws(RosterError) -> Bool {
+        guard let text = try item.text(key, required: false) else { return false }
+        switch text.lowercased() {
+        case "true", "yes": return true
+        case "false", "no": return false
+        default:
+            throw RosterError(.invalidValue, source: source, line: item.line(of: key),
+                              "\(item.path(key)) must be true or false, not \(RosterText.quoted(text))")
+        }
     }
 
     private func weeks(_ level: YAMLMapping, levelID: String?) throws(RosterError) -> [WeekDefinition] {

@@ -39,6 +39,8 @@ public struct RosterError: Error, Sendable, Equatable, CustomStringConvertible {
         case unknownField = "unknown_field"
         /// The file is neither `.yaml`/`.yml` nor `.csv`.
         case unsupportedFile = "unsupported_file"
+        /// A row would change an enrolment of a semester that has closed (its history is final).
+        case semesterClosed = "semester_closed"
 
         /// The snake_case code, so that string interpolation prints `unknown_coach`, not `unknownCoach`.
         public var description: String { rawValue }

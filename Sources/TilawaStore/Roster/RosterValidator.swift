@@ -1,6 +1,7 @@
 /// Checks the rows of `config/students.csv` against each other and against what is known.
 public enum RosterValidator {
-    /// Refuses the first row, in file order, that repeats an earlier student id or names a
+    /// Refuses the first row, in file order, that repeats an earlier student id in the same
+    /// semester or names a
     /// level, coach or semester that is not known (checked in that column order).
     ///
     /// The caller builds the known sets as the union of the ids in this import's programme
@@ -23,15 +24,20 @@ public enum RosterValidator {
     ) throws(RosterError) {
         var firstLine = [String: Int]()
         for row in students {
-            if let earlier = firstLine[row.id.rawValue] {
+            let key = row.id.rawValue + "\u{0}" + row.semesterID.rawValue
+            if let earlier = firstLine[key] {
                 throw RosterError(
                     .duplicateID, source: source, line: row.line,
-                    "duplicate student id \(RosterText.quoted(row.id.rawValue)) on lines \(earlier) and \(row.line); each student appears once"
+                    "duplicate student id \(RosterText.quoted(row.id.rawValue)) in semester \(RosterText.quoted(row.semesterID.rawValue)) on lines \(earlier) and \(row.line); each student appears once per semester"
                 )
             }
-            firstLine[row.id.rawValue] = row.line
-            try check(row.level, in: levels, .unknownLevel, "level", "levels", row: row, source: source)
-            try check(row.coachID.rawValue, in: coaches, .unknownCoach, "coach", "coaches", row: row, source: source)
+            firstLine[key] = row.line
+            if let level = row.level {
+                try check(level, in: levels, .unknownLevel, "level", "levels", row: row, source: source)
+            }
+            if let coach = row.coachID {
+                try check(coach.rawValue, in: coaches, .unknownCoach, "coach", "coaches", row: row, source: source)
+            }
             try check(row.semesterID.rawValue, in: semesters, .unknownSemester, "semester", "semesters", row: row, source: source)
         }
     }

@@ -11,15 +11,16 @@ public struct StudentRow: Sendable, Equatable {
     public let id: Identifier
     /// `name`, as written (UTF-8, Arabic script welcome); one line, never empty.
     public let name: String
-    /// `level`: a level id from the programme file, `[A-Za-z0-9_-]{1,64}`.
-    public let level: String
-    /// `coach_id`: the student's assigned coach.
-    public let coachID: Identifier
+    /// `level`: a level id from the programme file, `[A-Za-z0-9_-]{1,64}`; nil (with
+    /// `coachID`) for a student awaiting placement.
+    public let level: String?
+    /// `coach_id`: the student's assigned coach; nil while awaiting placement.
+    public let coachID: Identifier?
     /// `semester_id`: the semester the student is enrolled in.
     public let semesterID: Identifier
 
     /// A row as read from the file.
-    public init(line: Int, id: Identifier, name: String, level: String, coachID: Identifier, semesterID: Identifier) {
+    public init(line: Int, id: Identifier, name: String, level: String?, coachID: Identifier?, semesterID: Identifier) {
         self.line = line
         self.id = id
         self.name = name

@@ -1,6 +1,8 @@
 import TilawaCore
 
-/// Reads `config/students.csv`: the header `student_id,name,level,coach_id,semester_id`, then one student per row.
+/// Reads `config/students.csv`: the header `student_id,name,level,coach_id,semester_id`, then
+/// one enrolment per row (a student may have a row per semester; level and coach empty for
+/// one awaiting placement).
 public enum StudentsCSV {
     /// The header the file must start with (after an optional byte-order mark and blank lines).
     public static let header = ["student_id", "name", "level", "coach_id", "semester_id"]
@@ -52,8 +54,16 @@ public enum StudentsCSV {
             )
         }
         let fields = record.fields.map { RosterText.trimmed($0) }
-        for (column, value) in zip(header, fields) where value.isEmpty {
+        // Level and coach are empty together for a student awaiting placement.
+        let placementColumns: Set = ["level", "coach_id"]
+        for (column, value) in zip(header, fields) where value.isEmpty && !placementColumns.contains(column) {
             throw RosterError(.missingField, source: source, line: line, "\(column) is empty; every column needs a value")
+        }
+        if fields[2].isEmpty != fields[3].isEmpty {
+            let empty = fields[2].isEmpty ? "level" : "coach_id"
+            throw RosterError(
+                .missingField, source: source, line: line,
+                "\(empty) is empty; give both level and coach_id, or leave both empty for a student awaiting placement")
         }
         func identifier(_ value: String, _ what: String) throws(RosterError) -> Identifier {
             try Identifier(rosterField: value, what: what, source: source, line: line, place: "")
@@ -66,8 +76,8 @@ public enum StudentsCSV {
                 "the name of student \(id) holds a line break or control character; write it on one line"
             )
         }
-        let level = try identifier(fields[2], "level").rawValue
-        let coach = try identifier(fields[3], "coach id")
+        let level = fields[2].isEmpty ? nil : try identifier(fields[2], "level").rawValue
+        let coach = fields[3].isEmpty ? nil : try identifier(fields[3], "coach id")
         let semester = try identifier(fields[4], "semester id")
         return StudentRow(line: line, id: id, name: name, level: level, coachID: coach, semesterID: semester)
     }

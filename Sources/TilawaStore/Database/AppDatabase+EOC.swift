@@ -1,0 +1,46 @@
+import Foundation
+import GRDB
+import TilawaCore
+
+extension AppDatabase {
+    /// Records `eoc_available` for every enrolment whose end-of-course assessment is open at
+    /// `now` and not yet announced: the window has opened for an eligible student. Once per
+    /// enrolment (`eocAvailableNotifiedAt`, set in the same transaction as the event).
+    @discardableResult
+    public func recordEOCAvailable(policy: ProgramPolicy, now: Date) async throws -> Int {
+        try await immediateWrite { db in
+            let candidates = try Row.fetchAll(db, sql: """
+                SELECT id, studentId FROM enrolment
+                WHERE eocAvailableNotifiedAt IS NULL AND levelId IS NOT NULL AND coachId IS NOT NULL
+                """)
+            var sent = 0
+            for row in candidates where try Self.recordEOCAvailableIfDue(
+                db, studentId: row["studentId"], enrolmentId: row["id"], policy: policy, now: now) {
+                sent += 1
+            }
+            return sent
+        }
+    }
+
+    /// Records `eoc_available` for one enrolment if its assessment is `available` at `now`
+    /// and was never announced (inside the caller's transaction). True when it did.
+    @discardableResult
+    static func recordEOCAvailableIfDue(_ db: Database, studentId: String, enrolmentId: Int64, policy: ProgramPolicy, now: Date) throws -> Bool {
+        guard let enrolment = try EnrolmentRecord.fetchOne(db, key: enrolmentId), enrolment.eocAvailableNotifiedAt == nil,
+              let student = try StudentRecord.fetchOne(db, key: studentId) else { return false }
+        let context = try StudentContext.load(db, student: student, enrolment: enrolment, policy: policy)
+        guard context.rules.eocStatus(history: context.history, now: now).state == .available else { return false }
+        var announced = enrolment
+        announced.eocAvailableNotifiedAt = now
+        try announced.update(db)
+        let levelName = context.level?.name ?? "your level"
+        let coach = try enrolment.coachId.flatMap { try CoachRecord.fetchOne(db, key: $0) }
+        try recordEvent(
+            db, type: "eoc_available", studentId: studentId, levelId: enrolment.levelId, slot: .eoc, occurredAt: now,
+            submissionId: nil, feedbackId: nil, coachName: coach?.name,
+            message: StudentMessages.eocAvailable(
+                levelName: levelName, closes: HumanDate.format(context.calendar.closesAt, in: context.calendar.timeZone)),
+            extra: .init(level: context.level.map { .init(id: $0.id, name: $0.name) }, semesterId: enrolment.semesterId))
+        return true
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import GRDB
+import TilawaCore
+
+extension AppDatabase {
+    /// Who decided a placement: a coach (who must be allowed to place) or operations.
+    public enum Placer: Sendable, Equatable {
+        case coach(String)
+        case ops
+
+        var audit: String {
+            switch self {
+            case let .coach(id): "coach:\(id)"
+            case .ops: "ops"
+            }
+        }
+    }
+
+    /// Records a placement: the student's enrolment in `semesterId` (default: the current
+    /// one at `now`; created if the student has none in that semester) gets `levelId` and
+    /// `coachId`, audited with who decided and when, and the student gets `placement_ready`
+    /// naming the level and the coach — one transaction. Placing again changes the level or
+    /// coach (also audited) and tells the student again.
+    public func placeStudent(
+        _ studentId: String, levelId: String, coachId: String, semesterId: String?, by placer: Placer, now: Date
+    ) async throws -> Result<EnrolmentRecord, PlacementRefusal> {
+        try await immediateWrite { db in
+            try Self.place(db, studentId, levelId: levelId, coachId: coachId, semesterId: semesterId, by: placer, now: now)
+        }
+    }
+
+    /// `placeStudent` for the command line.
+    public func placeStudentNow(
+        _ studentId: String, levelId: String, coachId: String, semesterId: String?, by placer: Placer, now: Date
+    ) throws -> Result<EnrolmentRecord, PlacementRefusal> {
+        try immediateWrite { db in
+            try Self.place(db, studentId, levelId: levelId, coachId: coachId, semesterId: semesterId, by: placer, now: now)
+        }
+    }
+
+    static func place(
+        _ db: Database, _ studentId: String, levelId: String, coachId: String, semesterId: String?, by placer: Placer, now: Date
+    ) throws -> Result<EnrolmentRecord, PlacementRefusal> {
+        guard try StudentRecord.exists(db, key: studentId) else { return .failure(.unknownStudent(studentId)) }
+        guard let level = try LevelRecord.fetchOne(db, key: levelId) else { return .failure(.unknownLevel(levelId)) }
+        guard let coach = try CoachRecord.fetchOne(db, key: coachId) else { return .failure(.unknownCoach(coachId)) }
+        if case let .coach(decider) = placer {
+            guard try CoachRecord.exists(db, key: decider) else { return .failure(.unknownCoach(decider)) }
+            guard try mayPlace(db, coachId: decider) else { return .failure(.notPlacingCoach(decider)) }
+        }
+        var enrolment: EnrolmentRecord
+        if let semesterId {
+            guard try SemesterRecord.exists(db, key: semesterId) else { return .failure(.unknownSemester(semesterId)) }
+            enrolment = try StudentContext.enrolment(db, studentId: studentId, semesterId: semesterId)
+                ?? EnrolmentRecord(studentId: studentId, semesterId: semesterId, levelId: nil, coachId: nil, createdAt: now)
+        } else {
+            guard let current = try StudentContext.currentEnrolment(db, studentId: studentId, now: now) else {
+                return .failure(.unknownStudent(studentId))
+            }
+            enrolment = current
+        }
+        guard let semester = try SemesterRecord.fetchOne(db, key: enrolment.semesterId) else {
+            return .failure(.unknownSemester(enrolment.semesterId))
+        }
+        if try semester.calendar().isClosed(at: now) { return .failure(.semesterClosed(semester.id)) }
+        let isNew = enrolment.id == nil
+        enrolment.levelId = level.id
+        enrolment.coachId = coach.id
+        enrolment.placedAt = now
+        enrolment.placedBy = placer.audit
+        try enrolment.save(db)
+        if isNew { try recordEnrolmentChange(db, enrolment, .enrolled, at: now, by: placer.audit) }
+        try recordEnrolmentChange(db, enrolment, .placed, at: now, by: placer.audit)
+        try recordEvent(
+            db, type: "placement_ready", studentId: studentId, levelId: level.id, slot: .assessment, occurredAt: now,
+            submissionId: nil, feedbackId: nil, coachName: coach.name,
+            message: StudentMessages.placementReady(levelName: level.name, coachName: coach.name),
+            extra: .init(level: .init(id: level.id, name: level.name), coach: .init(id: coach.id, name: coach.name),
+                         semesterId: semester.id))
+        return .success(enrolment)
+    }
+}

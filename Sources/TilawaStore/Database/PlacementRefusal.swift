@@ -1,0 +1,38 @@
+import Foundation
+import TilawaCore
+
+/// Why a placement cannot be recorded; `code` is stable, `message` one plain sentence.
+public enum PlacementRefusal: Error, Sendable, Equatable {
+    case unknownStudent(String)
+    case unknownLevel(String)
+    case unknownCoach(String)
+    case unknownSemester(String)
+    /// The enrolment's semester has closed: its enrolments are final.
+    case semesterClosed(String)
+    /// The coach deciding is not one of the placing coaches.
+    case notPlacingCoach(String)
+
+    /// Stable code.
+    public var code: String {
+        switch self {
+        case .unknownStudent: "unknown_student"
+        case .unknownLevel: "unknown_level"
+        case .unknownCoach: "unknown_coach"
+        case .unknownSemester: "unknown_semester"
+        case .semesterClosed: "semester_closed"
+        case .notPlacingCoach: "not_placing_coach"
+        }
+    }
+
+    /// One sentence for the person placing.
+    public var message: String {
+        switch self {
+        case let .unknownStudent(id): "There is no student \(RosterText.quoted(id))."
+        case let .unknownLevel(id): "There is no level \(RosterText.quoted(id)); levels are listed in program.yaml."
+        case let .unknownCoach(id): "There is no coach \(RosterText.quoted(id)); coaches are listed in program.yaml."
+        case let .unknownSemester(id): "There is no semester \(RosterText.quoted(id)); semesters are listed in program.yaml."
+        case let .semesterClosed(id): "Semester \(RosterText.quoted(id)) has closed and its enrolments are final; place the student in a later semester."
+        case let .notPlacingCoach(id): "Coach \(RosterText.quoted(id)) is not one of the coaches who place students (places: true in program.yaml)."
+        }
+    }
+}

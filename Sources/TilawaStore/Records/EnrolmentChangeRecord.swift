@@ -1,0 +1,36 @@
+import Foundation
+import GRDB
+import TilawaCore
+
+/// One change to an enrolment, for the audit trail: enrolled, placed, coach changed.
+public struct EnrolmentChangeRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "enrolmentChange"
+
+    /// What happened.
+    public enum Change: String, Codable, Sendable {
+        case enrolled, placed, coachChanged = "coach_changed", graduated
+    }
+
+    public var id: Int64?
+    public var enrolmentId: Int64
+    public var change: Change
+    public var levelId: String?
+    public var coachId: String?
+    public var changedAt: Date
+    /// `roster`, `ops`, `coach:C01`, `migration`.
+    public var changedBy: String
+
+    /// Creates a record.
+    public init(enrolmentId: Int64, change: Change, levelId: String?, coachId: String?, changedAt: Date, changedBy: String) {
+        self.enrolmentId = enrolmentId
+        self.change = change
+        self.levelId = levelId
+        self.coachId = coachId
+        self.changedAt = changedAt
+        self.changedBy = changedBy
+    }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}
