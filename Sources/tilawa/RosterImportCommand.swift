@@ -49,7 +49,8 @@ struct RosterImportCommand: ParsableCommand {
         }
         let runtime = try config.runtime()
         do {
-            let summary = try runtime.database.importRoster(program: program, students: students, studentsSource: studentsSource)
+            let summary = try runtime.database.importRoster(
+                program: program, students: students, studentsSource: studentsSource, now: runtime.clock())
             print("imported \(summary.semesters) semesters, \(summary.coaches) coaches, \(summary.levels) levels "
                 + "(\(summary.curriculumWeeks) weeks), \(summary.students) students")
         } catch let error as RosterError {

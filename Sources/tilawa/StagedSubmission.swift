@@ -36,7 +36,8 @@ enum StagedSubmission {
             guard let submission = try? runtime.database.submission(id: job.subjectId) else {
                 throw CommandLineOutput.fail(code: "internal_error", message: "the submission disappeared", exit: ExitStatus.software)
             }
-            let resource = SubmissionResource(submission, attempts: attempts)
+            let extras = (try? runtime.database.submissionExtras(submission)) ?? SubmissionExtras()
+            let resource = SubmissionResource(submission, attempts: attempts, extras: extras)
             if json {
                 try CommandLineOutput.printJSON(resource)
             } else {

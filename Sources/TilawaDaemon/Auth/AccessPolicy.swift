@@ -2,8 +2,9 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// Who may see what (DESIGN §4): a student their own data, a coach their assigned
-/// students', ops everything.
+/// Who may see what (DESIGN §4): a student their own data; a coach the students of the
+/// enrolments they coach (and, if they place students, unplaced students and their
+/// placement assessments); ops everything.
 ///
 /// Existence is never revealed to someone who may not see the thing: a student or coach id
 /// the caller may not reach is answered exactly as one that does not exist (404
@@ -16,11 +17,14 @@ struct AccessPolicy: Sendable {
     /// another role, 404 `unknown_student` for a student they may not see or who does not exist.
     func requireStudent(_ studentId: String, for principal: Principal, roles: Set<Role> = [.student, .coach, .ops]) async throws {
         guard roles.contains(principal.role) else { throw APIProblem.forbidden() }
-        let coach = try await runtime.database.coachId(ofStudent: studentId)
+        let coach = principal.role == .coach ? principal.subject : nil
+        guard let coachMaySee = try await runtime.database.coachMaySee(studentId: studentId, coachId: coach) else {
+            throw APIProblem.unknownStudent
+        }
         let visible = switch principal.role {
-        case .ops: coach != nil
-        case .student: principal.subject == studentId && coach != nil
-        case .coach: coach == principal.subject
+        case .ops: true
+        case .student: principal.subject == studentId
+        case .coach: coachMaySee
         }
         guard visible else { throw APIProblem.unknownStudent }
     }
@@ -42,7 +46,7 @@ struct AccessPolicy: Sendable {
         switch principal.role {
         case .ops: true
         case .student: principal.subject == submission.studentId
-        case .coach: try await runtime.database.coachId(ofStudent: submission.studentId) == principal.subject
+        case .coach: try await runtime.database.coachMayRead(submissionId: submission.id, coachId: principal.subject)
         }
     }
 }

@@ -2,7 +2,9 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// The one thing access checks need from a submission.
+/// What access checks need from a submission: whose it is, and its id (a coach's right to
+/// read it depends on its enrolment).
 protocol SubmissionRecordView {
+    var id: String { get }
     var studentId: String { get }
 }

@@ -77,7 +77,7 @@ struct DropFolderProcessor: Sendable {
         // called and however often it is dropped; the same audio sent to two students is two.
         let copy: Copy
         do {
-            copy = try Self.copy(name, in: folder.directory, to: staged.path, limit: limit, salt: "\(folder.coach)|\(student)|\(parsed.slot)")
+            copy = try Self.copy(name, in: folder.directory, to: staged.path, limit: limit, salt: "\(folder.coach)|\(student)|\(parsed.slot)\(parsed.result.map { "|\($0.rawValue)" } ?? "")")
         } catch let failure as FileSystemFailure where failure.errno == ELOOP || failure.errno == EINVAL {
             // Swapped for a link or a special file between the look and the open.
             return try reject(name, in: folder, key: entryKey, reason: "This is not a plain file — drop the recording itself, not a link to it.")
@@ -102,7 +102,7 @@ struct DropFolderProcessor: Sendable {
 
         let outcome = try runtime.feedbackIntake.submit(
             staged: staged, coachId: folder.coach, target: .slot(student: student, slot: parsed.slot),
-            notes: notes, origin: .dropbox, fileExtension: parsed.fileExtension, dropFile: (copy.sha256, text))
+            notes: notes, origin: .dropbox, fileExtension: parsed.fileExtension, dropFile: (copy.sha256, text), result: parsed.result)
         switch outcome {
         case let .accepted(feedback, _):
             try move(name, sidecar: sidecar, in: folder, to: "processed")

@@ -123,8 +123,12 @@ extension APIProblem {
         case let .weekLocked(week, unlocksAt):
             return APIProblem(.conflict, code: refusal.code, detail: detail,
                               extras: ["unlocks_at": .date(unlocksAt), "week": .int(week)])
-        case let .eocNotEligible(have, need):
-            return APIProblem(.conflict, code: refusal.code, detail: detail, extras: ["weeks_submitted": .int(have), "weeks_required": .int(need)])
+        case let .eocNotEligible(have, need, opensAt):
+            var extras: [String: ProblemValue] = ["weeks_submitted": .int(have), "weeks_required": .int(need)]
+            if let opensAt { extras["opens_at"] = .date(opensAt) }
+            return APIProblem(.conflict, code: refusal.code, detail: detail, extras: extras)
+        case .eocUnderReview, .eocPassed, .notPlaced:
+            return APIProblem(.conflict, code: refusal.code, detail: detail)
         case let .semesterClosed(closedAt):
             return APIProblem(.conflict, code: refusal.code, detail: detail, extras: ["closed_at": .date(closedAt)])
         case .unknownStudent:

@@ -25,16 +25,28 @@ struct FeedbackRoutes: Sendable {
             throw APIProblem.forbidden("Only the student's coach can reply.")
         }
         try receiver.requireAudio(request, context: context, what: "reply")
-        // Pair before reading the body: a reply for someone else's student is refused at once.
-        if case let .failure(refusal) = try await api.runtime.database.pairFeedback(.submission(submissionId), coachId: principal.subject) {
+        let result = try Self.result(request, context: context)
+        // Pair before reading the body: a reply for someone else's student is refused at once,
+        // and an end-of-course reply without its result (or a result on another reply) too.
+        switch try await api.runtime.database.pairFeedback(.submission(submissionId), coachId: principal.subject) {
+        case let .failure(refusal):
             context.refuseBody(of: request)
             throw Self.problem(refusal)
+        case let .success(submission):
+            if submission.kind == .eoc, result == nil {
+                context.refuseBody(of: request)
+                throw Self.problem(.eocResultRequired(student: submission.studentId))
+            }
+            if submission.kind != .eoc, let result {
+                context.refuseBody(of: request)
+                throw Self.problem(.resultNotApplicable(result: result, slot: submission.slot))
+            }
         }
         let staged = try await receiver.receive(request, context: context, fileExtension: SubmissionRoutes.fileExtension(for: request))
         let intake = api.runtime.feedbackIntake
         let outcome = try await api.pool.run {
             try intake.submit(staged: staged.file, coachId: principal.subject, target: .submission(submissionId), notes: nil,
-                              origin: .http, fileExtension: URL(fileURLWithPath: staged.path).pathExtension)
+                              origin: .http, fileExtension: URL(fileURLWithPath: staged.path).pathExtension, result: result)
         }
         switch outcome {
         case let .accepted(feedback, _):
@@ -113,6 +125,19 @@ struct FeedbackRoutes: Sendable {
             APIProblem.notFound("submission with this id")
         case .unknownStudent, .noSubmission:
             APIProblem(.notFound, code: refusal.code, detail: refusal.message)
+        case .eocResultRequired, .resultNotApplicable:
+            APIProblem(.unprocessableContent, code: refusal.code, detail: refusal.message)
         }
+    }
+
+    /// The `result` query parameter of an end-of-course reply: `pass` or `retake` (the body is
+    /// the audio itself, so the result travels beside it).
+    static func result(_ request: Request, context: TilawaRequestContext) throws -> EOCResult? {
+        guard let text = request.uri.queryParameters.get("result") else { return nil }
+        guard let result = EOCResult(rawValue: text.lowercased()) else {
+            context.refuseBody(of: request)
+            throw APIProblem.badRequest("invalid_result", "The result must be pass or retake.")
+        }
+        return result
     }
 }

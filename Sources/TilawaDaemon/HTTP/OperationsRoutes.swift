@@ -32,7 +32,7 @@ struct OperationsRoutes: Sendable {
     }
 
     @Sendable func metrics(_ request: Request, context: TilawaRequestContext) async throws -> Response {
-        if let gauges = try? await api.runtime.database.operationalGauges(now: api.now, feedbackDue: api.runtime.configuration.program.feedbackDue) {
+        if let gauges = try? await api.runtime.database.operationalGauges(now: api.now) {
             api.metrics.queueDepth.set(Double(gauges.queueDepth))
             api.metrics.awaitingFeedback.set(Double(gauges.awaitingFeedback))
             api.metrics.overdue.set(Double(gauges.overdue))

@@ -12,13 +12,58 @@ struct StudentRoutes: Sendable {
         group.get("students/:id/timeline", use: timeline)
         group.get("students/:id/events", use: events)
         group.get("coaches/:id/queue", use: queue)
+        group.put("students/:id/placement", use: place)
+    }
+
+    /// `PUT /v1/students/{id}/placement` (ops): `{"level_id", "coach_id", "semester_id"?, "decided_by"?}`.
+    @Sendable func place(_ request: Request, context: TilawaRequestContext) async throws -> Response {
+        let principal = try context.requirePrincipal()
+        let studentId = try api.identifier("id", in: context)
+        guard principal.role == .ops else {
+            context.refuseBody(of: request)
+            throw APIProblem.forbidden("Only operations record placements over HTTP; coaches use tilawa placement set.")
+        }
+        guard request.headers[.contentType]?.lowercased().hasPrefix("application/json") ?? false else {
+            throw APIProblem(.unsupportedMediaType, code: "unsupported_media_type",
+                             detail: "Send the placement as application/json: {\"level_id\": \"L2\", \"coach_id\": \"C01\"}.")
+        }
+        let body = try await request.body.collect(upTo: 16_384)
+        guard let placement = try? JSONDecoder().decode(PlacementBody.self, from: Data(body.readableBytesView)),
+              [placement.levelId, placement.coachId].allSatisfy(Identifier.isValid),
+              placement.semesterId.map(Identifier.isValid) ?? true, placement.decidedBy.map(Identifier.isValid) ?? true else {
+            throw APIProblem.badRequest("invalid_body", "The body must be {\"level_id\": \"L2\", \"coach_id\": \"C01\"} with optional \"semester_id\" and \"decided_by\" (a placing coach's id).")
+        }
+        let placer: AppDatabase.Placer = placement.decidedBy.map { .coach($0) } ?? .ops
+        switch try await api.runtime.database.placeStudent(
+            studentId, levelId: placement.levelId, coachId: placement.coachId, semesterId: placement.semesterId, by: placer, now: api.now) {
+        case let .success(enrolment):
+            api.wakeup.signal()
+            return try api.json(PlacementResource(enrolment))
+        case let .failure(refusal):
+            let status: HTTPResponse.Status = switch refusal {
+            case .unknownStudent: .notFound
+            case .semesterClosed, .notPlacingCoach: .conflict
+            case .unknownLevel, .unknownCoach, .unknownSemester: .unprocessableContent
+            }
+            throw APIProblem(status, code: refusal.code, detail: refusal.message)
+        }
     }
 
     @Sendable func timeline(_ request: Request, context: TilawaRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
         let studentId = try api.identifier("id", in: context)
         try await api.access.requireStudent(studentId, for: principal)
-        guard let data = try await api.runtime.database.timeline(studentId: studentId, policy: api.runtime.policy) else {
+        let semester = try request.uri.queryParameters.get("semester").map { text -> String in
+            guard Identifier.isValid(text) else {
+                throw APIProblem.badRequest("invalid_semester", "The semester must be a semester id (letters, digits, \"_\" or \"-\").")
+            }
+            return text
+        }
+        guard let data = try await api.runtime.database.timeline(
+            studentId: studentId, semesterId: semester, policy: api.runtime.policy, now: api.now) else {
+            if semester != nil {
+                throw APIProblem(.notFound, code: "unknown_semester", detail: "The student has no enrolment in that semester.")
+            }
             throw APIProblem.unknownStudent
         }
         return try api.json(TimelineResource(data, now: api.now))
@@ -49,7 +94,43 @@ struct StudentRoutes: Sendable {
         let coachId = try api.identifier("id", in: context)
         try await api.access.requireCoach(coachId, for: principal)
         let items = try await api.runtime.database.coachQueue(coachId: coachId)
-        return try api.json(CoachQueueResource(coachId: coachId, items: items, now: api.now, due: api.runtime.configuration.program.feedbackDue))
+        return try api.json(CoachQueueResource(coachId: coachId, items: items, now: api.now))
+    }
+}
+
+/// The body of `PUT /v1/students/{id}/placement`.
+struct PlacementBody: Decodable {
+    var levelId: String
+    var coachId: String
+    var semesterId: String?
+    var decidedBy: String?
+
+    enum CodingKeys: String, CodingKey {
+        case levelId = "level_id"
+        case coachId = "coach_id"
+        case semesterId = "semester_id"
+        case decidedBy = "decided_by"
+    }
+}
+
+/// The answer of `PUT /v1/students/{id}/placement` and `tilawa placement set --json`: the
+/// enrolment as recorded.
+public struct PlacementResource: Encodable, Sendable {
+    var studentId: String
+    var semesterId: String
+    var levelId: String?
+    var coachId: String?
+    var placedAt: Date?
+    var placedBy: String?
+
+    /// The resource of `enrolment`.
+    public init(_ enrolment: EnrolmentRecord) {
+        studentId = enrolment.studentId
+        semesterId = enrolment.semesterId
+        levelId = enrolment.levelId
+        coachId = enrolment.coachId
+        placedAt = enrolment.placedAt
+        placedBy = enrolment.placedBy
     }
 }
 

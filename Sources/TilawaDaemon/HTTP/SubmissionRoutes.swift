@@ -115,7 +115,8 @@ struct SubmissionRoutes: Sendable {
             api.wakeup.signal()
             api.metrics.countUpload(outcome: "accepted", reason: "")
             context.logger.info("upload accepted", metadata: ["submission": "\(submission.id)", "student": "\(studentId)", "slot": "\(slot)"])
-            let body = try APIJSON.encoder().encode(SubmissionResource(submission, attempts: attempts))
+            let extras = try await api.runtime.database.submissionExtras(submission)
+            let body = try APIJSON.encoder().encode(SubmissionResource(submission, attempts: attempts, extras: extras))
             let headers: HTTPFields = [.contentType: "application/json", .location: "/v1/submissions/\(submission.id)"]
             return (.created, body, Response(status: .created, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body))))
         case let .rejected(verdict, analysis):
@@ -184,7 +185,8 @@ struct SubmissionRoutes: Sendable {
         let submission = try await visibleSubmission(context)
         let attempts = try await api.runtime.database.attemptStatus(studentId: submission.studentId, policy: api.runtime.policy, now: api.now)
             ?? AttemptStatus(used: 0, limit: api.runtime.policy.attemptWindow.limit, remaining: api.runtime.policy.attemptWindow.limit, nextAttemptAt: nil)
-        return try api.json(SubmissionResource(submission, attempts: attempts))
+        let extras = try await api.runtime.database.submissionExtras(submission)
+        return try api.json(SubmissionResource(submission, attempts: attempts, extras: extras))
     }
 
     @Sendable func audio(_ request: Request, context: TilawaRequestContext) async throws -> Response {

@@ -16,23 +16,28 @@ public struct FeedbackIntake: Sendable {
 
     public func submit(
         stagedPath: String, coachId: String, target: FeedbackTarget, notes: String?, origin: SubmissionOrigin,
-        fileExtension: String, dropFile: (sha256: String, fileName: String)? = nil
+        fileExtension: String, dropFile: (sha256: String, fileName: String)? = nil, result: EOCResult? = nil
     ) throws -> FeedbackOutcome {
         try submit(staged: StagedFile(adopting: stagedPath), coachId: coachId, target: target, notes: notes, origin: origin,
-                   fileExtension: fileExtension, dropFile: dropFile)
+                   fileExtension: fileExtension, dropFile: dropFile, result: result)
     }
 
     /// Pairs, checks and records the reply `staged` holds; the file is placed or discarded
     /// before this returns.
     public func submit(
         staged: StagedFile, coachId: String, target: FeedbackTarget, notes: String?, origin: SubmissionOrigin,
-        fileExtension: String, dropFile: (sha256: String, fileName: String)? = nil
+        fileExtension: String, dropFile: (sha256: String, fileName: String)? = nil, result eocResult: EOCResult? = nil
     ) throws -> FeedbackOutcome {
         defer { staged.discard() }
         let stagedPath = staged.path
         let receivedAt = runtime.clock()
-        if case let .failure(refusal) = try runtime.database.pairFeedback(target, coachId: coachId) {
+        switch try runtime.database.pairFeedback(target, coachId: coachId) {
+        case let .failure(refusal):
             return .refused(refusal)
+        case let .success(submission):
+            // The result is checked before decoding too: a reply that cannot be recorded costs nothing.
+            if submission.kind == .eoc, eocResult == nil { return .refused(.eocResultRequired(student: submission.studentId)) }
+            if submission.kind != .eoc, let eocResult { return .refused(.resultNotApplicable(result: eocResult, slot: submission.slot)) }
         }
         let processed: ProcessedAudio
         do {
@@ -49,7 +54,7 @@ public struct FeedbackIntake: Sendable {
         try staged.place(into: store, at: originalPath)
         let request = FeedbackRequest(
             feedbackId: feedbackId, coachId: coachId, receivedAt: receivedAt, notes: notes, analysis: processed.analysis,
-            originalPath: originalPath, origin: origin, dropFile: dropFile)
+            originalPath: originalPath, origin: origin, dropFile: dropFile, result: eocResult)
         let result: Result<(FeedbackRecord, JobRecord), FeedbackRefusal>
         do {
             result = try runtime.database.recordFeedback(request, target: target)

@@ -56,11 +56,11 @@ struct CoachQueueResource: Encodable {
     var coachId: String
     var items: [Item]
 
-    init(coachId: String, items: [QueueItem], now: Date, due: TimeInterval) {
+    init(coachId: String, items: [QueueItem], now: Date) {
         self.coachId = coachId
         self.items = items.map { item in
             let record = item.submission
-            let dueAt = record.receivedAt.addingTimeInterval(due)
+            let dueAt = record.feedbackDueAt
             let base = "/v1/submissions/\(record.id)"
             var links = ["self": base, "audio": base + "/audio", "waveform": base + "/waveform", "feedback": base + "/feedback"]
             if let id = Identifier(rawValue: record.id) { links["app"] = DeepLink.submission(record.slot, id: id).absoluteString }

@@ -25,9 +25,36 @@ public struct SubmissionResource: Encodable, Sendable, Equatable {
     public var warnings: [String]
     public var attempts: AttemptStatus
     public var links: Links
+    /// The semester (enrolment) it belongs to.
+    public var semesterId: String
+    /// When the coach's answer is due.
+    public var feedbackDueAt: Date
+    /// The coach of its enrolment: who will reply ("This will be sent to Ustadha Maryam").
+    public var coach: CoachRef?
+    /// An end-of-course result, once given.
+    public var result: EOCResult?
+    /// The replies, newest first.
+    public var feedback: [Reply]
 
-    /// Builds the resource from its row and the student's attempt status.
-    public init(_ record: SubmissionRecord, attempts: AttemptStatus) {
+    /// A coach's id and name.
+    public struct CoachRef: Encodable, Sendable, Equatable {
+        public var id: String
+        public var name: String
+    }
+
+    /// One reply to the submission.
+    public struct Reply: Encodable, Sendable, Equatable {
+        public var id: String
+        public var coachName: String?
+        public var receivedAt: Date
+        public var notes: String?
+        public var result: EOCResult?
+        public var links: [String: String]
+    }
+
+    /// Builds the resource from its row, the student's attempt status and the extras
+    /// (assigned coach, replies).
+    public init(_ record: SubmissionRecord, attempts: AttemptStatus, extras: SubmissionExtras = SubmissionExtras()) {
         id = record.id
         studentId = record.studentId
         week = record.week
@@ -39,15 +66,26 @@ public struct SubmissionResource: Encodable, Sendable, Equatable {
         source = record.source
         warnings = record.warnings
         self.attempts = attempts
+        semesterId = record.semesterId
+        feedbackDueAt = record.feedbackDueAt
+        coach = extras.coach.map { CoachRef(id: $0.id, name: $0.name) }
+        result = record.result
+        feedback = extras.replies.map { reply in
+            Reply(id: reply.id, coachName: extras.coachNames[reply.coachId], receivedAt: reply.receivedAt, notes: reply.notes,
+                  result: reply.result,
+                  links: ["audio": "/v1/feedback/\(reply.id)/audio", "waveform": "/v1/feedback/\(reply.id)/waveform"])
+        }
         let base = "/v1/submissions/\(record.id)"
         let app = Identifier(rawValue: record.id).map { DeepLink.submission(record.slot, id: $0).absoluteString } ?? ""
         links = Links(self: base, audio: base + "/audio", waveform: base + "/waveform", app: app)
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, week, kind, state, late, analysis, source, warnings, attempts, links
+        case id, week, kind, state, late, analysis, source, warnings, attempts, links, coach, result, feedback
         case studentId
         case receivedAt
+        case semesterId
+        case feedbackDueAt
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -64,5 +102,10 @@ public struct SubmissionResource: Encodable, Sendable, Equatable {
         try container.encode(warnings, forKey: .warnings)
         try container.encode(attempts, forKey: .attempts)
         try container.encode(links, forKey: .links)
+        try container.encode(semesterId, forKey: .semesterId)
+        try container.encode(feedbackDueAt, forKey: .feedbackDueAt)
+        try container.encode(coach, forKey: .coach)
+        try container.encode(result, forKey: .result)
+        try container.encode(feedback, forKey: .feedback)
     }
 }

@@ -2,7 +2,9 @@ import Foundation
 import TilawaCore
 import TilawaStore
 
-/// `GET /v1/students/{id}/timeline`: the semester as one student sees it.
+/// `GET /v1/students/{id}/timeline`: one enrolment (a semester at a level with a coach) as
+/// the student sees it, with the header the app draws (level, coach, EOC progress), the
+/// student's other semesters (learning history) and, before placement, where that stands.
 public struct TimelineResource: Encodable, Sendable {
     struct Semester: Encodable, Sendable {
         var id: String
@@ -12,12 +14,84 @@ public struct TimelineResource: Encodable, Sendable {
         var timeZone: String
     }
 
+    /// An id with the name people read.
+    struct Named: Encodable, Sendable {
+        var id: String
+        var name: String
+    }
+
+    /// One of the student's semesters (the learning history).
+    struct EnrolmentSummary: Encodable, Sendable {
+        var semesterId: String
+        var semesterName: String
+        var level: Named?
+        var coach: Named?
+        var outcome: String?
+        var selected: Bool
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(semesterId, forKey: .semesterId)
+            try container.encode(semesterName, forKey: .semesterName)
+            try container.encode(level, forKey: .level)
+            try container.encode(coach, forKey: .coach)
+            try container.encode(outcome, forKey: .outcome)
+            try container.encode(selected, forKey: .selected)
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case level, coach, outcome, selected
+            case semesterId
+            case semesterName
+        }
+    }
+
+    /// `placed`, or `awaiting_placement` with when a level is expected.
+    struct Placement: Encodable, Sendable {
+        var state: String
+        var placementExpectedBy: Date?
+        var message: String?
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(state, forKey: .state)
+            try container.encode(placementExpectedBy, forKey: .placementExpectedBy)
+            try container.encode(message, forKey: .message)
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case state, message
+            case placementExpectedBy
+        }
+    }
+
     struct SubmissionSummary: Encodable, Sendable {
         var id: String
+        var kind: SubmissionKind
         var state: SubmissionState
         var receivedAt: Date
         var late: Bool
+        var feedbackDueAt: Date
+        var result: EOCResult?
         var links: [String: String]
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(kind, forKey: .kind)
+            try container.encode(state, forKey: .state)
+            try container.encode(receivedAt, forKey: .receivedAt)
+            try container.encode(late, forKey: .late)
+            try container.encode(feedbackDueAt, forKey: .feedbackDueAt)
+            try container.encode(result, forKey: .result)
+            try container.encode(links, forKey: .links)
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id, kind, state, late, result, links
+            case receivedAt
+            case feedbackDueAt
+        }
     }
 
     struct FeedbackSummary: Encodable, Sendable {
@@ -26,6 +100,7 @@ public struct TimelineResource: Encodable, Sendable {
         var coachName: String?
         var receivedAt: Date
         var notes: String?
+        var result: EOCResult?
         var links: [String: String]
     }
 
@@ -36,29 +111,75 @@ public struct TimelineResource: Encodable, Sendable {
         var unlocksAt: Date
         var dueAt: Date
         var state: String
+        /// Newest first.
+        var submissions: [SubmissionSummary]
+        var feedback: [FeedbackSummary]
+    }
+
+    /// The level's end-of-course assessment.
+    struct EOC: Encodable, Sendable {
+        struct Passage: Encodable, Sendable {
+            var title: String?
+            var reference: String?
+            var arabic: String?
+            var covers: String?
+        }
+
+        var state: EOCStatus.State
+        var have: Int
+        var need: Int
+        var opensAt: Date
+        var closesAt: Date
+        var resultsExpectedBy: Date?
+        var result: EOCResult?
+        var message: String
+        var passage: Passage
+        /// Newest first.
         var submissions: [SubmissionSummary]
         var feedback: [FeedbackSummary]
 
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(state, forKey: .state)
+            try container.encode(have, forKey: .have)
+            try container.encode(need, forKey: .need)
+            try container.encode(opensAt, forKey: .opensAt)
+            try container.encode(closesAt, forKey: .closesAt)
+            try container.encode(resultsExpectedBy, forKey: .resultsExpectedBy)
+            try container.encode(result, forKey: .result)
+            try container.encode(message, forKey: .message)
+            try container.encode(passage, forKey: .passage)
+            try container.encode(submissions, forKey: .submissions)
+            try container.encode(feedback, forKey: .feedback)
+        }
+
         enum CodingKeys: String, CodingKey {
-            case number, title, passage, state, submissions, feedback
-            case unlocksAt
-            case dueAt
+            case state, have, need, result, message, passage, submissions, feedback
+            case opensAt
+            case closesAt
+            case resultsExpectedBy
         }
     }
 
     var studentId: String
     var semester: Semester
+    var semesters: [EnrolmentSummary]
+    var level: Named?
+    var coach: Named?
+    var placement: Placement
+    var graduated: Bool
     var currentWeek: Int?
     var phase: SemesterPhase
     var attempts: AttemptStatus
     var behindCount: Int
     var catchUpMessage: String
     var eocEligible: Bool
+    var eoc: EOC
     var weeks: [Week]
     var other: [SubmissionSummary]
 
     enum CodingKeys: String, CodingKey {
-        case semester, phase, attempts, weeks, other
+        case semester, semesters, level, coach, placement, graduated, phase, attempts, eoc, weeks, other
         case studentId
         case currentWeek
         case behindCount
@@ -70,12 +191,18 @@ public struct TimelineResource: Encodable, Sendable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(studentId, forKey: .studentId)
         try container.encode(semester, forKey: .semester)
+        try container.encode(semesters, forKey: .semesters)
+        try container.encode(level, forKey: .level)
+        try container.encode(coach, forKey: .coach)
+        try container.encode(placement, forKey: .placement)
+        try container.encode(graduated, forKey: .graduated)
         try container.encode(currentWeek, forKey: .currentWeek)
         try container.encode(phase, forKey: .phase)
         try container.encode(attempts, forKey: .attempts)
         try container.encode(behindCount, forKey: .behindCount)
         try container.encode(catchUpMessage, forKey: .catchUpMessage)
         try container.encode(eocEligible, forKey: .eocEligible)
+        try container.encode(eoc, forKey: .eoc)
         try container.encode(weeks, forKey: .weeks)
         try container.encode(other, forKey: .other)
     }
@@ -83,35 +210,73 @@ public struct TimelineResource: Encodable, Sendable {
     /// Builds the timeline at `now`.
     public init(_ data: TimelineData, now: Date) {
         let calendar = data.calendar
+        let zone = calendar.timeZone
+        let placed = data.enrolment.isPlaced
         studentId = data.student.id
         semester = Semester(id: data.semester.id, name: data.semester.name, startsAt: calendar.unlock(week: 1),
-                            closesAt: calendar.closesAt, timeZone: calendar.timeZone.identifier)
-        currentWeek = calendar.currentWeek(at: now)
-        phase = calendar.phase(at: now)
-        attempts = data.rules.attemptStatus(history: data.history, now: now)
+                            closesAt: calendar.closesAt, timeZone: zone.identifier)
+        semesters = data.enrolments.map { item in
+            EnrolmentSummary(semesterId: item.semester.id, semesterName: item.semester.name,
+                             level: item.level.map { Named(id: $0.id, name: $0.name) },
+                             coach: item.coach.map { Named(id: $0.id, name: $0.name) },
+                             outcome: item.enrolment.outcome?.rawValue, selected: item.enrolment.id == data.enrolment.id)
+        }
+        level = data.level.map { Named(id: $0.id, name: $0.name) }
+        coach = data.coach.map { Named(id: $0.id, name: $0.name) }
+        if placed {
+            placement = Placement(state: "placed", placementExpectedBy: nil, message: nil)
+        } else if let pending = data.pendingAssessment {
+            placement = Placement(state: "awaiting_placement", placementExpectedBy: pending.feedbackDueAt,
+                                  message: StudentMessages.awaitingPlacement)
+        } else {
+            placement = Placement(state: "awaiting_placement", placementExpectedBy: nil, message: StudentMessages.recordPlacement)
+        }
+        graduated = data.enrolment.outcome == .graduated
+        currentWeek = placed ? calendar.currentWeek(at: now) : nil
+        phase = data.rules.phase(at: now)
+        attempts = data.rules.attemptStatus(history: data.history, now: now, elsewhere: data.elsewhere)
         behindCount = data.rules.behindCount(history: data.history, now: now)
-        catchUpMessage = data.rules.catchUpMessage(history: data.history, now: now)
-        eocEligible = data.rules.eocEligible(history: data.history)
+        catchUpMessage = placed
+            ? data.rules.catchUpMessage(history: data.history, now: now, elsewhere: data.elsewhere)
+            : (data.pendingAssessment == nil ? StudentMessages.recordPlacement : StudentMessages.awaitingPlacement)
 
         let feedbackBySubmission = Dictionary(grouping: data.feedback, by: \.submissionId)
         func summary(_ record: SubmissionRecord) -> SubmissionSummary {
-            SubmissionSummary(id: record.id, state: record.state, receivedAt: record.receivedAt, late: record.late, links: [
-                "self": "/v1/submissions/\(record.id)", "audio": "/v1/submissions/\(record.id)/audio",
-                "waveform": "/v1/submissions/\(record.id)/waveform",
-            ])
+            SubmissionSummary(id: record.id, kind: record.kind, state: record.state, receivedAt: record.receivedAt, late: record.late,
+                              feedbackDueAt: record.feedbackDueAt, result: record.result, links: [
+                                  "self": "/v1/submissions/\(record.id)", "audio": "/v1/submissions/\(record.id)/audio",
+                                  "waveform": "/v1/submissions/\(record.id)/waveform",
+                              ])
         }
         func feedbackSummaries(for records: [SubmissionRecord]) -> [FeedbackSummary] {
-            records.flatMap { feedbackBySubmission[$0.id] ?? [] }.filter { $0.state == .ready }.map { item in
-                FeedbackSummary(id: item.id, submissionId: item.submissionId, coachName: data.coachNames[item.coachId],
-                                receivedAt: item.receivedAt, notes: item.notes, links: [
-                                    "audio": "/v1/feedback/\(item.id)/audio", "waveform": "/v1/feedback/\(item.id)/waveform",
-                                ])
+            let replies: [FeedbackRecord] = records.flatMap { feedbackBySubmission[$0.id] ?? [] }
+            let ready = replies.filter { $0.state == .ready }.sorted { $0.receivedAt > $1.receivedAt }
+            return ready.map { (item: FeedbackRecord) -> FeedbackSummary in
+                let links: [String: String] = ["audio": "/v1/feedback/\(item.id)/audio", "waveform": "/v1/feedback/\(item.id)/waveform"]
+                return FeedbackSummary(id: item.id, submissionId: item.submissionId, coachName: data.coachNames[item.coachId],
+                                       receivedAt: item.receivedAt, notes: item.notes, result: item.result, links: links)
             }
         }
+        // Newest first, as the app lists them (and openapi.yaml documents).
+        let newestFirst: [SubmissionRecord] = data.submissions.reversed()
+
+        let status = data.rules.eocStatus(history: data.history, now: now)
+        eocEligible = status.state == .available || status.state == .retake
+        let eocRecords = newestFirst.filter { $0.kind == .eoc }
+        let underReview = status.state == .underReview ? eocRecords.first { $0.state != .failed && $0.state != .superseded } : nil
+        let level = data.level
+        eoc = EOC(
+            state: status.state, have: status.have, need: status.need, opensAt: status.opensAt, closesAt: status.closesAt,
+            resultsExpectedBy: underReview?.feedbackDueAt, result: eocRecords.first { $0.result != nil }?.result,
+            message: status.message(now: now, in: zone, levelName: level?.name, resultsExpectedBy: underReview?.feedbackDueAt,
+                                    businessDays: data.policy.eocFeedbackDueBusinessDays),
+            passage: .init(title: level?.eocTitle, reference: level?.eocPassage, arabic: level?.eocArabic, covers: level?.eocCovers),
+            submissions: eocRecords.map(summary), feedback: feedbackSummaries(for: eocRecords))
+
         let titles = Dictionary(data.curriculum.map { ($0.week, $0) }, uniquingKeysWith: { first, _ in first })
-        weeks = (1...calendar.weekCount).map { number in
-            let records = data.submissions.filter { $0.kind == .week && $0.week == number }
-            let latest = records.last { $0.state != .failed }
+        weeks = placed ? (1...calendar.weekCount).map { number in
+            let records: [SubmissionRecord] = newestFirst.filter { $0.kind == .week && $0.week == number }
+            let latest = records.first { $0.state != .failed }
             let state: String
             if !calendar.isUnlocked(week: number, at: now) {
                 state = "locked"
@@ -127,10 +292,11 @@ public struct TimelineResource: Encodable, Sendable {
                 // Past its deadline: still to catch up on until the semester closes.
                 state = calendar.isClosed(at: now) ? "missed" : "late"
             }
-            return Week(number: number, title: titles[number]?.title ?? "Week \(number)", passage: titles[number]?.passage ?? "",
+            let curriculum = titles[number]
+            return Week(number: number, title: curriculum?.title ?? "Week \(number)", passage: curriculum?.passage ?? "",
                         unlocksAt: calendar.unlock(week: number), dueAt: calendar.deadline(week: number), state: state,
                         submissions: records.map(summary), feedback: feedbackSummaries(for: records))
-        }
-        other = data.submissions.filter { $0.kind != .week }.map(summary)
+        } : []
+        other = newestFirst.filter { $0.kind == .assessment }.map(summary)
     }
 }
