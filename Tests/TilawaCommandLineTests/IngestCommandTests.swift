@@ -54,7 +54,7 @@ struct IngestCommandTests {
         let limited = try await ingest("S1001", "12", at: "2026-11-24 08:00:00")
         #expect(limited.status == 75)
         // Next attempt: the first accepted (22 Nov 15:00 UTC = 10:00 New York) + 7 days.
-        #expect(limited.stderr == "tilawa: attempt_limit: You have used both of your attempts for now; the next one opens on Sunday 29 November at 10:00.\n")
+        #expect(limited.stderr == "tilawa: attempt_limit: You have used both of your attempts for now; the next one opens on Sunday 29 November, 10:00 EST.\n")
         #expect(try await ingest("S1001", "12", at: "2026-11-29 15:00:00").status == 0)
         let counts = try state.read { db in
             (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission") ?? -1,

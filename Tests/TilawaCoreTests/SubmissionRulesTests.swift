@@ -79,7 +79,8 @@ struct SubmissionRulesTests {
     func preSemester() {
         let now = utc("2026-01-05T12:00:00Z")
         #expect(refusal(rules.admit(slot: .week(1), history: [], now: now)) == .weekLocked(week: 1, unlocksAt: utc("2026-01-10T05:00:00Z")))
-        #expect(refusal(rules.admit(slot: .eoc, history: [], now: now)) == .eocNotEligible(have: 0, need: 12))
+        #expect(refusal(rules.admit(slot: .eoc, history: [], now: now))
+            == .eocNotEligible(have: 0, need: 12, opensAt: utc("2026-04-11T04:00:00Z")))
         #expect(admitted(rules.admit(slot: .assessment, history: [], now: now)) != nil)
     }
 
@@ -112,7 +113,7 @@ struct SubmissionRulesTests {
         if c.have >= 12 {
             #expect(admitted(result) != nil)
         } else {
-            #expect(refusal(result) == .eocNotEligible(have: c.have, need: 12))
+            #expect(refusal(result) == .eocNotEligible(have: c.have, need: 12, opensAt: nil))
         }
     }
 
@@ -315,7 +316,7 @@ struct SubmissionRulesTests {
         // Next opens 2026-02-14T15:00:00Z + 1 s → 10:00:01 EST → shown as 10:01.
         let noneLeft = oneUsed + [submission("r2", .week(5), utc("2026-02-07T15:00:01Z"))]
         #expect(rules.catchUpMessage(history: noneLeft, now: now)
-            == "You have 2 submissions to catch up on. Your next attempt opens on Saturday 14 February at 10:01.")
+            == "You have 2 submissions to catch up on. Your next attempt opens on Saturday 14 February, 10:01 EST.")
         let afterClose = utc("2026-06-01T00:00:00Z")
         #expect(rules.catchUpMessage(history: oldHistory(weeks: Array(1...14), before: afterClose), now: afterClose)
             == "You missed 1 submission; the semester has closed, so it can no longer be sent.")

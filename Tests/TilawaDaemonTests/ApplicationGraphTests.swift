@@ -32,7 +32,7 @@ struct ApplicationGraphTests {
                 try String(contentsOfFile: packageRoot.appendingPathComponent("config/program.yaml").path, encoding: .utf8), source: "program.yaml")
             let students = try StudentsCSV.parse(
                 try String(contentsOfFile: packageRoot.appendingPathComponent("config/students.csv").path, encoding: .utf8), source: "students.csv")
-            _ = try application.runtime.database.importRoster(program: program, students: students, studentsSource: "students.csv")
+            _ = try application.runtime.database.importRoster(program: program, students: students, studentsSource: "students.csv", now: clock.now)
 
             let group = application.serviceGroup()
             try await withThrowingTaskGroup(of: Void.self) { tasks in

@@ -113,7 +113,7 @@ struct DropFolderTests {
         }
         #expect(harness.contents(folder + "/processed") == ["S1001_w08.m4a", "S1001_w08.txt"])
         #expect(harness.contents(folder).filter { !$0.hasSuffix("processed") } == [])
-        let timeline = try await #require(try harness.daemon.runtime.database.timeline(studentId: "S1001", policy: harness.daemon.runtime.policy))
+        let timeline = try await #require(try harness.daemon.runtime.database.timeline(studentId: "S1001", policy: harness.daemon.runtime.policy, now: harness.daemon.clock.now))
         let resource = TimelineResource(timeline, now: harness.daemon.clock.now)
         let week8 = try #require(try JSONSerialization.jsonObject(with: APIJSON.encoder().encode(resource)) as? [String: Any])
         let weeks = try #require(week8["weeks"] as? [[String: Any]])

@@ -20,9 +20,9 @@ struct FeedbackDeadlineTests {
         }
         daemon.runtime.encodeRunner.run(try #require(try daemon.runtime.database.claimJob(id: job.id!, worker: "t", now: daemon.clock.now)))
         let due = daemon.runtime.configuration.program.feedbackDue
-        #expect(try await daemon.runtime.database.recordOverdueFeedback(now: daemon.clock.now.addingTimeInterval(due - 60), due: due) == 0)
-        #expect(try await daemon.runtime.database.recordOverdueFeedback(now: daemon.clock.now.addingTimeInterval(due + 60), due: due) == 1)
-        #expect(try await daemon.runtime.database.recordOverdueFeedback(now: daemon.clock.now.addingTimeInterval(due + 3_600), due: due) == 0)
+        #expect(try await daemon.runtime.database.recordOverdueFeedback(now: daemon.clock.now.addingTimeInterval(due - 60), policy: daemon.runtime.policy) == 0)
+        #expect(try await daemon.runtime.database.recordOverdueFeedback(now: daemon.clock.now.addingTimeInterval(due + 60), policy: daemon.runtime.policy) == 1)
+        #expect(try await daemon.runtime.database.recordOverdueFeedback(now: daemon.clock.now.addingTimeInterval(due + 3_600), policy: daemon.runtime.policy) == 0)
         let events = try await daemon.runtime.database.events(studentId: "S1001", after: 0, limit: 10).filter { $0.type == "feedback_overdue" }
         #expect(events.count == 1)
         let payload = try JSONDecoder.api.decode(EventPayload.self, from: try #require(events.first).payload)

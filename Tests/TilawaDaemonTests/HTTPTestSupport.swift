@@ -46,7 +46,7 @@ struct TestDaemon {
         let students = try StudentsCSV.parse(
             try String(contentsOfFile: packageRoot.appendingPathComponent("config/students.csv").path, encoding: .utf8),
             source: "students.csv")
-        _ = try runtime.database.importRoster(program: program, students: students, studentsSource: "students.csv")
+        _ = try runtime.database.importRoster(program: program, students: students, studentsSource: "students.csv", now: clock.now)
         var logger = Logger(label: "test")
         logger.logLevel = .warning
         self.logger = logger

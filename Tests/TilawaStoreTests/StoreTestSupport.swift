@@ -28,7 +28,10 @@ struct TestStore {
                 try CurriculumWeekRecord(levelId: "L1", week: week, title: "Title \(week)", passage: "Passage \(week)").insert(db)
             }
             for id in students {
-                try StudentRecord(id: id, name: "Student \(id)", levelId: "L1", coachId: "C01", semesterId: "fall-2026").insert(db)
+                try StudentRecord(id: id, name: "Student \(id)").insert(db)
+                var enrolment = EnrolmentRecord(studentId: id, semesterId: "fall-2026", levelId: "L1", coachId: "C01",
+                                                createdAt: Self.newYork(2026, 9, 1), placedAt: Self.newYork(2026, 9, 1), placedBy: "test")
+                try enrolment.insert(db)
             }
         }
     }
