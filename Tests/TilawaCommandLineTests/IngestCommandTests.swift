@@ -151,7 +151,7 @@ struct RosterImportCommandTests {
         let counts = try state.read { db in
             try ["semester", "coach", "level", "curriculumWeek", "student"].map { try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \($0)") ?? 0 }
         }
-        #expect(counts == [2, 3, 4, 60, 10])
+        #expect(counts == [2, 3, 4, 60, 12])
     }
 
     @Test("A bad row anywhere writes nothing of that import", arguments: [

@@ -10,11 +10,11 @@ struct DropFileNameTests {
         ("s1042_w8_take2.mp3", "s1042", .week(8), "s1042_w8_take2", "mp3"),
         ("S1_w01.webm", "S1", .week(1), "S1_w01", "webm"),
         ("S1_w15.flac", "S1", .week(15), "S1_w15", "flac"),
-        ("S1042_eoc.m4a", "S1042", .eoc, "S1042_eoc", "m4a"),
-        ("S1042_EOC.wav", "S1042", .eoc, "S1042_EOC", "wav"),
+        ("S1042_eoc_pass.m4a", "S1042", .eoc, "S1042_eoc_pass", "m4a"),
+        ("S1042_EOC_RETAKE.wav", "S1042", .eoc, "S1042_EOC_RETAKE", "wav"),
         ("S1042_assessment.ogg", "S1042", .assessment, "S1042_assessment", "ogg"),
         ("S1042_Assessment.OGG", "S1042", .assessment, "S1042_Assessment", "OGG"),
-        ("x_eoc_final.m4a", "x", .eoc, "x_eoc_final", "m4a"),
+        ("x_eoc_pass_final.m4a", "x", .eoc, "x_eoc_pass_final", "m4a"),
         ("ab_wx_w08.m4a", "ab_wx", .week(8), "ab_wx_w08", "m4a"),
         ("a-b_c_w15.flac", "a-b_c", .week(15), "a-b_c_w15", "flac"),
         ("S1042_w08_take.2.m4a", "S1042", .week(8), "S1042_w08_take.2", "m4a"),
@@ -32,6 +32,28 @@ struct DropFileNameTests {
         #expect(parsed.stem == stem)
         #expect(parsed.fileExtension == ext)
         #expect(parsed.name == name)
+    }
+
+    @Test("an end-of-course reply carries its result", arguments: [
+        ("S1042_eoc_pass.m4a", EOCResult.pass), ("S1042_Eoc_Retake.mp3", .retake), ("S1042_eoc_pass_v2.m4a", .pass),
+    ])
+    func eocResult(_ name: String, _ result: EOCResult) throws {
+        #expect(try DropFileName(parsing: name).result == result)
+        #expect(try DropFileName(parsing: "S1042_w08.m4a").result == nil)
+    }
+
+    @Test("an end-of-course reply without pass or retake is refused with names the coach can use", arguments: [
+        ("S1042_eoc.m4a", "S1042_eoc_pass.m4a", "S1042_eoc_retake.m4a"),
+        ("S1042_EOC_final.wav", "S1042_eoc_pass.wav", "S1042_eoc_retake.wav"),
+    ])
+    func eocWithoutResult(_ name: String, _ pass: String, _ retake: String) {
+        #expect {
+            try DropFileName(parsing: name)
+        } throws: { error in
+            guard let refusal = error as? DropFileNameRefusal else { return false }
+            return refusal.code == "eoc_result_missing" && refusal.reason.contains(pass) && refusal.reason.contains(retake)
+                && !refusal.reason.contains("\n")
+        }
     }
 
     @Test("known students disambiguate ids that contain _w<N>")

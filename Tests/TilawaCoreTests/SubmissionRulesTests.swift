@@ -128,24 +128,29 @@ struct SubmissionRulesTests {
     @Test("the eoc requirement is configurable and validated")
     func eocConfig() throws {
         let calendar = try springSemester()
-        let none = try SubmissionRules(calendar: calendar, eocRequiredWeeks: 0)
+        let none = try SubmissionRules(calendar: calendar, eocRequiredWeeks: 0, eocOpensWeek: 5)
         #expect(admitted(none.admit(slot: .eoc, history: [], now: midWeek5)) != nil)
         for bad in [-1, 16] {
             #expect(throws: RuleConfigurationError.invalidEOCRequiredWeeks(bad, weekCount: 15)) {
                 try SubmissionRules(calendar: calendar, eocRequiredWeeks: bad)
             }
         }
+        for bad in [0, 16] {
+            #expect(throws: RuleConfigurationError.invalidEOCOpensWeek(bad, weekCount: 15)) {
+                try SubmissionRules(calendar: calendar, eocOpensWeek: bad)
+            }
+        }
     }
 
     // MARK: - Semester closed
 
-    @Test("closed from closesAt on, for every kind", arguments: [
+    @Test("closed from closesAt on, for weeks and eoc; the placement assessment is allowed any time", arguments: [
         ("2026-05-09T03:59:59Z", false), ("2026-05-09T04:00:00Z", true), ("2026-08-01T00:00:00Z", true),
     ])
     func closed(_ instant: String, _ isClosed: Bool) {
         let now = utc(instant)
         let history = oldHistory(weeks: Array(1...12), before: now)
-        for slot in [Slot.week(3), .eoc, .assessment] {
+        for slot in [Slot.week(3), .eoc] {
             let result = rules.admit(slot: slot, history: history, now: now)
             if isClosed {
                 #expect(refusal(result) == .semesterClosed(closedAt: utc("2026-05-09T04:00:00Z")), "\(slot)")
@@ -153,6 +158,7 @@ struct SubmissionRulesTests {
                 #expect(admitted(result) != nil, "\(slot)")
             }
         }
+        #expect(admitted(rules.admit(slot: .assessment, history: history, now: now)) != nil)
     }
 
     // MARK: - Attempts
@@ -205,7 +211,7 @@ struct SubmissionRulesTests {
         let now = utc("2026-04-28T12:00:00Z")
         let history = oldHistory(weeks: Array(1...12), before: now) + [
             submission("a", .week(13), now.addingTimeInterval(-3 * day)),
-            submission("b", .eoc, now.addingTimeInterval(-day)),
+            submission("b", .eoc, now.addingTimeInterval(-day), .feedbackReady, result: .retake),
         ]
         #expect(refusal(rules.admit(slot: .eoc, history: history, now: now))?.code == "attempt_limit")
     }

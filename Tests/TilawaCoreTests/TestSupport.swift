@@ -38,8 +38,10 @@ func id(_ text: String) -> Identifier {
     Identifier(rawValue: text) ?? Identifier(rawValue: "INVALID_TEST_ID")!
 }
 
-func submission(_ idText: String, _ slot: Slot, _ at: Date, _ state: SubmissionState = .awaitingFeedback) -> AcceptedSubmission {
-    AcceptedSubmission(id: id(idText), slot: slot, receivedAt: at, state: state)
+func submission(
+    _ idText: String, _ slot: Slot, _ at: Date, _ state: SubmissionState = .awaitingFeedback, result: EOCResult? = nil
+) -> AcceptedSubmission {
+    AcceptedSubmission(id: id(idText), slot: slot, receivedAt: at, state: state, result: result)
 }
 
 /// Local wall-clock parts of `date` in New York.

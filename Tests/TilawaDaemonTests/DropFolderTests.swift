@@ -226,7 +226,7 @@ struct DropFolderTests {
         defer { harness.remove() }
         let folders = try ["C01", "C02", "C03"].map { try harness.coachFolder($0) }
         let coachOf = try await harness.daemon.runtime.database.writer.read { db in
-            try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT id, coachId FROM student").map { ($0["id"] as String, $0["coachId"] as String) })
+            try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT studentId AS id, coachId FROM enrolment WHERE coachId IS NOT NULL").map { ($0["id"] as String, $0["coachId"] as String) })
         }
         // 200 distinct replies dropped at once (padding makes each content distinct) and one exact duplicate.
         let base = try Data(contentsOf: URL(fileURLWithPath: fixturePath("speech.opus")))

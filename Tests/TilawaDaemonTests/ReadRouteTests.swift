@@ -127,8 +127,9 @@ struct ReadRouteTests {
 
             let events = try await client.execute(uri: "/v1/students/S1001/events", method: .get, headers: try await daemon.headers(.student, "S1001"))
             let list = try #require(events.json?["events"] as? [[String: Any]])
-            #expect(list.first?["type"] as? String == "submission_received")
-            #expect((list.first?["week"] as? [String: Any])?["number"] as? Int == 12)
+            // The feed opens with the import's welcome (`enrolled`), then the upload.
+            #expect(list.map { $0["type"] as? String } == ["enrolled", "submission_received"])
+            #expect((list.last?["week"] as? [String: Any])?["number"] as? Int == 12)
             let cursor = try #require(events.json?["next_cursor"] as? String)
             let after = try await client.execute(uri: "/v1/students/S1001/events?after=\(cursor)", method: .get, headers: try await daemon.headers(.student, "S1001"))
             #expect((after.json?["events"] as? [Any])?.isEmpty == true)

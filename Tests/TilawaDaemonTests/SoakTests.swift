@@ -41,7 +41,7 @@ struct SoakTests {
                 .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         }
         let coachOf = try state.read { db in
-            Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT id, coachId FROM student").map { ($0["id"] as String, $0["coachId"] as String) })
+            Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT studentId AS id, coachId FROM enrolment WHERE coachId IS NOT NULL").map { ($0["id"] as String, $0["coachId"] as String) })
         }
 
         let receiver = WebhookReceiver()

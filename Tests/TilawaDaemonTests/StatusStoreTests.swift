@@ -33,7 +33,8 @@ struct StatusStoreTests {
                 INSERT INTO semester (id, name, startDate, timeZone, weekCount, catchUpGraceDays) VALUES ('s', 'S', '2026-09-05', 'UTC', 15, 14);
                 INSERT INTO coach (id, name) VALUES ('C01', 'Coach');
                 INSERT INTO level (id, name) VALUES ('L1', 'Level');
-                INSERT INTO student (id, name, levelId, coachId, semesterId) VALUES ('S1', 'Student', 'L1', 'C01', 's');
+                INSERT INTO student (id, name) VALUES ('S1', 'Student');
+                INSERT INTO enrolment (studentId, semesterId, levelId, coachId, createdAt) VALUES ('S1', 's', 'L1', 'C01', '2026-09-01 00:00:00.000');
                 """)
         }
         let seed = StatusSeed(database: database)

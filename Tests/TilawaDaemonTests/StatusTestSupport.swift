@@ -19,10 +19,12 @@ struct StatusSeed {
     ) throws {
         try database.writer.write { db in
             try db.execute(sql: """
-                INSERT INTO submission (id, studentId, semesterId, kind, week, state, receivedAt, late, analysis, source, warnings,
-                                        originalPath, originalBytes, audioPath, audioBytes, waveformPath, origin)
-                SELECT ?, id, semesterId, 'week', 12, ?, ?, 0, '{}', '{}', '[]', ?, ?, ?, ?, ?, 'cli' FROM student WHERE id = ?
-                """, arguments: [id, state, receivedAt, originalPath, originalBytes, audioPath, audioBytes, waveformPath, student])
+                INSERT INTO submission (id, studentId, semesterId, enrolmentId, kind, week, state, receivedAt, feedbackDueAt, late,
+                                        analysis, source, warnings, originalPath, originalBytes, audioPath, audioBytes, waveformPath, origin)
+                SELECT ?, studentId, semesterId, id, 'week', 12, ?, ?, ?, 0, '{}', '{}', '[]', ?, ?, ?, ?, ?, 'cli'
+                FROM enrolment WHERE studentId = ? ORDER BY id DESC LIMIT 1
+                """, arguments: [id, state, receivedAt, receivedAt.addingTimeInterval(48 * 3_600), originalPath, originalBytes,
+                                 audioPath, audioBytes, waveformPath, student])
             guard db.changesCount == 1 else { throw SeedError.unknownStudent(student) }
         }
     }

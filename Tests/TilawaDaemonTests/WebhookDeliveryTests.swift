@@ -253,8 +253,8 @@ struct WebhookDeliveryTests {
         let week = try #require(json["week"] as? [String: Any])
         let title = try await daemon.runtime.database.writer.read { db in
             try String.fetchOne(db, sql: """
-                SELECT title FROM curriculumWeek JOIN student ON student.levelId = curriculumWeek.levelId
-                WHERE student.id = 'S1001' AND week = 12
+                SELECT title FROM curriculumWeek JOIN enrolment ON enrolment.levelId = curriculumWeek.levelId
+                WHERE enrolment.studentId = 'S1001' AND week = 12
                 """)
         }
         #expect(json["id"] as? String == call.eventId)
