@@ -112,10 +112,11 @@ struct ProgrammeYearTests {
         let secondEOCAt = TestStore.newYork(2026, 12, 24, 15)
         let secondEOC = try store.database.admitSubmission(store.request("S1001", .eoc, at: secondEOCAt), policy: policy)
         let second = try #require(secondEOC.submission)
-        #expect(second.feedbackDueAt == TestStore.newYork(2026, 12, 31, 15))
+        #expect(second.feedbackDueAt == TestStore.newYork(2027, 1, 1, 15))
         try encode(store, secondEOC, at: secondEOCAt.addingTimeInterval(60))
-        // The overdue check uses that instant, not 48 hours.
-        #expect(try await store.database.recordOverdueFeedback(now: secondEOCAt.addingTimeInterval(3 * 86_400), policy: policy) == 0)
+        // The overdue check uses that instant, not 48 hours (the weekly recordings left unanswered are overdue).
+        try await store.database.recordOverdueFeedback(now: secondEOCAt.addingTimeInterval(3 * 86_400), policy: policy)
+        #expect(try await store.database.submission(id: second.id)?.overdueNotifiedAt == nil)
         #expect(try reply(store, coach: "C01", target: .slot(student: "S1001", slot: .eoc), result: .pass,
                           at: TestStore.newYork(2026, 12, 28)).isSuccess)
         let fallEnrolment = try await #require(try store.database.writer.read { db in
