@@ -136,6 +136,8 @@ struct DropFolderTests {
         ("C01", "S1001_w08.wav", "digital_silence.wav", "This reply could not be used"),
         ("C01", "S1001.opus", "speech.opus", "S1001.opus"),
         ("C99", "S1001_w08.opus", "speech.opus", "does not belong to a coach"),
+        ("C01", "S1001_eoc.opus", "speech.opus",
+         "does not give the result: rename it S1001_eoc_pass.opus if the student passed or S1001_eoc_retake.opus for a retake"),
     ])
     func rejected(coach: String, name: String, source: String, sentence: String) async throws {
         let harness = try await DropFolderHarness()

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Testing
 @testable import TilawaDaemon
+import TilawaStore
 import TilawaTestSupport
 
 @Suite("OpenAPI document")
@@ -40,6 +41,16 @@ struct OpenAPIDocumentTests {
         #expect(documented.count >= 16)
         #expect(normalised.subtracting(documented).isEmpty, "served but not documented: \(normalised.subtracting(documented).sorted())")
         #expect(documented.subtracting(normalised).isEmpty, "documented but not served: \(documented.subtracting(normalised).sorted())")
+    }
+
+    @Test("The document's event types are exactly those the store sends (none documented and never sent)")
+    func eventTypesMatch() throws {
+        let yaml = OpenAPIDocument.yaml
+        let start = try #require(yaml.range(of: "\n    EventType:\n"))
+        let enumLine = try #require(yaml[start.upperBound...].range(of: "enum: ["))
+        let close = try #require(yaml[enumLine.upperBound...].firstIndex(of: "]"))
+        let documented = Set(yaml[enumLine.upperBound..<close].split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+        #expect(documented == Set(EventType.allCases.map(\.rawValue)))
     }
 
     @Test("The served document is openapi/openapi.yaml as the build embedded it (the EmbedOpenAPI plugin)")

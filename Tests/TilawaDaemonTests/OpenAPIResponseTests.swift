@@ -186,6 +186,31 @@ struct OpenAPIResponseTests {
                 _ = try await call(.get, template, template.replacingOccurrences(of: "{id}", with: "fb_none"), student)
             }
 
+            // Semesters and placement.
+            _ = try await call(.get, "/v1/students/{id}/timeline", "/v1/students/S1001/timeline?semester=fall-2026", student)
+            _ = try await call(.get, "/v1/students/{id}/timeline", "/v1/students/S1001/timeline?semester=spring-2027", student)
+            _ = try await call(.get, "/v1/students/{id}/timeline", "/v1/students/S1011/timeline", try await auth(.student, "S1011"))
+            // An empty feed: next_cursor is the cursor sent (never null, as documented).
+            let empty = try await call(.get, "/v1/students/{id}/events", "/v1/students/S1011/events", try await auth(.student, "S1011"))
+            #expect(empty.json?["next_cursor"] as? String == "0")
+            let placement = "/v1/students/{id}/placement"
+            let opsJSON = try await auth(.ops, "ops", [.contentType: "application/json"])
+            _ = try await call(.put, placement, "/v1/students/S1011/placement", opsJSON,
+                               body: ByteBuffer(string: #"{"level_id": "L1", "coach_id": "C02", "decided_by": "C01"}"#))
+            _ = try await call(.put, placement, "/v1/students/S1011/placement", opsJSON,
+                               body: ByteBuffer(string: #"{"level_id": "L1", "coach_id": "C02", "decided_by": "C03"}"#))
+            _ = try await call(.put, placement, "/v1/students/S1011/placement", opsJSON,
+                               body: ByteBuffer(string: #"{"level_id": "L9", "coach_id": "C02"}"#))
+            _ = try await call(.put, placement, "/v1/students/S1011/placement", opsJSON, body: ByteBuffer(string: #"{"level": 1}"#))
+            _ = try await call(.put, placement, "/v1/students/S9999/placement", opsJSON,
+                               body: ByteBuffer(string: #"{"level_id": "L1", "coach_id": "C02"}"#))
+            _ = try await call(.put, placement, "/v1/students/S1011/placement", try await auth(.ops, "ops", [.contentType: "text/plain"]),
+                               body: ByteBuffer(string: "L1"))
+            _ = try await call(.put, placement, "/v1/students/S1011/placement", try await auth(.coach, "C01", [.contentType: "application/json"]),
+                               body: ByteBuffer(string: #"{"level_id": "L1", "coach_id": "C02"}"#))
+            _ = try await call(.put, placement, "/v1/students/S1011/placement", [.contentType: "application/json"],
+                               body: ByteBuffer(string: #"{"level_id": "L1", "coach_id": "C02"}"#))
+
             // The coach's queue, status, operations.
             _ = try await call(.get, "/v1/coaches/{id}/queue", "/v1/coaches/C01/queue", try await auth(.coach, "C01"))
             _ = try await call(.get, "/v1/coaches/{id}/queue", "/v1/coaches/C01/queue", student)

@@ -36,7 +36,7 @@ extension AppDatabase {
         let levelName = context.level?.name ?? "your level"
         let coach = try enrolment.coachId.flatMap { try CoachRecord.fetchOne(db, key: $0) }
         try recordEvent(
-            db, type: "eoc_available", studentId: studentId, levelId: enrolment.levelId, slot: .eoc, occurredAt: now,
+            db, type: .eocAvailable, studentId: studentId, levelId: enrolment.levelId, slot: .eoc, occurredAt: now,
             submissionId: nil, feedbackId: nil, coachName: coach?.name,
             message: StudentMessages.eocAvailable(
                 levelName: levelName, closes: HumanDate.format(context.calendar.closesAt, in: context.calendar.timeZone)),

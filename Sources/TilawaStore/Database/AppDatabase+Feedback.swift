@@ -191,7 +191,7 @@ extension AppDatabase {
             let week = try StudentContext.weekInfo(db, levelId: enrolment.levelId, slot: submission.slot)
             let what = submission.week.map { "week \($0) (\(week.title))" } ?? week.title.lowercased()
             try Self.recordEvent(
-                db, type: "feedback_ready", studentId: submission.studentId, levelId: enrolment.levelId, slot: submission.slot,
+                db, type: .feedbackReady, studentId: submission.studentId, levelId: enrolment.levelId, slot: submission.slot,
                 occurredAt: now, submissionId: submission.id, feedbackId: feedback.id, coachName: coach?.name,
                 message: StudentMessages.feedbackReady(what, coachName: coach?.name))
             if submission.kind == .eoc, submission.state != .failed, let result = feedback.result {
@@ -204,7 +204,7 @@ extension AppDatabase {
                     try change.insert(db)
                 }
                 try Self.recordEvent(
-                    db, type: "eoc_results_ready", studentId: submission.studentId, levelId: enrolment.levelId, slot: .eoc,
+                    db, type: .eocResultsReady, studentId: submission.studentId, levelId: enrolment.levelId, slot: .eoc,
                     occurredAt: now, submissionId: submission.id, feedbackId: feedback.id, coachName: coach?.name,
                     message: StudentMessages.eocResultsReady(levelName: level?.name ?? "your level", result: result),
                     extra: .init(level: level.map { .init(id: $0.id, name: $0.name) }, result: result, semesterId: enrolment.semesterId))
@@ -244,7 +244,7 @@ extension AppDatabase {
                 case .assessment: StudentMessages.hours(policy.placementDueHours)
                 }
                 try Self.recordEvent(
-                    db, type: "feedback_overdue", studentId: submission.studentId, levelId: enrolment.levelId,
+                    db, type: .feedbackOverdue, studentId: submission.studentId, levelId: enrolment.levelId,
                     slot: submission.slot, occurredAt: now, submissionId: submission.id, feedbackId: nil, coachName: coach?.name,
                     message: StudentMessages.feedbackOverdue(what, turnaround: turnaround))
                 submission.overdueNotifiedAt = now

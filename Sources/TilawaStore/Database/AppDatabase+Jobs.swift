@@ -152,7 +152,7 @@ extension AppDatabase {
         let week = try StudentContext.weekInfo(db, levelId: levelId, slot: submission.slot)
         let what = submission.week.map { "Week \($0) (\(week.title))" } ?? week.title.lowercased()
         try recordEvent(
-            db, type: "submission_failed", studentId: submission.studentId, levelId: levelId, slot: submission.slot,
+            db, type: .submissionFailed, studentId: submission.studentId, levelId: levelId, slot: submission.slot,
             occurredAt: now, submissionId: submission.id, feedbackId: nil, coachName: nil,
             message: StudentMessages.submissionFailed(what))
     }

@@ -72,7 +72,7 @@ extension AppDatabase {
         if isNew { try recordEnrolmentChange(db, enrolment, .enrolled, at: now, by: placer.audit) }
         try recordEnrolmentChange(db, enrolment, .placed, at: now, by: placer.audit)
         try recordEvent(
-            db, type: "placement_ready", studentId: studentId, levelId: level.id, slot: .assessment, occurredAt: now,
+            db, type: .placementReady, studentId: studentId, levelId: level.id, slot: .assessment, occurredAt: now,
             submissionId: nil, feedbackId: nil, coachName: coach.name,
             message: StudentMessages.placementReady(levelName: level.name, coachName: coach.name),
             extra: .init(level: .init(id: level.id, name: level.name), coach: .init(id: coach.id, name: coach.name),

@@ -114,7 +114,7 @@ extension AppDatabase {
               let semester = try SemesterRecord.fetchOne(db, key: enrolment.semesterId) else { return }
         let calendar = try semester.calendar()
         try recordEvent(
-            db, type: "enrolled", studentId: enrolment.studentId, levelId: levelId, slot: .week(1), occurredAt: now,
+            db, type: .enrolled, studentId: enrolment.studentId, levelId: levelId, slot: .week(1), occurredAt: now,
             submissionId: nil, feedbackId: nil, coachName: coach.name,
             message: StudentMessages.enrolled(
                 levelName: level.name, coachName: coach.name, semesterName: semester.name,

@@ -38,7 +38,7 @@ extension AppDatabase {
                 try job.insert(db)
                 let coach = try context.enrolment.coachId.flatMap { try CoachRecord.fetchOne(db, key: $0) }
                 try Self.recordEvent(
-                    db, type: "submission_received", studentId: context.student.id, levelId: context.enrolment.levelId,
+                    db, type: .submissionReceived, studentId: context.student.id, levelId: context.enrolment.levelId,
                     slot: request.slot, occurredAt: request.receivedAt, submissionId: submission.id, feedbackId: nil,
                     coachName: coach?.name,
                     message: Self.receivedMessage(slot: request.slot, context: context, late: admission.late, coachName: coach?.name,
@@ -125,7 +125,7 @@ extension AppDatabase {
     /// Inserts an outbox event (inside the caller's transaction). `levelId` names the week's
     /// title and passage (the enrolment's level; nil before placement).
     static func recordEvent(
-        _ db: Database, type: String, studentId: String, levelId: String?, slot: Slot, occurredAt: Date,
+        _ db: Database, type: EventType, studentId: String, levelId: String?, slot: Slot, occurredAt: Date,
         submissionId: String?, feedbackId: String?, coachName: String?, message: String, extra: EventPayload.Extra? = nil
     ) throws {
         let id = IdentifierGenerator.make("evt", now: occurredAt)
@@ -139,10 +139,10 @@ extension AppDatabase {
             link = .week(slot)
         }
         let payload = EventPayload(
-            id: id, type: type, studentId: studentId, occurredAt: occurredAt, week: week,
+            id: id, type: type.rawValue, studentId: studentId, occurredAt: occurredAt, week: week,
             submissionId: submissionId, feedbackId: feedbackId, coachName: coachName, message: message,
             link: link.absoluteString, extra: extra)
-        var event = EventRecord(id: id, studentId: studentId, type: type, payload: try payload.jsonData(), occurredAt: occurredAt)
+        var event = EventRecord(id: id, studentId: studentId, type: type.rawValue, payload: try payload.jsonData(), occurredAt: occurredAt)
         try event.insert(db)
     }
 }

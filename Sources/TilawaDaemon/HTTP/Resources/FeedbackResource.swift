@@ -15,6 +15,8 @@ public struct FeedbackResource: Encodable, Sendable {
     public var state: String
     public var receivedAt: Date
     public var notes: String?
+    /// The end-of-course result this reply gives (EOC replies only).
+    public var result: EOCResult?
     public var durationSeconds: Double
     public var analysis: AudioAnalysis
     public var links: [String: String]
@@ -31,6 +33,7 @@ public struct FeedbackResource: Encodable, Sendable {
         state = record.state.rawValue
         receivedAt = record.receivedAt
         notes = record.notes
+        result = record.result
         durationSeconds = record.analysis.durationSeconds
         analysis = record.analysis
         links = ["audio": "/v1/feedback/\(record.id)/audio", "waveform": "/v1/feedback/\(record.id)/waveform",
@@ -41,7 +44,7 @@ public struct FeedbackResource: Encodable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, week, kind, state, notes, analysis, links
+        case id, week, kind, state, notes, analysis, links, result
         case submissionId
         case studentId
         case coachId
@@ -63,6 +66,7 @@ public struct FeedbackResource: Encodable, Sendable {
         try container.encode(state, forKey: .state)
         try container.encode(receivedAt, forKey: .receivedAt)
         try container.encode(notes, forKey: .notes)
+        try container.encode(result, forKey: .result)
         try container.encode(durationSeconds, forKey: .durationSeconds)
         try container.encode(analysis, forKey: .analysis)
         try container.encode(links, forKey: .links)

@@ -1,0 +1,12 @@
+/// Every notification type Tilawa sends; the raw value is the `type` member (openapi.yaml
+/// `EventType` lists exactly these, and a test holds the two together).
+public enum EventType: String, Sendable, CaseIterable {
+    case submissionReceived = "submission_received"
+    case submissionFailed = "submission_failed"
+    case feedbackReady = "feedback_ready"
+    case feedbackOverdue = "feedback_overdue"
+    case enrolled
+    case placementReady = "placement_ready"
+    case eocAvailable = "eoc_available"
+    case eocResultsReady = "eoc_results_ready"
+}
