@@ -45,17 +45,26 @@ PRAGMA temp_store = MEMORY;
 BEGIN;
 
 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $students)
-INSERT INTO student (id, name, levelId, coachId, semesterId)
-SELECT printf('B%05d', i), 'Bench Student ' || i, 'L' || (1 + i % 4), 'C0' || (1 + i % 3), 'fall-2026' FROM n;
+INSERT INTO student (id, name) SELECT printf('B%05d', i), 'Bench Student ' || i FROM n;
+-- One fall enrolment each; every 50th student also in spring, and every 100th awaiting placement there.
+INSERT INTO enrolment (studentId, semesterId, levelId, coachId, createdAt, placedAt, placedBy)
+SELECT id, 'fall-2026', 'L' || (1 + rowid % 4), 'C0' || (1 + rowid % 3), '2026-08-01 00:00:00.000', '2026-08-01 00:00:00.000', 'roster'
+FROM student WHERE id LIKE 'B%';
+INSERT INTO enrolment (studentId, semesterId, levelId, coachId, createdAt)
+SELECT id, 'spring-2027', CASE WHEN rowid % 100 = 0 THEN NULL ELSE 'L2' END, CASE WHEN rowid % 100 = 0 THEN NULL ELSE 'C02' END,
+       '2026-12-01 00:00:00.000'
+FROM student WHERE id LIKE 'B%' AND rowid % 50 = 0;
 
 -- Submission i was received i minutes before now (i = 1 is the newest).
 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $submissions),
 s(i, t, month) AS (SELECT i, $now - i * $step, strftime('%Y/%m', $now - i * $step, 'unixepoch') FROM n)
-INSERT INTO submission (id, studentId, semesterId, kind, week, state, receivedAt, late, analysis, source, warnings,
-                        originalPath, originalBytes, audioPath, audioBytes, waveformPath, outputGainDB, encodedAt, origin)
-SELECT printf('bsub_%07d', i), printf('B%05d', 1 + i % $students), 'fall-2026', 'week', 1 + i % 15,
+INSERT INTO submission (id, studentId, semesterId, enrolmentId, kind, week, state, receivedAt, feedbackDueAt, late, analysis, source,
+                        warnings, originalPath, originalBytes, audioPath, audioBytes, waveformPath, outputGainDB, encodedAt, origin)
+SELECT printf('bsub_%07d', i), printf('B%05d', 1 + i % $students), 'fall-2026',
+       (SELECT id FROM enrolment WHERE studentId = printf('B%05d', 1 + i % $students) AND semesterId = 'fall-2026'),
+       'week', 1 + i % 15,
        CASE WHEN i % 499 = 0 THEN 'superseded' WHEN $now - t < 3 * 86400 THEN 'awaiting_feedback' ELSE 'feedback_ready' END,
-       strftime('%Y-%m-%d %H:%M:%f', t, 'unixepoch'), i % 7 = 0,
+       strftime('%Y-%m-%d %H:%M:%f', t, 'unixepoch'), strftime('%Y-%m-%d %H:%M:%f', t + 48 * 3600, 'unixepoch'), i % 7 = 0,
        '{"clipped_ratio":0,"duration_seconds":94.21,"leading_silence_seconds":0.3,"loudness_lufs":-20.34,"peak_dbfs":-3.07,"speech_ratio":0.79,"speech_seconds":74.4,"trailing_silence_seconds":0.67}',
        '{"channels":1,"codec":"aac","container":"mov,mp4,m4a,3gp,3g2,mj2","sample_rate":48000}', '[]',
        CASE WHEN $now - t < 30 * 86400 THEN printf('originals/%s/bsub_%07d.m4a', month, i) END,
@@ -67,12 +76,12 @@ FROM s;
 
 INSERT INTO feedback (id, submissionId, coachId, receivedAt, notes, state, analysis, originalPath, audioPath, audioBytes,
                       waveformPath, outputGainDB, origin)
-SELECT 'bfb' || substr(s.id, 5), s.id, st.coachId, strftime('%Y-%m-%d %H:%M:%f', s.receivedAt, '+1 day'), NULL, 'ready',
+SELECT 'bfb' || substr(s.id, 5), s.id, e.coachId, strftime('%Y-%m-%d %H:%M:%f', s.receivedAt, '+1 day'), NULL, 'ready',
        '{"clipped_ratio":0,"duration_seconds":61.5,"leading_silence_seconds":0.2,"loudness_lufs":-21.0,"peak_dbfs":-4.1,"speech_ratio":0.81,"speech_seconds":49.8,"trailing_silence_seconds":0.5}',
        replace(replace(s.audioPath, 'submissions/', 'originals/'), 'bsub_', 'bfb_'),
        replace(s.audioPath, 'submissions/', 'feedback/'), 90000 + (s.rowid * 31) % 300000,
        replace(s.waveformPath, 'submissions/', 'feedback/'), -2.0, 'dropbox'
-FROM submission s JOIN student st ON st.id = s.studentId
+FROM submission s JOIN enrolment e ON e.id = s.enrolmentId
 WHERE s.state = 'feedback_ready' AND s.id LIKE 'bsub_%';
 
 INSERT INTO job (kind, subjectId, state, attempts, createdAt, notBefore, lockedAt)
