@@ -128,6 +128,7 @@ struct ProgrammeYearTests {
         #expect(results.last?.message.contains("graduated Foundations") == true)
         #expect(try store.database.admitSubmission(store.request("S1001", .eoc, at: TestStore.newYork(2026, 12, 29)), policy: policy)
             .refusal == .eocPassed)
+        #expect(try await store.database.statusFacts(now: TestStore.newYork(2026, 12, 29), feedbackDue: 48 * 3_600).graduated == 1)
 
         // Spring at the next level with another coach: a new enrolment, fall untouched.
         let importAt = TestStore.newYork(2027, 1, 4)
@@ -208,6 +209,7 @@ struct ProgrammeYearTests {
         let timeline = try await #require(try store.database.timeline(studentId: "S2001", policy: policy, now: after))
         #expect(timeline.pendingAssessment?.id == submission.id && !timeline.enrolment.isPlaced)
 
+        #expect(try await store.database.statusFacts(now: after, feedbackDue: 48 * 3_600).awaitingPlacement == 1)
         // Only the placing coach sees it in the queue and may place.
         #expect(try await store.database.coachQueue(coachId: "C02").map(\.submission.id) == [submission.id])
         #expect(try await store.database.coachQueue(coachId: "C01").isEmpty)
@@ -226,6 +228,11 @@ struct ProgrammeYearTests {
         let ready = try #require(try events(store, "placement_ready").first)
         #expect(ready.extra?.level?.name == "Foundations" && ready.extra?.coach?.name == "Ustadha Maryam")
         #expect(ready.message == "You've been placed in Foundations; your coach is Ustadha Maryam.")
+        // The placement answered the assessment; nobody awaits placement any more.
+        #expect(try await store.database.submission(id: submission.id)?.state == .feedbackReady)
+        #expect(try await store.database.coachQueue(coachId: "C02").isEmpty)
+        let facts = try await store.database.statusFacts(now: after, feedbackDue: 48 * 3_600)
+        #expect(facts.awaitingPlacement == 0 && facts.overdueByCoach["unplaced"] == nil)
         let changes = try await store.database.writer.read { db in
             try String.fetchAll(db, sql: "SELECT change || ':' || changedBy FROM enrolmentChange WHERE enrolmentId = ? ORDER BY id",
                                 arguments: [enrolment.id])

@@ -21,8 +21,11 @@ public struct StatusReport: Encodable, Sendable {
     public var awaitingFeedback: Backlog
     /// Submissions waiting past `program.feedback_due_hours`.
     public var overdue: Overdue
-    /// Overdue submissions by the student's coach id (only coaches with some).
+    /// Overdue submissions by the coach of their enrolment (only coaches with some;
+    /// `unplaced` for placement assessments of students without a coach yet).
     public var overdueByCoach: [String: Int]
+    /// Enrolments awaiting placement, and graduated levels.
+    public var enrolments: Enrolments
     /// The encode job queue.
     public var encodeQueue: EncodeQueue
     /// The coach drop folder.
@@ -37,6 +40,14 @@ public struct StatusReport: Encodable, Sendable {
     public var missingArtifacts: MissingArtifacts
     /// Every check that was evaluated, in a fixed order.
     public var checks: [Check]
+
+    /// Students in the programme year: waiting for a level, and levels graduated.
+    public struct Enrolments: Encodable, Sendable, Equatable {
+        /// Students none of whose enrolments has a level and coach yet.
+        public var awaitingPlacement: Int
+        /// Enrolments whose end-of-course assessment was passed.
+        public var graduated: Int
+    }
 
     /// The check named `name`, if it was evaluated.
     public func check(_ name: String) -> Check? {

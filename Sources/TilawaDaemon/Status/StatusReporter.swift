@@ -108,6 +108,7 @@ public struct StatusReporter: Sendable {
             awaitingFeedback: .init(count: facts.awaitingFeedback, oldestAgeSeconds: age(facts.oldestAwaitingReceivedAt)),
             overdue: .init(count: facts.overdue, dueHours: configuration.program.feedbackDue / 3_600),
             overdueByCoach: facts.overdueByCoach,
+            enrolments: .init(awaitingPlacement: facts.awaitingPlacement, graduated: facts.graduated),
             encodeQueue: .init(count: facts.jobsQueued + facts.jobsRunning, oldestAgeSeconds: age(facts.oldestPendingJobCreatedAt),
                                queued: facts.jobsQueued, running: facts.jobsRunning, failed: facts.jobsFailed),
             dropbox: .init(path: configuration.dropbox.path, exists: census.exists, backlog: census.backlog,

@@ -52,6 +52,10 @@ public struct StatusTextRenderer: Sendable {
             row("  coach " + coach, "\(count)")
         }
 
+        lines.append(.heading("PROGRAMME"))
+        row("awaiting placement", "\(report.enrolments.awaitingPlacement)")
+        row("graduated", "\(report.enrolments.graduated)")
+
         lines.append(.heading("ENCODE QUEUE"))
         let queue = report.encodeQueue
         row("pending", "\(queue.queued) queued, \(queue.running) running" + (queue.oldestAgeSeconds.map { ", oldest \(StatusFormat.age($0))" } ?? ""))

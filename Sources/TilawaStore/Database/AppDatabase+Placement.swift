@@ -19,8 +19,9 @@ extension AppDatabase {
     /// Records a placement: the student's enrolment in `semesterId` (default: the current
     /// one at `now`; created if the student has none in that semester) gets `levelId` and
     /// `coachId`, audited with who decided and when, and the student gets `placement_ready`
-    /// naming the level and the coach — one transaction. Placing again changes the level or
-    /// coach (also audited) and tells the student again.
+    /// naming the level and the coach — one transaction. The placement answers the student's
+    /// waiting placement assessments (`feedback_ready`; a coach may still reply with audio).
+    /// Placing again changes the level or coach (also audited) and tells the student again.
     public func placeStudent(
         _ studentId: String, levelId: String, coachId: String, semesterId: String?, by placer: Placer, now: Date
     ) async throws -> Result<EnrolmentRecord, PlacementRefusal> {
@@ -71,6 +72,12 @@ extension AppDatabase {
         try enrolment.save(db)
         if isNew { try recordEnrolmentChange(db, enrolment, .enrolled, at: now, by: placer.audit) }
         try recordEnrolmentChange(db, enrolment, .placed, at: now, by: placer.audit)
+        // The placement is the answer to the student's placement assessment: it leaves the
+        // placing coaches' queue and is never overdue.
+        try db.execute(sql: """
+            UPDATE submission SET state = ? WHERE studentId = ? AND kind = ? AND state IN (?, ?)
+            """, arguments: [SubmissionState.feedbackReady.rawValue, studentId, SubmissionKind.assessment.rawValue,
+                             SubmissionState.processing.rawValue, SubmissionState.awaitingFeedback.rawValue])
         try recordEvent(
             db, type: .placementReady, studentId: studentId, levelId: level.id, slot: .assessment, occurredAt: now,
             submissionId: nil, feedbackId: nil, coachName: coach.name,

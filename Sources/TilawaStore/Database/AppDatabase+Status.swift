@@ -67,9 +67,11 @@ extension AppDatabase {
                     """, arguments: [awaiting, now]) {
                     facts.overdueByCoach[row["coach"]] = row["count"]
                 }
+                // Awaiting placement: students none of whose enrolments has a level yet.
                 if let row = try Row.fetchOne(db, sql: """
-                    SELECT COALESCE(SUM(levelId IS NULL), 0) AS unplaced, COALESCE(SUM(outcome = 'graduated'), 0) AS graduated
-                    FROM enrolment
+                    SELECT (SELECT COUNT(DISTINCT studentId) FROM enrolment WHERE levelId IS NULL AND studentId NOT IN
+                                (SELECT studentId FROM enrolment WHERE levelId IS NOT NULL)) AS unplaced,
+                           (SELECT COUNT(*) FROM enrolment WHERE outcome = 'graduated') AS graduated
                     """) {
                     facts.awaitingPlacement = row["unplaced"]
                     facts.graduated = row["graduated"]

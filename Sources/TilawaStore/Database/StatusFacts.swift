@@ -29,7 +29,7 @@ public struct StatusFacts: Sendable, Equatable {
     public var oldestAwaitingReceivedAt: Date?
     /// Submissions awaiting feedback past the due time, by the student's coach.
     public var overdueByCoach: [String: Int] = [:]
-    /// Enrolments still waiting for a level and a coach.
+    /// Students with no placed enrolment yet.
     public var awaitingPlacement = 0
     /// Enrolments whose level was graduated (EOC passed).
     public var graduated = 0
