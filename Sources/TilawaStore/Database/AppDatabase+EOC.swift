@@ -9,14 +9,34 @@ extension AppDatabase {
     @discardableResult
     public func recordEOCAvailable(policy: ProgramPolicy, now: Date) async throws -> Int {
         try await immediateWrite { db in
-            let candidates = try Row.fetchAll(db, sql: """
-                SELECT id, studentId FROM enrolment
-                WHERE eocAvailableNotifiedAt IS NULL AND levelId IS NOT NULL AND coachId IS NOT NULL
-                """)
+            // Cheap filters first, so the minute's sweep costs nearly nothing outside the
+            // weeks an assessment is open: the (semester, level) windows open now, then the
+            // enrolments there with enough distinct weeks; only those load their history.
+            var open: [(semester: String, level: String)] = []
+            for row in try Row.fetchAll(db, sql: """
+                SELECT DISTINCT enrolment.semesterId, enrolment.levelId, level.eocOpensWeek FROM enrolment
+                JOIN level ON level.id = enrolment.levelId
+                WHERE enrolment.eocAvailableNotifiedAt IS NULL AND enrolment.coachId IS NOT NULL
+                """) {
+                guard let semester = try SemesterRecord.fetchOne(db, key: row["semesterId"] as String) else { continue }
+                let calendar = try semester.calendar()
+                let opens = calendar.unlock(week: min(max(row["eocOpensWeek"] as Int, 1), calendar.weekCount))
+                if now >= opens, !calendar.isClosed(at: now) { open.append((row["semesterId"], row["levelId"])) }
+            }
             var sent = 0
-            for row in candidates where try Self.recordEOCAvailableIfDue(
-                db, studentId: row["studentId"], enrolmentId: row["id"], policy: policy, now: now) {
-                sent += 1
+            for window in open {
+                let candidates = try Row.fetchAll(db, sql: """
+                    SELECT enrolment.id, enrolment.studentId FROM enrolment
+                    LEFT JOIN submission ON submission.enrolmentId = enrolment.id AND submission.kind = 'week'
+                      AND submission.state <> 'failed'
+                    WHERE enrolment.semesterId = ? AND enrolment.levelId = ? AND enrolment.eocAvailableNotifiedAt IS NULL
+                      AND enrolment.coachId IS NOT NULL
+                    GROUP BY enrolment.id HAVING COUNT(DISTINCT submission.week) >= ?
+                    """, arguments: [window.semester, window.level, policy.eocRequiredWeeks])
+                for row in candidates where try Self.recordEOCAvailableIfDue(
+                    db, studentId: row["studentId"], enrolmentId: row["id"], policy: policy, now: now) {
+                    sent += 1
+                }
             }
             return sent
         }
