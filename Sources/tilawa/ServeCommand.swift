@@ -2,13 +2,17 @@ import ArgumentParser
 import Foundation
 import Logging
 import TilawaDaemon
+import TilawaStore
 
 /// `tilawa serve`: the daemon — HTTP API, encode workers, housekeeping, systemd integration.
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Run the daemon: HTTP API, encode workers, drop-folder watcher, notifier.",
-        discussion: "Exit status: 0 after a clean shutdown (SIGTERM or SIGINT), 78 bad configuration, 69 cannot listen."
+        discussion: """
+            Exit status: 0 after a clean shutdown (SIGTERM or SIGINT), 78 bad configuration, 69 cannot listen \
+            or another daemon uses the state directory (state_dir_in_use).
+            """
     )
 
     @OptionGroup var config: ConfigurationOptions
@@ -23,6 +27,8 @@ struct ServeCommand: AsyncParsableCommand {
             application = try await TilawaApplication(configuration: configuration, environment: environment, logger: logger)
         } catch let error as ConfigurationError {
             throw CommandLineOutput.fail(code: error.code, message: error.description, exit: ExitStatus.configuration)
+        } catch let error as StateDirectoryLock.Failure {
+            throw CommandLineOutput.fail(code: error.code, message: error.description, exit: ExitStatus.unavailable)
         } catch {
             throw CommandLineOutput.fail(error)
         }

@@ -31,6 +31,24 @@ struct DaemonProcessTests {
         #expect(await daemon.terminate() == 0)
     }
 
+    @Test("A second daemon on the same state directory exits 69 naming the first; once the first stops, a new one starts")
+    func oneDaemonPerStateDirectory() async throws {
+        let state = try await CommandLineStateFixture()
+        defer { state.remove() }
+        let first = try ServeProcess(stateDirectory: state.stateDirectory, port: try unusedPort(), directory: state.scratch.path,
+                                     environment: Self.clock)
+        #expect(await first.waitUntilReady(), "\(first.log)")
+        let second = try await state.run(["serve"], environment: ["TILAWA_HTTP_PORT": String(try unusedPort())])
+        #expect(second.status == 69)
+        #expect(second.stderr == "tilawa: state_dir_in_use: another tilawa serve (pid \(first.pid)) is using this state directory "
+            + "(\(URL(fileURLWithPath: state.stateDirectory).standardizedFileURL.path)/tilawa.lock is locked); stop it, or give this one its own state_dir\n")
+        #expect(await first.terminate() == 0)
+        let third = try ServeProcess(stateDirectory: state.stateDirectory, port: try unusedPort(), directory: state.scratch.path,
+                                     environment: Self.clock)
+        #expect(await third.waitUntilReady(), "\(third.log)")
+        #expect(await third.terminate() == 0)
+    }
+
     @Test("SIGTERM with an upload in flight: the upload is answered, the daemon exits 0, nothing is half-written")
     func sigtermWithUploadInFlight() async throws {
         let state = try await CommandLineStateFixture()

@@ -147,6 +147,17 @@ struct OpenAPIResponseTests {
             _ = try await call(.get, "/v1/students/{id}/events", "/v1/students/S1001/events", try await auth(.coach, "C01"))
             _ = try await call(.get, "/v1/students/{id}/events", "/v1/students/S1001/events?after=x", student)
             _ = try await call(.get, "/v1/students/{id}/events", "/v1/students/S1001/events?after=999999", student)
+            _ = try await call(.get, "/v1/students/{id}/events", "/v1/students/S1001/events?before=999999999999999999&limit=50", student)
+            let read = "/v1/students/{id}/events/read"
+            let studentJSON = try await auth(.student, "S1001", [.contentType: "application/json"])
+            _ = try await call(.post, read, "/v1/students/S1001/events/read", studentJSON, body: ByteBuffer(string: #"{"cursor": "1"}"#))
+            _ = try await call(.post, read, "/v1/students/S1001/events/read", studentJSON, body: ByteBuffer(string: #"{"cursor": 1}"#))
+            _ = try await call(.post, read, "/v1/students/S1001/events/read", try await auth(.student, "S1001", [.contentType: "text/plain"]),
+                               body: ByteBuffer(string: "1"))
+            _ = try await call(.post, read, "/v1/students/S1001/events/read", try await auth(.coach, "C01", [.contentType: "application/json"]),
+                               body: ByteBuffer(string: #"{"cursor": "1"}"#))
+            _ = try await call(.post, read, "/v1/students/S1001/events/read", [.contentType: "application/json"],
+                               body: ByteBuffer(string: #"{"cursor": "1"}"#))
 
             // A submission and its artifacts.
             _ = try await call(.get, "/v1/submissions/{id}", "/v1/submissions/\(id)", student)
@@ -185,6 +196,11 @@ struct OpenAPIResponseTests {
                 _ = try await call(.get, template, template.replacingOccurrences(of: "{id}", with: feedbackId), student)
                 _ = try await call(.get, template, template.replacingOccurrences(of: "{id}", with: "fb_none"), student)
             }
+            let listened = "/v1/feedback/{id}/listened"
+            _ = try await call(.post, listened, "/v1/feedback/\(feedbackId)/listened", student)
+            _ = try await call(.post, listened, "/v1/feedback/fb_none/listened", student)
+            _ = try await call(.post, listened, "/v1/feedback/\(feedbackId)/listened", try await auth(.coach, "C01"))
+            _ = try await call(.post, listened, "/v1/feedback/\(feedbackId)/listened")
 
             // Semesters and placement.
             _ = try await call(.get, "/v1/students/{id}/timeline", "/v1/students/S1001/timeline?semester=fall-2026", student)

@@ -267,3 +267,47 @@ struct WebhookDeliveryTests {
         #expect((json["message"] as? String)?.isEmpty == false)
     }
 }
+
+@Suite("Standard Webhooks: a stock verifier accepts every delivery")
+struct StandardWebhooksTests {
+    @Test("the standardwebhooks package (PyPI) verifies each delivery with the current secret, and during a rotation with either")
+    func stockVerifier() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        let previous = Array("the-key-being-rotated-out".utf8)
+        for (round, endpointSecrets) in [[webhookSecret], [webhookSecret, previous]].enumerated() {
+            // Signed at the real time: the stock verifier checks the timestamp against its own clock.
+            let receiver = WebhookReceiver(now: { Date() })
+            try await receiver.serve { url in
+                let endpoint = WebhookEndpoint(url: url, secret: endpointSecrets[0], previousSecret: endpointSecrets.count > 1 ? previous : nil)
+                let service = WebhookNotifierService(
+                    database: daemon.runtime.database, endpoint: endpoint, options: fastOptions(), wakeup: daemon.api.wakeup,
+                    metrics: daemon.api.metrics, clock: { Date() }, logger: daemon.logger)
+                let staged = daemon.runtime.stateDirectory.newStagingPath(extension: "opus")
+                try FileManager.default.copyItem(atPath: fixturesDirectory.appendingPathComponent("speech.opus").path, toPath: staged)
+                _ = try daemon.runtime.intake.submit(stagedPath: staged, studentId: round == 0 ? "S1001" : "S1002", slot: .week(12),
+                                                     origin: .cli, fileExtension: "opus")
+                let services = RunningServices([service])
+                #expect(await daemon.eventually { receiver.answered.count >= 1 })
+                try await services.stop()
+            }
+            let calls = receiver.calls.filter { $0.fault == nil }
+            #expect(!calls.isEmpty && calls.allSatisfy { $0.signatureError == nil })
+            #expect(calls.allSatisfy { ($0.standardHeaders["webhook-signature"]?.split(separator: " ").count ?? 0) == endpointSecrets.count })
+            let lines = try calls.map { call -> String in
+                let object: [String: Any] = ["body": call.body.base64EncodedString(), "headers": call.standardHeaders]
+                return String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+            }
+            let scratch = try ScratchDirectory()
+            defer { scratch.remove() }
+            let file = scratch.path("deliveries.jsonl")
+            try (lines.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+            let python = packageRoot.appendingPathComponent(".venv-test/bin/python").path
+            let script = packageRoot.appendingPathComponent("Tests/contract/verify_standard_webhooks.py").path
+            let result = try await runProcess(
+                python, [script, file] + endpointSecrets.map(StandardWebhookSignature.verifierSecret), timeout: 120)
+            #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+            #expect(result.stdout.split(separator: "\n").filter { $0.hasPrefix("OK ") }.count == calls.count)
+        }
+    }
+}

@@ -57,6 +57,8 @@ struct ReceivedCall: Sendable {
     var contentType: String?
     var userAgent: String?
     var body: Data
+    /// The Standard Webhooks headers as received (`webhook-id`, `webhook-timestamp`, `webhook-signature`).
+    var standardHeaders: [String: String] = [:]
     /// Nil when the signature verified.
     var signatureError: WebhookSignatureError?
     /// The fault it got, nil when the receiver took the event normally.
@@ -154,6 +156,9 @@ final class WebhookReceiver: Sendable {
         var call = ReceivedCall(
             eventId: request.headers[.tilawaEventId], eventType: request.headers[.tilawaEventType],
             contentType: request.headers[.contentType], userAgent: request.headers[.userAgent], body: body)
+        for name in ["webhook-id", "webhook-timestamp", "webhook-signature"] {
+            if let field = HTTPField.Name(name), let value = request.headers[field] { call.standardHeaders[name] = value }
+        }
         do {
             try WebhookSignature.verify(header: request.headers[.tilawaSignature] ?? "", body: body, secret: webhookSecret, now: now())
         } catch {

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import ServiceLifecycle
+import TilawaStore
 import UnixSignals
 
 /// The whole daemon as `tilawa serve` runs it — the one composition root: every service built
@@ -21,6 +22,8 @@ public struct TilawaApplication: Sendable {
     public let api: APIContext
     private let services: [any Service]
     private let logger: Logger
+    /// Held while the application exists: one daemon per state directory.
+    private let stateLock: StateDirectoryLock
 
     /// Builds every part; nothing runs yet.
     ///
@@ -29,10 +32,16 @@ public struct TilawaApplication: Sendable {
     ///   - clock: "now" for every rule (tests move it).
     ///   - onListening: called with the bound address once the HTTP server listens (port 0 picks one).
     /// - Throws: `ConfigurationError` when a secret or key file cannot be used (exit 78), or
+    ///   `StateDirectoryLock.Failure` when another daemon uses the state directory, or
     ///   what opening the state directory and database throws.
     public init(configuration: TilawaConfiguration, environment: [String: String], logger: Logger,
                 clock: @escaping @Sendable () -> Date = { Date() },
                 onListening: @escaping @Sendable (_ host: String, _ port: Int) -> Void = { _, _ in }) async throws {
+        // Before anything touches the state directory: a second daemon would sweep the first
+        // one's staged uploads at start-up.
+        let state = StateDirectory(path: configuration.stateDirectory)
+        try state.prepare()
+        stateLock = try StateDirectoryLock.acquire(in: state)
         let runtime = try TilawaRuntime(configuration: configuration, clock: clock)
         // Read now, so a URL whose secret cannot be read stops start-up (exit 78) naming the key.
         let webhook = try WebhookEndpoint.configured(in: configuration)

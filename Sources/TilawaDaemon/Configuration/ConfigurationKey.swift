@@ -53,6 +53,8 @@ public struct ConfigurationKey: Sendable, Hashable {
               "http(s) URL that receives each notification; none keeps notifications in the outbox only."),
         .init("webhook.secret_file", "none",
               "File holding the HMAC-SHA256 signing key; required when `webhook.url` is set."),
+        .init("webhook.previous_secret_file", "none",
+              "The signing key being rotated out: while set, deliveries carry a signature with each key (both headers)."),
         .init("webhook.timeout_seconds", "`10`", "Timeout of one webhook delivery (1–300 s)."),
         .init("webhook.max_backoff_seconds", "`3600`", "Cap of the retry backoff (5–604800 s)."),
         .init("program.time_zone", "`America/New_York`", "IANA time zone the weeks unlock and fall due in."),

@@ -123,6 +123,9 @@ extension TilawaConfiguration {
         if let secret = values.optionalText("webhook.secret_file") {
             webhook.secretFile = secretLocation(secret.text)
         }
+        if let previous = values.optionalText("webhook.previous_secret_file") {
+            webhook.previousSecretFile = secretLocation(previous.text)
+        }
         if let urlSetting, webhook.secretFile == nil {
             throw ConfigurationError(
                 key: "webhook.secret_file",

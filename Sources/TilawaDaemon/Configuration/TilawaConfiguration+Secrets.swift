@@ -44,6 +44,12 @@ extension TilawaConfiguration {
         return try readSecret(path: path, key: "webhook.secret_file")
     }
 
+    /// The webhook key being rotated out, from `webhook.previous_secret_file`; nil when not set.
+    public func readPreviousWebhookSecret() throws(ConfigurationError) -> [UInt8]? {
+        guard let path = webhook.previousSecretFile else { return nil }
+        return try readSecret(path: path, key: "webhook.previous_secret_file")
+    }
+
     /// Where a secret at `path` is read from: `path` itself when absolute; for a relative
     /// path, the file in `credentialsDirectory` if it exists there, else the one in `workingDirectory`.
     public func secretLocation(_ path: String) -> String {

@@ -56,6 +56,9 @@ extension TilawaConfiguration {
         public var url: URL?
         /// `webhook.secret_file`: absolute path of the signing key; never nil when `url` is set.
         public var secretFile: String?
+        /// `webhook.previous_secret_file`: the key being rotated out; while set, every
+        /// delivery carries a signature with each key, so receivers can switch at their pace.
+        public var previousSecretFile: String?
         /// `webhook.timeout_seconds`: timeout of one delivery.
         public var timeout: TimeInterval = 10
         /// `webhook.max_backoff_seconds`: cap of the exponential retry backoff.

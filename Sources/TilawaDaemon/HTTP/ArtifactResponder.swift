@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Synchronization
 
 /// Serves an immutable artifact file: `ETag`, `If-None-Match` → 304, one `Range` → 206.
 ///
@@ -9,7 +10,10 @@ import Hummingbird
 struct ArtifactResponder: Sendable {
     let fileIO = FileIO()
 
-    func respond(path: String, id: String, contentType: String, request: Request, context: TilawaRequestContext) async throws -> Response {
+    /// - Parameter onServed: called with the byte range written to the connection and the
+    ///   file's size, once the body has been written (as far as it got).
+    func respond(path: String, id: String, contentType: String, request: Request, context: TilawaRequestContext,
+                 onServed: (@Sendable (Range<Int>, Int) async -> Void)? = nil) async throws -> Response {
         var info = stat()
         guard stat(path, &info) == 0 else {
             context.logger.error("artifact missing", metadata: ["path": "\(path)"])
@@ -36,11 +40,32 @@ struct ArtifactResponder: Sendable {
                 headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(size)"
                 headers[.contentLength] = "\(range.count)"
                 let body = try await fileIO.loadFile(path: path, range: range, context: context)
-                return Response(status: .partialContent, headers: headers, body: body)
+                return Response(status: .partialContent, headers: headers,
+                                body: Self.counting(body, from: range.lowerBound, size: size, onServed: onServed))
             }
         }
         headers[.contentLength] = "\(size)"
         let body = try await fileIO.loadFile(path: path, context: context)
-        return Response(status: .ok, headers: headers, body: body)
+        return Response(status: .ok, headers: headers, body: Self.counting(body, from: 0, size: size, onServed: onServed))
+    }
+
+    /// `body`, reporting to `onServed` how many bytes from `start` it wrote once it is done
+    /// (also when the client went away part-way: what was written counts).
+    static func counting(_ body: ResponseBody, from start: Int, size: Int,
+                         onServed: (@Sendable (Range<Int>, Int) async -> Void)?) -> ResponseBody {
+        guard let onServed else { return body }
+        return ResponseBody(contentLength: body.contentLength) { writer in
+            let written = Mutex(0)
+            do {
+                try await body.write(writer.map { buffer in
+                    written.withLock { $0 += buffer.readableBytes }
+                    return buffer
+                })
+            } catch {
+                await onServed(start..<(start + written.withLock { $0 }), size)
+                throw error
+            }
+            await onServed(start..<(start + written.withLock { $0 }), size)
+        }
     }
 }

@@ -15,6 +15,17 @@ struct FeedbackRoutes: Sendable {
         group.patch("feedback/:id", use: updateNotes)
         group.get("feedback/:id/audio", use: audio)
         group.get("feedback/:id/waveform", use: waveform)
+        group.post("feedback/:id/listened", use: listened)
+    }
+
+    /// `POST /v1/feedback/{id}/listened` (the student the reply is for): the app says it was played.
+    @Sendable func listened(_ request: Request, context: TilawaRequestContext) async throws -> Response {
+        let principal = try context.requirePrincipal()
+        let feedback = try await visibleFeedback(context)
+        guard principal.role == .student else { throw APIProblem.forbidden("Only the student the reply is for can mark it listened.") }
+        guard feedback.state == .ready else { throw Self.notReady }
+        let listenedAt = try await api.runtime.database.markFeedbackListened(feedbackId: feedback.id, now: api.now)
+        return try api.json(ListenedResource(feedbackId: feedback.id, listenedAt: listenedAt))
     }
 
     @Sendable func upload(_ request: Request, context: TilawaRequestContext) async throws -> Response {
@@ -103,8 +114,20 @@ struct FeedbackRoutes: Sendable {
     @Sendable func audio(_ request: Request, context: TilawaRequestContext) async throws -> Response {
         let feedback = try await visibleFeedback(context)
         guard let path = feedback.audioPath else { throw Self.notReady }
+        // What the student fetched counts towards `listened` (95 % of the bytes, any order,
+        // any number of ranges); a coach's or ops' fetch does not.
+        let principal = try context.requirePrincipal()
+        let database = api.runtime.database
+        let now = api.now
+        let feedbackId = feedback.id
+        var onServed: (@Sendable (Range<Int>, Int) async -> Void)?
+        if principal.role == .student, feedback.listenedAt == nil {
+            onServed = { @Sendable range, size in
+                _ = try? await database.recordFeedbackFetch(feedbackId: feedbackId, range: range, size: size, now: now)
+            }
+        }
         return try await artifacts.respond(path: api.runtime.stateDirectory.artifactStore.path(path), id: feedback.id,
-                                           contentType: "audio/ogg", request: request, context: context)
+                                           contentType: "audio/ogg", request: request, context: context, onServed: onServed)
     }
 
     @Sendable func waveform(_ request: Request, context: TilawaRequestContext) async throws -> Response {
@@ -140,4 +163,10 @@ struct FeedbackRoutes: Sendable {
         }
         return result
     }
+}
+
+/// The answer of `POST /v1/feedback/{id}/listened`.
+struct ListenedResource: Encodable {
+    var feedbackId: String
+    var listenedAt: Date?
 }

@@ -11,6 +11,7 @@ struct StudentRoutes: Sendable {
     func register(on group: RouterGroup<TilawaRequestContext>) {
         group.get("students/:id/timeline", use: timeline)
         group.get("students/:id/events", use: events)
+        group.post("students/:id/events/read", use: markRead)
         group.get("coaches/:id/queue", use: queue)
         group.put("students/:id/placement", use: place)
     }
@@ -75,18 +76,48 @@ struct StudentRoutes: Sendable {
         // The feed is the student's own (and ops'); coaches read the queue instead.
         try await api.access.requireStudent(studentId, for: principal, roles: [.student, .ops])
         let query = request.uri.queryParameters
-        let after = try query.get("after").map { text -> Int64 in
-            guard let value = EventCursor(text) else {
-                throw APIProblem.badRequest("invalid_cursor", "The cursor must be a cursor from a previous answer (1 to 18 digits).")
+        func cursor(_ name: String) throws -> Int64? {
+            try query.get(name).map { text -> Int64 in
+                guard let value = EventCursor(text) else {
+                    throw APIProblem.badRequest("invalid_cursor", "The cursor must be a cursor from a previous answer (1 to 18 digits).")
+                }
+                return value.sequence
             }
-            return value.sequence
-        } ?? 0
+        }
+        let after = try cursor("after")
+        let before = try cursor("before")
+        guard after == nil || before == nil else {
+            throw APIProblem.badRequest("invalid_cursor", "Page forwards with after or backwards with before, not both.")
+        }
         let limit = try query.get("limit").map { text -> Int in
             guard let value = Int(text), (1...500).contains(value) else { throw APIProblem.badRequest("invalid_limit", "The limit must be 1 to 500.") }
             return value
         } ?? 100
-        let records = try await api.runtime.database.events(studentId: studentId, after: after, limit: limit)
-        return try api.json(EventFeed(records: records, after: after))
+        let database = api.runtime.database
+        if let before {
+            let records = try await database.events(studentId: studentId, before: before, limit: limit)
+            return try api.json(EventFeed(records: records, before: before, readState: try await database.readState(studentId: studentId)))
+        }
+        let records = try await database.events(studentId: studentId, after: after ?? 0, limit: limit)
+        return try api.json(EventFeed(records: records, after: after ?? 0, readState: try await database.readState(studentId: studentId)))
+    }
+
+    /// `POST /v1/students/{id}/events/read` (the student): `{"cursor": "…"}` marks every event
+    /// up to it read; the position never moves back.
+    @Sendable func markRead(_ request: Request, context: TilawaRequestContext) async throws -> Response {
+        let principal = try context.requirePrincipal()
+        let studentId = try api.identifier("id", in: context)
+        try await api.access.requireStudent(studentId, for: principal, roles: [.student])
+        guard request.headers[.contentType]?.lowercased().hasPrefix("application/json") ?? false else {
+            throw APIProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send {\"cursor\": \"…\"} as application/json.")
+        }
+        let body = try await request.body.collect(upTo: 16_384)
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any],
+              Set(object.keys) == ["cursor"], let text = object["cursor"] as? String, let cursor = EventCursor(text) else {
+            throw APIProblem.badRequest("invalid_body", "The body must be {\"cursor\": \"…\"} with a cursor from the feed.")
+        }
+        let state = try await api.runtime.database.markEventsRead(studentId: studentId, upTo: cursor.sequence, now: api.now)
+        return try api.json(ReadStateResource(state))
     }
 
     @Sendable func queue(_ request: Request, context: TilawaRequestContext) async throws -> Response {

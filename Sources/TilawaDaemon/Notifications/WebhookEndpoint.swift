@@ -6,12 +6,18 @@ public struct WebhookEndpoint: Sendable, Equatable {
     public var url: URL
     /// The bytes of `webhook.secret_file` (one trailing newline dropped).
     public var secret: [UInt8]
+    /// The bytes of `webhook.previous_secret_file` during a rotation.
+    public var previousSecret: [UInt8]?
 
     /// Creates an endpoint.
-    public init(url: URL, secret: [UInt8]) {
+    public init(url: URL, secret: [UInt8], previousSecret: [UInt8]? = nil) {
         self.url = url
         self.secret = secret
+        self.previousSecret = previousSecret
     }
+
+    /// The keys every delivery is signed with: the current one first.
+    public var secrets: [[UInt8]] { [secret] + (previousSecret.map { [$0] } ?? []) }
 
     /// The configured endpoint, reading the secret file now; nil when `webhook.url` is not set.
     ///
@@ -22,6 +28,6 @@ public struct WebhookEndpoint: Sendable, Equatable {
         guard let secret = try configuration.readWebhookSecret() else {
             throw ConfigurationError(key: "webhook.secret_file", message: "is required when webhook.url is set; deliveries are signed with it")
         }
-        return WebhookEndpoint(url: url, secret: secret)
+        return WebhookEndpoint(url: url, secret: secret, previousSecret: try configuration.readPreviousWebhookSecret())
     }
 }

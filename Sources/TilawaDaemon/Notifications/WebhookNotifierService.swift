@@ -213,9 +213,13 @@ public struct WebhookNotifierService: Service {
         var request = HTTPClientRequest(url: endpoint.url.absoluteString)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
+        let timestamp = Int64(clock().timeIntervalSince1970.rounded(.down))
         request.headers.add(
             name: WebhookSignature.headerName,
-            value: WebhookSignature.header(body: event.payload, secret: endpoint.secret, now: clock()))
+            value: WebhookSignature.header(body: event.payload, secrets: endpoint.secrets, timestamp: timestamp))
+        for (name, value) in StandardWebhookSignature.headers(id: event.id, body: event.payload, secrets: endpoint.secrets, timestamp: timestamp) {
+            request.headers.add(name: name, value: value)
+        }
         request.headers.add(name: "Tilawa-Event-Id", value: event.id)
         request.headers.add(name: "Tilawa-Event-Type", value: event.type)
         request.headers.add(name: "User-Agent", value: "tilawa")

@@ -33,6 +33,11 @@ public enum WebhookSignature {
         header(body: body, secret: secret, timestamp: Int64(now.timeIntervalSince1970.rounded(.down)))
     }
 
+    /// The header value with one `v1` per key (a rotation: `t=…,v1=<new>,v1=<old>`).
+    public static func header(body: some DataProtocol, secrets: [[UInt8]], timestamp: Int64) -> String {
+        "t=\(timestamp)" + secrets.map { ",v1=" + hex(authenticationCode(body: body, secret: $0, timestamp: timestamp)) }.joined()
+    }
+
     /// Checks that `header` signs `body` with `secret` and was made within `tolerance` of `now`.
     ///
     /// Accepts the header when any of its `v1` values matches (a sender rotating its secret

@@ -152,6 +152,7 @@ extension AppDatabase {
         }
         migrator.registerMigration("status: report indexes and meta", migrate: AppDatabase.migrateStatusReport)
         migrator.registerMigration("programme year: enrolments", migrate: AppDatabase.migrateEnrolments)
+        migrator.registerMigration("notifications: read and listened state", migrate: AppDatabase.migrateReadState)
         return migrator
     }
 }

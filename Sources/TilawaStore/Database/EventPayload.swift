@@ -60,6 +60,9 @@ public struct EventPayload: Codable, Sendable, Equatable {
 
     public var id: String
     public var type: String
+    /// Who the event is for: `student` (every event today; `coach` and `ops` are reserved).
+    /// Absent from events stored before it existed.
+    public var recipient: String?
     public var studentId: String
     public var occurredAt: Date
     public var week: WeekInfo
@@ -72,7 +75,7 @@ public struct EventPayload: Codable, Sendable, Equatable {
     public var extra: Extra?
 
     enum CodingKeys: String, CodingKey {
-        case id, type, week, message, link, extra
+        case id, type, recipient, week, message, link, extra
         case studentId = "student_id"
         case occurredAt = "occurred_at"
         case submissionId = "submission_id"

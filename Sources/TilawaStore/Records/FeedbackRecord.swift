@@ -26,6 +26,8 @@ public struct FeedbackRecord: Codable, Sendable, Equatable, FetchableRecord, Per
     public var origin: SubmissionOrigin
     /// The end-of-course result this reply carries (EOC replies only).
     public var result: EOCResult?
+    /// When its student had fetched 95 % of its audio, or the app said it was listened to.
+    public var listenedAt: Date?
 
     /// A new reply, `processing` until its encode job finishes.
     public init(id: String, submissionId: String, coachId: String, receivedAt: Date, notes: String?,

@@ -4,14 +4,41 @@ import Hummingbird
 import TilawaCore
 import TilawaStore
 
-/// `GET /v1/students/{id}/events`.
+/// `GET /v1/students/{id}/events`: a page of the feed, forwards (`after`, oldest first) or
+/// backwards (`before`, newest first), with the student's read position.
 struct EventFeed: Encodable {
     var events: [EventFeedItem]
-    /// Opaque to clients (today the last event's sequence number as text).
+    /// Opaque to clients (a sequence number as text): pass it back as the same parameter.
+    /// Forwards, the newest event's (the request's `after` on an empty page); backwards, the
+    /// oldest event's (the request's `before` on an empty page).
     var nextCursor: String
+    /// Events newer than the read position (`POST …/events/read`).
+    var unreadCount: Int
+    /// The cursor read up to; "0" when nothing is read.
+    var readCursor: String
 
-    init(records: [EventRecord], after: Int64) {
+    init(records: [EventRecord], after: Int64, readState: AppDatabase.ReadState) {
         events = records.compactMap(EventFeedItem.init)
         nextCursor = String(records.last?.seq ?? after)
+        unreadCount = readState.unreadCount
+        readCursor = String(readState.readCursor)
+    }
+
+    init(records: [EventRecord], before: Int64, readState: AppDatabase.ReadState) {
+        events = records.compactMap(EventFeedItem.init)
+        nextCursor = String(records.last?.seq ?? before)
+        unreadCount = readState.unreadCount
+        readCursor = String(readState.readCursor)
+    }
+}
+
+/// The answer of `POST /v1/students/{id}/events/read`.
+struct ReadStateResource: Encodable {
+    var unreadCount: Int
+    var readCursor: String
+
+    init(_ state: AppDatabase.ReadState) {
+        unreadCount = state.unreadCount
+        readCursor = String(state.readCursor)
     }
 }

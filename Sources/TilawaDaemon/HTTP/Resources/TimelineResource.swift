@@ -101,7 +101,29 @@ public struct TimelineResource: Encodable, Sendable {
         var receivedAt: Date
         var notes: String?
         var result: EOCResult?
+        /// When the student listened (95 % fetched, or the app said so); null until then.
+        var listenedAt: Date?
         var links: [String: String]
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(submissionId, forKey: .submissionId)
+            try container.encode(coachName, forKey: .coachName)
+            try container.encode(receivedAt, forKey: .receivedAt)
+            try container.encode(notes, forKey: .notes)
+            try container.encode(result, forKey: .result)
+            try container.encode(listenedAt, forKey: .listenedAt)
+            try container.encode(links, forKey: .links)
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id, notes, result, links
+            case submissionId
+            case coachName
+            case receivedAt
+            case listenedAt
+        }
     }
 
     struct Week: Encodable, Sendable {
@@ -254,7 +276,8 @@ public struct TimelineResource: Encodable, Sendable {
             return ready.map { (item: FeedbackRecord) -> FeedbackSummary in
                 let links: [String: String] = ["audio": "/v1/feedback/\(item.id)/audio", "waveform": "/v1/feedback/\(item.id)/waveform"]
                 return FeedbackSummary(id: item.id, submissionId: item.submissionId, coachName: data.coachNames[item.coachId],
-                                       receivedAt: item.receivedAt, notes: item.notes, result: item.result, links: links)
+                                       receivedAt: item.receivedAt, notes: item.notes, result: item.result,
+                                       listenedAt: item.listenedAt, links: links)
             }
         }
         // Newest first, as the app lists them (and openapi.yaml documents).
@@ -281,8 +304,10 @@ public struct TimelineResource: Encodable, Sendable {
             if !calendar.isUnlocked(week: number, at: now) {
                 state = "locked"
             } else if let latest {
+                // Complete (the week's badge) once the reply to the newest recording was listened to.
+                let listened = (feedbackBySubmission[latest.id] ?? []).contains { $0.state == .ready && $0.listenedAt != nil }
                 state = switch latest.state {
-                case .feedbackReady: "feedback_ready"
+                case .feedbackReady: listened ? "complete" : "feedback_ready"
                 case .processing: "submitted"
                 default: "awaiting_feedback"
                 }
