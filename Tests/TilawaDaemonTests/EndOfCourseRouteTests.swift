@@ -44,7 +44,7 @@ struct EndOfCourseRouteTests {
             #expect(eoc["state"] as? String == "available" && eoc["have"] as? Int == 12)
             #expect((eoc["passage"] as? [String: Any])?["title"] as? String == "Foundations review")
 
-            // The minute's sweep (FeedbackDeadlineService) announces it once.
+            // The minute's sweep (ProgrammeClockService) announces it once.
             #expect(try await daemon.runtime.database.recordEOCAvailable(policy: daemon.runtime.policy, now: daemon.clock.now) == 1)
             #expect(try await daemon.runtime.database.recordEOCAvailable(policy: daemon.runtime.policy, now: daemon.clock.now) == 0)
             let upload = try await client.execute(uri: "/v1/students/S1001/weeks/eoc/submissions", method: .post, headers: student,

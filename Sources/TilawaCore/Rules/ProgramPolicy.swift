@@ -14,11 +14,14 @@ public struct ProgramPolicy: Sendable, Equatable {
     public var holidays: Set<LocalDate>
     /// Hours within which a placement assessment is answered with a level (default 48).
     public var placementDueHours: Double
+    /// When `week_unlocked` and `deadline_reminder` are due (`notifications.*`).
+    public var notificationSchedule: NotificationSchedule
 
     /// Creates a policy; the defaults are the programme's.
     public init(
         attemptWindow: AttemptWindow = .standard, eocRequiredWeeks: Int = 12, feedbackDueHours: Double = 48,
-        eocFeedbackDueBusinessDays: Int = 5, holidays: Set<LocalDate> = [], placementDueHours: Double = 48
+        eocFeedbackDueBusinessDays: Int = 5, holidays: Set<LocalDate> = [], placementDueHours: Double = 48,
+        notificationSchedule: NotificationSchedule = .standard
     ) {
         self.attemptWindow = attemptWindow
         self.eocRequiredWeeks = eocRequiredWeeks
@@ -26,6 +29,7 @@ public struct ProgramPolicy: Sendable, Equatable {
         self.eocFeedbackDueBusinessDays = eocFeedbackDueBusinessDays
         self.holidays = holidays
         self.placementDueHours = placementDueHours
+        self.notificationSchedule = notificationSchedule
     }
 
     /// When the coach's answer to a recording of `kind` received at `receivedAt` is due:

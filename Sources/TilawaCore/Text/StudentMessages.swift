@@ -39,6 +39,17 @@ public enum StudentMessages {
         "Welcome to \(levelName) for \(semesterName): your coach is \(coachName); week 1 unlocks \(weekOneUnlocks)."
     }
 
+    /// `week_unlocked`: "Week 9 is here! Your new lesson is ready: Al-Ma'un (Al-Ma'un 107:1-7), due Friday 13 March, 23:59 EDT."
+    public static func weekUnlocked(week: Int, title: String, passage: String?, due: String) -> String {
+        "Week \(week) is here! Your new lesson is ready: \(title)\(passage.map { " (\($0))" } ?? ""), due \(due)."
+    }
+
+    /// `deadline_reminder`, sent only while nothing is submitted for the week.
+    public static func deadlineReminder(week: Int, title: String, due: String, daysBefore: Int) -> String {
+        let left = daysBefore <= 0 ? "today" : daysBefore == 1 ? "tomorrow" : "in \(daysBefore) days"
+        return "Week \(week) (\(title)) is due \(left), \(due), and nothing is submitted for it yet."
+    }
+
     /// `eoc_available`.
     public static func eocAvailable(levelName: String, closes: String) -> String {
         "Your end-of-course assessment for \(levelName) is open: record it before \(closes)."

@@ -72,7 +72,7 @@ public struct TilawaApplication: Sendable {
             EncodeWorkerService(runtime: runtime, pool: background, wakeup: wakeup, workers: workerCount, metrics: metrics, logger: logger),
             WebhookNotifierService(database: database, endpoint: webhook, options: .init(webhook: configuration.webhook), wakeup: wakeup,
                                    metrics: metrics, clock: clock, logger: logger),
-            FeedbackDeadlineService(runtime: runtime, notify: wakeup, logger: logger),
+            ProgrammeClockService(runtime: runtime, notify: wakeup, logger: logger),
             DropFolderService(runtime: runtime, pool: background, jobsWakeup: wakeup, logger: logger),
             WatchdogService(environment: environment, logger: logger) { await database.isResponsive() },
             server,

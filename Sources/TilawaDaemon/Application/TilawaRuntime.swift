@@ -29,7 +29,8 @@ public struct TilawaRuntime: Sendable {
             feedbackDueHours: configuration.program.feedbackDue / 3600,
             eocFeedbackDueBusinessDays: configuration.program.eocFeedbackDueBusinessDays,
             holidays: configuration.program.holidays,
-            placementDueHours: configuration.program.placementDue / 3600)
+            placementDueHours: configuration.program.placementDue / 3600,
+            notificationSchedule: configuration.program.notificationSchedule)
         let encoder = configuration.encoder.settings
         processor = AudioProcessor(limits: configuration.audioLimits, encoder: encoder)
         feedbackProcessor = AudioProcessor(limits: configuration.feedbackLimits, encoder: encoder)

@@ -66,6 +66,7 @@ extension TilawaConfiguration {
         try config.readDropbox(&values)
         try config.readWebhook(&values)
         try config.readProgram(&values)
+        try config.readNotifications(&values)
         try config.readAttempts(&values)
         try config.readAudio(&values)
         try config.readFeedback(&values)
@@ -162,6 +163,35 @@ extension TilawaConfiguration {
             }
             program.holidays = holidays
         }
+    }
+
+    /// `notifications.deadline_reminders` (`2@18:00,1@18:00`, `none`) and `notifications.quiet_hours` (`21:00-08:00`).
+    private mutating func readNotifications(_ values: inout ConfigurationValues) throws(ConfigurationError) {
+        var reminders = NotificationSchedule.standard.reminders
+        if let setting = values.optionalText("notifications.deadline_reminders") {
+            let rule = "must be reminders DAYS@HH:MM separated by commas (days before the deadline's day, 0–6), or none"
+            reminders = []
+            if setting.text.lowercased() != "none" {
+                for part in setting.text.split(separator: ",") {
+                    let pieces = part.trimmingCharacters(in: .whitespaces).split(separator: "@")
+                    guard pieces.count == 2, let days = Int(pieces[0]), (0...6).contains(days), let at = LocalTime(String(pieces[1])) else {
+                        throw values.invalid("notifications.deadline_reminders", rule, setting)
+                    }
+                    reminders.append(.init(daysBefore: days, at: at))
+                }
+            }
+        }
+        var quiet: NotificationSchedule.QuietHours?
+        if let setting = values.optionalText("notifications.quiet_hours"), setting.text.lowercased() != "none" {
+            let pieces = setting.text.split(separator: "-")
+            guard pieces.count == 2,
+                  let start = LocalTime(pieces[0].trimmingCharacters(in: .whitespaces)),
+                  let end = LocalTime(pieces[1].trimmingCharacters(in: .whitespaces)), start != end else {
+                throw values.invalid("notifications.quiet_hours", "must be HH:MM-HH:MM in the programme's time zone (e.g. 21:00-08:00), or none", setting)
+            }
+            quiet = .init(start: start, end: end)
+        }
+        program.notificationSchedule = NotificationSchedule(reminders: reminders, quietHours: quiet)
     }
 
     /// Whether `date` exists on the Gregorian calendar (no 30 February).

@@ -87,6 +87,8 @@ extension TilawaConfiguration {
         public var holidays: Set<LocalDate> = []
         /// `program.placement_due_hours`, in seconds: a placement assessment is answered with a level within this.
         public var placementDue: TimeInterval = 48 * 3600
+        /// `notifications.deadline_reminders` and `notifications.quiet_hours`.
+        public var notificationSchedule: NotificationSchedule = .standard
 
         /// The defaults.
         public init() {}

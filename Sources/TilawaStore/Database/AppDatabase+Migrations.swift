@@ -153,6 +153,7 @@ extension AppDatabase {
         migrator.registerMigration("status: report indexes and meta", migrate: AppDatabase.migrateStatusReport)
         migrator.registerMigration("programme year: enrolments", migrate: AppDatabase.migrateEnrolments)
         migrator.registerMigration("notifications: read and listened state", migrate: AppDatabase.migrateReadState)
+        migrator.registerMigration("notifications: scheduled notices", migrate: AppDatabase.migrateScheduledNotices)
         return migrator
     }
 }

@@ -124,10 +124,11 @@ extension AppDatabase {
 
     /// Inserts an outbox event (inside the caller's transaction). `levelId` names the week's
     /// title and passage (the enrolment's level; nil before placement).
+    @discardableResult
     static func recordEvent(
         _ db: Database, type: EventType, studentId: String, levelId: String?, slot: Slot, occurredAt: Date,
         submissionId: String?, feedbackId: String?, coachName: String?, message: String, extra: EventPayload.Extra? = nil
-    ) throws {
+    ) throws -> String {
         let id = IdentifierGenerator.make("evt", now: occurredAt)
         let week = try StudentContext.weekInfo(db, levelId: levelId, slot: slot)
         let link: DeepLink
@@ -144,6 +145,7 @@ extension AppDatabase {
             link: link.absoluteString, extra: extra)
         var event = EventRecord(id: id, studentId: studentId, type: type.rawValue, payload: try payload.jsonData(), occurredAt: occurredAt)
         try event.insert(db)
+        return id
     }
 }
 

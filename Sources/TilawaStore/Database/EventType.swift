@@ -9,4 +9,6 @@ public enum EventType: String, Sendable, CaseIterable {
     case placementReady = "placement_ready"
     case eocAvailable = "eoc_available"
     case eocResultsReady = "eoc_results_ready"
+    case weekUnlocked = "week_unlocked"
+    case deadlineReminder = "deadline_reminder"
 }

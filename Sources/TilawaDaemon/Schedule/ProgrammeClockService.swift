@@ -5,9 +5,11 @@ import TilawaCore
 import TilawaStore
 
 /// Records what the clock alone decides, once each, checked every minute:
-/// `feedback_overdue` for submissions past their `feedbackDueAt`, and `eoc_available` for
-/// eligible students once their level's end-of-course assessment opens.
-public struct FeedbackDeadlineService: Service {
+/// `feedback_overdue` for submissions past their `feedbackDueAt`, `eoc_available` for
+/// eligible students once their level's end-of-course assessment opens, and the calendar's
+/// `week_unlocked` and `deadline_reminder`s (`NotificationSchedule`). Each is keyed in the
+/// database, so a restart, a step of the clock or a tick that runs late sends nothing twice.
+public struct ProgrammeClockService: Service {
     let runtime: TilawaRuntime
     let wakeup: WakeupSignal?
     let interval: Duration
@@ -32,6 +34,11 @@ public struct FeedbackDeadlineService: Service {
                 let opened = try await runtime.database.recordEOCAvailable(policy: runtime.policy, now: now)
                 if opened > 0 {
                     logger.info("end-of-course assessment open", metadata: ["students": "\(opened)"])
+                    wakeup?.signal()
+                }
+                let notices = try await runtime.database.recordScheduledNotices(policy: runtime.policy, now: now)
+                if notices > 0 {
+                    logger.info("scheduled notifications recorded", metadata: ["count": "\(notices)"])
                     wakeup?.signal()
                 }
             } catch {

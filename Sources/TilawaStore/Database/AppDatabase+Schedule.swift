@@ -1,0 +1,78 @@
+import Foundation
+import GRDB
+import TilawaCore
+
+extension AppDatabase {
+    /// The migration "notifications: scheduled notices": one row per scheduled notification
+    /// sent, the key that makes each exactly once. Never edited once landed.
+    static func migrateScheduledNotices(_ db: Database) throws {
+        try db.create(table: "scheduledNotice") { t in
+            t.column("enrolmentId", .integer).notNull().references("enrolment")
+            t.column("kind", .text).notNull()
+            t.column("week", .integer).notNull()
+            t.column("daysBefore", .integer).notNull()
+            t.column("eventId", .text).notNull()
+            t.column("sentAt", .datetime).notNull()
+            t.primaryKey(["enrolmentId", "kind", "week", "daysBefore"])
+        }
+    }
+
+    /// Records every calendar notification due at `now` and not sent yet: `week_unlocked` for
+    /// the current week of each placed enrolment, `deadline_reminder`s while the student has no
+    /// accepted recording of that week — each once per (enrolment, kind, week, reminder), in
+    /// the same transaction as its row in `scheduledNotice` (a restart, a clock step back or a
+    /// second writer never sends one twice). Only the current week's are due: an earlier
+    /// week's deadline has passed, and a notice is never sent past its week's deadline (a
+    /// daemon that was down sends what still makes sense, late). Returns how many were recorded.
+    @discardableResult
+    public func recordScheduledNotices(policy: ProgramPolicy, now: Date) async throws -> Int {
+        try await immediateWrite { db in
+            var sent = 0
+            for semester in try SemesterRecord.fetchAll(db) {
+                let calendar = try semester.calendar()
+                guard let week = calendar.currentWeek(at: now), now <= calendar.deadline(week: week) else { continue }
+                let due = policy.notificationSchedule.notices(week: week, calendar: calendar)
+                    .filter { $0.dueAt <= now && now < $0.expiresAt }
+                guard !due.isEmpty else { continue }
+                let enrolments = try EnrolmentRecord
+                    .filter(Column("semesterId") == semester.id && Column("levelId") != nil && Column("coachId") != nil)
+                    .fetchAll(db)
+                let alreadySent = Set(try Row.fetchAll(db, sql: """
+                    SELECT scheduledNotice.enrolmentId, kind, daysBefore FROM scheduledNotice
+                    JOIN enrolment ON enrolment.id = scheduledNotice.enrolmentId
+                    WHERE enrolment.semesterId = ? AND week = ?
+                    """, arguments: [semester.id, week]).map { "\($0["enrolmentId"] as Int64)|\($0["kind"] as String)|\($0["daysBefore"] as Int)" })
+                let submitted = Set(try Int64.fetchAll(db, sql: """
+                    SELECT DISTINCT submission.enrolmentId FROM submission JOIN enrolment ON enrolment.id = submission.enrolmentId
+                    WHERE enrolment.semesterId = ? AND submission.kind = 'week' AND submission.week = ? AND submission.state <> 'failed'
+                    """, arguments: [semester.id, week]))
+                var titles: [String: CurriculumWeekRecord] = [:]
+                for enrolment in enrolments {
+                    guard let enrolmentId = enrolment.id, let levelId = enrolment.levelId else { continue }
+                    for notice in due where !alreadySent.contains("\(enrolmentId)|\(notice.kind.rawValue)|\(notice.daysBefore)") {
+                        if notice.kind == .deadlineReminder, submitted.contains(enrolmentId) { continue }
+                        let curriculum = try titles[levelId] ?? CurriculumWeekRecord.fetchOne(db, key: ["levelId": levelId, "week": week])
+                        titles[levelId] = curriculum
+                        let title = curriculum?.title ?? "Week \(week)"
+                        let dueText = HumanDate.format(notice.expiresAt, in: calendar.timeZone)
+                        let message = switch notice.kind {
+                        case .weekUnlocked:
+                            StudentMessages.weekUnlocked(week: week, title: title, passage: curriculum?.passage, due: dueText)
+                        case .deadlineReminder:
+                            StudentMessages.deadlineReminder(week: week, title: title, due: dueText, daysBefore: notice.daysBefore)
+                        }
+                        let eventId = try Self.recordEvent(
+                            db, type: notice.kind == .weekUnlocked ? .weekUnlocked : .deadlineReminder, studentId: enrolment.studentId,
+                            levelId: levelId, slot: .week(week), occurredAt: now, submissionId: nil, feedbackId: nil, coachName: nil,
+                            message: message)
+                        try db.execute(sql: """
+                            INSERT INTO scheduledNotice (enrolmentId, kind, week, daysBefore, eventId, sentAt) VALUES (?, ?, ?, ?, ?, ?)
+                            """, arguments: [enrolmentId, notice.kind.rawValue, week, notice.daysBefore, eventId, now])
+                        sent += 1
+                    }
+                }
+            }
+            return sent
+        }
+    }
+}
