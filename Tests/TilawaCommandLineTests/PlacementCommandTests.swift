@@ -49,6 +49,19 @@ struct PlacementCommandTests {
         #expect(week1.stdout.contains("\"name\" : \"Ustadh Yusuf Rahman\""))
     }
 
+    @Test("tilawa events redeliver: waiting events due now, --since replays delivered ones; 64 for a bad --since")
+    func redeliver() async throws {
+        let state = try await CommandLineStateFixture()
+        defer { state.remove() }
+        // The sample import's ten welcomes wait in the outbox (no webhook here).
+        let waiting = try await state.run(["events", "redeliver"])
+        #expect(waiting.status == 0 && waiting.stdout == "10 waiting events due now, 0 delivered events queued again\n", "\(waiting.stdout)\(waiting.stderr)")
+        let one = try await state.run(["events", "redeliver", "--student", "S1001", "--since", "7d"])
+        #expect(one.status == 0 && one.stdout == "1 waiting events due now, 0 delivered events queued again\n")
+        let bad = try await state.run(["events", "redeliver", "--since", "last tuesday"])
+        #expect(bad.status == 64 && bad.stderr.contains("--since must be RFC 3339"))
+    }
+
     @Test("an end-of-course reply needs its result: 64 for S1001_eoc.opus, the reply by id with --result answers it")
     func eocReplyNeedsResult() async throws {
         let state = try await CommandLineStateFixture()

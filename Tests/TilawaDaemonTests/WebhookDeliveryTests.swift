@@ -3,7 +3,7 @@ import GRDB
 import Logging
 import Testing
 @testable import TilawaDaemon
-@_spi(Testing) import TilawaStore
+@_spi(Testing) @testable import TilawaStore
 import TilawaTestSupport
 
 @Suite("Webhook delivery to a real receiver on loopback")
@@ -308,6 +308,72 @@ struct StandardWebhooksTests {
                 python, [script, file] + endpointSecrets.map(StandardWebhookSignature.verifierSecret), timeout: 120)
             #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
             #expect(result.stdout.split(separator: "\n").filter { $0.hasPrefix("OK ") }.count == calls.count)
+        }
+    }
+}
+
+@Suite("Webhook receivers that say when, or that they are gone")
+struct WebhookControlTests {
+    @Test("a 503 with Retry-After: the next attempt waits that long; a 429 with an HTTP-date too")
+    func retryAfter() async throws {
+        let outbox = try OutboxFixture()
+        defer { outbox.remove() }
+        let event = try outbox.addEvent(student: "S1001", week: 3)
+        let later = Date().addingTimeInterval(600)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        for (fault, atLeast) in [(ReceiverFault.statusRetryAfter(.serviceUnavailable, "120"), 119.0),
+                                 (.statusRetryAfter(.tooManyRequests, formatter.string(from: later)), 590.0)] {
+            try await outbox.database.writer.write { db in
+                try db.execute(sql: "UPDATE event SET nextAttemptAt = ?, attempts = 0", arguments: [Date(timeIntervalSince1970: 0)])
+            }
+            let receiver = WebhookReceiver(faults: [fault])
+            try await receiver.serve { url in
+                let services = RunningServices([WebhookNotifierService(
+                    database: outbox.database, endpoint: WebhookEndpoint(url: url, secret: webhookSecret), options: fastOptions(),
+                    wakeup: WakeupSignal(), metrics: TilawaMetrics(), logger: quietLogger)])
+                #expect(await eventually { try outbox.events().first?.attempts == 1 })
+                try await services.stop()
+            }
+            let stored = try #require(try outbox.events().first { $0.id == event.id })
+            #expect(stored.deliveredAt == nil)
+            #expect(stored.nextAttemptAt.timeIntervalSinceNow >= atLeast, "\(fault): \(stored.nextAttemptAt)")
+        }
+    }
+
+    @Test("a 410 turns deliveries off (status CRITICAL) until tilawa events redeliver; --since replays delivered events")
+    func goneThenRedeliver() async throws {
+        let outbox = try OutboxFixture()
+        defer { outbox.remove() }
+        let first = try outbox.addEvent(student: "S1001", week: 3)
+        let receiver = WebhookReceiver(faults: [.status(.gone)])
+        try await receiver.serve { url in
+            let wakeup = WakeupSignal()
+            let services = RunningServices([WebhookNotifierService(
+                database: outbox.database, endpoint: WebhookEndpoint(url: url, secret: webhookSecret), options: fastOptions(),
+                wakeup: wakeup, metrics: TilawaMetrics(), logger: quietLogger)])
+            #expect(await eventually { try outbox.database.webhookDisabled() != nil })
+            #expect(try outbox.database.webhookDisabled()?.reason == "the receiver answered 410 Gone to event \(first.id)")
+            let facts = try await outbox.database.statusFacts(now: Date(), feedbackDue: 48 * 3_600)
+            #expect(facts.webhookDisabled?.hasPrefix("the receiver answered 410 Gone") == true)
+            // Off: a new event and a wake-up bring nothing to the receiver.
+            _ = try outbox.addEvent(student: "S1002", week: 3)
+            wakeup.signal()
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(receiver.calls.count == 1)
+
+            let done = try outbox.database.redeliverEvents(since: nil, studentId: nil, now: Date())
+            #expect(done == .init(replayed: 0, pending: 2, reenabled: true))
+            wakeup.signal()
+            #expect(await eventually { try outbox.events().allSatisfy { $0.deliveredAt != nil } })
+            // Replaying one student's delivered events queues them again.
+            let replay = try outbox.database.redeliverEvents(since: Date(timeIntervalSince1970: 0), studentId: "S1001", now: Date())
+            #expect(replay == .init(replayed: 1, pending: 0, reenabled: false))
+            wakeup.signal()
+            #expect(await eventually { receiver.answered.filter { $0 == first.id }.count == 2 })
+            try await services.stop()
         }
     }
 }

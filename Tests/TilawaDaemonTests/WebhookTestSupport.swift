@@ -35,6 +35,8 @@ struct ReceiverContext: RequestContext {
 enum ReceiverFault: Sendable, CustomStringConvertible {
     /// Answers with this status.
     case status(HTTPResponse.Status)
+    /// Answers with this status and a `Retry-After` header.
+    case statusRetryAfter(HTTPResponse.Status, String)
     /// Closes the connection without answering.
     case closeConnection
     /// Takes the event (it counts as received) but answers only after this long — later than
@@ -44,6 +46,7 @@ enum ReceiverFault: Sendable, CustomStringConvertible {
     var description: String {
         switch self {
         case let .status(status): "status \(status.code)"
+        case let .statusRetryAfter(status, value): "status \(status.code), Retry-After \(value)"
         case .closeConnection: "closed connection"
         case let .takeThenAnswerLate(delay): "late answer after \(delay)"
         }
@@ -72,7 +75,7 @@ struct ReceivedCall: Sendable {
     var wasTaken: Bool {
         switch fault {
         case nil, .takeThenAnswerLate: true
-        case .status, .closeConnection: false
+        case .status, .statusRetryAfter, .closeConnection: false
         }
     }
 }
@@ -185,6 +188,8 @@ final class WebhookReceiver: Sendable {
         case let .status(status):
             return Response(status: status, headers: [.location: "http://127.0.0.1:1/elsewhere"],
                             body: .init(byteBuffer: ByteBuffer(string: "receiver says no")))
+        case let .statusRetryAfter(status, retryAfter):
+            return Response(status: status, headers: [.retryAfter: retryAfter], body: .init(byteBuffer: ByteBuffer(string: "later")))
         case .closeConnection:
             try? await context.channel.close()
             return Response(status: .ok)

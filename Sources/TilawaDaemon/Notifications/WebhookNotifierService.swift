@@ -139,6 +139,7 @@ public struct WebhookNotifierService: Service {
         let free = options.concurrency - inFlight.count
         guard free > 0 else { return [] }
         do {
+            guard try database.webhookDisabled() == nil else { return [] }
             // The heads of the students in flight are still undelivered and may be due: ask
             // for enough to fill the free slots after skipping them.
             let due = try database.dueEvents(now: clock(), limit: options.concurrency + inFlight.count)
@@ -188,8 +189,18 @@ public struct WebhookNotifierService: Service {
             // out at the next start rather than counting an attempt it did not get.
             guard !Task.isCancelled else { return }
             metrics.countWebhookDelivery(outcome: "failed")
-            let delay = WebhookBackoff.delay(
+            var delay = WebhookBackoff.delay(
                 attempt: attempt, cap: options.maxBackoff, random: Double.random(in: 0..<1), schedule: options.schedule)
+            // A receiver that says when to come back is believed (up to a day: a larger value
+            // is more likely a mistake than a plan).
+            if let retryAfter = failure.retryAfter { delay = max(delay, min(retryAfter, 86_400)) }
+            if failure.status == 410 {
+                // Gone: the receiver says this URL will never take events again. Retrying every
+                // hour forever helps nobody; deliveries stop (status goes CRITICAL) until an
+                // operator runs `tilawa events redeliver`.
+                try? await database.disableWebhook(reason: "the receiver answered 410 Gone to event \(event.id)", at: clock())
+                logger.error("webhook receiver is gone (410); deliveries are off until `tilawa events redeliver`", metadata: metadata)
+            }
             if let status = failure.status { metadata["status"] = "\(status)" }
             metadata["error"] = "\(failure.message)"
             metadata["retry_in_seconds"] = "\(Int(delay.rounded()))"
@@ -230,7 +241,11 @@ public struct WebhookNotifierService: Service {
             // Read the answer so the connection can be reused, keeping the start for the log.
             let excerpt = await Self.excerpt(of: response.body)
             if (200..<300).contains(status) { return .delivered(status: status) }
-            return .failed(DeliveryFailure(status: status, message: excerpt.isEmpty ? "HTTP \(status)" : "HTTP \(status): \(excerpt)"))
+            var failure = DeliveryFailure(status: status, message: excerpt.isEmpty ? "HTTP \(status)" : "HTTP \(status): \(excerpt)")
+            if status == 429 || status == 503 {
+                failure.retryAfter = DeliveryFailure.retryAfter(response.headers.first(name: "Retry-After"), now: clock())
+            }
+            return .failed(failure)
         } catch {
             return .failed(DeliveryFailure(status: nil, message: describe(error)))
         }

@@ -54,9 +54,11 @@ extension StatusReport {
         public var oldestAgeSeconds: Int?
         /// Whether `webhook.url` is set; without it events stay in the outbox for the feed only.
         public var webhookConfigured: Bool
+        /// Set while deliveries are off because the receiver answered 410 Gone.
+        public var disabled: String? = nil
 
         enum CodingKeys: String, CodingKey {
-            case count
+            case count, disabled
             case oldestAgeSeconds
             case webhookConfigured
         }
@@ -67,6 +69,7 @@ extension StatusReport {
             try container.encode(count, forKey: .count)
             try container.encode(oldestAgeSeconds, forKey: .oldestAgeSeconds)
             try container.encode(webhookConfigured, forKey: .webhookConfigured)
+            try container.encode(disabled, forKey: .disabled)
         }
     }
 

@@ -116,7 +116,7 @@ public struct StatusReporter: Sendable {
                            rejectedLast24h: facts.dropboxRejectedLast24h,
                            suspended: census.suspended.map { .init(folder: $0.folder, reason: $0.reason) }),
             notifications: .init(count: facts.undeliveredEvents, oldestAgeSeconds: age(facts.oldestUndeliveredOccurredAt),
-                                 webhookConfigured: configuration.webhook.url != nil),
+                                 webhookConfigured: configuration.webhook.url != nil, disabled: facts.webhookDisabled),
             disk: .init(path: diskPath, freeBytes: free, totalBytes: total, freePercent: freePercent, artifactBytes: facts.artifactBytes),
             database: .init(path: state.databasePath, exists: databaseBytes != nil,
                             sizeBytes: (databaseBytes ?? 0) + (walBytes ?? 0), walBytes: walBytes ?? 0),

@@ -78,6 +78,10 @@ extension StatusThresholds {
     }
 
     private func notificationsCheck(_ outbox: StatusReport.Notifications) -> StatusReport.Check {
+        if let disabled = outbox.disabled, outbox.webhookConfigured {
+            return .init(name: "notifications", state: .critical,
+                         message: "deliveries are off: \(disabled); \(StatusFormat.count(outbox.count, "notification")) waiting — fix the receiver, then run tilawa events redeliver")
+        }
         guard outbox.count > 0, let age = outbox.oldestAgeSeconds else {
             return .init(name: "notifications", state: .ok, message: "every notification delivered")
         }

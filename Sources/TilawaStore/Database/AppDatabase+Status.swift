@@ -112,6 +112,9 @@ extension AppDatabase {
                 facts.undeliveredEvents = row["count"]
                 facts.oldestUndeliveredOccurredAt = row["oldest"]
             }
+            if let disabled = try Self.webhookDisabled(db) {
+                facts.webhookDisabled = "\(disabled.reason) at \(disabled.since.formatted(.iso8601))"
+            }
 
             facts.artifactBytes = try Self.artifactBytes(db)
 

@@ -30,6 +30,8 @@ public struct StatusFacts: Sendable, Equatable {
     /// Submissions awaiting feedback past the due time, by the student's coach.
     public var overdueByCoach: [String: Int] = [:]
     /// Students with no placed enrolment yet.
+    /// Why webhook deliveries are off (a 410), if they are.
+    public var webhookDisabled: String?
     public var awaitingPlacement = 0
     /// Enrolments whose level was graduated (EOC passed).
     public var graduated = 0
