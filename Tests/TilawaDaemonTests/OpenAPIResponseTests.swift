@@ -229,6 +229,13 @@ struct OpenAPIResponseTests {
 
             // The coach's queue, status, operations.
             _ = try await call(.get, "/v1/coaches/{id}/queue", "/v1/coaches/C01/queue", try await auth(.coach, "C01"))
+            let coachFeed = try await call(.get, "/v1/coaches/{id}/events", "/v1/coaches/C01/events", try await auth(.coach, "C01"))
+            #expect((coachFeed.json?["events"] as? [[String: Any]])?.contains { $0["type"] as? String == "submission_ready_for_review" } == true)
+            _ = try await call(.get, "/v1/coaches/{id}/events", "/v1/coaches/C01/events?before=999999999999999999&limit=5", try await auth(.ops, "ops"))
+            _ = try await call(.get, "/v1/coaches/{id}/events", "/v1/coaches/C02/events", try await auth(.coach, "C01"))
+            _ = try await call(.get, "/v1/coaches/{id}/events", "/v1/coaches/C01/events?after=x", try await auth(.coach, "C01"))
+            _ = try await call(.get, "/v1/coaches/{id}/events", "/v1/coaches/C01/events", student)
+            _ = try await call(.get, "/v1/coaches/{id}/events", "/v1/coaches/C01/events")
             _ = try await call(.get, "/v1/coaches/{id}/queue", "/v1/coaches/C01/queue", student)
             _ = try await call(.get, "/v1/coaches/{id}/queue", "/v1/coaches/C99/queue", try await auth(.ops, "ops"))
             _ = try await call(.get, "/v1/status", "/v1/status", try await auth(.ops, "ops"))

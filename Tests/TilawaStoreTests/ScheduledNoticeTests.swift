@@ -87,3 +87,51 @@ struct ScheduledNoticeTests {
         #expect(try await store.database.recordScheduledNotices(policy: ProgramPolicy(), now: Self.fall.deadline(week: 15).addingTimeInterval(60)) == 0)
     }
 }
+
+@Suite("Coaches: a student falling behind, once per streak")
+struct FallingBehindTests {
+    static let fall = ScheduledNoticeTests.fall
+
+    func coachEvents(_ store: TestStore) async throws -> [EventPayload] {
+        try await store.database.coachEvents(coachId: "C01", after: 0, limit: 100)
+            .filter { $0.type == "student_falling_behind" }
+            .map { try JSONDecoder.iso.decode(EventPayload.self, from: $0.payload) }
+    }
+
+    @Test("nothing in by the end of week 2; two missed deadlines in a row; caught up, then missed again is a new streak")
+    func streaks() async throws {
+        let store = try TestStore(students: ["S1001", "S1002"])
+        defer { store.remove() }
+        let policy = ProgramPolicy()
+        func submit(_ student: String, _ week: Int, at: Date) throws {
+            #expect(try store.database.admitSubmission(store.request(student, .week(week), at: at), policy: policy).submission != nil)
+        }
+        try submit("S1002", 1, at: Self.fall.unlock(week: 1).addingTimeInterval(3_600))
+        try submit("S1002", 2, at: Self.fall.unlock(week: 2).addingTimeInterval(3_600))
+        let afterWeek2 = Self.fall.deadline(week: 2).addingTimeInterval(3_600)
+        #expect(try await store.database.recordFallingBehind(now: afterWeek2) == 1)
+        #expect(try await store.database.recordFallingBehind(now: afterWeek2.addingTimeInterval(60)) == 0)
+        var events = try await coachEvents(store)
+        #expect(events.map(\.studentId) == ["S1001"])
+        #expect(events.first?.message == "Student S1001 has nothing in after 2 weeks — a call from you now is what brings new students back.")
+        #expect(events.first?.recipient == "coach")
+        // S1001's streak goes on: no second call for it.
+        #expect(try await store.database.recordFallingBehind(now: Self.fall.deadline(week: 3).addingTimeInterval(3_600)) == 0)
+
+        // S1002 misses weeks 3 and 4.
+        let afterWeek4 = Self.fall.deadline(week: 4).addingTimeInterval(3_600)
+        #expect(try await store.database.recordFallingBehind(now: afterWeek4) == 1)
+        events = try await coachEvents(store)
+        #expect(events.last?.message == "Student S1002 has missed 2 deadlines in a row (weeks 3–4) — a call from you may bring them back.")
+        // Caught up on 3 and 4, then on 5 (a week later: two attempts a week); then 6 and 7 go
+        // by: a new streak, a new call.
+        try submit("S1002", 3, at: afterWeek4)
+        try submit("S1002", 4, at: afterWeek4.addingTimeInterval(60))
+        try submit("S1002", 5, at: afterWeek4.addingTimeInterval(7 * 86_400 + 120))
+        #expect(try await store.database.recordFallingBehind(now: Self.fall.deadline(week: 6).addingTimeInterval(3_600)) == 0)
+        #expect(try await store.database.recordFallingBehind(now: Self.fall.deadline(week: 7).addingTimeInterval(3_600)) == 1)
+        events = try await coachEvents(store)
+        #expect(events.map(\.studentId) == ["S1001", "S1002", "S1002"])
+        #expect(events.last?.message.contains("(weeks 6–7)") == true)
+    }
+}

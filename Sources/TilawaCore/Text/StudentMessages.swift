@@ -68,10 +68,6 @@ public enum StudentMessages {
         "\(coachName ?? "Your coach") replied to your recording for \(what)."
     }
 
-    /// `feedback_overdue`, past the configured turnaround.
-    public static func feedbackOverdue(_ what: String, turnaround: String) -> String {
-        "Your coach's reply to your recording for \(what) is taking longer than \(turnaround); operations have been told."
-    }
 
     /// The sentence an unplaced student reads on the timeline and on `not_placed`.
     public static let awaitingPlacement =

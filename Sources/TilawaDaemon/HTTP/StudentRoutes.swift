@@ -13,6 +13,7 @@ struct StudentRoutes: Sendable {
         group.get("students/:id/events", use: events)
         group.post("students/:id/events/read", use: markRead)
         group.get("coaches/:id/queue", use: queue)
+        group.get("coaches/:id/events", use: coachEvents)
         group.put("students/:id/placement", use: place)
     }
 
@@ -100,6 +101,40 @@ struct StudentRoutes: Sendable {
         }
         let records = try await database.events(studentId: studentId, after: after ?? 0, limit: limit)
         return try api.json(EventFeed(records: records, after: after ?? 0, readState: try await database.readState(studentId: studentId)))
+    }
+
+    /// `GET /v1/coaches/{id}/events` (that coach, ops): the coach's own notifications, paged
+    /// like the student feed (`after` forwards, `before` backwards).
+    @Sendable func coachEvents(_ request: Request, context: TilawaRequestContext) async throws -> Response {
+        let principal = try context.requirePrincipal()
+        let coachId = try api.identifier("id", in: context)
+        try await api.access.requireCoach(coachId, for: principal)
+        let query = request.uri.queryParameters
+        func cursor(_ name: String) throws -> Int64? {
+            try query.get(name).map { text -> Int64 in
+                guard let value = EventCursor(text) else {
+                    throw APIProblem.badRequest("invalid_cursor", "The cursor must be a cursor from a previous answer (1 to 18 digits).")
+                }
+                return value.sequence
+            }
+        }
+        let after = try cursor("after")
+        let before = try cursor("before")
+        guard after == nil || before == nil else {
+            throw APIProblem.badRequest("invalid_cursor", "Page forwards with after or backwards with before, not both.")
+        }
+        let limit = try query.get("limit").map { text -> Int in
+            guard let value = Int(text), (1...500).contains(value) else { throw APIProblem.badRequest("invalid_limit", "The limit must be 1 to 500.") }
+            return value
+        } ?? 100
+        let database = api.runtime.database
+        let records = if let before {
+            try await database.coachEvents(coachId: coachId, before: before, limit: limit)
+        } else {
+            try await database.coachEvents(coachId: coachId, after: after ?? 0, limit: limit)
+        }
+        return try api.json(CoachEventFeed(events: records.compactMap(EventFeedItem.init),
+                                           nextCursor: String(records.last?.seq ?? before ?? after ?? 0)))
     }
 
     /// `POST /v1/students/{id}/events/read` (the student): `{"cursor": "…"}` marks every event

@@ -36,6 +36,11 @@ public struct ProgrammeClockService: Service {
                     logger.info("end-of-course assessment open", metadata: ["students": "\(opened)"])
                     wakeup?.signal()
                 }
+                let behind = try await runtime.database.recordFallingBehind(now: now)
+                if behind > 0 {
+                    logger.info("students falling behind, coaches told", metadata: ["students": "\(behind)"])
+                    wakeup?.signal()
+                }
                 let notices = try await runtime.database.recordScheduledNotices(policy: runtime.policy, now: now)
                 if notices > 0 {
                     logger.info("scheduled notifications recorded", metadata: ["count": "\(notices)"])

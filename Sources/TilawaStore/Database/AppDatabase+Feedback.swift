@@ -238,15 +238,19 @@ extension AppDatabase {
                 let coach = try enrolment.coachId.flatMap { try CoachRecord.fetchOne(db, key: $0) }
                 let week = try StudentContext.weekInfo(db, levelId: enrolment.levelId, slot: submission.slot)
                 let what = submission.week.map { "week \($0) (\(week.title))" } ?? week.title.lowercased()
-                let turnaround = switch submission.kind {
-                case .week: StudentMessages.hours(policy.feedbackDueHours)
-                case .eoc: StudentMessages.days(policy.eocFeedbackDueBusinessDays)
-                case .assessment: StudentMessages.hours(policy.placementDueHours)
+                let student = try StudentRecord.fetchOne(db, key: submission.studentId)?.name ?? submission.studentId
+                let zone = try SemesterRecord.fetchOne(db, key: submission.semesterId).flatMap { try? $0.calendar().timeZone } ?? .gmt
+                let message = StaffMessages.feedbackOverdue(
+                    student: student, what: what, coachName: coach?.name, due: HumanDate.format(submission.feedbackDueAt, in: zone))
+                // The coach (their own) and operations are told; the student is not told that
+                // operations were.
+                let recipients: [EventRecipient] = (coach.map { [.coach($0.id)] } ?? []) + [.ops]
+                for recipient in recipients {
+                    try Self.recordEvent(
+                        db, type: .feedbackOverdue, studentId: submission.studentId, levelId: enrolment.levelId,
+                        slot: submission.slot, occurredAt: now, submissionId: submission.id, feedbackId: nil, coachName: coach?.name,
+                        message: message, recipient: recipient)
                 }
-                try Self.recordEvent(
-                    db, type: .feedbackOverdue, studentId: submission.studentId, levelId: enrolment.levelId,
-                    slot: submission.slot, occurredAt: now, submissionId: submission.id, feedbackId: nil, coachName: coach?.name,
-                    message: StudentMessages.feedbackOverdue(what, turnaround: turnaround))
                 submission.overdueNotifiedAt = now
                 try submission.update(db)
             }

@@ -73,7 +73,8 @@ extension AppDatabase {
     }
 
     /// Records a finished submission encode: the artifacts and `awaiting_feedback` (unless it
-    /// was superseded meanwhile), and the job done — one transaction.
+    /// was superseded meanwhile), the coach's `submission_ready_for_review`, and the job
+    /// done — one transaction.
     public func completeSubmissionEncode(
         jobId: Int64, submissionId: String, audioPath: String, audioBytes: Int, waveformPath: String,
         outputGainDB: Double, now: Date
@@ -87,8 +88,21 @@ extension AppDatabase {
             submission.waveformPath = waveformPath
             submission.outputGainDB = outputGainDB
             submission.encodedAt = now
-            if submission.state == .processing { submission.state = .awaitingFeedback }
+            let becameReady = submission.state == .processing
+            if becameReady { submission.state = .awaitingFeedback }
             try submission.update(db)
+            if becameReady, let enrolment = try EnrolmentRecord.fetchOne(db, key: submission.enrolmentId),
+               let coachId = enrolment.coachId {
+                let student = try StudentRecord.fetchOne(db, key: submission.studentId)?.name ?? submission.studentId
+                let week = try StudentContext.weekInfo(db, levelId: enrolment.levelId, slot: submission.slot)
+                let what = submission.week.map { "week \($0) (\(week.title))" } ?? week.title.lowercased()
+                let zone = try SemesterRecord.fetchOne(db, key: submission.semesterId).flatMap { try? $0.calendar().timeZone } ?? .gmt
+                try Self.recordEvent(
+                    db, type: .submissionReadyForReview, studentId: submission.studentId, levelId: enrolment.levelId,
+                    slot: submission.slot, occurredAt: now, submissionId: submission.id, feedbackId: nil, coachName: nil,
+                    message: StaffMessages.readyForReview(student: student, what: what, due: HumanDate.format(submission.feedbackDueAt, in: zone)),
+                    recipient: .coach(coachId))
+            }
             try db.execute(
                 sql: "UPDATE job SET state = ?, lockedBy = NULL, lastError = NULL WHERE id = ?",
                 arguments: [JobRecord.State.done.rawValue, jobId])

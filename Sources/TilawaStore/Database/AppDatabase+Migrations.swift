@@ -154,6 +154,7 @@ extension AppDatabase {
         migrator.registerMigration("programme year: enrolments", migrate: AppDatabase.migrateEnrolments)
         migrator.registerMigration("notifications: read and listened state", migrate: AppDatabase.migrateReadState)
         migrator.registerMigration("notifications: scheduled notices", migrate: AppDatabase.migrateScheduledNotices)
+        migrator.registerMigration("notifications: recipients", migrate: AppDatabase.migrateEventRecipients)
         return migrator
     }
 }

@@ -28,12 +28,12 @@ extension AppDatabase {
         }
     }
 
-    /// The heads of the students' queues that are due. The index `event_undelivered`
+    /// The heads of the recipients' queues (`queue`: a student, a coach, ops) that are due. The index `event_undelivered`
     /// (deliveredAt, nextAttemptAt) of the first migration keeps the inner query to the
     /// backlog, however many delivered events the table holds.
     static let dueEventsSQL = """
         SELECT event.* FROM event
-        JOIN (SELECT studentId, MIN(seq) AS headSeq FROM event WHERE deliveredAt IS NULL GROUP BY studentId) AS head
+        JOIN (SELECT queue, MIN(seq) AS headSeq FROM event WHERE deliveredAt IS NULL GROUP BY queue) AS head
           ON event.seq = head.headSeq
         WHERE event.nextAttemptAt <= ?
         ORDER BY event.nextAttemptAt, event.seq

@@ -95,7 +95,7 @@ extension AppDatabase {
     /// The transaction of `events`, shared by its synchronous and async forms.
     static func eventsQuery(studentId: String, after cursor: Int64, limit: Int) -> @Sendable (Database) throws -> [EventRecord] {
         { db in
-            try EventRecord.filter(Column("studentId") == studentId && Column("seq") > cursor)
+            try EventRecord.filter(Column("studentId") == studentId && Column("recipient") == "student" && Column("seq") > cursor)
                 .order(Column("seq")).limit(limit).fetchAll(db)
         }
     }

@@ -33,7 +33,7 @@ extension AppDatabase {
 
     static func readState(_ db: Database, studentId: String) throws -> ReadState {
         let cursor = try Int64.fetchOne(db, sql: "SELECT seq FROM eventReadCursor WHERE studentId = ?", arguments: [studentId]) ?? 0
-        let unread = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM event WHERE studentId = ? AND seq > ?",
+        let unread = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM event WHERE studentId = ? AND recipient = 'student' AND seq > ?",
                                       arguments: [studentId, cursor]) ?? 0
         return ReadState(readCursor: cursor, unreadCount: unread)
     }
@@ -42,7 +42,8 @@ extension AppDatabase {
     /// newest event stops at it) and answers the new state.
     public func markEventsRead(studentId: String, upTo cursor: Int64, now: Date) async throws -> ReadState {
         try await writer.write { db in
-            let newest = try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM event WHERE studentId = ?", arguments: [studentId]) ?? 0
+            let newest = try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM event WHERE studentId = ? AND recipient = 'student'",
+                                            arguments: [studentId]) ?? 0
             let current = try Int64.fetchOne(db, sql: "SELECT seq FROM eventReadCursor WHERE studentId = ?", arguments: [studentId]) ?? 0
             let target = max(current, min(cursor, newest))
             try db.execute(sql: """
@@ -56,7 +57,7 @@ extension AppDatabase {
     /// A student's notification feed before `cursor` (a `seq`), newest first.
     public func events(studentId: String, before cursor: Int64, limit: Int) async throws -> [EventRecord] {
         try await writer.read { db in
-            try EventRecord.filter(Column("studentId") == studentId && Column("seq") < cursor)
+            try EventRecord.filter(Column("studentId") == studentId && Column("recipient") == "student" && Column("seq") < cursor)
                 .order(Column("seq").desc).limit(limit).fetchAll(db)
         }
     }

@@ -127,7 +127,8 @@ extension AppDatabase {
     @discardableResult
     static func recordEvent(
         _ db: Database, type: EventType, studentId: String, levelId: String?, slot: Slot, occurredAt: Date,
-        submissionId: String?, feedbackId: String?, coachName: String?, message: String, extra: EventPayload.Extra? = nil
+        submissionId: String?, feedbackId: String?, coachName: String?, message: String, extra: EventPayload.Extra? = nil,
+        recipient: EventRecipient = .student
     ) throws -> String {
         let id = IdentifierGenerator.make("evt", now: occurredAt)
         let week = try StudentContext.weekInfo(db, levelId: levelId, slot: slot)
@@ -140,10 +141,11 @@ extension AppDatabase {
             link = .week(slot)
         }
         let payload = EventPayload(
-            id: id, type: type.rawValue, recipient: "student", studentId: studentId, occurredAt: occurredAt, week: week,
+            id: id, type: type.rawValue, recipient: recipient.role, studentId: studentId, occurredAt: occurredAt, week: week,
             submissionId: submissionId, feedbackId: feedbackId, coachName: coachName, message: message,
             link: link.absoluteString, extra: extra)
-        var event = EventRecord(id: id, studentId: studentId, type: type.rawValue, payload: try payload.jsonData(), occurredAt: occurredAt)
+        var event = EventRecord(id: id, studentId: studentId, type: type.rawValue, payload: try payload.jsonData(), occurredAt: occurredAt,
+                                recipient: recipient)
         try event.insert(db)
         return id
     }

@@ -11,4 +11,6 @@ public enum EventType: String, Sendable, CaseIterable {
     case eocResultsReady = "eoc_results_ready"
     case weekUnlocked = "week_unlocked"
     case deadlineReminder = "deadline_reminder"
+    case submissionReadyForReview = "submission_ready_for_review"
+    case studentFallingBehind = "student_falling_behind"
 }

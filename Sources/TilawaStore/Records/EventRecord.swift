@@ -19,9 +19,21 @@ public struct EventRecord: Codable, Sendable, Equatable, FetchableRecord, Mutabl
     public var attempts: Int
     public var nextAttemptAt: Date
     public var lastError: String?
+    /// Who it is for: `student` (the student `studentId`), `coach` (`recipientId`) or `ops`.
+    public var recipient: String
+    /// The coach's id for `coach`; nil otherwise.
+    public var recipientId: String?
+    /// The delivery queue, in order: `student:<id>`, `coach:<id>` or `ops`. One event of a
+    /// queue is in flight at a time, so each recipient gets theirs in order.
+    public var queue: String
 
-    /// A new, undelivered event.
+    /// A new, undelivered event for the student `studentId`.
     public init(id: String, studentId: String, type: String, payload: Data, occurredAt: Date) {
+        self.init(id: id, studentId: studentId, type: type, payload: payload, occurredAt: occurredAt, recipient: .student)
+    }
+
+    /// A new, undelivered event about `studentId` for `recipient`.
+    public init(id: String, studentId: String, type: String, payload: Data, occurredAt: Date, recipient: EventRecipient) {
         self.id = id
         self.studentId = studentId
         self.type = type
@@ -29,6 +41,18 @@ public struct EventRecord: Codable, Sendable, Equatable, FetchableRecord, Mutabl
         self.occurredAt = occurredAt
         attempts = 0
         nextAttemptAt = occurredAt
+        switch recipient {
+        case .student:
+            self.recipient = "student"
+            queue = "student:\(studentId)"
+        case let .coach(coachId):
+            self.recipient = "coach"
+            recipientId = coachId
+            queue = "coach:\(coachId)"
+        case .ops:
+            self.recipient = "ops"
+            queue = "ops"
+        }
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) { seq = inserted.rowID }

@@ -32,6 +32,12 @@ struct EventFeed: Encodable {
     }
 }
 
+/// `GET /v1/coaches/{id}/events`: a page of a coach's notifications.
+struct CoachEventFeed: Encodable {
+    var events: [EventFeedItem]
+    var nextCursor: String
+}
+
 /// The answer of `POST /v1/students/{id}/events/read`.
 struct ReadStateResource: Encodable {
     var unreadCount: Int

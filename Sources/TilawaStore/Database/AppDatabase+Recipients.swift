@@ -1,0 +1,85 @@
+import Foundation
+import GRDB
+import TilawaCore
+
+extension AppDatabase {
+    /// The migration "notifications: recipients": events are for a student, a coach or
+    /// operations, and are delivered in order per recipient (`queue`). Existing events are
+    /// their student's. Never edited once landed.
+    static func migrateEventRecipients(_ db: Database) throws {
+        try db.alter(table: "event") { t in
+            t.add(column: "recipient", .text).notNull().defaults(to: "student")
+            t.add(column: "recipientId", .text)
+            t.add(column: "queue", .text).notNull().defaults(to: "")
+        }
+        try db.execute(sql: "UPDATE event SET queue = 'student:' || studentId")
+        try db.create(index: "event_queue_seq", on: "event", columns: ["queue", "seq"])
+        try db.create(index: "event_recipient_seq", on: "event", columns: ["recipient", "recipientId", "seq"])
+    }
+
+    /// A coach's notification feed after `cursor`, oldest first.
+    public func coachEvents(coachId: String, after cursor: Int64, limit: Int) async throws -> [EventRecord] {
+        try await writer.read { db in
+            try EventRecord.filter(Column("recipient") == "coach" && Column("recipientId") == coachId && Column("seq") > cursor)
+                .order(Column("seq")).limit(limit).fetchAll(db)
+        }
+    }
+
+    /// A coach's notification feed before `cursor`, newest first.
+    public func coachEvents(coachId: String, before cursor: Int64, limit: Int) async throws -> [EventRecord] {
+        try await writer.read { db in
+            try EventRecord.filter(Column("recipient") == "coach" && Column("recipientId") == coachId && Column("seq") < cursor)
+                .order(Column("seq").desc).limit(limit).fetchAll(db)
+        }
+    }
+
+    /// Records `student_falling_behind` for the coach of every placed enrolment whose student
+    /// missed the last two deadlines in a row (nothing accepted for either week; for a new
+    /// student that is "nothing in by the end of week 2"), once per streak: the streak is
+    /// keyed by its first missed week, so catching up and then missing two more is a new one.
+    @discardableResult
+    public func recordFallingBehind(now: Date) async throws -> Int {
+        try await immediateWrite { db in
+            var sent = 0
+            for semester in try SemesterRecord.fetchAll(db) {
+                let calendar = try semester.calendar()
+                // The newest week whose deadline has passed, while the semester runs.
+                guard let current = calendar.currentWeek(at: now), !calendar.isClosed(at: now) else { continue }
+                let lastPassed = now > calendar.deadline(week: current) ? current : current - 1
+                guard lastPassed >= 2 else { continue }
+                let enrolments = try EnrolmentRecord
+                    .filter(Column("semesterId") == semester.id && Column("levelId") != nil && Column("coachId") != nil)
+                    .fetchAll(db)
+                for enrolment in enrolments {
+                    guard let enrolmentId = enrolment.id, let coachId = enrolment.coachId else { continue }
+                    let covered = Set(try Int.fetchAll(db, sql: """
+                        SELECT DISTINCT week FROM submission WHERE enrolmentId = ? AND kind = 'week' AND state <> 'failed'
+                        """, arguments: [enrolmentId]))
+                    guard !covered.contains(lastPassed), !covered.contains(lastPassed - 1) else { continue }
+                    var start = lastPassed - 1
+                    while start > 1, !covered.contains(start - 1) { start -= 1 }
+                    try db.execute(sql: """
+                        INSERT OR IGNORE INTO scheduledNotice (enrolmentId, kind, week, daysBefore, eventId, sentAt)
+                        VALUES (?, 'student_falling_behind', ?, 0, '', ?)
+                        """, arguments: [enrolmentId, start, now])
+                    guard db.changesCount == 1 else { continue }
+                    let student = try StudentRecord.fetchOne(db, key: enrolment.studentId)
+                    let missed = lastPassed - start + 1
+                    let name = student?.name ?? enrolment.studentId
+                    let message = start == 1
+                        ? "\(name) has nothing in after \(missed) weeks — a call from you now is what brings new students back."
+                        : "\(name) has missed \(missed) deadlines in a row (weeks \(start)–\(lastPassed)) — a call from you may bring them back."
+                    let eventId = try Self.recordEvent(
+                        db, type: .studentFallingBehind, studentId: enrolment.studentId, levelId: enrolment.levelId,
+                        slot: .week(lastPassed), occurredAt: now, submissionId: nil, feedbackId: nil, coachName: nil, message: message,
+                        recipient: .coach(coachId))
+                    try db.execute(sql: """
+                        UPDATE scheduledNotice SET eventId = ? WHERE enrolmentId = ? AND kind = 'student_falling_behind' AND week = ?
+                        """, arguments: [eventId, enrolmentId, start])
+                    sent += 1
+                }
+            }
+            return sent
+        }
+    }
+}
