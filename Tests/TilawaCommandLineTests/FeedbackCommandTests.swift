@@ -37,6 +37,25 @@ struct FeedbackCommandTests {
         #expect(try await state.run(["feedback", "import", "--coach", "C01", unnamed], at: time).status == 64)
     }
 
+    @Test("tilawa feedback comment: the coach answers in the thread (0), another coach cannot (77), an empty answer is usage (64)")
+    func comment() async throws {
+        let state = try await CommandLineStateFixture()
+        defer { state.remove() }
+        let time = "2026-11-22 15:00:00"
+        #expect(try await state.run(["ingest", "--student", "S1001", "--week", "12", CommandLineStateFixture.fixture("speech.opus")], at: time).status == 0)
+        let reply = state.scratch.path("S1001_w12.opus")
+        try FileManager.default.copyItem(atPath: CommandLineStateFixture.fixture("speech.mp3"), toPath: reply)
+        #expect(try await state.run(["feedback", "import", "--coach", "C01", reply], at: time).status == 0)
+        let feedbackId = try #require(try state.read { db in try String.fetchOne(db, sql: "SELECT id FROM feedback") })
+        let answered = try await state.run(["feedback", "comment", "--coach", "C01", "--feedback", feedbackId, "--json", "Six counts."], at: time)
+        #expect(answered.status == 0, "\(answered.stderr)")
+        #expect(answered.stdout.contains("\"author\" : \"coach\"") && answered.stdout.contains("Six counts."))
+        let other = try await state.run(["feedback", "comment", "--coach", "C02", "--feedback", feedbackId, "Hello"], at: time)
+        #expect(other.status == 77 && other.stderr.hasPrefix("tilawa: not_found: "))
+        #expect(try await state.run(["feedback", "comment", "--coach", "C01", "--feedback", feedbackId, "   "], at: time).status == 64)
+        #expect(try state.read { db in try String.fetchAll(db, sql: "SELECT type FROM event WHERE type = 'question_answered'") }.count == 1)
+    }
+
     @Test("A notes file that is a link (to a secret) is refused unread: 65 invalid_notes, nothing paired")
     func linkedNotes() async throws {
         let state = try await CommandLineStateFixture()

@@ -196,6 +196,19 @@ struct OpenAPIResponseTests {
                 _ = try await call(.get, template, template.replacingOccurrences(of: "{id}", with: feedbackId), student)
                 _ = try await call(.get, template, template.replacingOccurrences(of: "{id}", with: "fb_none"), student)
             }
+            let thread = "/v1/feedback/{id}/comments"
+            let askJSON = try await auth(.student, "S1001", [.contentType: "application/json"])
+            _ = try await call(.post, thread, "/v1/feedback/\(feedbackId)/comments", askJSON, body: ByteBuffer(string: #"{"text": "Why?"}"#))
+            _ = try await call(.post, thread, "/v1/feedback/\(feedbackId)/comments", try await auth(.coach, "C01", [.contentType: "application/json"]),
+                               body: ByteBuffer(string: #"{"text": "Because."}"#))
+            _ = try await call(.post, thread, "/v1/feedback/\(feedbackId)/comments", askJSON, body: ByteBuffer(string: #"{"text": ""}"#))
+            _ = try await call(.post, thread, "/v1/feedback/fb_none/comments", askJSON, body: ByteBuffer(string: #"{"text": "Why?"}"#))
+            _ = try await call(.post, thread, "/v1/feedback/\(feedbackId)/comments", try await auth(.ops, "ops", [.contentType: "application/json"]),
+                               body: ByteBuffer(string: #"{"text": "Ops?"}"#))
+            _ = try await call(.post, thread, "/v1/feedback/\(feedbackId)/comments", try await auth(.student, "S1001", [.contentType: "text/plain"]),
+                               body: ByteBuffer(string: "Why?"))
+            _ = try await call(.post, thread, "/v1/feedback/\(feedbackId)/comments", [.contentType: "application/json"],
+                               body: ByteBuffer(string: #"{"text": "Why?"}"#))
             let listened = "/v1/feedback/{id}/listened"
             _ = try await call(.post, listened, "/v1/feedback/\(feedbackId)/listened", student)
             _ = try await call(.post, listened, "/v1/feedback/fb_none/listened", student)

@@ -160,7 +160,8 @@ struct StudentRoutes: Sendable {
         let coachId = try api.identifier("id", in: context)
         try await api.access.requireCoach(coachId, for: principal)
         let items = try await api.runtime.database.coachQueue(coachId: coachId)
-        return try api.json(CoachQueueResource(coachId: coachId, items: items, now: api.now))
+        let questions = try await api.runtime.database.openQuestions(coachId: coachId)
+        return try api.json(CoachQueueResource(coachId: coachId, items: items, questions: questions, now: api.now))
     }
 }
 

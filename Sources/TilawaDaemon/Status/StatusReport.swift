@@ -26,6 +26,8 @@ public struct StatusReport: Encodable, Sendable {
     public var overdueByCoach: [String: Int]
     /// Enrolments awaiting placement, and graduated levels.
     public var enrolments: Enrolments
+    /// Students' questions about replies: not answered yet, and past the turnaround.
+    public var questions: Questions
     /// The encode job queue.
     public var encodeQueue: EncodeQueue
     /// The coach drop folder.
@@ -40,6 +42,14 @@ public struct StatusReport: Encodable, Sendable {
     public var missingArtifacts: MissingArtifacts
     /// Every check that was evaluated, in a fixed order.
     public var checks: [Check]
+
+    /// Students' questions about coach replies.
+    public struct Questions: Encodable, Sendable, Equatable {
+        /// Not answered yet.
+        public var open: Int
+        /// Not answered within `program.feedback_due_hours`.
+        public var overdue: Int
+    }
 
     /// Students in the programme year: waiting for a level, and levels graduated.
     public struct Enrolments: Encodable, Sendable, Equatable {

@@ -109,6 +109,7 @@ public struct StatusReporter: Sendable {
             overdue: .init(count: facts.overdue, dueHours: configuration.program.feedbackDue / 3_600),
             overdueByCoach: facts.overdueByCoach,
             enrolments: .init(awaitingPlacement: facts.awaitingPlacement, graduated: facts.graduated),
+            questions: .init(open: facts.openQuestions, overdue: facts.overdueQuestions),
             encodeQueue: .init(count: facts.jobsQueued + facts.jobsRunning, oldestAgeSeconds: age(facts.oldestPendingJobCreatedAt),
                                queued: facts.jobsQueued, running: facts.jobsRunning, failed: facts.jobsFailed),
             dropbox: .init(path: configuration.dropbox.path, exists: census.exists, backlog: census.backlog,

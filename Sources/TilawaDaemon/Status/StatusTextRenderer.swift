@@ -52,6 +52,8 @@ public struct StatusTextRenderer: Sendable {
             row("  coach " + coach, "\(count)")
         }
 
+        row("questions", "\(report.questions.open) open, \(report.questions.overdue) overdue")
+
         lines.append(.heading("PROGRAMME"))
         row("awaiting placement", "\(report.enrolments.awaitingPlacement)")
         row("graduated", "\(report.enrolments.graduated)")

@@ -60,6 +60,10 @@ extension StatusThresholds {
 
     private func overdueCheck(_ report: StatusReport) -> StatusReport.Check {
         let due = StatusFormat.hours(report.overdue.dueHours)
+        if report.overdue.count == 0, report.questions.overdue > 0 {
+            return .init(name: "feedback_overdue", state: .warning,
+                         message: "\(StatusFormat.count(report.questions.overdue, "student question")) unanswered for more than \(due)")
+        }
         guard report.overdue.count > 0 else {
             return .init(name: "feedback_overdue", state: .ok,
                          message: "none overdue; \(StatusFormat.count(report.awaitingFeedback.count, "submission")) awaiting feedback (due within \(due))")

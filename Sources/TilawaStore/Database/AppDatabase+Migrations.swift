@@ -155,6 +155,7 @@ extension AppDatabase {
         migrator.registerMigration("notifications: read and listened state", migrate: AppDatabase.migrateReadState)
         migrator.registerMigration("notifications: scheduled notices", migrate: AppDatabase.migrateScheduledNotices)
         migrator.registerMigration("notifications: recipients", migrate: AppDatabase.migrateEventRecipients)
+        migrator.registerMigration("feedback: questions", migrate: AppDatabase.migrateComments)
         return migrator
     }
 }

@@ -44,6 +44,9 @@ extension AppDatabase {
                 .filter(Column("studentId") == studentId && Column("kind") == SubmissionKind.assessment.rawValue)
                 .filter([SubmissionState.processing.rawValue, SubmissionState.awaitingFeedback.rawValue].contains(Column("state")))
                 .order(Column("receivedAt").desc).fetchOne(db)
+            let comments = Dictionary(grouping: try CommentRecord
+                .filter(sql: "submissionId IN (SELECT id FROM submission WHERE enrolmentId = ?)", arguments: [context.enrolmentId])
+                .order(Column("createdAt")).fetchAll(db), by: \.feedbackId)
             return TimelineData(
                 student: student, enrolment: enrolment, semester: context.semester, level: context.level,
                 coach: enrolment.coachId.flatMap { coachesById[$0] }, calendar: context.calendar,
@@ -51,7 +54,7 @@ extension AppDatabase {
                 submissions: submissions, feedback: feedback,
                 coachNames: Dictionary(coaches.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first }),
                 rules: context.rules, history: context.history, elsewhere: context.elsewhere, enrolments: summaries,
-                pendingAssessment: pendingAssessment, policy: policy)
+                pendingAssessment: pendingAssessment, policy: policy, comments: comments)
         }
     }
 

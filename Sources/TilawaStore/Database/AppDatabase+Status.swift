@@ -112,6 +112,13 @@ extension AppDatabase {
                 facts.undeliveredEvents = row["count"]
                 facts.oldestUndeliveredOccurredAt = row["oldest"]
             }
+            if try db.tableExists("comment"), let row = try Row.fetchOne(db, sql: """
+                SELECT COUNT(*) AS open, COALESCE(SUM(dueAt < ?), 0) AS overdue FROM comment
+                WHERE author = 'student' AND answeredAt IS NULL
+                """, arguments: [now]) {
+                facts.openQuestions = row["open"]
+                facts.overdueQuestions = row["overdue"]
+            }
             if let disabled = try Self.webhookDisabled(db) {
                 facts.webhookDisabled = "\(disabled.reason) at \(disabled.since.formatted(.iso8601))"
             }

@@ -13,4 +13,6 @@ public enum EventType: String, Sendable, CaseIterable {
     case deadlineReminder = "deadline_reminder"
     case submissionReadyForReview = "submission_ready_for_review"
     case studentFallingBehind = "student_falling_behind"
+    case questionAsked = "question_asked"
+    case questionAnswered = "question_answered"
 }

@@ -30,6 +30,9 @@ public struct StatusFacts: Sendable, Equatable {
     /// Submissions awaiting feedback past the due time, by the student's coach.
     public var overdueByCoach: [String: Int] = [:]
     /// Students with no placed enrolment yet.
+    /// Students' questions about replies not answered yet, and those past their due time.
+    public var openQuestions = 0
+    public var overdueQuestions = 0
     /// Why webhook deliveries are off (a 410), if they are.
     public var webhookDisabled: String?
     public var awaitingPlacement = 0

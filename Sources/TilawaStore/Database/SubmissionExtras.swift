@@ -8,11 +8,15 @@ public struct SubmissionExtras: Sendable {
     public var coach: CoachRecord?
     public var replies: [FeedbackRecord]
     public var coachNames: [String: String]
+    /// The threads under the replies, by reply id, oldest first.
+    public var comments: [String: [CommentRecord]]
 
-    public init(coach: CoachRecord? = nil, replies: [FeedbackRecord] = [], coachNames: [String: String] = [:]) {
+    public init(coach: CoachRecord? = nil, replies: [FeedbackRecord] = [], coachNames: [String: String] = [:],
+                comments: [String: [CommentRecord]] = [:]) {
         self.coach = coach
         self.replies = replies
         self.coachNames = coachNames
+        self.comments = comments
     }
 }
 
@@ -38,8 +42,11 @@ extension AppDatabase {
             let names = try Row.fetchAll(db, sql: """
                 SELECT id, name FROM coach WHERE id IN (SELECT coachId FROM feedback WHERE submissionId = ?)
                 """, arguments: [submission.id])
+            let comments = Dictionary(grouping: try CommentRecord.filter(Column("submissionId") == submission.id)
+                .order(Column("createdAt")).fetchAll(db), by: \.feedbackId)
             return SubmissionExtras(coach: coach, replies: replies,
-                                    coachNames: Dictionary(names.map { ($0["id"], $0["name"]) }, uniquingKeysWith: { first, _ in first }))
+                                    coachNames: Dictionary(names.map { ($0["id"], $0["name"]) }, uniquingKeysWith: { first, _ in first }),
+                                    comments: comments)
         }
     }
 }

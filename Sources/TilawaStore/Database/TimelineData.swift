@@ -34,4 +34,6 @@ public struct TimelineData: Sendable {
     public var pendingAssessment: SubmissionRecord?
     /// The programme's turnaround settings, for sentences.
     public var policy: ProgramPolicy
+    /// The threads under the replies, by reply id, oldest first.
+    public var comments: [String: [CommentRecord]] = [:]
 }

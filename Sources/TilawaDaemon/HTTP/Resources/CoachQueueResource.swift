@@ -53,11 +53,20 @@ struct CoachQueueResource: Encodable {
         }
     }
 
+    /// A student's question waiting for an answer.
+    struct Question: Encodable {
+        var comment: CommentResource
+        var overdue: Bool
+    }
+
     var coachId: String
     var items: [Item]
+    /// Students' questions about replies, oldest first (answer with `POST /v1/feedback/{id}/comments`).
+    var questions: [Question]
 
-    init(coachId: String, items: [QueueItem], now: Date) {
+    init(coachId: String, items: [QueueItem], questions: [CommentRecord] = [], now: Date) {
         self.coachId = coachId
+        self.questions = questions.map { Question(comment: CommentResource($0), overdue: ($0.dueAt.map { now > $0 }) ?? false) }
         self.items = items.map { item in
             let record = item.submission
             let dueAt = record.feedbackDueAt

@@ -49,6 +49,8 @@ public struct SubmissionResource: Encodable, Sendable, Equatable {
         public var receivedAt: Date
         public var notes: String?
         public var result: EOCResult?
+        /// The thread under it: questions and answers, oldest first.
+        public var comments: [CommentResource]
         public var links: [String: String]
     }
 
@@ -72,7 +74,7 @@ public struct SubmissionResource: Encodable, Sendable, Equatable {
         result = record.result
         feedback = extras.replies.map { reply in
             Reply(id: reply.id, coachName: extras.coachNames[reply.coachId], receivedAt: reply.receivedAt, notes: reply.notes,
-                  result: reply.result,
+                  result: reply.result, comments: (extras.comments[reply.id] ?? []).map(CommentResource.init),
                   links: ["audio": "/v1/feedback/\(reply.id)/audio", "waveform": "/v1/feedback/\(reply.id)/waveform"])
         }
         let base = "/v1/submissions/\(record.id)"

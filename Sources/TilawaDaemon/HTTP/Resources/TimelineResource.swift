@@ -103,6 +103,8 @@ public struct TimelineResource: Encodable, Sendable {
         var result: EOCResult?
         /// When the student listened (95 % fetched, or the app said so); null until then.
         var listenedAt: Date?
+        /// The thread under the reply, oldest first.
+        var comments: [CommentResource]
         var links: [String: String]
 
         func encode(to encoder: any Encoder) throws {
@@ -114,11 +116,12 @@ public struct TimelineResource: Encodable, Sendable {
             try container.encode(notes, forKey: .notes)
             try container.encode(result, forKey: .result)
             try container.encode(listenedAt, forKey: .listenedAt)
+            try container.encode(comments, forKey: .comments)
             try container.encode(links, forKey: .links)
         }
 
         enum CodingKeys: String, CodingKey {
-            case id, notes, result, links
+            case id, notes, result, links, comments
             case submissionId
             case coachName
             case receivedAt
@@ -277,7 +280,8 @@ public struct TimelineResource: Encodable, Sendable {
                 let links: [String: String] = ["audio": "/v1/feedback/\(item.id)/audio", "waveform": "/v1/feedback/\(item.id)/waveform"]
                 return FeedbackSummary(id: item.id, submissionId: item.submissionId, coachName: data.coachNames[item.coachId],
                                        receivedAt: item.receivedAt, notes: item.notes, result: item.result,
-                                       listenedAt: item.listenedAt, links: links)
+                                       listenedAt: item.listenedAt, comments: (data.comments[item.id] ?? []).map(CommentResource.init),
+                                       links: links)
             }
         }
         // Newest first, as the app lists them (and openapi.yaml documents).
