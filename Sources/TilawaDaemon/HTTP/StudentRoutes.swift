@@ -76,31 +76,14 @@ struct StudentRoutes: Sendable {
         let studentId = try api.identifier("id", in: context)
         // The feed is the student's own (and ops'); coaches read the queue instead.
         try await api.access.requireStudent(studentId, for: principal, roles: [.student, .ops])
-        let query = request.uri.queryParameters
-        func cursor(_ name: String) throws -> Int64? {
-            try query.get(name).map { text -> Int64 in
-                guard let value = EventCursor(text) else {
-                    throw APIProblem.badRequest("invalid_cursor", "The cursor must be a cursor from a previous answer (1 to 18 digits).")
-                }
-                return value.sequence
-            }
-        }
-        let after = try cursor("after")
-        let before = try cursor("before")
-        guard after == nil || before == nil else {
-            throw APIProblem.badRequest("invalid_cursor", "Page forwards with after or backwards with before, not both.")
-        }
-        let limit = try query.get("limit").map { text -> Int in
-            guard let value = Int(text), (1...500).contains(value) else { throw APIProblem.badRequest("invalid_limit", "The limit must be 1 to 500.") }
-            return value
-        } ?? 100
+        let (after, before, limit) = try EventCursor.page(request)
         let database = api.runtime.database
         if let before {
             let records = try await database.events(studentId: studentId, before: before, limit: limit)
-            return try api.json(EventFeed(records: records, before: before, readState: try await database.readState(studentId: studentId)))
+            return try api.json(EventFeed(records: records, from: before, readState: try await database.readState(studentId: studentId)))
         }
         let records = try await database.events(studentId: studentId, after: after ?? 0, limit: limit)
-        return try api.json(EventFeed(records: records, after: after ?? 0, readState: try await database.readState(studentId: studentId)))
+        return try api.json(EventFeed(records: records, from: after ?? 0, readState: try await database.readState(studentId: studentId)))
     }
 
     /// `GET /v1/coaches/{id}/events` (that coach, ops): the coach's own notifications, paged
@@ -109,24 +92,7 @@ struct StudentRoutes: Sendable {
         let principal = try context.requirePrincipal()
         let coachId = try api.identifier("id", in: context)
         try await api.access.requireCoach(coachId, for: principal)
-        let query = request.uri.queryParameters
-        func cursor(_ name: String) throws -> Int64? {
-            try query.get(name).map { text -> Int64 in
-                guard let value = EventCursor(text) else {
-                    throw APIProblem.badRequest("invalid_cursor", "The cursor must be a cursor from a previous answer (1 to 18 digits).")
-                }
-                return value.sequence
-            }
-        }
-        let after = try cursor("after")
-        let before = try cursor("before")
-        guard after == nil || before == nil else {
-            throw APIProblem.badRequest("invalid_cursor", "Page forwards with after or backwards with before, not both.")
-        }
-        let limit = try query.get("limit").map { text -> Int in
-            guard let value = Int(text), (1...500).contains(value) else { throw APIProblem.badRequest("invalid_limit", "The limit must be 1 to 500.") }
-            return value
-        } ?? 100
+        let (after, before, limit) = try EventCursor.page(request)
         let database = api.runtime.database
         let records = if let before {
             try await database.coachEvents(coachId: coachId, before: before, limit: limit)

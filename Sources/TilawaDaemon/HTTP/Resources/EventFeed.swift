@@ -17,16 +17,10 @@ struct EventFeed: Encodable {
     /// The cursor read up to; "0" when nothing is read.
     var readCursor: String
 
-    init(records: [EventRecord], after: Int64, readState: AppDatabase.ReadState) {
+    /// A page read from `cursor` (the request's `after` or `before`) onwards, in the page's order.
+    init(records: [EventRecord], from cursor: Int64, readState: AppDatabase.ReadState) {
         events = records.compactMap(EventFeedItem.init)
-        nextCursor = String(records.last?.seq ?? after)
-        unreadCount = readState.unreadCount
-        readCursor = String(readState.readCursor)
-    }
-
-    init(records: [EventRecord], before: Int64, readState: AppDatabase.ReadState) {
-        events = records.compactMap(EventFeedItem.init)
-        nextCursor = String(records.last?.seq ?? before)
+        nextCursor = String(records.last?.seq ?? cursor)
         unreadCount = readState.unreadCount
         readCursor = String(readState.readCursor)
     }
