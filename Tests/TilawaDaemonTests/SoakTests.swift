@@ -165,11 +165,11 @@ struct SoakTests {
         #expect(outcomes["processed", default: []].allSatisfy { !$0.contains("_w13_") })
         let feedbackRows = try state.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM feedback") ?? 0 }
         #expect(feedbackRows == outcomes["processed", default: []].count, "one feedback row per processed reply")
-        // The webhook got every event, each signed, in order per student; duplicates only from kills.
+        // The webhook got every event, each signed, in order per recipient; duplicates only from kills.
         let events = try state.read { db in try EventRecord.order(Column("seq")).fetchAll(db) }
         #expect(Set(receiver.takenOnce) == Set(events.map(\.id)), "events not received: \(Set(events.map(\.id)).subtracting(receiver.takenOnce).count)")
         #expect(receiver.calls.allSatisfy { $0.signatureError == nil })
-        #expect(callsAreInOrderPerStudent(receiver.calls, events: events))
+        #expect(callsAreInOrderPerRecipient(receiver.calls, events: events))
         print("soak (seed \(seed)): \(accepted.count) uploads answered 201, \(rows.count) submission rows, "
               + "\(outcomes["processed", default: []].count) replies processed and \(outcomes["rejected", default: []].count) rejected, "
               + "\(events.count) events, \(receiver.calls.count - events.count) POSTs received again after kills")

@@ -60,7 +60,7 @@ struct WebhookDeliveryTests {
         #expect(receiver.takenOnce.count == events.count)
         #expect(calls.filter(\.wasTaken).count > events.count, "the event answered late was taken twice")
         #expect(Set(receiver.answered).count == receiver.answered.count, "no event was acknowledged twice")
-        #expect(callsAreInOrderPerStudent(calls, events: events))
+        #expect(callsAreInOrderPerRecipient(calls, events: events))
 
         let stored = try outbox.events()
         #expect(stored.allSatisfy { $0.deliveredAt != nil && $0.lastError == nil && $0.attempts >= 1 })
@@ -138,7 +138,7 @@ struct WebhookDeliveryTests {
         }
         #expect(receiver.answered.count == events.count, "nothing sent twice")
         #expect(Set(receiver.answered) == Set(events.map(\.id)), "nothing lost")
-        #expect(callsAreInOrderPerStudent(receiver.calls, events: events))
+        #expect(callsAreInOrderPerRecipient(receiver.calls, events: events))
     }
 
     @Test("Events survive a hard stop mid-POST: the next service sends them again; once after de-dup")
@@ -169,7 +169,7 @@ struct WebhookDeliveryTests {
         #expect(receiver.takenOnce.count == events.count)
         #expect(Set(receiver.takenOnce) == Set(events.map(\.id)))
         #expect(receiver.calls.filter(\.wasTaken).count == events.count + 2, "the two POSTs cut off were received again")
-        #expect(callsAreInOrderPerStudent(receiver.calls, events: events))
+        #expect(callsAreInOrderPerRecipient(receiver.calls, events: events))
     }
 
     @Test("Different students' events go out concurrently, at most four at a time; one student's never overlap")

@@ -353,13 +353,13 @@ func metricValue(_ name: String, in metrics: TilawaMetrics) -> Double? {
 
 /// Whether each student's calls come in outbox order: once a later event of a student has
 /// been sent, no earlier one of theirs is sent again.
-func callsAreInOrderPerStudent(_ calls: [ReceivedCall], events: [EventRecord]) -> Bool {
-    let position = Dictionary(uniqueKeysWithValues: events.enumerated().map { ($0.element.id, $0.offset) })
+func callsAreInOrderPerRecipient(_ calls: [ReceivedCall], events: [EventRecord]) -> Bool {
+    let position = Dictionary(uniqueKeysWithValues: events.enumerated().map { ($0.element.id, ($0.offset, $0.element.queue)) })
     var last: [String: Int] = [:]
     for call in calls {
-        guard let id = call.eventId, let index = position[id], let student = call.studentId else { return false }
-        if let previous = last[student], index < previous { return false }
-        last[student] = index
+        guard let id = call.eventId, let (index, queue) = position[id] else { return false }
+        if let previous = last[queue], index < previous { return false }
+        last[queue] = index
     }
     return true
 }

@@ -50,12 +50,18 @@ extension AppDatabase {
                 let enrolments = try EnrolmentRecord
                     .filter(Column("semesterId") == semester.id && Column("levelId") != nil && Column("coachId") != nil)
                     .fetchAll(db)
+                // One query for the semester: who has either of the last two weeks in. Only the
+                // others (rarely many) have their whole history read, to find the streak's start.
+                let recent = Set(try Int64.fetchAll(db, sql: """
+                    SELECT DISTINCT submission.enrolmentId FROM submission JOIN enrolment ON enrolment.id = submission.enrolmentId
+                    WHERE enrolment.semesterId = ? AND submission.kind = 'week' AND submission.state <> 'failed'
+                      AND submission.week IN (?, ?)
+                    """, arguments: [semester.id, lastPassed - 1, lastPassed]))
                 for enrolment in enrolments {
-                    guard let enrolmentId = enrolment.id, let coachId = enrolment.coachId else { continue }
+                    guard let enrolmentId = enrolment.id, let coachId = enrolment.coachId, !recent.contains(enrolmentId) else { continue }
                     let covered = Set(try Int.fetchAll(db, sql: """
                         SELECT DISTINCT week FROM submission WHERE enrolmentId = ? AND kind = 'week' AND state <> 'failed'
                         """, arguments: [enrolmentId]))
-                    guard !covered.contains(lastPassed), !covered.contains(lastPassed - 1) else { continue }
                     var start = lastPassed - 1
                     while start > 1, !covered.contains(start - 1) { start -= 1 }
                     try db.execute(sql: """

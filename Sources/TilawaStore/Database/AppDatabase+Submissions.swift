@@ -141,7 +141,8 @@ extension AppDatabase {
             link = .week(slot)
         }
         let payload = EventPayload(
-            id: id, type: type.rawValue, recipient: recipient.role, studentId: studentId, occurredAt: occurredAt, week: week,
+            id: id, type: type.rawValue, recipient: recipient.role, recipientId: recipient.id, studentId: studentId,
+            occurredAt: occurredAt, week: week,
             submissionId: submissionId, feedbackId: feedbackId, coachName: coachName, message: message,
             link: link.absoluteString, extra: extra)
         var event = EventRecord(id: id, studentId: studentId, type: type.rawValue, payload: try payload.jsonData(), occurredAt: occurredAt,

@@ -63,6 +63,8 @@ public struct EventPayload: Codable, Sendable, Equatable {
     /// Who the event is for: `student` (every event today; `coach` and `ops` are reserved).
     /// Absent from events stored before it existed.
     public var recipient: String?
+    /// The coach's id for a coach's event; nil otherwise.
+    public var recipientId: String?
     public var studentId: String
     public var occurredAt: Date
     public var week: WeekInfo
@@ -76,6 +78,7 @@ public struct EventPayload: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case id, type, recipient, week, message, link, extra
+        case recipientId = "recipient_id"
         case studentId = "student_id"
         case occurredAt = "occurred_at"
         case submissionId = "submission_id"

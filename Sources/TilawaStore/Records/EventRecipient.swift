@@ -5,6 +5,11 @@ public enum EventRecipient: Sendable, Hashable {
     case coach(String)
     case ops
 
+    /// The coach's id for `coach`; nil otherwise.
+    public var id: String? {
+        if case let .coach(coachId) = self { coachId } else { nil }
+    }
+
     /// `student`, `coach` or `ops`, as in the payload's `recipient`.
     public var role: String {
         switch self {
