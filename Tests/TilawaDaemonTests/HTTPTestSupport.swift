@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import Synchronization
+import Testing
 import TilawaCore
 @testable import TilawaDaemon
 @_spi(Testing) import TilawaStore
@@ -107,6 +108,22 @@ struct TestDaemon {
     }
 
     func remove() { scratch.remove() }
+
+    /// S1001's week-12 recording uploaded, encoded, and answered by C01 with an encoded reply;
+    /// the submission's and the reply's ids.
+    func answeredRecording(_ client: some TestClientProtocol) async throws -> (submission: String, feedback: String) {
+        let upload = try await client.execute(uri: "/v1/students/S1001/weeks/12/submissions", method: .post,
+                                              headers: try await headers(.student, "S1001", [.contentType: "audio/ogg"]),
+                                              body: try Self.fixture("speech.opus"))
+        let id = try #require(upload.json?["id"] as? String)
+        #expect(await eventually { try runtime.database.submission(id: id)?.state == .awaitingFeedback })
+        let reply = try await client.execute(uri: "/v1/submissions/\(id)/feedback", method: .post,
+                                             headers: try await headers(.coach, "C01", [.contentType: "audio/ogg"]),
+                                             body: try Self.fixture("speech.opus"))
+        let feedbackId = try #require(reply.json?["id"] as? String)
+        #expect(await eventually { try runtime.database.feedback(id: feedbackId)?.state == .ready })
+        return (id, feedbackId)
+    }
 }
 
 extension TestResponse {

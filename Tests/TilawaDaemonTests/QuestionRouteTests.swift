@@ -15,24 +15,9 @@ struct QuestionRouteTests {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
         try await daemon.application().test(.live) { client in
-            let upload = try await client.execute(uri: "/v1/students/S1001/weeks/12/submissions", method: .post,
-                                                  headers: try await daemon.headers(.student, "S1001", [.contentType: "audio/ogg"]),
-                                                  body: try TestDaemon.fixture("speech.opus"))
-            let id = try #require(upload.json?["id"] as? String)
-            #expect(await daemon.eventually { try daemon.runtime.database.submission(id: id)?.state == .awaitingFeedback })
-            let reply = try await client.execute(uri: "/v1/submissions/\(id)/feedback", method: .post,
-                                                 headers: try await daemon.headers(.coach, "C01", [.contentType: "audio/ogg"]),
-                                                 body: try TestDaemon.fixture("speech.opus"))
-            let feedbackId = try #require(reply.json?["id"] as? String)
+            let (id, feedbackId) = try await daemon.answeredRecording(client)
             let comments = "/v1/feedback/\(feedbackId)/comments"
             let studentJSON = try await daemon.headers(.student, "S1001", [.contentType: "application/json"])
-            // Before the reply is encoded, the thread is not open yet.
-            if try await daemon.runtime.database.feedback(id: feedbackId)?.state != .ready {
-                let early = try await client.execute(uri: comments, method: .post, headers: studentJSON,
-                                                     body: ByteBuffer(string: #"{"text": "Too soon?"}"#))
-                #expect(early.status == .conflict || early.status == .created)
-            }
-            #expect(await daemon.eventually { try daemon.runtime.database.feedback(id: feedbackId)?.state == .ready })
 
             let question = "In ayah 3, should the madd be four counts or six?"
             let asked = try await client.execute(uri: comments, method: .post, headers: studentJSON,

@@ -79,16 +79,7 @@ struct ReadStateRouteTests {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
         try await daemon.application().test(.live) { client in
-            let upload = try await client.execute(uri: "/v1/students/S1001/weeks/12/submissions", method: .post,
-                                                  headers: try await daemon.headers(.student, "S1001", [.contentType: "audio/ogg"]),
-                                                  body: try TestDaemon.fixture("speech.opus"))
-            let id = try #require(upload.json?["id"] as? String)
-            #expect(await daemon.eventually { try daemon.runtime.database.submission(id: id)?.state == .awaitingFeedback })
-            let reply = try await client.execute(uri: "/v1/submissions/\(id)/feedback", method: .post,
-                                                 headers: try await daemon.headers(.coach, "C01", [.contentType: "audio/ogg"]),
-                                                 body: try TestDaemon.fixture("speech.opus"))
-            let feedbackId = try #require(reply.json?["id"] as? String)
-            #expect(await daemon.eventually { try daemon.runtime.database.feedback(id: feedbackId)?.state == .ready })
+            let (_, feedbackId) = try await daemon.answeredRecording(client)
             let size = try #require(try await daemon.runtime.database.feedback(id: feedbackId)?.audioBytes)
             let audio = "/v1/feedback/\(feedbackId)/audio"
             func listenedAt() async throws -> Date? { try await daemon.runtime.database.feedback(id: feedbackId)?.listenedAt }

@@ -83,13 +83,9 @@ struct FeedbackRoutes: Sendable {
             context.refuseBody(of: request)
             throw Self.problem(refusal)
         case let .success(submission):
-            if submission.kind == .eoc, result == nil {
+            if let refusal = FeedbackRefusal.result(result, for: submission) {
                 context.refuseBody(of: request)
-                throw Self.problem(.eocResultRequired(student: submission.studentId))
-            }
-            if submission.kind != .eoc, let result {
-                context.refuseBody(of: request)
-                throw Self.problem(.resultNotApplicable(result: result, slot: submission.slot))
+                throw Self.problem(refusal)
             }
         }
         let staged = try await receiver.receive(request, context: context, fileExtension: SubmissionRoutes.fileExtension(for: request))

@@ -36,8 +36,7 @@ public struct FeedbackIntake: Sendable {
             return .refused(refusal)
         case let .success(submission):
             // The result is checked before decoding too: a reply that cannot be recorded costs nothing.
-            if submission.kind == .eoc, eocResult == nil { return .refused(.eocResultRequired(student: submission.studentId)) }
-            if submission.kind != .eoc, let eocResult { return .refused(.resultNotApplicable(result: eocResult, slot: submission.slot)) }
+            if let refusal = FeedbackRefusal.result(eocResult, for: submission) { return .refused(refusal) }
         }
         let processed: ProcessedAudio
         do {

@@ -53,6 +53,13 @@ public final class StateDirectoryLock: Sendable {
         let path = directory.root.appendingPathComponent("tilawa.lock").path
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard descriptor >= 0 else { throw .unusable(path: path, errno: errno) }
+        // The pid is written into the file: it must be a plain file of the state directory's
+        // own, not a hard link to a file elsewhere (a link is refused by O_NOFOLLOW above).
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_nlink == 1 else {
+            close(descriptor)
+            throw .unusable(path: path, errno: EMLINK)
+        }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let code = errno
             let holder = Self.readPid(descriptor)

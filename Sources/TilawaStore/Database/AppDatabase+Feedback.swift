@@ -92,10 +92,7 @@ extension AppDatabase {
             case let .failure(refusal):
                 return .failure(refusal)
             case let .success(submission):
-                if submission.kind == .eoc, request.result == nil { return .failure(.eocResultRequired(student: submission.studentId)) }
-                if submission.kind != .eoc, let result = request.result {
-                    return .failure(.resultNotApplicable(result: result, slot: submission.slot))
-                }
+                if let refusal = FeedbackRefusal.result(request.result, for: submission) { return .failure(refusal) }
                 let feedback = FeedbackRecord(
                     id: request.feedbackId, submissionId: submission.id, coachId: request.coachId, receivedAt: request.receivedAt,
                     notes: request.notes, analysis: request.analysis, originalPath: request.originalPath, origin: request.origin,

@@ -8,12 +8,15 @@ extension AppDatabase {
     /// Records how many rows the full artifact sweep found pointing to a missing file, so
     /// `tilawa status` can report it without checking every row itself.
     public func recordArtifactSweep(missing: Int, at date: Date) throws {
-        try writer.write { db in
-            try db.execute(sql: """
-                INSERT INTO meta (key, value, updatedAt) VALUES (?, ?, ?)
-                ON CONFLICT(key) DO UPDATE SET value = excluded.value, updatedAt = excluded.updatedAt
-                """, arguments: [Self.missingArtifactsKey, missing, date])
-        }
+        try writer.write { db in try Self.setMeta(db, key: Self.missingArtifactsKey, value: missing, at: date) }
+    }
+
+    /// Sets `meta[key]` (inside the caller's transaction).
+    static func setMeta(_ db: Database, key: String, value: some DatabaseValueConvertible, at date: Date) throws {
+        try db.execute(sql: """
+            INSERT INTO meta (key, value, updatedAt) VALUES (?, ?, ?)
+            ON CONFLICT(key) DO UPDATE SET value = excluded.value, updatedAt = excluded.updatedAt
+            """, arguments: [key, value, date])
     }
 
     /// The last full sweep's result, or nil when none was recorded (or the schema predates `meta`).

@@ -15,12 +15,7 @@ extension AppDatabase {
     /// Turns deliveries off after the receiver answered 410 Gone (kept across restarts);
     /// `redeliverEvents` turns them on again.
     public func disableWebhook(reason: String, at date: Date) async throws {
-        try await writer.write { db in
-            try db.execute(sql: """
-                INSERT INTO meta (key, value, updatedAt) VALUES (?, ?, ?)
-                ON CONFLICT(key) DO UPDATE SET value = excluded.value, updatedAt = excluded.updatedAt
-                """, arguments: [Self.webhookDisabledKey, reason, date])
-        }
+        try await writer.write { db in try Self.setMeta(db, key: Self.webhookDisabledKey, value: reason, at: date) }
     }
 
     /// Whether deliveries are off, and why.

@@ -13,6 +13,15 @@ public enum FeedbackRefusal: Error, Sendable, Equatable {
     /// Only an end-of-course reply carries a result.
     case resultNotApplicable(result: EOCResult, slot: Slot)
 
+    /// The refusal of a reply whose end-of-course result does not fit `submission`: missing on
+    /// an EOC reply, present on any other; nil when it fits. The one rule the HTTP route (before
+    /// the body is read), the intake (before decoding) and the store (in the transaction) apply.
+    public static func result(_ result: EOCResult?, for submission: SubmissionRecord) -> FeedbackRefusal? {
+        if submission.kind == .eoc, result == nil { return .eocResultRequired(student: submission.studentId) }
+        if submission.kind != .eoc, let result { return .resultNotApplicable(result: result, slot: submission.slot) }
+        return nil
+    }
+
     /// Stable code.
     public var code: String {
         switch self {
