@@ -10,6 +10,8 @@ struct DeepLinkTests {
         (.week(.week(1)), "quranflow://weeks/1"),
         (.feedback(.eoc, id: id("F1")), "quranflow://weeks/eoc/feedback/F1"),
         (.week(.assessment), "quranflow://weeks/assessment"),
+        (.coachQueue, "quranflow://coach/queue"),
+        (.operationsStatus, "quranflow://ops/status"),
     ])
     func roundTrip(_ link: DeepLink, _ text: String) {
         #expect(link.absoluteString == text)
@@ -21,7 +23,7 @@ struct DeepLinkTests {
         "", "quranflow://", "quranflow://weeks", "quranflow://weeks/0", "quranflow://weeks/x",
         "https://weeks/8", "quranflow://weeks/8/feedback", "quranflow://weeks/8/feedback/",
         "quranflow://weeks/8/feedback/../x", "quranflow://weeks/8/other/x", "quranflow://weeks/8/feedback/F1/extra",
-        "quranflow://students/8",
+        "quranflow://students/8", "quranflow://coach", "quranflow://coach/queue/x", "quranflow://ops/status/", "quranflow://ops",
     ])
     func refuses(_ text: String) {
         #expect(DeepLink(text) == nil)

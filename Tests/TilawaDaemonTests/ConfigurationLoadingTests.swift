@@ -5,6 +5,26 @@ import TilawaCore
 
 @Suite("TilawaConfiguration loading")
 struct ConfigurationLoadingTests {
+    @Test("the notification keys: reminders, quiet hours and the coach's digest, each with none")
+    func notifications() throws {
+        let scratch = try ConfigurationScratch()
+        defer { scratch.remove() }
+        let standard = try scratch.load().program.notificationSchedule
+        #expect(standard == .standard && standard.coachDigest == DailyMoment(at: LocalTime(hour: 7, minute: 0)!))
+        let set = try scratch.load(environment: [
+            "TILAWA_NOTIFICATIONS_DEADLINE_REMINDERS": "3@09:30",
+            "TILAWA_NOTIFICATIONS_QUIET_HOURS": "21:00-08:00",
+            "TILAWA_NOTIFICATIONS_COACH_DIGEST": "06:45",
+        ]).program.notificationSchedule
+        #expect(set.reminders == [.init(daysBefore: 3, at: LocalTime(hour: 9, minute: 30)!)])
+        #expect(set.quietHours == .init(start: LocalTime(hour: 21, minute: 0)!, end: LocalTime(hour: 8, minute: 0)!))
+        #expect(set.coachDigest == DailyMoment(at: LocalTime(hour: 6, minute: 45)!))
+        let off = try scratch.load(environment: [
+            "TILAWA_NOTIFICATIONS_DEADLINE_REMINDERS": "none", "TILAWA_NOTIFICATIONS_COACH_DIGEST": "none",
+        ]).program.notificationSchedule
+        #expect(off.reminders.isEmpty && off.coachDigest == nil && off.quietHours == nil)
+    }
+
     @Test("no file and an empty environment give every default, on ./var")
     func defaults() throws {
         let scratch = try ConfigurationScratch()

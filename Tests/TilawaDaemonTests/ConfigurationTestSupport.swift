@@ -81,6 +81,7 @@ func numericField(_ key: String, of config: TilawaConfiguration) -> Double? {
     case "workers.encode": Double(config.encodeWorkers)
     case "storage.originals_retention_days": config.storage.originalsRetention / 86_400
     case "storage.min_free_bytes": Double(config.storage.minFreeBytes)
+    case "storage.low_free_bytes": Double(config.storage.lowFreeBytes)
     case "idempotency.retention_hours": config.idempotencyRetention / 3600
     default: nil
     }

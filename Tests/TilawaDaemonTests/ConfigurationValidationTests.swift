@@ -125,6 +125,8 @@ struct ConfigurationValidationTests {
         .init(key: "storage.min_free_bytes", value: "-1", accepted: false),
         .init(key: "storage.min_free_bytes", value: "0", accepted: true),
         .init(key: "storage.min_free_bytes", value: "9223372036854775807", accepted: true),
+        .init(key: "storage.low_free_bytes", value: "-1", accepted: false),
+        .init(key: "storage.low_free_bytes", value: "0", accepted: true),
         .init(key: "idempotency.retention_hours", value: "23", accepted: false),
         .init(key: "idempotency.retention_hours", value: "24", accepted: true),
         .init(key: "idempotency.retention_hours", value: "8760", accepted: true),
@@ -205,6 +207,8 @@ struct ConfigurationValidationTests {
         BadValue(key: "state_dir", value: "", rule: "must be a path"),
         BadValue(key: "dropbox.path", value: "", rule: "must be a path"),
         BadValue(key: "auth.jwt_key_file", value: "", rule: "must be a path"),
+        BadValue(key: "notifications.coach_digest", value: "7am", rule: "must be a local time HH:MM"),
+        BadValue(key: "notifications.coach_digest", value: "24:00", rule: "must be a local time HH:MM"),
     ])
     func badValue(_ bad: BadValue) throws {
         let scratch = try ConfigurationScratch()

@@ -123,8 +123,8 @@ struct DropFolderTests {
         let events = try await harness.daemon.runtime.database.events(studentId: "S1001", after: 0, limit: 10)
         let ready = try #require(events.first { $0.type == "feedback_ready" })
         let payload = try JSONDecoder.api.decode(EventPayload.self, from: ready.payload)
-        #expect(payload.week.number == 8)
-        #expect(payload.week.title == (timeline.curriculum.first { $0.week == 8 }?.title))
+        #expect(payload.week?.number == 8)
+        #expect(payload.week?.title == (timeline.curriculum.first { $0.week == 8 }?.title))
         #expect(payload.coachName != nil)
         #expect(payload.link.hasPrefix("quranflow://weeks/8/feedback/"))
     }

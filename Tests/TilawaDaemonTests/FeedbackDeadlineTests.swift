@@ -27,7 +27,7 @@ struct FeedbackDeadlineTests {
         let coachEvents = try await daemon.runtime.database.coachEvents(coachId: "C01", after: 0, limit: 50)
         #expect(coachEvents.map(\.type) == ["submission_ready_for_review", "feedback_overdue"])
         let payload = try JSONDecoder.api.decode(EventPayload.self, from: try #require(coachEvents.last).payload)
-        #expect(payload.week.number == 12 && payload.recipient == "coach" && payload.recipientId == "C01" && payload.studentId == "S1001")
+        #expect(payload.week?.number == 12 && payload.recipient == "coach" && payload.recipientId == "C01" && payload.studentId == "S1001")
         #expect(payload.message.hasPrefix("Aisha Rahman's recording for week 12 (") && payload.message.contains("waiting for Ustadha Maryam Haddad's reply"))
         let ops = try await daemon.runtime.database.writer.read { db in
             try String.fetchAll(db, sql: "SELECT type FROM event WHERE recipient = 'ops'")

@@ -287,11 +287,19 @@ struct StandardWebhooksTests {
                 try FileManager.default.copyItem(atPath: fixturesDirectory.appendingPathComponent("speech.opus").path, toPath: staged)
                 _ = try daemon.runtime.intake.submit(stagedPath: staged, studentId: round == 0 ? "S1001" : "S1002", slot: .week(12),
                                                      origin: .cli, fileExtension: "opus")
+                // An event about no student (null student_id and week) is signed and verified alike.
+                if round == 0 {
+                    #expect(try await daemon.runtime.database.recordStorageLow(
+                        .init(freeBytes: 1, totalBytes: 2, minimumFreeBytes: 0), message: "low", timeZone: .gmt, now: Date()))
+                }
                 let services = RunningServices([service])
-                #expect(await daemon.eventually { receiver.answered.count >= 1 })
+                #expect(await daemon.eventually { receiver.answered.count >= (round == 0 ? 2 : 1) })
                 try await services.stop()
             }
             let calls = receiver.calls.filter { $0.fault == nil }
+            if round == 0 {
+                #expect(calls.contains { String(decoding: $0.body, as: UTF8.self).contains("\"student_id\":null") })
+            }
             #expect(!calls.isEmpty && calls.allSatisfy { $0.signatureError == nil })
             #expect(calls.allSatisfy { ($0.standardHeaders["webhook-signature"]?.split(separator: " ").count ?? 0) == endpointSecrets.count })
             let lines = try calls.map { call -> String in

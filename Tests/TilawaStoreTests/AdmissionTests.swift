@@ -26,7 +26,7 @@ struct AdmissionTests {
         #expect(events.count == 1)
         let payload = try JSONDecoder.iso.decode(EventPayload.self, from: events[0].payload)
         #expect(payload.type == "submission_received")
-        #expect(payload.week.number == 2 && payload.week.title == "Title 2" && payload.week.passage == "Passage 2")
+        #expect(payload.week?.number == 2 && payload.week?.title == "Title 2" && payload.week?.passage == "Passage 2")
         #expect(payload.link == "quranflow://weeks/2/submissions/\(submission.id)")
         #expect(payload.message.contains("week 2 (Title 2)"))
     }

@@ -27,6 +27,8 @@ public final class ServeProcess {
         environment["TZ"] = "UTC"
         environment.removeValue(forKey: "NOTIFY_SOCKET")
         environment.removeValue(forKey: "WATCHDOG_USEC")
+        // The daily digest depends on the hour a test runs: off unless a test asks for it.
+        environment["TILAWA_NOTIFICATIONS_COACH_DIGEST"] = "none"
         environment.merge(extra) { _, new in new }
         process.environment = environment
         process.currentDirectoryURL = URL(fileURLWithPath: directory)

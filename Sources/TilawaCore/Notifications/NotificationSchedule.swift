@@ -55,15 +55,21 @@ public struct NotificationSchedule: Sendable, Hashable {
     public let reminders: [Reminder]
     /// Quiet hours, if any (default none).
     public let quietHours: QuietHours?
+    /// When each coach's daily digest of their queue is due (default 07:00; nil: none).
+    public let coachDigest: DailyMoment?
 
     /// The programme's defaults.
     public static let standard = NotificationSchedule(
         reminders: [Reminder(daysBefore: 2, at: LocalTime(hour: 18, minute: 0)!), Reminder(daysBefore: 1, at: LocalTime(hour: 18, minute: 0)!)],
         quietHours: nil)
 
-    public init(reminders: [Reminder], quietHours: QuietHours?) {
+    /// The coach's digest by default: 07:00 programme time.
+    public static let standardCoachDigest = DailyMoment(at: LocalTime(hour: 7, minute: 0)!)
+
+    public init(reminders: [Reminder], quietHours: QuietHours?, coachDigest: DailyMoment? = Self.standardCoachDigest) {
         self.reminders = reminders
         self.quietHours = quietHours
+        self.coachDigest = coachDigest
     }
 
     /// The notices of `week` in `calendar`, in due order.

@@ -2,8 +2,9 @@
 ///
 /// Forms (the slot is its text form, so `eoc` and `assessment` work like weeks):
 /// `quranflow://weeks/<slot>`, `quranflow://weeks/<slot>/submissions/<submission-id>`,
-/// `quranflow://weeks/<slot>/feedback/<feedback-id>`. Ids are `Identifier`s, so no
-/// percent-encoding is ever needed. Encodes as its string.
+/// `quranflow://weeks/<slot>/feedback/<feedback-id>`; for staff, `quranflow://coach/queue`
+/// (a coach's digest) and `quranflow://ops/status` (`storage_low`). Ids are `Identifier`s,
+/// so no percent-encoding is ever needed. Encodes as its string.
 public enum DeepLink: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The week's page.
     case week(Slot)
@@ -11,6 +12,10 @@ public enum DeepLink: Sendable, Hashable, Codable, CustomStringConvertible {
     case submission(Slot, id: Identifier)
     /// The coach's feedback on the week.
     case feedback(Slot, id: Identifier)
+    /// A coach's queue.
+    case coachQueue
+    /// The operations summary.
+    case operationsStatus
 
     /// The URL scheme the app registers.
     public static let scheme = "quranflow"
@@ -21,17 +26,27 @@ public enum DeepLink: Sendable, Hashable, Codable, CustomStringConvertible {
         case let .week(slot): "\(Self.scheme)://weeks/\(slot)"
         case let .submission(slot, id): "\(Self.scheme)://weeks/\(slot)/submissions/\(id)"
         case let .feedback(slot, id): "\(Self.scheme)://weeks/\(slot)/feedback/\(id)"
+        case .coachQueue: "\(Self.scheme)://coach/queue"
+        case .operationsStatus: "\(Self.scheme)://ops/status"
         }
     }
 
     /// Same as `absoluteString`.
     public var description: String { absoluteString }
 
-    /// Parses one of the three forms (scheme case-insensitive); nil for anything else.
+    /// Parses one of the forms (scheme case-insensitive); nil for anything else.
     public init?(_ text: String, weekCount: Int = 99) {
         let prefix = "\(Self.scheme)://"
         guard text.lowercased().hasPrefix(prefix) else { return nil }
         let parts = text.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
+        if parts == ["coach", "queue"] {
+            self = .coachQueue
+            return
+        }
+        if parts == ["ops", "status"] {
+            self = .operationsStatus
+            return
+        }
         guard parts.first == "weeks", parts.count >= 2,
               let slot = try? Slot(parsing: String(parts[1]), weekCount: weekCount)
         else { return nil }

@@ -12,4 +12,23 @@ public enum StaffMessages {
     public static func feedbackOverdue(student: String, what: String, coachName: String?, due: String) -> String {
         "\(student)'s recording for \(what) is still waiting for \(coachName ?? "a coach")'s reply; it was due \(due)."
     }
+
+    /// `coach_digest`: the coach's queue in one sentence, e.g. "Your queue: 3 recordings
+    /// awaiting your reply (1 overdue) and 2 open questions; the oldest was due Tuesday 24
+    /// November, 18:00 EST."
+    public static func coachDigest(awaiting: Int, overdue: Int, openQuestions: Int, oldestDue: String?) -> String {
+        var parts: [String] = []
+        if awaiting > 0 {
+            let recordings = awaiting == 1 ? "1 recording awaiting your reply" : "\(awaiting) recordings awaiting your reply"
+            parts.append(overdue > 0 ? "\(recordings) (\(overdue) overdue)" : recordings)
+        }
+        if openQuestions > 0 {
+            parts.append(openQuestions == 1 ? "1 open question" : "\(openQuestions) open questions")
+        }
+        var text = "Your queue: " + (parts.isEmpty ? "nothing waiting" : parts.joined(separator: " and "))
+        if let oldestDue {
+            text += overdue > 0 ? "; the oldest was due \(oldestDue)" : "; the oldest is due \(oldestDue)"
+        }
+        return text + "."
+    }
 }

@@ -74,6 +74,8 @@ public struct ConfigurationKey: Sendable, Hashable {
               "`deadline_reminder`s: days before the deadline's day (0–6) and a local time, comma-separated, or `none`."),
         .init("notifications.quiet_hours", "none",
               "Local `HH:MM-HH:MM` nothing is sent in (may wrap midnight): a notification moves to the end if still before the deadline, else to just before the start."),
+        .init("notifications.coach_digest", "`07:00`",
+              "Local time each coach's daily `coach_digest` of their queue is due (sent that day if the daemon was down at the time; none when the queue is empty), or `none`."),
         .init("attempts.limit", "`2`", "Accepted recordings per student per window (1–100)."),
         .init("attempts.window_days", "`7`", "Length of the rolling attempt window in days (1–365)."),
         .init("audio.min_duration_seconds", "`10`", "Shorter recordings are rejected `too_short` (0–3600)."),
@@ -95,6 +97,8 @@ public struct ConfigurationKey: Sendable, Hashable {
               "Days an uploaded original is kept after its Opus encoding (0–3650)."),
         .init("storage.min_free_bytes", "`268435456`",
               "Uploads are answered 507 `storage_full` when less disk space than this is free."),
+        .init("storage.low_free_bytes", "`1073741824`",
+              "Below this much free disk space operations get `storage_low` (at most once a local day); `0` never."),
         .init("idempotency.retention_hours", "`24`", "How long an `Idempotency-Key` is remembered (24–8760)."),
         .init("log.level", "`info`", "Least severe level logged: trace, debug, info, notice, warning, error, critical."),
     ]

@@ -74,6 +74,7 @@ extension TilawaConfiguration {
         config.storage.originalsRetention = try TimeInterval(
             values.integer("storage.originals_retention_days", default: 30, in: 0...3650) * 86_400)
         config.storage.minFreeBytes = try values.integer("storage.min_free_bytes", default: config.storage.minFreeBytes, in: 0...Int.max)
+        config.storage.lowFreeBytes = try values.integer("storage.low_free_bytes", default: config.storage.lowFreeBytes, in: 0...Int.max)
         config.idempotencyRetention = try TimeInterval(values.integer("idempotency.retention_hours", default: 24, in: 24...8760) * 3600)
         let level = try values.choice("log.level", default: config.logLevel.rawValue, among: LogLevel.allCases.map(\.rawValue))
         config.logLevel = LogLevel(rawValue: level) ?? config.logLevel
@@ -165,7 +166,8 @@ extension TilawaConfiguration {
         }
     }
 
-    /// `notifications.deadline_reminders` (`2@18:00,1@18:00`, `none`) and `notifications.quiet_hours` (`21:00-08:00`).
+    /// `notifications.deadline_reminders` (`2@18:00,1@18:00`, `none`), `notifications.quiet_hours` (`21:00-08:00`)
+    /// and `notifications.coach_digest` (`07:00`, `none`).
     private mutating func readNotifications(_ values: inout ConfigurationValues) throws(ConfigurationError) {
         var reminders = NotificationSchedule.standard.reminders
         if let setting = values.optionalText("notifications.deadline_reminders") {
@@ -191,7 +193,17 @@ extension TilawaConfiguration {
             }
             quiet = .init(start: start, end: end)
         }
-        program.notificationSchedule = NotificationSchedule(reminders: reminders, quietHours: quiet)
+        var digest: DailyMoment? = NotificationSchedule.standardCoachDigest
+        if let setting = values.optionalText("notifications.coach_digest") {
+            if setting.text.lowercased() == "none" {
+                digest = nil
+            } else if let at = LocalTime(setting.text.trimmingCharacters(in: .whitespaces)) {
+                digest = DailyMoment(at: at)
+            } else {
+                throw values.invalid("notifications.coach_digest", "must be a local time HH:MM in the programme's time zone (e.g. 07:00), or none", setting)
+            }
+        }
+        program.notificationSchedule = NotificationSchedule(reminders: reminders, quietHours: quiet, coachDigest: digest)
     }
 
     /// Whether `date` exists on the Gregorian calendar (no 30 February).

@@ -101,6 +101,9 @@ extension TilawaConfiguration {
         public var originalsRetention: TimeInterval = 30 * 86_400
         /// `storage.min_free_bytes`: uploads are answered 507 `storage_full` below this.
         public var minFreeBytes = 256 * 1024 * 1024
+        /// `storage.low_free_bytes`: below this, operations get `storage_low` (at most once a
+        /// local day); 0 turns it off.
+        public var lowFreeBytes = 1024 * 1024 * 1024
 
         /// The defaults.
         public init() {}

@@ -97,13 +97,14 @@ public struct WebhookNotifierService: Service {
         }
     }
 
-    /// What the delivery loop hears: time to look at the outbox, or a student's POST is over.
+    /// What the delivery loop hears: time to look at the outbox, or a queue's POST is over.
     private enum Signal: Sendable {
         case tick
-        case finished(studentId: String)
+        case finished(queue: String)
     }
 
-    /// Starts due events as slots free up, one per student at a time, until graceful shutdown;
+    /// Starts due events as slots free up, one per recipient queue at a time (so each
+    /// recipient gets theirs in order), until graceful shutdown;
     /// returns once the POSTs in flight are over.
     private func deliverUntilShutdown(client: HTTPClient, endpoint: WebhookEndpoint) async {
         let (signals, continuation) = AsyncStream.makeStream(of: Signal.self)
@@ -117,16 +118,16 @@ public struct WebhookNotifierService: Service {
                 }
                 continuation.finish()
             }
-            // Only this loop touches `inFlight`: the students with a POST under way.
+            // Only this loop touches `inFlight`: the queues with a POST under way.
             var inFlight: Set<String> = []
             for await signal in signals {
-                if case let .finished(studentId) = signal { inFlight.remove(studentId) }
+                if case let .finished(queue) = signal { inFlight.remove(queue) }
                 guard !Task.isShuttingDownGracefully else { continue }
                 for event in nextEvents(excluding: inFlight) {
-                    inFlight.insert(event.studentId)
+                    inFlight.insert(event.queue)
                     group.addTask {
                         await deliver(event, client: client, endpoint: endpoint)
-                        continuation.yield(.finished(studentId: event.studentId))
+                        continuation.yield(.finished(queue: event.queue))
                     }
                 }
                 recordBacklog()
@@ -134,16 +135,16 @@ public struct WebhookNotifierService: Service {
         }
     }
 
-    /// Due events of students without a POST in flight, as many as there are free slots.
+    /// Due heads of queues without a POST in flight, as many as there are free slots.
     private func nextEvents(excluding inFlight: Set<String>) -> [EventRecord] {
         let free = options.concurrency - inFlight.count
         guard free > 0 else { return [] }
         do {
             guard try database.webhookDisabled() == nil else { return [] }
-            // The heads of the students in flight are still undelivered and may be due: ask
+            // The heads of the queues in flight are still undelivered and may be due: ask
             // for enough to fill the free slots after skipping them.
             let due = try database.dueEvents(now: clock(), limit: options.concurrency + inFlight.count)
-            return Array(due.lazy.filter { !inFlight.contains($0.studentId) }.prefix(free))
+            return Array(due.lazy.filter { !inFlight.contains($0.queue) }.prefix(free))
         } catch {
             logger.error("cannot read the outbox", metadata: ["error": "\(error)"])
             return []
@@ -163,7 +164,7 @@ public struct WebhookNotifierService: Service {
         guard let seq = event.seq else { return }
         let attempt = event.attempts + 1
         var metadata: Logger.Metadata = [
-            "event": "\(event.id)", "type": "\(event.type)", "student": "\(event.studentId)", "attempt": "\(attempt)",
+            "event": "\(event.id)", "type": "\(event.type)", "queue": "\(event.queue)", "attempt": "\(attempt)",
         ]
         switch await post(event, client: client, endpoint: endpoint) {
         case let .delivered(status):

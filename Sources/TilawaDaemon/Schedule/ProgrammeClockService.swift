@@ -6,9 +6,11 @@ import TilawaStore
 
 /// Records what the clock alone decides, once each, checked every minute:
 /// `feedback_overdue` for submissions past their `feedbackDueAt`, `eoc_available` for
-/// eligible students once their level's end-of-course assessment opens, and the calendar's
-/// `week_unlocked` and `deadline_reminder`s (`NotificationSchedule`). Each is keyed in the
-/// database, so a restart, a step of the clock or a tick that runs late sends nothing twice.
+/// eligible students once their level's end-of-course assessment opens, the calendar's
+/// `week_unlocked` and `deadline_reminder`s (`NotificationSchedule`), each coach's daily
+/// `coach_digest`, and operations' `storage_low` (at most daily while the disk is low). Each
+/// is keyed in the database, so a restart, a step of the clock or a tick that runs late
+/// sends nothing twice.
 public struct ProgrammeClockService: Service {
     let runtime: TilawaRuntime
     let wakeup: WakeupSignal?
@@ -46,8 +48,21 @@ public struct ProgrammeClockService: Service {
                     logger.info("scheduled notifications recorded", metadata: ["count": "\(notices)"])
                     wakeup?.signal()
                 }
+                let zone = runtime.configuration.program.timeZone
+                if let moment = runtime.policy.notificationSchedule.coachDigest {
+                    let digests = try await runtime.database.recordCoachDigests(moment: moment, timeZone: zone, now: now)
+                    if digests > 0 {
+                        logger.info("coach digests recorded", metadata: ["coaches": "\(digests)"])
+                        wakeup?.signal()
+                    }
+                }
+                if let storage = lowStorage(), try await runtime.database.recordStorageLow(
+                    storage, message: Self.storageLowMessage(storage), timeZone: zone, now: now) {
+                    logger.warning("storage low, operations told", metadata: ["free_bytes": "\(storage.freeBytes)"])
+                    wakeup?.signal()
+                }
             } catch {
-                logger.error("overdue check failed", metadata: ["error": "\(error)"])
+                logger.error("programme clock check failed", metadata: ["error": "\(error)"])
             }
             do {
                 try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
@@ -55,5 +70,21 @@ public struct ProgrammeClockService: Service {
                 return
             }
         }
+    }
+
+    /// The state directory's filesystem when less than `storage.low_free_bytes` is free; else nil.
+    func lowStorage() -> EventPayload.StorageFacts? {
+        let path = runtime.stateDirectory.root.path
+        let threshold = Int64(runtime.configuration.storage.lowFreeBytes)
+        guard threshold > 0, let free = DiskSpace.availableBytes(at: path), free < threshold,
+              let total = DiskSpace.totalBytes(at: path), total > 0 else { return nil }
+        return .init(freeBytes: free, totalBytes: total, minimumFreeBytes: Int64(runtime.configuration.storage.minFreeBytes))
+    }
+
+    /// "The state directory's disk has 4.1 GiB free (9 %); uploads are refused below 256 MiB."
+    static func storageLowMessage(_ storage: EventPayload.StorageFacts) -> String {
+        let percent = Double(storage.freeBytes) / Double(max(1, storage.totalBytes)) * 100
+        return "The state directory's disk has \(StatusFormat.bytes(storage.freeBytes)) free (\(StatusFormat.percent(percent))); "
+            + "uploads are refused below \(StatusFormat.bytes(storage.minimumFreeBytes))."
     }
 }

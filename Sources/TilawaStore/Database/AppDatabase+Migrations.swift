@@ -156,6 +156,7 @@ extension AppDatabase {
         migrator.registerMigration("notifications: scheduled notices", migrate: AppDatabase.migrateScheduledNotices)
         migrator.registerMigration("notifications: recipients", migrate: AppDatabase.migrateEventRecipients)
         migrator.registerMigration("feedback: questions", migrate: AppDatabase.migrateComments)
+        migrator.registerMigration("notifications: events about no student", migrate: AppDatabase.migrateStaffNotices)
         return migrator
     }
 }

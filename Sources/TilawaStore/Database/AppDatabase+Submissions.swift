@@ -150,6 +150,28 @@ extension AppDatabase {
         try event.insert(db)
         return id
     }
+
+    /// Inserts an outbox event about no student and no week (inside the caller's transaction):
+    /// a coach's digest or operations' `storage_low`. A student's event names its student:
+    /// use `recordEvent`.
+    @discardableResult
+    static func recordStaffEvent(
+        _ db: Database, type: EventType, occurredAt: Date, message: String, link: DeepLink, extra: EventPayload.Extra?,
+        recipient: EventRecipient
+    ) throws -> String {
+        if case .student = recipient {
+            throw StoreError.internalInconsistency("a student's event must name its student")
+        }
+        let id = IdentifierGenerator.make("evt", now: occurredAt)
+        let payload = EventPayload(
+            id: id, type: type.rawValue, recipient: recipient.role, recipientId: recipient.id, studentId: nil,
+            occurredAt: occurredAt, week: nil, submissionId: nil, feedbackId: nil, coachName: nil, message: message,
+            link: link.absoluteString, extra: extra)
+        var event = EventRecord(id: id, studentId: nil, type: type.rawValue, payload: try payload.jsonData(), occurredAt: occurredAt,
+                                recipient: recipient)
+        try event.insert(db)
+        return id
+    }
 }
 
 extension AppDatabase {

@@ -27,23 +27,83 @@ public struct EventPayload: Codable, Sendable, Equatable {
         }
     }
 
-    /// Members only some event types carry (placement, enrolment, EOC results).
+    /// Members only some event types carry (placement, enrolment, EOC results, the coach's
+    /// digest, `storage_low`).
     public struct Extra: Codable, Sendable, Equatable {
         public var level: NamedRef?
         public var coach: NamedRef?
         public var result: EOCResult?
         public var semesterId: String?
+        public var queue: QueueDigest?
+        public var storage: StorageFacts?
 
-        public init(level: NamedRef? = nil, coach: NamedRef? = nil, result: EOCResult? = nil, semesterId: String? = nil) {
+        public init(level: NamedRef? = nil, coach: NamedRef? = nil, result: EOCResult? = nil, semesterId: String? = nil,
+                    queue: QueueDigest? = nil, storage: StorageFacts? = nil) {
             self.level = level
             self.coach = coach
             self.result = result
             self.semesterId = semesterId
+            self.queue = queue
+            self.storage = storage
         }
 
         enum CodingKeys: String, CodingKey {
-            case level, coach, result
+            case level, coach, result, queue, storage
             case semesterId = "semester_id"
+        }
+    }
+
+    /// A coach's queue as `coach_digest` reports it.
+    public struct QueueDigest: Codable, Sendable, Equatable {
+        /// Recordings awaiting the coach's reply.
+        public var awaiting: Int
+        /// Of those, past their `feedback_due_at`.
+        public var overdue: Int
+        /// Students' questions not answered yet.
+        public var openQuestions: Int
+        /// The earliest `feedback_due_at` among the recordings awaiting a reply.
+        public var oldestDueAt: Date?
+
+        public init(awaiting: Int, overdue: Int, openQuestions: Int, oldestDueAt: Date?) {
+            self.awaiting = awaiting
+            self.overdue = overdue
+            self.openQuestions = openQuestions
+            self.oldestDueAt = oldestDueAt
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case awaiting, overdue
+            case openQuestions = "open_questions"
+            case oldestDueAt = "oldest_due_at"
+        }
+
+        /// Encodes every member, an empty queue's `oldest_due_at` as `null`.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(awaiting, forKey: .awaiting)
+            try container.encode(overdue, forKey: .overdue)
+            try container.encode(openQuestions, forKey: .openQuestions)
+            try container.encode(oldestDueAt, forKey: .oldestDueAt)
+        }
+    }
+
+    /// The state directory's filesystem as `storage_low` reports it.
+    public struct StorageFacts: Codable, Sendable, Equatable {
+        public var freeBytes: Int64
+        public var totalBytes: Int64
+        /// Uploads are refused (507 `storage_full`) below this (`storage.min_free_bytes`).
+        public var minimumFreeBytes: Int64
+
+        public init(freeBytes: Int64, totalBytes: Int64, minimumFreeBytes: Int64) {
+            self.freeBytes = freeBytes
+            self.totalBytes = totalBytes
+            self.minimumFreeBytes = minimumFreeBytes
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case freeBytes = "free_bytes"
+            case totalBytes = "total_bytes"
+            case minimumFreeBytes = "min_free_bytes"
         }
     }
 
@@ -60,14 +120,16 @@ public struct EventPayload: Codable, Sendable, Equatable {
 
     public var id: String
     public var type: String
-    /// Who the event is for: `student` (every event today; `coach` and `ops` are reserved).
-    /// Absent from events stored before it existed.
+    /// Who the event is for: `student`, `coach` or `ops`. Absent from events stored before
+    /// it existed (all were students').
     public var recipient: String?
     /// The coach's id for a coach's event; nil otherwise.
     public var recipientId: String?
-    public var studentId: String
+    /// The student it is about; null for a coach's digest and `storage_low`.
+    public var studentId: String?
     public var occurredAt: Date
-    public var week: WeekInfo
+    /// The week it is about; null for events about no week (the digest, `storage_low`).
+    public var week: WeekInfo?
     public var submissionId: String?
     public var feedbackId: String?
     public var coachName: String?
@@ -84,6 +146,25 @@ public struct EventPayload: Codable, Sendable, Equatable {
         case submissionId = "submission_id"
         case feedbackId = "feedback_id"
         case coachName = "coach_name"
+    }
+
+    /// Encodes `student_id` and `week` always (null when absent: the schema requires them),
+    /// the other optional members only when present.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(type, forKey: .type)
+        try container.encodeIfPresent(recipient, forKey: .recipient)
+        try container.encodeIfPresent(recipientId, forKey: .recipientId)
+        try container.encode(studentId, forKey: .studentId)
+        try container.encode(occurredAt, forKey: .occurredAt)
+        try container.encode(week, forKey: .week)
+        try container.encodeIfPresent(submissionId, forKey: .submissionId)
+        try container.encodeIfPresent(feedbackId, forKey: .feedbackId)
+        try container.encodeIfPresent(coachName, forKey: .coachName)
+        try container.encode(message, forKey: .message)
+        try container.encode(link, forKey: .link)
+        try container.encodeIfPresent(extra, forKey: .extra)
     }
 
     /// Compact JSON with RFC 3339 UTC instants.

@@ -15,4 +15,6 @@ public enum EventType: String, Sendable, CaseIterable {
     case studentFallingBehind = "student_falling_behind"
     case questionAsked = "question_asked"
     case questionAnswered = "question_answered"
+    case coachDigest = "coach_digest"
+    case storageLow = "storage_low"
 }

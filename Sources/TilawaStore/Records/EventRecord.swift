@@ -9,7 +9,8 @@ public struct EventRecord: Codable, Sendable, Equatable, FetchableRecord, Mutabl
     public var seq: Int64?
     /// Stable id receivers use to de-duplicate.
     public var id: String
-    public var studentId: String
+    /// The student it is about; nil for a coach's digest or operations' `storage_low`.
+    public var studentId: String?
     /// `submission_received`, `submission_rejected`, `feedback_ready`, `feedback_overdue`, …
     public var type: String
     /// The JSON body sent to the webhook.
@@ -32,8 +33,9 @@ public struct EventRecord: Codable, Sendable, Equatable, FetchableRecord, Mutabl
         self.init(id: id, studentId: studentId, type: type, payload: payload, occurredAt: occurredAt, recipient: .student)
     }
 
-    /// A new, undelivered event about `studentId` for `recipient`.
-    public init(id: String, studentId: String, type: String, payload: Data, occurredAt: Date, recipient: EventRecipient) {
+    /// A new, undelivered event about `studentId` (nil: about no student) for `recipient`.
+    /// A student's event always names its student.
+    public init(id: String, studentId: String?, type: String, payload: Data, occurredAt: Date, recipient: EventRecipient) {
         self.id = id
         self.studentId = studentId
         self.type = type
@@ -44,7 +46,7 @@ public struct EventRecord: Codable, Sendable, Equatable, FetchableRecord, Mutabl
         switch recipient {
         case .student:
             self.recipient = "student"
-            queue = "student:\(studentId)"
+            queue = "student:\(studentId ?? "")"
         case let .coach(coachId):
             self.recipient = "coach"
             recipientId = coachId
