@@ -54,6 +54,19 @@ struct FeedbackCommandTests {
         #expect(other.status == 77 && other.stderr.hasPrefix("tilawa: not_found: "))
         #expect(try await state.run(["feedback", "comment", "--coach", "C01", "--feedback", feedbackId, "   "], at: time).status == 64)
         #expect(try state.read { db in try String.fetchAll(db, sql: "SELECT type FROM event WHERE type = 'question_answered'") }.count == 1)
+
+        // A voice answer (no text); a silent one is refused for its audio (65) and leaves no file.
+        let voice = try await state.run(["feedback", "comment", "--coach", "C01", "--feedback", feedbackId, "--json",
+                                         "--audio", CommandLineStateFixture.fixture("speech.flac")], at: time)
+        #expect(voice.status == 0, "\(voice.stderr)")
+        #expect(voice.stdout.contains("\"text\" : \"\"") && voice.stdout.contains("/audio\""))
+        let silent = try await state.run(["feedback", "comment", "--coach", "C01", "--feedback", feedbackId,
+                                          "--audio", CommandLineStateFixture.fixture("digital_silence.wav")], at: time)
+        #expect(silent.status == 65 && silent.stderr.hasPrefix("tilawa: silent: "))
+        let clips = try state.read { db in try String.fetchAll(db, sql: "SELECT audioPath FROM comment WHERE audioPath IS NOT NULL") }
+        #expect(clips.count == 1)
+        let files = FileManager.default.enumerator(atPath: state.stateDirectory + "/artifacts/comments")?.allObjects as? [String] ?? []
+        #expect(files.filter { $0.hasSuffix(".opus") || $0.hasSuffix(".json") }.count == 2)
     }
 
     @Test("A notes file that is a link (to a secret) is refused unread: 65 invalid_notes, nothing paired")

@@ -209,6 +209,17 @@ struct OpenAPIResponseTests {
                                body: ByteBuffer(string: "Why?"))
             _ = try await call(.post, thread, "/v1/feedback/\(feedbackId)/comments", [.contentType: "application/json"],
                                body: ByteBuffer(string: #"{"text": "Why?"}"#))
+            let voice = try await call(.post, thread, "/v1/feedback/\(feedbackId)/comments?text=Listen", try await auth(.student, "S1001", ogg),
+                                       body: opus)
+            let voiceId = try #require(voice.json?["id"] as? String)
+            _ = try await call(.post, thread, "/v1/feedback/\(feedbackId)/comments", try await auth(.student, "S1001", [.contentType: "audio/wav"]),
+                               body: try TestDaemon.fixture("digital_silence.wav"))
+            _ = try await call(.post, thread, "/v1/feedback/\(feedbackId)/comments?text=\(String(repeating: "a", count: 2_001))",
+                               try await auth(.student, "S1001", ogg), body: opus)
+            for template in ["/v1/comments/{id}/audio", "/v1/comments/{id}/waveform"] {
+                _ = try await call(.get, template, template.replacingOccurrences(of: "{id}", with: voiceId), student)
+                _ = try await call(.get, template, template.replacingOccurrences(of: "{id}", with: "cm_none"), student)
+            }
             let listened = "/v1/feedback/{id}/listened"
             _ = try await call(.post, listened, "/v1/feedback/\(feedbackId)/listened", student)
             _ = try await call(.post, listened, "/v1/feedback/fb_none/listened", student)

@@ -35,6 +35,16 @@ public struct AudioLimits: Sendable, Codable, Equatable {
         return limits
     }()
 
+    /// Limits for a voice question or answer in a reply's thread: 1 s to 3 min, some speech.
+    public static let commentClip: AudioLimits = {
+        var limits = AudioLimits()
+        limits.minDurationSeconds = 1
+        limits.maxDurationSeconds = 3 * 60
+        limits.minSpeechSeconds = 0.5
+        limits.minSpeechRatio = 0
+        return limits
+    }()
+
     /// Judges an analysis: every rejection that applies, in the contract's order, and the warnings.
     public func verdict(for analysis: AudioAnalysis) -> AudioVerdict {
         var rejections: [AudioRejection] = []

@@ -31,4 +31,14 @@ public enum StaffMessages {
         }
         return text + "."
     }
+
+    /// What a notification quotes of a comment: its text (the first 120 characters) in
+    /// quotes, and for a voice clip its length — `“Is my madd right?” (a 0:12 voice message)`.
+    public static func commentExcerpt(text: String, clipSeconds: Double?) -> String {
+        let quoted = text.isEmpty ? nil : "“" + (text.count > 120 ? String(text.prefix(120)) + "…" : text) + "”"
+        guard let clipSeconds else { return quoted ?? "" }
+        let seconds = max(1, Int(clipSeconds.rounded()))
+        let clip = "a \(seconds / 60):\(seconds % 60 < 10 ? "0" : "")\(seconds % 60) voice message"
+        return quoted.map { "\($0) (\(clip))" } ?? clip
+    }
 }

@@ -44,6 +44,11 @@ public struct TilawaRuntime: Sendable {
     /// The path every coach reply takes.
     public var feedbackIntake: FeedbackIntake { FeedbackIntake(runtime: self) }
 
+    /// The chain for voice clips in a reply's thread.
+    public var commentClips: CommentClipEncoder {
+        CommentClipEncoder(stateDirectory: stateDirectory, encoder: processor.encoder)
+    }
+
     /// The encoder of queued jobs.
     public var encodeRunner: EncodeJobRunner {
         EncodeJobRunner(database: database, stateDirectory: stateDirectory, processor: processor,

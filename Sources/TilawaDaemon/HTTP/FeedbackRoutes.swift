@@ -16,45 +16,6 @@ struct FeedbackRoutes: Sendable {
         group.get("feedback/:id/audio", use: audio)
         group.get("feedback/:id/waveform", use: waveform)
         group.post("feedback/:id/listened", use: listened)
-        group.post("feedback/:id/comments", use: comment)
-    }
-
-    /// `POST /v1/feedback/{id}/comments` (`{"text": "…"}`): the reply's student asks a
-    /// question, or a coach who may answer the submission answers in the thread.
-    @Sendable func comment(_ request: Request, context: TilawaRequestContext) async throws -> Response {
-        let principal = try context.requirePrincipal()
-        let id = try api.identifier("id", in: context)
-        let author: CommentRecord.Author
-        switch principal.role {
-        case .student: author = .student
-        case .coach: author = .coach
-        case .ops:
-            context.refuseBody(of: request)
-            throw APIProblem.forbidden("Only the student and their coach write in a reply's thread.")
-        }
-        guard request.headers[.contentType]?.lowercased().hasPrefix("application/json") ?? false else {
-            throw APIProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send {\"text\": \"…\"} as application/json.")
-        }
-        let body = try await request.body.collect(upTo: 64 * 1_024)
-        let limit = CommentRecord.maximumLength
-        guard let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any],
-              Set(object.keys) == ["text"], let raw = object["text"] as? String else {
-            throw APIProblem.badRequest("invalid_body", "The body must be {\"text\": \"…\"} with 1 to \(limit) characters.")
-        }
-        let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...limit).contains(text.count) else {
-            throw APIProblem.badRequest("invalid_body", "A comment has 1 to \(limit) characters; this one has \(text.count).")
-        }
-        switch try await api.runtime.database.addComment(
-            feedbackId: id, author: author, authorId: principal.subject, text: text, policy: api.runtime.policy, now: api.now) {
-        case let .success(comment):
-            api.wakeup.signal()
-            return try api.json(CommentResource(comment), status: .created)
-        case .failure(.notFound):
-            throw APIProblem.notFound("reply with this id")
-        case .failure(.notReady):
-            throw Self.notReady
-        }
     }
 
     /// `POST /v1/feedback/{id}/listened` (the student the reply is for): the app says it was played.

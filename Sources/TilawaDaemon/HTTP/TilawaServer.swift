@@ -24,6 +24,7 @@ public enum TilawaServer {
         StudentRoutes(api: api).register(on: v1)
         StatusRoutes(api: api).register(on: v1)
         FeedbackRoutes(api: api, receiver: receiver).register(on: v1)
+        CommentRoutes(api: api, receiver: receiver).register(on: v1)
         routes.load(router)
         return router
     }

@@ -16,7 +16,7 @@ public struct ArtifactStore: Sendable, Equatable {
 
     /// Which family of artifact.
     public enum Family: String, Sendable, CaseIterable {
-        case originals, submissions, feedback
+        case originals, submissions, feedback, comments
     }
 
     /// A store rooted at `root`.

@@ -96,6 +96,8 @@ extension AppDatabase {
                 "SELECT originalPath FROM feedback WHERE originalPath IS NOT NULL",
                 "SELECT audioPath FROM feedback WHERE audioPath IS NOT NULL",
                 "SELECT waveformPath FROM feedback WHERE waveformPath IS NOT NULL",
+                "SELECT audioPath FROM comment WHERE audioPath IS NOT NULL",
+                "SELECT waveformPath FROM comment WHERE waveformPath IS NOT NULL",
             ] {
                 paths.formUnion(try String.fetchAll(db, sql: sql))
             }

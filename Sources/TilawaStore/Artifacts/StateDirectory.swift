@@ -5,7 +5,7 @@ import Foundation
 /// ```
 /// <state_dir>/tilawa.sqlite      database (WAL)
 /// <state_dir>/staging/           uploads being received and analysed
-/// <state_dir>/artifacts/         originals/, submissions/, feedback/ by year and month
+/// <state_dir>/artifacts/         originals/, submissions/, feedback/, comments/ by year and month
 /// <state_dir>/dropbox/           coach drop folders (default location)
 /// <state_dir>/secrets/           generated keys when none are configured
 /// ```

@@ -21,6 +21,30 @@ extension AppDatabase {
         try db.create(index: "comment_open", on: "comment", columns: ["author", "answeredAt", "dueAt"])
     }
 
+    /// The migration "feedback: voice questions": a comment may carry a voice clip (1 s to
+    /// 3 min, encoded like every recording); its bytes count in the artifact total. Never
+    /// edited once landed.
+    static func migrateCommentClips(_ db: Database) throws {
+        try db.alter(table: "comment") { t in
+            t.add(column: "audioPath", .text)
+            t.add(column: "audioBytes", .integer)
+            t.add(column: "waveformPath", .text)
+            t.add(column: "durationSeconds", .double)
+            t.add(column: "outputGainDB", .double)
+        }
+        // Comments are never updated or deleted with their clip; these keep the total right if one ever is.
+        let bytes = { (row: String) in "(CASE WHEN \(row).audioPath IS NULL THEN 0 ELSE COALESCE(\(row).audioBytes, 0) END)" }
+        try db.execute(sql: """
+            CREATE TRIGGER comment_artifact_bytes_insert AFTER INSERT ON comment
+            WHEN \(bytes("NEW")) <> 0 BEGIN UPDATE meta SET value = value + \(bytes("NEW")) WHERE key = '\(artifactBytesKey)'; END;
+            CREATE TRIGGER comment_artifact_bytes_update AFTER UPDATE OF audioPath, audioBytes ON comment
+            WHEN \(bytes("NEW")) <> \(bytes("OLD"))
+            BEGIN UPDATE meta SET value = value + \(bytes("NEW")) - \(bytes("OLD")) WHERE key = '\(artifactBytesKey)'; END;
+            CREATE TRIGGER comment_artifact_bytes_delete AFTER DELETE ON comment
+            WHEN \(bytes("OLD")) <> 0 BEGIN UPDATE meta SET value = value - \(bytes("OLD")) WHERE key = '\(artifactBytesKey)'; END;
+            """)
+    }
+
     /// Why a comment cannot be added.
     public enum CommentRefusal: Error, Sendable, Equatable {
         /// The reply does not exist or may not be reached by this author (answered as not found).
@@ -36,31 +60,58 @@ extension AppDatabase {
         }
     }
 
+    /// The reply, its submission and enrolment, when `author` may write in its thread: a
+    /// student under their own reply, a coach who may answer the submission; the reply ready.
+    static func commentTarget(
+        _ db: Database, feedbackId: String, author: CommentRecord.Author, authorId: String
+    ) throws -> Result<(FeedbackRecord, SubmissionRecord, EnrolmentRecord), CommentRefusal> {
+        guard let feedback = try FeedbackRecord.fetchOne(db, key: feedbackId),
+              let submission = try SubmissionRecord.fetchOne(db, key: feedback.submissionId),
+              let enrolment = try EnrolmentRecord.fetchOne(db, key: submission.enrolmentId) else { return .failure(.notFound) }
+        switch author {
+        case .student: guard submission.studentId == authorId else { return .failure(.notFound) }
+        case .coach: guard try Self.mayAnswer(db, submission: submission, coachId: authorId) else { return .failure(.notFound) }
+        }
+        guard feedback.state == .ready else { return .failure(.notReady) }
+        return .success((feedback, submission, enrolment))
+    }
+
+    /// Whether `author` may write in reply `feedbackId`'s thread now: asked before a voice
+    /// clip's body is read, so a refused one costs nothing. `addComment` checks again.
+    public func commentRefusal(feedbackId: String, author: CommentRecord.Author, authorId: String) async throws -> CommentRefusal? {
+        try await writer.read { db in
+            if case let .failure(refusal) = try Self.commentTarget(db, feedbackId: feedbackId, author: author, authorId: authorId) {
+                return refusal
+            }
+            return nil
+        }
+    }
+
     /// Adds a comment to the thread under reply `feedbackId`: a student's question (their own
     /// reply only; the coach of the enrolment gets `question_asked`, due within the weekly
     /// turnaround) or a coach's answer (a coach who may answer the submission; every open
     /// question of the thread is answered, and the student gets `question_answered`) — one
-    /// transaction.
+    /// transaction. `text` may be empty when a voice `clip` (already placed durably) comes with it.
     public func addComment(
-        feedbackId: String, author: CommentRecord.Author, authorId: String, text: String, policy: ProgramPolicy, now: Date
+        feedbackId: String, author: CommentRecord.Author, authorId: String, text: String, clip: CommentRecord.Clip? = nil,
+        policy: ProgramPolicy, now: Date
     ) async throws -> Result<CommentRecord, CommentRefusal> {
         try await immediateWrite { db in
-            guard let feedback = try FeedbackRecord.fetchOne(db, key: feedbackId),
-                  let submission = try SubmissionRecord.fetchOne(db, key: feedback.submissionId),
-                  let enrolment = try EnrolmentRecord.fetchOne(db, key: submission.enrolmentId) else { return .failure(.notFound) }
-            switch author {
-            case .student: guard submission.studentId == authorId else { return .failure(.notFound) }
-            case .coach: guard try Self.mayAnswer(db, submission: submission, coachId: authorId) else { return .failure(.notFound) }
+            let (feedback, submission, enrolment): (FeedbackRecord, SubmissionRecord, EnrolmentRecord)
+            switch try Self.commentTarget(db, feedbackId: feedbackId, author: author, authorId: authorId) {
+            case let .success(target): (feedback, submission, enrolment) = target
+            case let .failure(refusal): return .failure(refusal)
             }
-            guard feedback.state == .ready else { return .failure(.notReady) }
             let comment = CommentRecord(
                 id: IdentifierGenerator.make("cm", now: now), feedbackId: feedback.id, submissionId: submission.id,
                 studentId: submission.studentId, author: author, authorId: authorId, text: text, createdAt: now, answeredAt: nil,
-                dueAt: author == .student ? now.addingTimeInterval(policy.feedbackDueHours * 3_600) : nil)
+                dueAt: author == .student ? now.addingTimeInterval(policy.feedbackDueHours * 3_600) : nil,
+                audioPath: clip?.audioPath, audioBytes: clip?.audioBytes, waveformPath: clip?.waveformPath,
+                durationSeconds: clip?.durationSeconds, outputGainDB: clip?.outputGainDB)
             try comment.insert(db)
             let week = try StudentContext.weekInfo(db, levelId: enrolment.levelId, slot: submission.slot)
             let what = submission.week.map { "week \($0) (\(week.title))" } ?? week.title.lowercased()
-            let excerpt = text.count > 120 ? String(text.prefix(120)) + "…" : text
+            let excerpt = StaffMessages.commentExcerpt(text: text, clipSeconds: clip?.durationSeconds)
             switch author {
             case .student:
                 let coachId = enrolment.coachId ?? feedback.coachId
@@ -68,7 +119,7 @@ extension AppDatabase {
                 try Self.recordEvent(
                     db, type: .questionAsked, studentId: submission.studentId, levelId: enrolment.levelId, slot: submission.slot,
                     occurredAt: now, submissionId: submission.id, feedbackId: feedback.id, coachName: nil,
-                    message: "\(student) asked about your reply to their recording for \(what): “\(excerpt)”", recipient: .coach(coachId))
+                    message: "\(student) asked about your reply to their recording for \(what): \(excerpt)", recipient: .coach(coachId))
             case .coach:
                 try db.execute(sql: """
                     UPDATE comment SET answeredAt = ? WHERE feedbackId = ? AND author = 'student' AND answeredAt IS NULL
@@ -77,10 +128,15 @@ extension AppDatabase {
                 try Self.recordEvent(
                     db, type: .questionAnswered, studentId: submission.studentId, levelId: enrolment.levelId, slot: submission.slot,
                     occurredAt: now, submissionId: submission.id, feedbackId: feedback.id, coachName: coach?.name,
-                    message: "\(coach?.name ?? "Your coach") answered your question about \(what): “\(excerpt)”")
+                    message: "\(coach?.name ?? "Your coach") answered your question about \(what): \(excerpt)")
             }
             return .success(comment)
         }
+    }
+
+    /// One comment, or nil.
+    public func comment(id: String) async throws -> CommentRecord? {
+        try await writer.read { db in try CommentRecord.fetchOne(db, key: id) }
     }
 
     /// The threads under these replies, oldest first, by reply id.

@@ -157,6 +157,7 @@ extension AppDatabase {
         migrator.registerMigration("notifications: recipients", migrate: AppDatabase.migrateEventRecipients)
         migrator.registerMigration("feedback: questions", migrate: AppDatabase.migrateComments)
         migrator.registerMigration("notifications: events about no student", migrate: AppDatabase.migrateStaffNotices)
+        migrator.registerMigration("feedback: voice questions", migrate: AppDatabase.migrateCommentClips)
         return migrator
     }
 }

@@ -139,6 +139,14 @@ extension AppDatabase {
                     }
                 }
             }
+            let clips = try Row.fetchCursor(db, sql: """
+                SELECT audioPath, waveformPath FROM comment WHERE createdAt >= ? AND audioPath IS NOT NULL
+                """, arguments: [recentSince])
+            while let row = try clips.next() {
+                for column in 0..<2 {
+                    if let path = row[column] as String? { paths.append(path) }
+                }
+            }
             facts.recentArtifactPaths = paths
 
             facts.dropboxRejectedLast24h = try Int.fetchOne(db, sql: """

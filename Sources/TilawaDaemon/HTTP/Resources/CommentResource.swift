@@ -13,6 +13,21 @@ public struct CommentResource: Encodable, Sendable, Equatable {
     public var createdAt: Date
     /// For a question: when a coach answered it; null while open.
     public var answeredAt: Date?
+    /// The voice clip, or null for text only.
+    public var audio: Clip?
+
+    /// A voice clip: its length, the header gain it plays at, and where to fetch it.
+    public struct Clip: Encodable, Sendable, Equatable {
+        public var durationSeconds: Double
+        public var outputGainDB: Double
+        public var links: [String: String]
+
+        enum CodingKeys: String, CodingKey {
+            case links
+            case durationSeconds = "duration_seconds"
+            case outputGainDB = "output_gain_db"
+        }
+    }
 
     public init(_ record: CommentRecord) {
         id = record.id
@@ -23,10 +38,14 @@ public struct CommentResource: Encodable, Sendable, Equatable {
         text = record.text
         createdAt = record.createdAt
         answeredAt = record.answeredAt
+        audio = record.clip.map {
+            Clip(durationSeconds: ($0.durationSeconds * 1_000).rounded() / 1_000, outputGainDB: $0.outputGainDB,
+                 links: ["audio": "/v1/comments/\(record.id)/audio", "waveform": "/v1/comments/\(record.id)/waveform"])
+        }
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, author, text
+        case id, author, text, audio
         case feedbackId, submissionId, authorId, createdAt, answeredAt
     }
 
@@ -41,5 +60,6 @@ public struct CommentResource: Encodable, Sendable, Equatable {
         try container.encode(text, forKey: .text)
         try container.encode(createdAt, forKey: .createdAt)
         try container.encode(answeredAt, forKey: .answeredAt)
+        try container.encode(audio, forKey: .audio)
     }
 }

@@ -1,0 +1,135 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import TilawaCore
+import TilawaStore
+
+/// The thread under a coach's reply: a student's questions and the coach's answers, in text
+/// or as a voice clip (1 s to 3 min, through the audio chain every recording takes).
+struct CommentRoutes: Sendable {
+    let api: APIContext
+    let receiver: UploadReceiver
+    let artifacts = ArtifactResponder()
+
+    func register(on group: RouterGroup<TilawaRequestContext>) {
+        group.post("feedback/:id/comments", use: comment)
+        group.get("comments/:id/audio", use: audio)
+        group.get("comments/:id/waveform", use: waveform)
+    }
+
+    /// `POST /v1/feedback/{id}/comments`: the reply's student asks a question, or a coach who
+    /// may answer the submission answers. `{"text": "…"}` as JSON, or a voice clip as the
+    /// body (audio/*) with an optional `?text=`.
+    @Sendable func comment(_ request: Request, context: TilawaRequestContext) async throws -> Response {
+        let principal = try context.requirePrincipal()
+        let id = try api.identifier("id", in: context)
+        let author: CommentRecord.Author
+        switch principal.role {
+        case .student: author = .student
+        case .coach: author = .coach
+        case .ops:
+            context.refuseBody(of: request)
+            throw APIProblem.forbidden("Only the student and their coach write in a reply's thread.")
+        }
+        let type = request.headers[.contentType]?.lowercased() ?? ""
+        let text: String
+        var clip: CommentRecord.Clip?
+        if type.hasPrefix("application/json") {
+            text = try await Self.jsonText(request)
+        } else if UploadReceiver.acceptsMediaType(type) {
+            text = try Self.queryText(request, context: context)
+            // Who may write here is known before the body is read: a refused clip costs nothing.
+            if let refusal = try await api.runtime.database.commentRefusal(feedbackId: id, author: author, authorId: principal.subject) {
+                context.refuseBody(of: request)
+                throw Self.problem(refusal)
+            }
+            let staged = try await receiver.receive(request, context: context, fileExtension: SubmissionRoutes.fileExtension(for: request))
+            let clips = api.runtime.commentClips
+            let now = api.now
+            switch try await api.pool.run({ try clips.encode(staged: staged.file, now: now) }) {
+            case let .encoded(encoded): clip = encoded
+            case let .rejected(verdict): throw APIProblem.audio(verdict, analysis: nil)
+            }
+        } else {
+            context.refuseBody(of: request)
+            throw APIProblem(.unsupportedMediaType, code: "unsupported_media_type",
+                             detail: "Send {\"text\": \"…\"} as application/json, or a voice message as audio/*.")
+        }
+        let outcome: Result<CommentRecord, AppDatabase.CommentRefusal>
+        do {
+            outcome = try await api.runtime.database.addComment(
+                feedbackId: id, author: author, authorId: principal.subject, text: text, clip: clip, policy: api.runtime.policy, now: api.now)
+        } catch {
+            if let clip { api.runtime.commentClips.discard(clip) }
+            throw error
+        }
+        switch outcome {
+        case let .success(comment):
+            api.wakeup.signal()
+            return try api.json(CommentResource(comment), status: .created)
+        case let .failure(refusal):
+            if let clip { api.runtime.commentClips.discard(clip) }
+            throw Self.problem(refusal)
+        }
+    }
+
+    /// The text of a JSON comment: `{"text": "…"}`, 1 to 2,000 characters once trimmed.
+    static func jsonText(_ request: Request) async throws -> String {
+        let body = try await request.body.collect(upTo: 64 * 1_024)
+        let limit = CommentRecord.maximumLength
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any],
+              Set(object.keys) == ["text"], let raw = object["text"] as? String else {
+            throw APIProblem.badRequest("invalid_body", "The body must be {\"text\": \"…\"} with 1 to \(limit) characters.")
+        }
+        let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...limit).contains(text.count) else {
+            throw APIProblem.badRequest("invalid_body", "A comment has 1 to \(limit) characters; this one has \(text.count).")
+        }
+        return text
+    }
+
+    /// The optional text beside a voice clip (`?text=`), at most 2,000 characters once trimmed.
+    static func queryText(_ request: Request, context: TilawaRequestContext) throws -> String {
+        let text = (request.uri.queryParameters.get("text") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard text.count <= CommentRecord.maximumLength else {
+            context.refuseBody(of: request)
+            throw APIProblem.badRequest("invalid_text", "The text beside a voice message has at most \(CommentRecord.maximumLength) characters; this one has \(text.count).")
+        }
+        return text
+    }
+
+    static func problem(_ refusal: AppDatabase.CommentRefusal) -> APIProblem {
+        switch refusal {
+        case .notFound: APIProblem.notFound("reply with this id")
+        case .notReady: FeedbackRoutes.notReady
+        }
+    }
+
+    /// A comment whose submission the caller may read.
+    private func visibleComment(_ context: TilawaRequestContext) async throws -> CommentRecord {
+        let principal = try context.requirePrincipal()
+        let id = try api.identifier("id", in: context)
+        guard let comment = try await api.runtime.database.comment(id: id),
+              let submission = try await api.runtime.database.submission(id: comment.submissionId),
+              try await api.access.canRead(submission: submission, by: principal) else {
+            throw APIProblem.notFound("comment with this id")
+        }
+        return comment
+    }
+
+    /// `GET /v1/comments/{id}/audio`: the voice clip, `audio/ogg`, with Range and ETag.
+    @Sendable func audio(_ request: Request, context: TilawaRequestContext) async throws -> Response {
+        let comment = try await visibleComment(context)
+        guard let path = comment.audioPath else { throw APIProblem.notFound("voice message for this comment") }
+        return try await artifacts.respond(path: api.runtime.stateDirectory.artifactStore.path(path), id: comment.id,
+                                           contentType: "audio/ogg", request: request, context: context)
+    }
+
+    /// `GET /v1/comments/{id}/waveform`: the clip's peaks.
+    @Sendable func waveform(_ request: Request, context: TilawaRequestContext) async throws -> Response {
+        let comment = try await visibleComment(context)
+        guard let path = comment.waveformPath else { throw APIProblem.notFound("voice message for this comment") }
+        return try await artifacts.respond(path: api.runtime.stateDirectory.artifactStore.path(path), id: comment.id + "-peaks",
+                                           contentType: "application/json", request: request, context: context)
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import TilawaAudio
+import TilawaCore
+import TilawaStore
+
+/// Voice clips in a reply's thread: the one-pass chain every recording takes (decode,
+/// analyse, Ogg Opus normalised through the header gain, waveform peaks) under the clip
+/// limits (`AudioLimits.commentClip`: 1 s to 3 min, some speech). The Opus file and its
+/// peaks are placed durably before the comment's row is written; the upload itself is not
+/// kept (a clip is a message, not a recording under review).
+public struct CommentClipEncoder: Sendable {
+    public let stateDirectory: StateDirectory
+    public let processor: AudioProcessor
+
+    /// A clip placed durably, or the verdict that refused it.
+    public enum Outcome: Sendable {
+        case encoded(CommentRecord.Clip)
+        case rejected(AudioVerdict)
+    }
+
+    public init(stateDirectory: StateDirectory, encoder: OpusEncoderSettings) {
+        self.stateDirectory = stateDirectory
+        processor = AudioProcessor(limits: .commentClip, encoder: encoder)
+    }
+
+    /// Encodes the clip `staged` holds (consumed either way) to `comments/YYYY/MM/<id>.opus`
+    /// and `<id>.peaks.json`; a clip the limits reject leaves no file behind.
+    public func encode(staged: StagedFile, now: Date) throws -> Outcome {
+        defer { staged.discard() }
+        let store = stateDirectory.artifactStore
+        let id = IdentifierGenerator.make("clip", now: now)
+        let audioPath = store.relativePath(.comments, name: "\(id).opus", date: now)
+        let waveformPath = store.relativePath(.comments, name: "\(id).peaks.json", date: now)
+        try store.prepareDirectory(for: audioPath)
+        let processed: ProcessedAudio
+        do {
+            processed = try processor.process(path: staged.path, encodeTo: store.path(audioPath), policy: .ifAccepted)
+        } catch let rejection as AudioRejection {
+            return .rejected(AudioVerdict(rejection: rejection))
+        }
+        guard processed.verdict.isAccepted, let encoded = processed.encoded else { return .rejected(processed.verdict) }
+        do {
+            try store.write(processed.waveform.jsonData(), to: waveformPath)
+        } catch {
+            store.remove(audioPath)
+            throw error
+        }
+        return .encoded(CommentRecord.Clip(
+            audioPath: audioPath, audioBytes: encoded.bytes, waveformPath: waveformPath,
+            durationSeconds: processed.analysis.durationSeconds, outputGainDB: encoded.outputGainDB))
+    }
+
+    /// Removes the files of a clip whose comment was not recorded.
+    public func discard(_ clip: CommentRecord.Clip) {
+        stateDirectory.artifactStore.remove(clip.audioPath)
+        stateDirectory.artifactStore.remove(clip.waveformPath)
+    }
+}
