@@ -24,7 +24,14 @@ struct ServeCommand: AsyncParsableCommand {
         let logger = Logger(label: "tilawa")
         let application: TilawaApplication
         do {
-            application = try await TilawaApplication(configuration: configuration, environment: environment, logger: logger)
+            if let accelerated = AcceleratedClock(environment: environment) {
+                logger.warning("test clock in use: programme time is accelerated", metadata: [
+                    "start": "\(accelerated.start.formatted(.iso8601))", "rate": "\(accelerated.rate)"])
+                application = try await TilawaApplication(configuration: configuration, environment: environment, logger: logger,
+                                                          clock: { accelerated.now() }, programmeTick: accelerated.tickInterval)
+            } else {
+                application = try await TilawaApplication(configuration: configuration, environment: environment, logger: logger)
+            }
         } catch let error as ConfigurationError {
             throw CommandLineOutput.fail(code: error.code, message: error.description, exit: ExitStatus.configuration)
         } catch let error as StateDirectoryLock.Failure {

@@ -66,6 +66,7 @@ struct ScheduledNoticeTests {
         // The Wednesday reminder of week 5, due while the daemon was down, went out when it came back.
         let late = try #require(try payloads(store, "S1003").first { $0.type == "deadline_reminder" && $0.week?.number == 5 })
         #expect(late.occurredAt == downUntil)
+        #expect(late.message.contains("is due tomorrow,"), "sent on Thursday, it says what is left")
     }
 
     @Test("a notice is never sent after its week's deadline, and an unplaced student gets none")

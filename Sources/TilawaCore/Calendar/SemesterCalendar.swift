@@ -125,6 +125,13 @@ public struct SemesterCalendar: Sendable, Hashable, Codable {
         return week
     }
 
+    /// Local calendar days from `from`'s day to `to`'s day in the programme's zone (0 on the
+    /// same day, 1 when `to` is tomorrow); never negative.
+    public func localDaysBetween(_ from: Date, and to: Date) -> Int {
+        let days = calendar.dateComponents([.day], from: calendar.startOfDay(for: from), to: calendar.startOfDay(for: to)).day ?? 0
+        return max(0, days)
+    }
+
     private static func localMidnight(daysAfterStart days: Int, noon: Date, calendar: Calendar) -> Date {
         // Adding calendar days keeps the wall-clock time (12:00) across DST changes; the
         // fallback of 24-hour days is never taken for the Gregorian calendar but keeps this total.

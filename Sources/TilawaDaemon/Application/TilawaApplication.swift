@@ -30,12 +30,14 @@ public struct TilawaApplication: Sendable {
     /// - Parameters:
     ///   - environment: the process environment (`NOTIFY_SOCKET`, `WATCHDOG_USEC`, …).
     ///   - clock: "now" for every rule (tests move it).
+    ///   - programmeTick: how often the programme clock's notices are checked (a minute; tests
+    ///     with an accelerated clock check every programme minute).
     ///   - onListening: called with the bound address once the HTTP server listens (port 0 picks one).
     /// - Throws: `ConfigurationError` when a secret or key file cannot be used (exit 78), or
     ///   `StateDirectoryLock.Failure` when another daemon uses the state directory, or
     ///   what opening the state directory and database throws.
     public init(configuration: TilawaConfiguration, environment: [String: String], logger: Logger,
-                clock: @escaping @Sendable () -> Date = { Date() },
+                clock: @escaping @Sendable () -> Date = { Date() }, programmeTick: Duration = .seconds(60),
                 onListening: @escaping @Sendable (_ host: String, _ port: Int) -> Void = { _, _ in }) async throws {
         // Before anything touches the state directory: a second daemon would sweep the first
         // one's staged uploads at start-up.
@@ -72,7 +74,7 @@ public struct TilawaApplication: Sendable {
             EncodeWorkerService(runtime: runtime, pool: background, wakeup: wakeup, workers: workerCount, metrics: metrics, logger: logger),
             WebhookNotifierService(database: database, endpoint: webhook, options: .init(webhook: configuration.webhook), wakeup: wakeup,
                                    metrics: metrics, clock: clock, logger: logger),
-            ProgrammeClockService(runtime: runtime, notify: wakeup, logger: logger),
+            ProgrammeClockService(runtime: runtime, notify: wakeup, interval: programmeTick, logger: logger),
             DropFolderService(runtime: runtime, pool: background, jobsWakeup: wakeup, logger: logger),
             WatchdogService(environment: environment, logger: logger) { await database.isResponsive() },
             server,

@@ -33,8 +33,9 @@ extension TilawaConfiguration {
         return ConfigurationValues(sources: ConfigurationSources(environment: environment, file: configurationFile))
     }
 
-    /// `TILAWA_*` variables that are not configuration keys: the crash-test hook (`Failpoint`).
-    static let notConfigurationKeys: Set<String> = ["TILAWA_FAILPOINT"]
+    /// `TILAWA_*` variables that are not configuration keys: the crash-test hook (`Failpoint`)
+    /// and the test clock (`AcceleratedClock`).
+    static let notConfigurationKeys: Set<String> = ["TILAWA_FAILPOINT", AcceleratedClock.variable]
 
     /// Rejects a `TILAWA_*` variable that is not a key: a typo there is as bad as one in the file.
     private static func checkEnvironmentNames(_ environment: [String: String]) throws(ConfigurationError) {

@@ -59,7 +59,9 @@ extension AppDatabase {
                         case .weekUnlocked:
                             StudentMessages.weekUnlocked(week: week, title: title, passage: curriculum?.passage, due: dueText)
                         case .deadlineReminder:
-                            StudentMessages.deadlineReminder(week: week, title: title, due: dueText, daysBefore: notice.daysBefore)
+                            // A reminder sent late says how long is really left ("tomorrow", not "in 2 days").
+                            StudentMessages.deadlineReminder(week: week, title: title, due: dueText,
+                                                             daysBefore: calendar.localDaysBetween(now, and: notice.expiresAt))
                         }
                         let eventId = try Self.recordEvent(
                             db, type: notice.kind == .weekUnlocked ? .weekUnlocked : .deadlineReminder, studentId: enrolment.studentId,

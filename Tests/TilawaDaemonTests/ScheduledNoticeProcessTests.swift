@@ -1,0 +1,166 @@
+import AsyncHTTPClient
+import Foundation
+import GRDB
+import Testing
+import TilawaCore
+@testable import TilawaDaemon
+@_spi(Testing) import TilawaStore
+import TilawaTestSupport
+
+/// The scheduled notifications of a whole semester from a real `tilawa serve` on an
+/// accelerated clock (`TILAWA_TEST_CLOCK`: a programme week in six seconds), SIGKILLed at
+/// random moments and once kept down over a reminder's moment.
+@Suite("Scheduled notifications from a real daemon across a semester, SIGKILLs and a stop")
+struct ScheduledNoticeProcessTests {
+    /// Saturday 4 January 2031: week 1 unlocks (New York; DST starts in week 10).
+    static let calendar = try! SemesterCalendar(start: LocalDate(year: 2031, month: 1, day: 4), timeZoneIdentifier: "America/New_York")
+    /// A programme week in six real seconds: a tick (20 ms) is 34 programme minutes, and a
+    /// reminder stays worth sending for at least 30 programme hours (1 s of real time).
+    static let rate = 100_800.0
+
+    /// The daemon's programme time, from `/readyz` (`started_at` + `uptime_seconds`).
+    static func programmeNow(port: Int) async -> Date? {
+        let request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/readyz")
+        guard let response = try? await HTTPClient.shared.execute(request, timeout: .seconds(2)), response.status == .ok,
+              let body = try? await response.body.collect(upTo: 4_096),
+              let object = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any],
+              let started = (object["started_at"] as? String).flatMap({ try? Date($0, strategy: .iso8601) }),
+              let uptime = object["uptime_seconds"] as? Int else { return nil }
+        return started.addingTimeInterval(Double(uptime))
+    }
+
+    @Test("every week_unlocked and deadline_reminder exactly once, in order per recipient, with the week's number, title and local deadline; none to a student who submitted; the one due while the daemon was down goes out late")
+    func wholeSemester() async throws {
+        let state = try await CommandLineStateFixture(importSamples: false)
+        defer { state.remove() }
+        let sample = try String(contentsOfFile: CommandLineStateFixture.sample("program.yaml"), encoding: .utf8)
+        let moved = sample.replacingOccurrences(of: "start: 2026-09-05", with: "start: 2031-01-04")
+            .replacingOccurrences(of: "start: 2027-01-09", with: "start: 2031-05-24")
+        try #require(moved.contains("2031-01-04") && moved.contains("2031-05-24"), "the sample programme's semesters changed")
+        try moved.write(toFile: state.scratch.path("program.yaml"), atomically: true, encoding: .utf8)
+        // One who submits every week (S1001), one who stops after week 2 (S1002), one who never submits (S1003).
+        try """
+            student_id,name,level,coach_id,semester_id
+            S1001,Aisha Rahman,L1,C01,fall-2026
+            S1002,Omar Farouk,L1,C02,fall-2026
+            S1003,"Al-Amin, Zaynab",L2,C01,fall-2026
+
+            """.write(toFile: state.scratch.path("students.csv"), atomically: true, encoding: .utf8)
+        let imported = try await state.run(["roster", "import", state.scratch.path("program.yaml"), state.scratch.path("students.csv")])
+        try #require(imported.status == 0, "\(imported.stderr)")
+        // Their recordings, each on its week's Saturday at noon (the CLI's clock pinned there).
+        let utc = DateFormatter()
+        utc.locale = Locale(identifier: "en_US_POSIX")
+        utc.timeZone = TimeZone(identifier: "UTC")
+        utc.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        for (student, weeks) in [("S1001", Array(1...15)), ("S1002", [1, 2])] {
+            for week in weeks {
+                let at = utc.string(from: Self.calendar.unlock(week: week).addingTimeInterval(12 * 3_600))
+                let ingest = try await state.run(["ingest", "--student", student, "--week", "\(week)",
+                                                  CommandLineStateFixture.fixture("speech.opus")], at: at)
+                try #require(ingest.status == 0, "\(student) week \(week): \(ingest.stderr)")
+            }
+        }
+        let secretPath = state.scratch.path("webhook.secret")
+        try Data(webhookSecret).write(to: URL(fileURLWithPath: secretPath))
+
+        // Three SIGKILLs at random moments (the restart resumes where the clock was), and one
+        // kill on week 5's Wednesday morning with the restart on Thursday at 10:00: the
+        // daemon is down over the Wednesday 18:00 reminder.
+        let seed = UInt64(Date().timeIntervalSince1970)
+        var random = SeededGenerator(seed: seed)
+        let span = Self.calendar.unlock(week: 1).timeIntervalSince1970...Self.calendar.deadline(week: 15).timeIntervalSince1970
+        let week5Wednesday = Self.calendar.deadline(week: 5).addingTimeInterval(-(2 * 86_400 + 18 * 3_600) + 1)  // 06:00
+        let week5Thursday = week5Wednesday.addingTimeInterval(28 * 3_600)  // 10:00
+        var stops: [(at: Date, resume: Date?)] = (0..<3).map { _ in (Date(timeIntervalSince1970: Double.random(in: span, using: &random)), nil) }
+            .filter { !(week5Wednesday.addingTimeInterval(-86_400)...week5Thursday).contains($0.at) }
+        stops.append((week5Wednesday, week5Thursday))
+        stops.sort { $0.at < $1.at }
+        let end = Self.calendar.deadline(week: 15).addingTimeInterval(86_400)
+
+        let receiver = WebhookReceiver()
+        try await receiver.serve { url in
+            var resume = Self.calendar.unlock(week: 1).addingTimeInterval(-3_600)
+            var daemons = 0
+            while true {
+                let environment = [
+                    "TILAWA_WEBHOOK_URL": url.absoluteString, "TILAWA_WEBHOOK_SECRET_FILE": secretPath,
+                    AcceleratedClock.variable: "\(resume.timeIntervalSince1970),\(Self.rate)",
+                ]
+                let daemon = try ServeProcess(stateDirectory: state.stateDirectory, port: try unusedPort(), directory: state.scratch.path,
+                                              environment: environment)
+                daemons += 1
+                guard await daemon.waitUntilReady() else { Issue.record("daemon did not start (seed \(seed)): \(daemon.log)"); return }
+                var killedAt: Date?
+                while killedAt == nil, let now = await Self.programmeNow(port: daemon.port), now < end {
+                    if let stop = stops.first, now >= stop.at {
+                        kill(Int32(daemon.pid), SIGKILL)
+                        daemon.process.waitUntilExit()
+                        stops.removeFirst()
+                        killedAt = stop.resume ?? now
+                    } else {
+                        try await Task.sleep(for: .milliseconds(10))
+                    }
+                }
+                if let killedAt {
+                    resume = killedAt
+                    continue
+                }
+                // The semester is over: let the outbox drain, then stop.
+                let drained = await eventually(seconds: 60) {
+                    try state.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM event WHERE deliveredAt IS NULL") } == 0
+                }
+                #expect(drained, "seed \(seed)")
+                #expect(await daemon.terminate() == 0)
+                break
+            }
+            #expect(daemons == 5, "seed \(seed): four kills, five daemons")
+        }
+
+        let events = try state.read { db in try EventRecord.order(Column("seq")).fetchAll(db) }
+        let taken = receiver.calls.filter(\.wasTaken)
+        #expect(callsAreInOrderPerRecipient(taken, events: events), "seed \(seed)")
+        // What the receiver got, once per event id.
+        var seen = Set<String>()
+        let delivered = try taken.filter { seen.insert($0.eventId ?? "").inserted }
+            .map { try JSONDecoder.api.decode(EventPayload.self, from: $0.body) }
+        #expect(Set(events.map(\.id)) == seen, "every event delivered (seed \(seed))")
+
+        let curriculum = try state.read { db in
+            try Row.fetchAll(db, sql: "SELECT levelId, week, title, passage FROM curriculumWeek").reduce(into: [String: (String, String?)]()) {
+                $0["\($1["levelId"] as String)/\($1["week"] as Int)"] = ($1["title"], $1["passage"])
+            }
+        }
+        let level = ["S1001": "L1", "S1002": "L1", "S1003": "L2"]
+        for student in ["S1001", "S1002", "S1003"] {
+            let mine = delivered.filter { $0.studentId == student && $0.recipient == "student" }
+            let unlocked = mine.filter { $0.type == "week_unlocked" }
+            #expect(unlocked.compactMap { $0.week?.number } == Array(1...15), "\(student): every week once, in order (seed \(seed))")
+            for notice in unlocked {
+                let week = notice.week?.number ?? 0
+                let (title, passage) = curriculum["\(level[student]!)/\(week)"] ?? ("?", nil)
+                let due = HumanDate.format(Self.calendar.deadline(week: week), in: Self.calendar.timeZone)
+                #expect(notice.message == StudentMessages.weekUnlocked(week: week, title: title, passage: passage, due: due))
+                #expect(notice.week?.title == title)
+            }
+            let reminders = mine.filter { $0.type == "deadline_reminder" }
+            let expected: [Int] = switch student {
+            case "S1001": []
+            case "S1002": (3...15).flatMap { [$0, $0] }
+            default: (1...15).flatMap { [$0, $0] }
+            }
+            #expect(reminders.compactMap { $0.week?.number } == expected, "\(student) (seed \(seed))")
+            for reminder in reminders {
+                let week = reminder.week?.number ?? 0
+                let title = curriculum["\(level[student]!)/\(week)"]?.0 ?? "?"
+                let due = HumanDate.format(Self.calendar.deadline(week: week), in: Self.calendar.timeZone)
+                #expect([2, 1, 0].map { StudentMessages.deadlineReminder(week: week, title: title, due: due, daysBefore: $0) }.contains(reminder.message))
+                #expect(reminder.occurredAt <= Self.calendar.deadline(week: week), "never a stale reminder")
+            }
+        }
+        // Week 5's Wednesday reminder, due while the daemon was down, went out once when it came
+        // back on Thursday, saying what was left.
+        let week5 = delivered.filter { $0.studentId == "S1003" && $0.type == "deadline_reminder" && $0.week?.number == 5 }
+        #expect(week5.first.map { $0.occurredAt >= week5Thursday && $0.message.contains("is due tomorrow,") } == true, "seed \(seed)")
+    }
+}
