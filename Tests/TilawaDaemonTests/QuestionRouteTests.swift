@@ -71,9 +71,9 @@ struct QuestionRouteTests {
         #expect(facts.openQuestions == 0 && facts.overdueQuestions == 0)
     }
 
-    /// `speech_mono_s16_48k.wav` (11 s) repeated `times` times, as one WAV.
+    /// `speech_u8_8k.wav` (11 s, 8 kHz, 8-bit: small) repeated `times` times, as one WAV.
     static func repeatedSpeech(times: Int) throws -> ByteBuffer {
-        let source = try Data(contentsOf: fixturesDirectory.appendingPathComponent("speech_mono_s16_48k.wav"))
+        let source = try Data(contentsOf: fixturesDirectory.appendingPathComponent("speech_u8_8k.wav"))
         let marker = Data("data".utf8)
         let at = try #require(source.range(of: marker))
         let size = source[at.upperBound..<at.upperBound + 4].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }

@@ -34,11 +34,16 @@ public struct CommentClipEncoder: Sendable {
         try store.prepareDirectory(for: audioPath)
         let processed: ProcessedAudio
         do {
-            processed = try processor.process(path: staged.path, encodeTo: store.path(audioPath), policy: .ifAccepted)
+            // Judged before it is encoded: a clip of minutes that will be refused (too long,
+            // silent) costs one decode, not an encode; an accepted one (at most 3 min) is
+            // decoded twice, a fraction of its encode.
+            let judged = try processor.process(path: staged.path)
+            guard judged.verdict.isAccepted else { return .rejected(judged.verdict) }
+            processed = try processor.process(path: staged.path, encodeTo: store.path(audioPath), policy: .always)
         } catch let rejection as AudioRejection {
             return .rejected(AudioVerdict(rejection: rejection))
         }
-        guard processed.verdict.isAccepted, let encoded = processed.encoded else { return .rejected(processed.verdict) }
+        guard let encoded = processed.encoded else { return .rejected(processed.verdict) }
         do {
             try store.write(processed.waveform.jsonData(), to: waveformPath)
         } catch {
