@@ -82,6 +82,8 @@ func numericField(_ key: String, of config: TilawaConfiguration) -> Double? {
     case "storage.originals_retention_days": config.storage.originalsRetention / 86_400
     case "storage.min_free_bytes": Double(config.storage.minFreeBytes)
     case "storage.low_free_bytes": Double(config.storage.lowFreeBytes)
+    case "uploads.max_offline_hours": config.uploads.maxOffline / 3_600
+    case "submissions.withdraw_minutes": Double(config.submissions.withdrawMinutes)
     case "idempotency.retention_hours": config.idempotencyRetention / 3600
     default: nil
     }

@@ -226,6 +226,22 @@ struct OpenAPIResponseTests {
             _ = try await call(.post, listened, "/v1/feedback/\(feedbackId)/listened", try await auth(.coach, "C01"))
             _ = try await call(.post, listened, "/v1/feedback/\(feedbackId)/listened")
 
+            // Second chances: withdraw (200, 403, 404, 409), the replayed key (410), a malformed Recorded-At (400).
+            var s1002 = try await auth(.student, "S1002", ogg)
+            s1002[.idempotencyKey] = "contract-withdraw"
+            s1002[.recordedAt] = "2026-11-22T14:00:00Z"
+            let taken = try await call(.post, upload, "/v1/students/S1002/weeks/12/submissions", s1002, body: opus)
+            let takenId = try #require(taken.json?["id"] as? String)
+            let one = "/v1/submissions/{id}"
+            _ = try await call(.delete, one, "/v1/submissions/\(takenId)", try await auth(.coach, "C02"))
+            _ = try await call(.delete, one, "/v1/submissions/sub_none", try await auth(.student, "S1002"))
+            _ = try await call(.delete, one, "/v1/submissions/\(takenId)", try await auth(.student, "S1002"))
+            _ = try await call(.post, upload, "/v1/students/S1002/weeks/12/submissions", s1002, body: opus)
+            _ = try await call(.delete, one, "/v1/submissions/\(id)", student)
+            var badDate = try await auth(.student, "S1002", ogg)
+            badDate[.recordedAt] = "yesterday"
+            _ = try await call(.post, upload, "/v1/students/S1002/weeks/12/submissions", badDate, body: opus)
+
             // Semesters and placement.
             _ = try await call(.get, "/v1/students/{id}/timeline", "/v1/students/S1001/timeline?semester=fall-2026", student)
             _ = try await call(.get, "/v1/students/{id}/timeline", "/v1/students/S1001/timeline?semester=spring-2027", student)

@@ -66,9 +66,10 @@ public struct SubmissionRules: Sendable, Hashable, Codable {
     ///
     /// `history` is this enrolment's submissions (weeks, EOC, supersession); `elsewhere` the
     /// student's submissions in other semesters, which count only for attempts: the attempt
-    /// window is the student's, across semesters.
+    /// window is the student's, across semesters. `recordedAt` (an offline recording's
+    /// believable `Recorded-At`, see `RecordedAt`) decides `late` only.
     public func admit(
-        slot: Slot, history: [AcceptedSubmission], now: Date, elsewhere: [AcceptedSubmission] = []
+        slot: Slot, history: [AcceptedSubmission], now: Date, elsewhere: [AcceptedSubmission] = [], recordedAt: Date? = nil
     ) -> Result<Admission, RuleRefusal> {
         guard slot.isValid(weekCount: calendar.weekCount) else {
             return .failure(.invalidWeek(input: slot.description, weekCount: calendar.weekCount))
@@ -105,7 +106,7 @@ public struct SubmissionRules: Sendable, Hashable, Codable {
             }
             attempts = attemptWindow.status(countedAt: counted + [now], now: now)
         }
-        let late = slot.week.map { calendar.isLate(week: $0, receivedAt: now) } ?? false
+        let late = slot.week.map { calendar.isLate(week: $0, receivedAt: recordedAt ?? now) } ?? false
         let supersedes = history
             .filter { $0.slot == slot && $0.state.isSupersedable }
             .sorted { ($0.receivedAt, $0.id) < ($1.receivedAt, $1.id) }

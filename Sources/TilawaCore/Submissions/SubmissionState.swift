@@ -12,11 +12,16 @@ public enum SubmissionState: String, Sendable, Hashable, Codable, CaseIterable {
     case superseded
     /// An internal error lost it; the attempt it used is returned (DESIGN §1).
     case failed
+    /// Taken back by the student shortly after sending; the attempt it used is returned.
+    case withdrawn
 
     /// Whether the submission still counts as accepted: it uses an attempt and covers its week.
     ///
-    /// Only `failed` does not, because its attempt is returned to the student.
-    public var countsAsAccepted: Bool { self != .failed }
+    /// `failed` and `withdrawn` do not: their attempt is returned to the student.
+    public var countsAsAccepted: Bool { self != .failed && self != .withdrawn }
+
+    /// The states that do not count, as an SQL list: `('failed', 'withdrawn')`.
+    public static let notCountedSQL = "('failed', 'withdrawn')"
 
     /// Whether a newer recording of the same slot turns this one into `superseded`.
     ///

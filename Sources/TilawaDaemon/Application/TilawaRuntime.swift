@@ -38,7 +38,8 @@ public struct TilawaRuntime: Sendable {
 
     /// The path every recording takes.
     public var intake: SubmissionIntake {
-        SubmissionIntake(database: database, stateDirectory: stateDirectory, processor: processor, policy: policy, clock: clock)
+        SubmissionIntake(database: database, stateDirectory: stateDirectory, processor: processor, policy: policy, clock: clock,
+                         maxOffline: configuration.uploads.maxOffline)
     }
 
     /// The path every coach reply takes.

@@ -99,6 +99,10 @@ public struct ConfigurationKey: Sendable, Hashable {
               "Uploads are answered 507 `storage_full` when less disk space than this is free."),
         .init("storage.low_free_bytes", "`1073741824`",
               "Below this much free disk space operations get `storage_low` (at most once a local day); `0` never."),
+        .init("uploads.max_offline_hours", "`72`",
+              "How long before its upload a recording's `Recorded-At` may be and still decide `late` (0–720)."),
+        .init("submissions.withdraw_minutes", "`10`",
+              "Minutes after sending within which a student may withdraw a recording not yet answered (0–1440; 0: never)."),
         .init("idempotency.retention_hours", "`24`", "How long an `Idempotency-Key` is remembered (24–8760)."),
         .init("log.level", "`info`", "Least severe level logged: trace, debug, info, notice, warning, error, critical."),
     ]

@@ -76,6 +76,8 @@ extension TilawaConfiguration {
             values.integer("storage.originals_retention_days", default: 30, in: 0...3650) * 86_400)
         config.storage.minFreeBytes = try values.integer("storage.min_free_bytes", default: config.storage.minFreeBytes, in: 0...Int.max)
         config.storage.lowFreeBytes = try values.integer("storage.low_free_bytes", default: config.storage.lowFreeBytes, in: 0...Int.max)
+        config.uploads.maxOffline = try TimeInterval(values.integer("uploads.max_offline_hours", default: 72, in: 0...720) * 3_600)
+        config.submissions.withdrawMinutes = try values.integer("submissions.withdraw_minutes", default: 10, in: 0...1_440)
         config.idempotencyRetention = try TimeInterval(values.integer("idempotency.retention_hours", default: 24, in: 24...8760) * 3600)
         let level = try values.choice("log.level", default: config.logLevel.rawValue, among: LogLevel.allCases.map(\.rawValue))
         config.logLevel = LogLevel(rawValue: level) ?? config.logLevel

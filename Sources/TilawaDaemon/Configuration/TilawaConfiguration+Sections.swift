@@ -94,6 +94,26 @@ extension TilawaConfiguration {
         public init() {}
     }
 
+    /// `uploads.*`: offline recordings.
+    public struct Uploads: Sendable, Hashable {
+        /// `uploads.max_offline_hours`, in seconds: how long before its upload a recording's
+        /// `Recorded-At` may be and still decide `late`.
+        public var maxOffline: TimeInterval = 72 * 3_600
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// `submissions.*`: second chances.
+    public struct Submissions: Sendable, Hashable {
+        /// `submissions.withdraw_minutes`: a student may withdraw a recording this long after
+        /// sending it (0: never).
+        public var withdrawMinutes = 10
+
+        /// The defaults.
+        public init() {}
+    }
+
     /// `storage.*`: retention and disk-space guard.
     public struct Storage: Sendable, Hashable {
         /// `storage.originals_retention_days`, in seconds: how long an original upload is kept

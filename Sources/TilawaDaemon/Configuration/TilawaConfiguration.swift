@@ -35,6 +35,10 @@ public struct TilawaConfiguration: Sendable, Equatable {
     public var encodeWorkers = 0
     /// `storage.*`.
     public var storage = Storage()
+    /// `uploads.*`.
+    public var uploads = Uploads()
+    /// `submissions.*`.
+    public var submissions = Submissions()
     /// `idempotency.retention_hours`, in seconds.
     public var idempotencyRetention: TimeInterval = 24 * 3600
     /// `log.level`.

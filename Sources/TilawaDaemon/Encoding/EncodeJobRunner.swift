@@ -79,14 +79,28 @@ public struct EncodeJobRunner: Sendable {
     }
 
     private func encodeSubmission(job: JobRecord, jobId: Int64) throws {
-        guard let submission = try database.submission(id: job.subjectId), let original = submission.originalPath else {
-            throw StoreError.internalInconsistency("no submission \(job.subjectId) or no original recording")
+        guard let submission = try database.submission(id: job.subjectId) else {
+            throw StoreError.internalInconsistency("no submission \(job.subjectId)")
+        }
+        guard let original = submission.originalPath else {
+            if submission.state == .withdrawn {
+                // Withdrawn between the claim and now: nothing to encode.
+                try database.completeSubmissionEncode(jobId: jobId, submissionId: submission.id, audioPath: "", audioBytes: 0,
+                                                      waveformPath: "", outputGainDB: 0, now: clock())
+                return
+            }
+            throw StoreError.internalInconsistency("no original recording for \(job.subjectId)")
         }
         let artifacts = try encode(original: original, family: .submissions, id: submission.id, date: submission.receivedAt,
                                    processor: processor)
-        try database.completeSubmissionEncode(
+        let kept = try database.completeSubmissionEncode(
             jobId: jobId, submissionId: submission.id, audioPath: artifacts.audioPath, audioBytes: artifacts.encoded.bytes,
             waveformPath: artifacts.waveformPath, outputGainDB: artifacts.encoded.outputGainDB, now: clock())
+        if !kept {
+            // Withdrawn while it was encoded: nothing points to these files.
+            stateDirectory.artifactStore.remove(artifacts.audioPath)
+            stateDirectory.artifactStore.remove(artifacts.waveformPath)
+        }
     }
 
     /// Encodes an original to `<family>/YYYY/MM/<id>.opus` and its peaks to `<id>.peaks.json`,

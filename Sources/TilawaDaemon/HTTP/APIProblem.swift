@@ -142,4 +142,5 @@ extension APIProblem {
 extension HTTPField.Name {
     static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
     static let idempotentReplayed = HTTPField.Name("Idempotent-Replayed")!
+    static let recordedAt = HTTPField.Name("Recorded-At")!
 }

@@ -13,6 +13,7 @@ struct SubmissionRoutes: Sendable {
     func register(on group: RouterGroup<TilawaRequestContext>) {
         group.post("students/:id/weeks/:slot/submissions", use: upload)
         group.get("submissions/:id", use: show)
+        group.delete("submissions/:id", use: withdraw)
         group.get("submissions/:id/audio", use: audio)
         group.get("submissions/:id/waveform", use: waveform)
     }
@@ -44,6 +45,8 @@ struct SubmissionRoutes: Sendable {
             api.metrics.countUpload(outcome: "error", reason: "storage_full")
             throw APIProblem.storageFull
         }
+        let uploadBegan = api.now
+        let recordedAt = try Self.recordedAt(request, context: context)
         let key = try idempotencyKey(request)
         var idempotency = IdempotencyStateMachine()
         if let key, case let .refuse(refusal) = await idempotency.headersReceived(try idempotencyState(studentId, key)) {
@@ -70,6 +73,12 @@ struct SubmissionRoutes: Sendable {
                 break
             case let .replay(status, body):
                 staged.file.discard()
+                // The recording it created was withdrawn since: the original answer no longer holds.
+                if status == 201, let id = (try? JSONSerialization.jsonObject(with: body) as? [String: Any])?["id"] as? String,
+                   try await api.runtime.database.submission(id: id)?.state == .withdrawn {
+                    throw APIProblem(.gone, code: "submission_withdrawn",
+                                     detail: "The recording this request created was withdrawn; record again with a new Idempotency-Key.")
+                }
                 // The stored answer as it was first sent: a refusal is a problem document.
                 let type = status >= 400 ? "application/problem+json" : "application/json"
                 return Response(status: .init(code: status), headers: [.contentType: type, .idempotentReplayed: "true"],
@@ -87,7 +96,8 @@ struct SubmissionRoutes: Sendable {
         let status: HTTPResponse.Status
         let body: Data
         do {
-            (status, body, response) = try await answer(staged: staged, studentId: studentId, slot: slot, request: request, context: context)
+            (status, body, response) = try await answer(staged: staged, studentId: studentId, slot: slot, recordedAt: recordedAt,
+                                                        uploadBegan: uploadBegan, request: request, context: context)
         } catch {
             if let key, idempotency.failed() == .release { try? api.runtime.database.abandonIdempotentRequest(studentId: studentId, key: key) }
             throw error
@@ -100,13 +110,13 @@ struct SubmissionRoutes: Sendable {
 
     /// Runs the intake and turns its outcome into the status, the body to remember for
     /// replays, and the response.
-    private func answer(staged: StagedUpload, studentId: String, slot: Slot, request: Request,
-                        context: TilawaRequestContext) async throws -> (HTTPResponse.Status, Data, Response) {
+    private func answer(staged: StagedUpload, studentId: String, slot: Slot, recordedAt: RecordedAt?, uploadBegan: Date,
+                        request: Request, context: TilawaRequestContext) async throws -> (HTTPResponse.Status, Data, Response) {
         let intake = api.runtime.intake
         let started = ContinuousClock.now
         let outcome = try await api.pool.run {
             try intake.submit(staged: staged.file, studentId: studentId, slot: slot, origin: .http,
-                              fileExtension: URL(fileURLWithPath: staged.path).pathExtension)
+                              fileExtension: URL(fileURLWithPath: staged.path).pathExtension, recordedAt: recordedAt, uploadBegan: uploadBegan)
         }
         api.metrics.analysisDuration.record(ContinuousClock.now - started)
         let problem: APIProblem
@@ -116,7 +126,8 @@ struct SubmissionRoutes: Sendable {
             api.metrics.countUpload(outcome: "accepted", reason: "")
             context.logger.info("upload accepted", metadata: ["submission": "\(submission.id)", "student": "\(studentId)", "slot": "\(slot)"])
             let extras = try await api.runtime.database.submissionExtras(submission)
-            let body = try APIJSON.encoder().encode(SubmissionResource(submission, attempts: attempts, extras: extras))
+            let body = try APIJSON.encoder().encode(SubmissionResource(
+                submission, attempts: attempts, extras: extras, withdrawMinutes: api.runtime.configuration.submissions.withdrawMinutes))
             let headers: HTTPFields = [.contentType: "application/json", .location: "/v1/submissions/\(submission.id)"]
             return (.created, body, Response(status: .created, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body))))
         case let .rejected(verdict, analysis):
@@ -186,7 +197,44 @@ struct SubmissionRoutes: Sendable {
         let attempts = try await api.runtime.database.attemptStatus(studentId: submission.studentId, policy: api.runtime.policy, now: api.now)
             ?? AttemptStatus(used: 0, limit: api.runtime.policy.attemptWindow.limit, remaining: api.runtime.policy.attemptWindow.limit, nextAttemptAt: nil)
         let extras = try await api.runtime.database.submissionExtras(submission)
-        return try api.json(SubmissionResource(submission, attempts: attempts, extras: extras))
+        return try api.json(SubmissionResource(submission, attempts: attempts, extras: extras,
+                                               withdrawMinutes: api.runtime.configuration.submissions.withdrawMinutes, now: api.now))
+    }
+
+    /// `DELETE /v1/submissions/{id}` (the student): withdraws a recording within
+    /// `submissions.withdraw_minutes` of sending it and before any reply; the attempt is back.
+    @Sendable func withdraw(_ request: Request, context: TilawaRequestContext) async throws -> Response {
+        let principal = try context.requirePrincipal()
+        let id = try api.identifier("id", in: context)
+        guard principal.role == .student else {
+            throw APIProblem.forbidden("Only the student who sent a recording can withdraw it.")
+        }
+        let database = api.runtime.database
+        let minutes = api.runtime.configuration.submissions.withdrawMinutes
+        switch try await database.withdrawSubmission(id: id, studentId: principal.subject, windowMinutes: minutes, now: api.now) {
+        case let .success(withdrawal):
+            for path in withdrawal.filesToRemove { api.runtime.stateDirectory.artifactStore.remove(path) }
+            api.wakeup.signal()
+            let attempts = try await database.attemptStatus(studentId: principal.subject, policy: api.runtime.policy, now: api.now)
+                ?? AttemptStatus(used: 0, limit: api.runtime.policy.attemptWindow.limit, remaining: api.runtime.policy.attemptWindow.limit, nextAttemptAt: nil)
+            let extras = try await database.submissionExtras(withdrawal.submission)
+            return try api.json(SubmissionResource(withdrawal.submission, attempts: attempts, extras: extras, withdrawMinutes: minutes, now: api.now))
+        case .failure(.notFound):
+            throw APIProblem.notFound("submission with this id")
+        case let .failure(refusal):
+            throw APIProblem(.conflict, code: refusal.code, detail: refusal.message(in: api.runtime.configuration.program.timeZone))
+        }
+    }
+
+    /// The `Recorded-At` of an offline recording (RFC 3339), or nil; a malformed one is refused
+    /// before the body is read.
+    static func recordedAt(_ request: Request, context: TilawaRequestContext) throws -> RecordedAt? {
+        guard let text = request.headers[.recordedAt] else { return nil }
+        guard let recordedAt = RecordedAt(parsing: text) else {
+            context.refuseBody(of: request)
+            throw APIProblem.badRequest("invalid_recorded_at", "Recorded-At must be an RFC 3339 date and time, e.g. 2026-11-20T21:14:05Z.")
+        }
+        return recordedAt
     }
 
     @Sendable func audio(_ request: Request, context: TilawaRequestContext) async throws -> Response {

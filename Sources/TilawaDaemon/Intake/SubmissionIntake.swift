@@ -15,10 +15,13 @@ public struct SubmissionIntake: Sendable {
     public let processor: AudioProcessor
     public let policy: ProgramPolicy
     public let clock: @Sendable () -> Date
+    /// How long before its upload an offline recording may say it was made (`uploads.max_offline_hours`).
+    public var maxOffline: TimeInterval
 
     /// Creates an intake; `clock` is read once per recording (when it was received).
     public init(database: AppDatabase, stateDirectory: StateDirectory, processor: AudioProcessor, policy: ProgramPolicy,
-                clock: @escaping @Sendable () -> Date = { Date() }) {
+                clock: @escaping @Sendable () -> Date = { Date() }, maxOffline: TimeInterval = 72 * 3_600) {
+        self.maxOffline = maxOffline
         self.database = database
         self.stateDirectory = stateDirectory
         self.processor = processor
@@ -39,8 +42,12 @@ public struct SubmissionIntake: Sendable {
 
     /// Judges and, if allowed, admits the recording `staged` holds; the file is placed into
     /// the artifact store or discarded before this returns.
+    ///
+    /// `recordedAt` is the app's `Recorded-At` for a recording made offline; it decides `late`
+    /// when believable for an upload that began at `uploadBegan` (see `RecordedAt`).
     public func submit(
-        staged: StagedFile, studentId: String, slot: Slot, origin: SubmissionOrigin, fileExtension: String
+        staged: StagedFile, studentId: String, slot: Slot, origin: SubmissionOrigin, fileExtension: String,
+        recordedAt: RecordedAt? = nil, uploadBegan: Date? = nil
     ) throws -> IntakeOutcome {
         defer { staged.discard() }
         let stagedPath = staged.path
@@ -84,7 +91,8 @@ public struct SubmissionIntake: Sendable {
         let request = AdmissionRequest(
             submissionId: submissionId, studentId: studentId, slot: slot, receivedAt: receivedAt, analysis: analysis,
             source: source, warnings: verdict.warnings.map(\.code), originalPath: originalPath, originalBytes: bytes,
-            origin: origin)
+            origin: origin, recordedAt: recordedAt?.claimed,
+            lateReference: recordedAt?.lateReference(uploadBegan: uploadBegan ?? receivedAt, receivedAt: receivedAt, maxOffline: maxOffline))
         let outcome: AdmissionOutcome
         do {
             outcome = try database.admitSubmission(request, policy: policy)

@@ -15,10 +15,17 @@ public struct AdmissionRequest: Sendable {
     public var originalPath: String
     public var originalBytes: Int
     public var origin: SubmissionOrigin
+    /// The app's `Recorded-At`, as claimed (stored and shown).
+    public var recordedAt: Date?
+    /// The instant `late` is judged at when the claim is believable (`RecordedAt.lateReference`).
+    public var lateReference: Date?
 
     /// Creates a request.
     public init(submissionId: String, studentId: String, slot: Slot, receivedAt: Date, analysis: AudioAnalysis,
-                source: AudioSource, warnings: [String], originalPath: String, originalBytes: Int, origin: SubmissionOrigin) {
+                source: AudioSource, warnings: [String], originalPath: String, originalBytes: Int, origin: SubmissionOrigin,
+                recordedAt: Date? = nil, lateReference: Date? = nil) {
+        self.recordedAt = recordedAt
+        self.lateReference = lateReference
         self.submissionId = submissionId
         self.studentId = studentId
         self.slot = slot

@@ -28,7 +28,7 @@ extension AppDatabase {
                 let candidates = try Row.fetchAll(db, sql: """
                     SELECT enrolment.id, enrolment.studentId FROM enrolment
                     LEFT JOIN submission ON submission.enrolmentId = enrolment.id AND submission.kind = 'week'
-                      AND submission.state <> 'failed'
+                      AND submission.state NOT IN \(SubmissionState.notCountedSQL)
                     WHERE enrolment.semesterId = ? AND enrolment.levelId = ? AND enrolment.eocAvailableNotifiedAt IS NULL
                       AND enrolment.coachId IS NOT NULL
                     GROUP BY enrolment.id HAVING COUNT(DISTINCT submission.week) >= ?

@@ -179,7 +179,7 @@ extension AppDatabase {
             feedback.outputGainDB = outputGainDB
             feedback.state = .ready
             try feedback.update(db)
-            if submission.state != .failed {
+            if submission.state.countsAsAccepted {
                 submission.state = .feedbackReady
                 if submission.kind == .eoc, let result = feedback.result { submission.result = result }
                 try submission.update(db)
@@ -191,7 +191,7 @@ extension AppDatabase {
                 db, type: .feedbackReady, studentId: submission.studentId, levelId: enrolment.levelId, slot: submission.slot,
                 occurredAt: now, submissionId: submission.id, feedbackId: feedback.id, coachName: coach?.name,
                 message: StudentMessages.feedbackReady(what, coachName: coach?.name))
-            if submission.kind == .eoc, submission.state != .failed, let result = feedback.result {
+            if submission.kind == .eoc, submission.state.countsAsAccepted, let result = feedback.result {
                 let level = try enrolment.levelId.flatMap { try LevelRecord.fetchOne(db, key: $0) }
                 if result == .pass, enrolment.outcome != .graduated, let enrolmentId = enrolment.id {
                     enrolment.outcome = .graduated

@@ -75,13 +75,19 @@ extension AppDatabase {
     /// Records a finished submission encode: the artifacts and `awaiting_feedback` (unless it
     /// was superseded meanwhile), the coach's `submission_ready_for_review`, and the job
     /// done — one transaction.
+    @discardableResult
     public func completeSubmissionEncode(
         jobId: Int64, submissionId: String, audioPath: String, audioBytes: Int, waveformPath: String,
         outputGainDB: Double, now: Date
-    ) throws {
+    ) throws -> Bool {
         try immediateWrite { db in
             guard var submission = try SubmissionRecord.fetchOne(db, key: submissionId) else {
                 throw StoreError.internalInconsistency("submission \(submissionId) vanished while encoding")
+            }
+            // Withdrawn while the worker encoded it: the job is over, its files are not kept.
+            if submission.state == .withdrawn {
+                try db.execute(sql: "UPDATE job SET state = 'cancelled', lockedBy = NULL WHERE id = ?", arguments: [jobId])
+                return false
             }
             submission.audioPath = audioPath
             submission.audioBytes = audioBytes
@@ -106,6 +112,7 @@ extension AppDatabase {
             try db.execute(
                 sql: "UPDATE job SET state = ?, lockedBy = NULL, lastError = NULL WHERE id = ?",
                 arguments: [JobRecord.State.done.rawValue, jobId])
+            return true
         }
     }
 
@@ -148,20 +155,12 @@ extension AppDatabase {
 extension AppDatabase {
     /// Marks a submission `failed`, restores what it superseded and tells the student.
     static func failSubmission(_ db: Database, id: String, reason: String?, now: Date) throws {
-        guard var submission = try SubmissionRecord.fetchOne(db, key: id), submission.state != .failed else { return }
+        // A withdrawn recording's job may fail for want of its (removed) original: it stays withdrawn.
+        guard var submission = try SubmissionRecord.fetchOne(db, key: id), submission.state.countsAsAccepted else { return }
         submission.state = .failed
         submission.failureReason = reason
         try submission.update(db)
-        // Only what this recording superseded and nobody has answered since: the newest such one.
-        let restored = try SubmissionRecord
-            .filter(Column("supersededBy") == id && Column("state") == SubmissionState.superseded.rawValue)
-            .order(Column("receivedAt").desc)
-            .fetchOne(db)
-        if var restored {
-            restored.state = restored.encodedAt == nil ? .processing : .awaitingFeedback
-            restored.supersededBy = nil
-            try restored.update(db)
-        }
+        try restoreSuperseded(db, by: id)
         let levelId = try String.fetchOne(db, sql: "SELECT levelId FROM enrolment WHERE id = ?", arguments: [submission.enrolmentId])
         let week = try StudentContext.weekInfo(db, levelId: levelId, slot: submission.slot)
         let what = submission.week.map { "Week \($0) (\(week.title))" } ?? week.title.lowercased()

@@ -158,6 +158,7 @@ extension AppDatabase {
         migrator.registerMigration("feedback: questions", migrate: AppDatabase.migrateComments)
         migrator.registerMigration("notifications: events about no student", migrate: AppDatabase.migrateStaffNotices)
         migrator.registerMigration("feedback: voice questions", migrate: AppDatabase.migrateCommentClips)
+        migrator.registerMigration("submissions: withdraw and recorded-at", migrate: AppDatabase.migrateWithdrawals)
         return migrator
     }
 }

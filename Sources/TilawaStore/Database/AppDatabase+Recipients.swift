@@ -54,13 +54,13 @@ extension AppDatabase {
                 // others (rarely many) have their whole history read, to find the streak's start.
                 let recent = Set(try Int64.fetchAll(db, sql: """
                     SELECT DISTINCT submission.enrolmentId FROM submission JOIN enrolment ON enrolment.id = submission.enrolmentId
-                    WHERE enrolment.semesterId = ? AND submission.kind = 'week' AND submission.state <> 'failed'
+                    WHERE enrolment.semesterId = ? AND submission.kind = 'week' AND submission.state NOT IN \(SubmissionState.notCountedSQL)
                       AND submission.week IN (?, ?)
                     """, arguments: [semester.id, lastPassed - 1, lastPassed]))
                 for enrolment in enrolments {
                     guard let enrolmentId = enrolment.id, let coachId = enrolment.coachId, !recent.contains(enrolmentId) else { continue }
                     let covered = Set(try Int.fetchAll(db, sql: """
-                        SELECT DISTINCT week FROM submission WHERE enrolmentId = ? AND kind = 'week' AND state <> 'failed'
+                        SELECT DISTINCT week FROM submission WHERE enrolmentId = ? AND kind = 'week' AND state NOT IN \(SubmissionState.notCountedSQL)
                         """, arguments: [enrolmentId]))
                     var start = lastPassed - 1
                     while start > 1, !covered.contains(start - 1) { start -= 1 }

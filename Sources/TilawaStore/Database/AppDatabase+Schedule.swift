@@ -44,7 +44,7 @@ extension AppDatabase {
                     """, arguments: [semester.id, week]).map { "\($0["enrolmentId"] as Int64)|\($0["kind"] as String)|\($0["daysBefore"] as Int)" })
                 let submitted = Set(try Int64.fetchAll(db, sql: """
                     SELECT DISTINCT submission.enrolmentId FROM submission JOIN enrolment ON enrolment.id = submission.enrolmentId
-                    WHERE enrolment.semesterId = ? AND submission.kind = 'week' AND submission.week = ? AND submission.state <> 'failed'
+                    WHERE enrolment.semesterId = ? AND submission.kind = 'week' AND submission.week = ? AND submission.state NOT IN \(SubmissionState.notCountedSQL)
                     """, arguments: [semester.id, week]))
                 var titles: [String: CurriculumWeekRecord] = [:]
                 for enrolment in enrolments {

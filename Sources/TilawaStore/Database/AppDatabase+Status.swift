@@ -34,8 +34,8 @@ extension AppDatabase {
 
             if let row = try Row.fetchOne(db, sql: """
                 SELECT COALESCE(SUM(receivedAt >= ?), 0) AS day, COUNT(*) AS week FROM submission
-                WHERE receivedAt >= ? AND state <> ?
-                """, arguments: [dayAgo, weekAgo, SubmissionState.failed.rawValue]) {
+                WHERE receivedAt >= ? AND state NOT IN \(SubmissionState.notCountedSQL)
+                """, arguments: [dayAgo, weekAgo]) {
                 facts.last24h.accepted = row["day"]
                 facts.last7d.accepted = row["week"]
             }

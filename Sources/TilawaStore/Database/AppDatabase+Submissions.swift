@@ -13,7 +13,8 @@ extension AppDatabase {
                 return .refused(Self.unknownStudentRefusal(request.studentId), timeZone: .gmt)
             }
             let admitted = context.rules.admit(
-                slot: request.slot, history: context.history, now: request.receivedAt, elsewhere: context.elsewhere)
+                slot: request.slot, history: context.history, now: request.receivedAt, elsewhere: context.elsewhere,
+                recordedAt: request.lateReference)
             switch admitted {
             case let .failure(refusal):
                 return .refused(refusal, timeZone: context.calendar.timeZone)
@@ -26,7 +27,7 @@ extension AppDatabase {
                     source: request.source, warnings: request.warnings, originalPath: request.originalPath,
                     originalBytes: request.originalBytes, audioPath: nil, audioBytes: nil, waveformPath: nil,
                     outputGainDB: nil, encodedAt: nil, failureReason: nil, origin: request.origin, overdueNotifiedAt: nil,
-                    feedbackDueAt: dueAt, result: nil, supersededBy: nil)
+                    feedbackDueAt: dueAt, result: nil, supersededBy: nil, withdrawnAt: nil, recordedAt: request.recordedAt)
                 try submission.insert(db)
                 for superseded in admission.supersedes {
                     try db.execute(

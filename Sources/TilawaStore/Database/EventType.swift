@@ -16,5 +16,6 @@ public enum EventType: String, Sendable, CaseIterable {
     case questionAsked = "question_asked"
     case questionAnswered = "question_answered"
     case coachDigest = "coach_digest"
+    case submissionWithdrawn = "submission_withdrawn"
     case storageLow = "storage_low"
 }

@@ -38,7 +38,8 @@ struct StudentContext {
             try CurriculumWeekRecord.filter(Column("levelId") == enrolment.levelId).fetchAll(db).map { ($0.week, $0.title) },
             uniquingKeysWith: { first, _ in first })
         let all = try SubmissionRecord
-            .filter(Column("studentId") == student.id && Column("state") != SubmissionState.failed.rawValue)
+            .filter(Column("studentId") == student.id
+                && ![SubmissionState.failed.rawValue, SubmissionState.withdrawn.rawValue].contains(Column("state")))
             .order(Column("receivedAt"))
             .fetchAll(db)
         return StudentContext(

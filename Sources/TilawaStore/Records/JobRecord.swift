@@ -17,6 +17,8 @@ public struct JobRecord: Codable, Sendable, Equatable, FetchableRecord, MutableP
     /// Where the job is in its life.
     public enum State: String, Codable, Sendable {
         case queued, running, done, failed
+        /// Its recording was withdrawn before it ran.
+        case cancelled
     }
 
     public var id: Int64?

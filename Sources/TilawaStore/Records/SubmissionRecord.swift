@@ -40,6 +40,10 @@ public struct SubmissionRecord: Codable, Sendable, Equatable, FetchableRecord, P
     public var result: EOCResult?
     /// The newer recording that superseded this one (restored if that one fails).
     public var supersededBy: String?
+    /// When the student withdrew it.
+    public var withdrawnAt: Date?
+    /// When the app says it was recorded (`Recorded-At`, an offline recording); as claimed.
+    public var recordedAt: Date?
 
     /// The slot this submission is for.
     public var slot: Slot {

@@ -35,6 +35,12 @@ public struct SubmissionResource: Encodable, Sendable, Equatable {
     public var result: EOCResult?
     /// The replies, newest first.
     public var feedback: [Reply]
+    /// When the app says it was recorded (`Recorded-At`), as claimed; null when not given.
+    public var recordedAt: Date?
+    /// When the student withdrew it; null otherwise.
+    public var withdrawnAt: Date?
+    /// Until when the student may still withdraw it; null when they no longer can.
+    public var withdrawableUntil: Date?
 
     /// A coach's id and name.
     public struct CoachRef: Encodable, Sendable, Equatable {
@@ -56,8 +62,14 @@ public struct SubmissionResource: Encodable, Sendable, Equatable {
 
     /// Builds the resource from its row, the student's attempt status and the extras
     /// (assigned coach, replies).
-    public init(_ record: SubmissionRecord, attempts: AttemptStatus, extras: SubmissionExtras = SubmissionExtras()) {
+    public init(_ record: SubmissionRecord, attempts: AttemptStatus, extras: SubmissionExtras = SubmissionExtras(),
+                withdrawMinutes: Int = 10, now: Date? = nil) {
         id = record.id
+        recordedAt = record.recordedAt
+        withdrawnAt = record.withdrawnAt
+        let until = record.receivedAt.addingTimeInterval(Double(withdrawMinutes) * 60)
+        withdrawableUntil = withdrawMinutes > 0 && record.state.isSupersedable && extras.replies.isEmpty
+            && now.map { $0 <= until } ?? true ? until : nil
         studentId = record.studentId
         week = record.week
         kind = record.kind
@@ -88,6 +100,7 @@ public struct SubmissionResource: Encodable, Sendable, Equatable {
         case receivedAt
         case semesterId
         case feedbackDueAt
+        case recordedAt, withdrawnAt, withdrawableUntil
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -109,5 +122,8 @@ public struct SubmissionResource: Encodable, Sendable, Equatable {
         try container.encode(coach, forKey: .coach)
         try container.encode(result, forKey: .result)
         try container.encode(feedback, forKey: .feedback)
+        try container.encode(recordedAt, forKey: .recordedAt)
+        try container.encode(withdrawnAt, forKey: .withdrawnAt)
+        try container.encode(withdrawableUntil, forKey: .withdrawableUntil)
     }
 }

@@ -290,7 +290,7 @@ public struct TimelineResource: Encodable, Sendable {
         let status = data.rules.eocStatus(history: data.history, now: now)
         eocEligible = status.state == .available || status.state == .retake
         let eocRecords = newestFirst.filter { $0.kind == .eoc }
-        let underReview = status.state == .underReview ? eocRecords.first { $0.state != .failed && $0.state != .superseded } : nil
+        let underReview = status.state == .underReview ? eocRecords.first { $0.state.countsAsAccepted && $0.state != .superseded } : nil
         let level = data.level
         eoc = EOC(
             state: status.state, have: status.have, need: status.need, opensAt: status.opensAt, closesAt: status.closesAt,
@@ -303,7 +303,7 @@ public struct TimelineResource: Encodable, Sendable {
         let titles = Dictionary(data.curriculum.map { ($0.week, $0) }, uniquingKeysWith: { first, _ in first })
         weeks = placed ? (1...calendar.weekCount).map { number in
             let records: [SubmissionRecord] = newestFirst.filter { $0.kind == .week && $0.week == number }
-            let latest = records.first { $0.state != .failed }
+            let latest = records.first { $0.state.countsAsAccepted }
             let state: String
             if !calendar.isUnlocked(week: number, at: now) {
                 state = "locked"
