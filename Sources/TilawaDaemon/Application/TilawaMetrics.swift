@@ -28,6 +28,8 @@ public final class TilawaMetrics: Sendable {
     public let overdue: Gauge
     /// Notifications not yet delivered.
     public let undeliveredEvents: Gauge
+    /// Uploads being received or judged now (at most `http.max_concurrent_uploads`).
+    public let uploadsInFlight: Gauge
 
     public init() {
         uploadBytes = registry.makeCounter(descriptor: Self.name("upload_bytes", unit: "total", help: "Bytes of recordings received over HTTP."))
@@ -40,6 +42,7 @@ public final class TilawaMetrics: Sendable {
         awaitingFeedback = registry.makeGauge(descriptor: Self.name("awaiting_feedback", help: "Submissions waiting for coach feedback."))
         overdue = registry.makeGauge(descriptor: Self.name("feedback_overdue", help: "Submissions past the feedback deadline."))
         undeliveredEvents = registry.makeGauge(descriptor: Self.name("notifications_undelivered", help: "Notifications not yet delivered."))
+        uploadsInFlight = registry.makeGauge(descriptor: Self.name("uploads_in_flight", help: "Uploads being received or judged now."))
     }
 
     /// The descriptor of `tilawa_<metric>[_<unit>]`.

@@ -38,6 +38,8 @@ public struct ConfigurationKey: Sendable, Hashable {
         .init("http.port", "`8080`", "TCP port of the HTTP API (1–65535)."),
         .init("http.max_upload_bytes", "`104857600`",
               "Largest accepted upload in bytes (1 KiB–4 GiB); larger ones get 413."),
+        .init("http.max_concurrent_uploads", "`32`",
+              "Uploads (recordings, replies, voice messages) received or judged at once; past it a new one gets 503 `too_many_uploads` with `Retry-After` before its body is read (1–4096)."),
         .init("http.upload_timeout_seconds", "`300`", "Longest time an upload body may take to arrive after its headers; past it the connection is closed (`upload_incomplete`, nothing counted) (1–86400 s)."),
         .init("auth.jwt_key_file", "`<state_dir>/secrets/jwt.key`",
               "File holding the HS256 token key; created at first start when left at its default."),

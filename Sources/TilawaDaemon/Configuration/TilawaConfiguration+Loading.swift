@@ -99,6 +99,7 @@ extension TilawaConfiguration {
         http.port = try values.integer("http.port", default: http.port, in: 1...65535)
         http.maxUploadBytes = try values.integer("http.max_upload_bytes", default: http.maxUploadBytes, in: 1024...4 * 1024 * 1024 * 1024)
         http.uploadTimeout = try values.number("http.upload_timeout_seconds", default: http.uploadTimeout, in: 1...86_400)
+        http.maxConcurrentUploads = try values.integer("http.max_concurrent_uploads", default: http.maxConcurrentUploads, in: 1...4_096)
     }
 
     private mutating func readAuth(_ values: inout ConfigurationValues) throws(ConfigurationError) {

@@ -12,6 +12,8 @@ extension TilawaConfiguration {
         public var maxUploadBytes = 100 * 1024 * 1024
         /// `http.upload_timeout_seconds`.
         public var uploadTimeout: TimeInterval = 300
+        /// `http.max_concurrent_uploads`: uploads in flight at once; past it 503 before the body is read.
+        public var maxConcurrentUploads = 32
 
         /// The defaults.
         public init() {}

@@ -43,10 +43,13 @@ struct CommentRoutes: Sendable {
                 context.refuseBody(of: request)
                 throw Self.problem(refusal)
             }
-            let staged = try await receiver.receive(request, context: context, fileExtension: SubmissionRoutes.fileExtension(for: request))
             let clips = api.runtime.commentClips
             let now = api.now
-            switch try await api.pool.run({ try clips.encode(staged: staged.file, now: now) }) {
+            let encoded = try await receiver.withSlot(request, context: context) {
+                let staged = try await receiver.receive(request, context: context, fileExtension: SubmissionRoutes.fileExtension(for: request))
+                return try await api.pool.run { try clips.encode(staged: staged.file, now: now) }
+            }
+            switch encoded {
             case let .encoded(encoded): clip = encoded
             case let .rejected(verdict): throw APIProblem.audio(verdict, analysis: nil)
             }

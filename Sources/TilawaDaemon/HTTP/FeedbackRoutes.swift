@@ -49,11 +49,13 @@ struct FeedbackRoutes: Sendable {
                 throw Self.problem(refusal)
             }
         }
-        let staged = try await receiver.receive(request, context: context, fileExtension: SubmissionRoutes.fileExtension(for: request))
         let intake = api.runtime.feedbackIntake
-        let outcome = try await api.pool.run {
-            try intake.submit(staged: staged.file, coachId: principal.subject, target: .submission(submissionId), notes: nil,
-                              origin: .http, fileExtension: URL(fileURLWithPath: staged.path).pathExtension, result: result)
+        let outcome = try await receiver.withSlot(request, context: context) {
+            let staged = try await receiver.receive(request, context: context, fileExtension: SubmissionRoutes.fileExtension(for: request))
+            return try await api.pool.run {
+                try intake.submit(staged: staged.file, coachId: principal.subject, target: .submission(submissionId), notes: nil,
+                                  origin: .http, fileExtension: URL(fileURLWithPath: staged.path).pathExtension, result: result)
+            }
         }
         switch outcome {
         case let .accepted(feedback, _):

@@ -53,7 +53,19 @@ struct SubmissionRoutes: Sendable {
             context.refuseBody(of: request)
             throw Self.problem(refusal)
         }
+        return try await receiver.withSlot(request, context: context) {
+            try await receiveAndAnswer(request, context: context, studentId: studentId, slot: slot, key: key, idempotency: idempotency,
+                                       recordedAt: recordedAt, uploadBegan: uploadBegan)
+        }
+    }
 
+    /// The body of an upload that holds a slot: streamed to staging, the idempotency key
+    /// claimed, judged and answered.
+    private func receiveAndAnswer(
+        _ request: Request, context: TilawaRequestContext, studentId: String, slot: Slot, key: String?,
+        idempotency initial: IdempotencyStateMachine, recordedAt: RecordedAt?, uploadBegan: Date
+    ) async throws -> Response {
+        var idempotency = initial
         let staged: StagedUpload
         do {
             staged = try await receiver.receive(request, context: context, fileExtension: Self.fileExtension(for: request))

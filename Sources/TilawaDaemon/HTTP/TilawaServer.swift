@@ -19,7 +19,9 @@ public enum TilawaServer {
         router.add(middleware: ProblemMiddleware(routes: routes))
         OperationsRoutes(api: api).register(on: router)
         let v1 = router.group("v1").add(middleware: AuthMiddleware(authority: api.authority, clock: api.runtime.clock))
-        let receiver = UploadReceiver(stateDirectory: api.runtime.stateDirectory, maxBytes: api.runtime.configuration.http.maxUploadBytes)
+        let receiver = UploadReceiver(
+            stateDirectory: api.runtime.stateDirectory, maxBytes: api.runtime.configuration.http.maxUploadBytes,
+            slots: UploadSlots(limit: api.runtime.configuration.http.maxConcurrentUploads, gauge: api.metrics.uploadsInFlight))
         SubmissionRoutes(api: api, receiver: receiver).register(on: v1)
         StudentRoutes(api: api).register(on: v1)
         StatusRoutes(api: api).register(on: v1)

@@ -16,6 +16,20 @@ import TilawaStore
 struct UploadReceiver: Sendable {
     let stateDirectory: StateDirectory
     let maxBytes: Int
+    let slots: UploadSlots
+
+    /// Runs `body` holding an upload slot; past the cap, 503 with `Retry-After` before the
+    /// body is read.
+    func withSlot<T>(_ request: Request, context: TilawaRequestContext, _ body: () async throws -> T) async throws -> T {
+        guard slots.acquire() else {
+            context.refuseBody(of: request)
+            throw APIProblem(.serviceUnavailable, code: "too_many_uploads",
+                             detail: "Tilawa is receiving \(slots.limit) recordings right now; yours will be taken in a few seconds.",
+                             headers: [.retryAfter: "5"])
+        }
+        defer { slots.release() }
+        return try await body()
+    }
 
     /// Bytes gathered before one write to the staging file. Hummingbird's `FileIO` uses the
     /// file system's default of 512 KiB, which grows to a 1 MiB array per connection; with

@@ -1,0 +1,46 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+@testable import TilawaDaemon
+import TilawaTestSupport
+
+@Suite("Bounded load: uploads in flight")
+struct UploadCapTests {
+    @Test("past http.max_concurrent_uploads a new upload gets 503 with Retry-After before its body; the gauge shows the level; a retry once a slot is free is taken")
+    func cap() async throws {
+        let daemon = try await TestDaemon { $0.http.maxConcurrentUploads = 2 }
+        defer { daemon.remove() }
+        try await daemon.application().test(.live) { client in
+            let port = try #require(client.port)
+            // Two uploads hold both slots: headers and part of the body, the rest withheld.
+            let held = try await [
+                RawHTTPConnection.partialUpload(port: port, token: try await daemon.token(.student, "S1006")),
+                RawHTTPConnection.partialUpload(port: port, token: try await daemon.token(.student, "S1006")),
+            ]
+            #expect(await daemon.eventually { daemon.api.metrics.render().contains("tilawa_uploads_in_flight 2") })
+
+            let body = try Data(contentsOf: fixturesDirectory.appendingPathComponent("speech.opus"))
+            let third = try RawHTTPConnection(port: port)
+            defer { third.close() }
+            try third.send("POST /v1/students/S1001/weeks/12/submissions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer "
+                + "\(try await daemon.token(.student, "S1001"))\r\nContent-Type: audio/ogg\r\nContent-Length: \(body.count)\r\n"
+                + "Expect: 100-continue\r\n\r\n")
+            let refused = await third.read(until: "\r\n\r\n", seconds: 30)
+            #expect(refused.hasPrefix("HTTP/1.1 503"), "got: \(refused.prefix(80))")
+            #expect(refused.lowercased().contains("retry-after: 5") && refused.lowercased().contains("connection: close"))
+
+            // Other routes are not held up.
+            let health = try await client.execute(uri: "/healthz", method: .get)
+            #expect(health.status == .ok)
+
+            for socket in held { socket.close() }
+            #expect(await daemon.eventually { daemon.api.metrics.render().contains("tilawa_uploads_in_flight 0") })
+            let retried = try await client.execute(uri: "/v1/students/S1001/weeks/12/submissions", method: .post,
+                                                   headers: try await daemon.headers(.student, "S1001", [.contentType: "audio/ogg"]),
+                                                   body: ByteBuffer(bytes: body))
+            #expect(retried.status == .created)
+        }
+    }
+}
