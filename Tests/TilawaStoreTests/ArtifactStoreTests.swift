@@ -54,6 +54,37 @@ struct ArtifactStoreTests {
         #expect(!FileManager.default.fileExists(atPath: staleStaging))
     }
 
+    @Test("Month by month: a month with files and no rows, a row dated in another month than its file, and files outside the layout")
+    func monthByMonth() throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let artifacts = store.state.artifactStore
+        let now = Date()
+        // Received on 31 August 23:30 UTC, its waveform filed under September (kept: a row names it).
+        var request = store.request("S1001", .assessment, at: Date(timeIntervalSince1970: 1_788_219_000))
+        request.originalPath = "originals/2026/08/edge.wav"
+        guard case let .admitted(submission, _, _) = try store.database.admitSubmission(request, policy: ProgramPolicy()) else {
+            Issue.record("not admitted"); return
+        }
+        try store.database.writer.write { db in
+            try db.execute(sql: "UPDATE submission SET waveformPath = 'submissions/2026/09/edge.peaks.json' WHERE id = ?", arguments: [submission.id])
+        }
+        let files = ["originals/2026/08/edge.wav", "submissions/2026/09/edge.peaks.json", "feedback/2019/01/ancient-orphan.opus",
+                     "stray.txt", "submissions/misfiled.opus", "comments/2026/13/not-a-month.opus"]
+        for file in files {
+            try artifacts.write(Data("x".utf8), to: file)
+            try FileManager.default.setAttributes([.modificationDate: now.addingTimeInterval(-3_600)], ofItemAtPath: artifacts.path(file))
+        }
+        #expect(ArtifactStore.monthKey(Date(timeIntervalSince1970: 1_788_219_000)) == "2026/08")
+        let layout = artifacts.layout()
+        #expect(layout.months == ["2026/08", "2026/09", "2019/01"])
+        #expect(Set(layout.strays) == ["stray.txt", "submissions/misfiled.opus", "comments/2026/13/not-a-month.opus"])
+
+        let report = try ArtifactSweeper(database: store.database, stateDirectory: store.state).sweep(now: now, originalsRetentionDays: nil)
+        #expect(report.orphansRemoved == 4 && report.missing.isEmpty)
+        #expect(Set(artifacts.allFiles()) == ["originals/2026/08/edge.wav", "submissions/2026/09/edge.peaks.json"])
+    }
+
     @Test("A sweep asked to stop throws SweepInterrupted, records no count and leaves referenced files alone")
     func interruptedSweep() throws {
         let store = try TestStore()

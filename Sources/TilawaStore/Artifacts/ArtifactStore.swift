@@ -26,9 +26,7 @@ public struct ArtifactStore: Sendable, Equatable {
 
     /// `family/YYYY/MM/<name>`, dated in UTC so the layout never depends on the zone.
     public func relativePath(_ family: Family, name: String, date: Date) -> String {
-        let parts = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: date)
-        let year = parts.year ?? 1970, month = parts.month ?? 1
-        return "\(family.rawValue)/\(year)/\(month < 10 ? "0" : "")\(month)/\(name)"
+        "\(family.rawValue)/\(Self.monthKey(date))/\(name)"
     }
 
     /// Absolute path of a stored artifact.
@@ -104,6 +102,77 @@ public struct ArtifactStore: Sendable, Equatable {
     /// True when the artifact's file exists.
     public func exists(_ relative: String) -> Bool {
         FileManager.default.fileExists(atPath: path(relative))
+    }
+
+    /// `YYYY/MM` of an instant, in UTC (the layout's month).
+    public static func monthKey(_ date: Date) -> String {
+        let parts = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: date)
+        let year = parts.year ?? 1970, month = parts.month ?? 1
+        return "\(year)/\(month < 10 ? "0" : "")\(month)"
+    }
+
+    /// The first instant of a `YYYY/MM` month and of the next, in UTC; nil for anything else.
+    public static func monthBounds(_ key: String) -> (Date, Date)? {
+        let parts = key.split(separator: "/")
+        guard parts.count == 2, parts[0].count == 4, parts[1].count == 2, let year = Int(parts[0]), let month = Int(parts[1]),
+              (1...12).contains(month) else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .gmt
+        guard let start = calendar.date(from: DateComponents(year: year, month: month, day: 1)),
+              let end = calendar.date(byAdding: .month, value: 1, to: start) else { return nil }
+        return (start, end)
+    }
+
+    /// The month directories on disk (`YYYY/MM` under any family), and every file that is not
+    /// in one (relative paths): what the sweep walks, a month at a time.
+    public func layout() -> (months: Set<String>, strays: [String]) {
+        var months = Set<String>()
+        var strays: [String] = []
+        let manager = FileManager.default
+        func isDirectory(_ relative: String) -> Bool {
+            var directory: ObjCBool = false
+            return manager.fileExists(atPath: path(relative), isDirectory: &directory) && directory.boolValue
+        }
+        func allFiles(under relative: String) -> [String] {
+            guard let enumerator = manager.enumerator(atPath: path(relative)) else { return [] }
+            return enumerator.compactMap { $0 as? String }.map { relative + "/" + $0 }.filter { !isDirectory($0) }
+        }
+        let families = Set(Family.allCases.map(\.rawValue))
+        for top in (try? manager.contentsOfDirectory(atPath: root.path)) ?? [] {
+            guard families.contains(top), isDirectory(top) else {
+                strays += isDirectory(top) ? allFiles(under: top) : [top]
+                continue
+            }
+            for year in (try? manager.contentsOfDirectory(atPath: path(top))) ?? [] {
+                let yearPath = top + "/" + year
+                guard year.count == 4, Int(year) != nil, isDirectory(yearPath) else {
+                    strays += isDirectory(yearPath) ? allFiles(under: yearPath) : [yearPath]
+                    continue
+                }
+                for month in (try? manager.contentsOfDirectory(atPath: path(yearPath))) ?? [] {
+                    let monthPath = yearPath + "/" + month
+                    if isDirectory(monthPath), Self.monthBounds(year + "/" + month) != nil {
+                        months.insert(year + "/" + month)
+                    } else {
+                        strays += isDirectory(monthPath) ? allFiles(under: monthPath) : [monthPath]
+                    }
+                }
+            }
+        }
+        return (months, strays)
+    }
+
+    /// The files of one family's month directory (`family/YYYY/MM/…`, temporary files included).
+    public func files(family: Family, month: String) -> [String] {
+        let relative = family.rawValue + "/" + month
+        guard let enumerator = FileManager.default.enumerator(atPath: path(relative)) else { return [] }
+        var files: [String] = []
+        for case let name as String in enumerator {
+            var directory: ObjCBool = false
+            let full = relative + "/" + name
+            if FileManager.default.fileExists(atPath: path(full), isDirectory: &directory), !directory.boolValue { files.append(full) }
+        }
+        return files
     }
 
     /// Every file under the root, as relative paths (temporary files included).

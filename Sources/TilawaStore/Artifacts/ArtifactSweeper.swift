@@ -31,18 +31,31 @@ public struct ArtifactSweeper: Sendable {
             report.originalsPruned = try pruneOriginals(olderThan: now.addingTimeInterval(-Double(days) * 86_400))
         }
         let store = stateDirectory.artifactStore
-        let referenced = try database.referencedArtifactPaths()
-        for file in store.allFiles() where !referenced.contains(file) {
+        // Month by month (the layout is `family/YYYY/MM/`, dated like the rows): only one
+        // month's paths are held at a time, not every path of a million rows.
+        let layout = store.layout()
+        var missing: [String] = []
+        for month in layout.months.union(try database.artifactMonths()).sorted() {
             if isStopping() { throw SweepInterrupted() }
-            if Self.modified(store.path(file)).map({ $0 < cutoff }) ?? false {
+            let referenced = try database.referencedArtifactPaths(month: month)
+            for family in ArtifactStore.Family.allCases {
+                for file in store.files(family: family, month: month) where !referenced.contains(file) {
+                    if isStopping() { throw SweepInterrupted() }
+                    // A row dated in another month may point here (a clip made at midnight): ask exactly.
+                    if Self.modified(store.path(file)).map({ $0 < cutoff }) ?? false, try !database.isArtifactReferenced(file) {
+                        store.remove(file)
+                        report.orphansRemoved += 1
+                    }
+                }
+            }
+            for path in referenced where !store.exists(path) { missing.append(path) }
+        }
+        for file in layout.strays {
+            if isStopping() { throw SweepInterrupted() }
+            if Self.modified(store.path(file)).map({ $0 < cutoff }) ?? false, try !database.isArtifactReferenced(file) {
                 store.remove(file)
                 report.orphansRemoved += 1
             }
-        }
-        var missing: [String] = []
-        for (index, path) in referenced.enumerated() {
-            if index % 1_024 == 0, isStopping() { throw SweepInterrupted() }
-            if !store.exists(path) { missing.append(path) }
         }
         report.missing = missing.sorted()
         try database.recordArtifactSweep(missing: report.missing.count, at: now)
@@ -85,23 +98,65 @@ public struct ArtifactSweeper: Sendable {
 }
 
 extension AppDatabase {
-    /// Every artifact path a row points to.
-    public func referencedArtifactPaths() throws -> Set<String> {
+    /// The artifact columns of each table that has them, and the instant its paths are dated by.
+    static let artifactColumns: [(table: String, date: String, columns: [String])] = [
+        ("submission", "receivedAt", ["originalPath", "audioPath", "waveformPath"]),
+        ("feedback", "receivedAt", ["originalPath", "audioPath", "waveformPath"]),
+        ("comment", "createdAt", ["audioPath", "waveformPath"]),
+    ]
+
+    /// The months (`YYYY/MM`, UTC) between the first and the last row of each table: those
+    /// whose artifacts the sweep checks. Two index lookups per table.
+    public func artifactMonths() throws -> Set<String> {
         try writer.read { db in
+            var months = Set<String>()
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = .gmt
+            for (table, date, _) in Self.artifactColumns {
+                guard let first = try Date.fetchOne(db, sql: "SELECT MIN(\(date)) FROM \(table)"),
+                      let last = try Date.fetchOne(db, sql: "SELECT MAX(\(date)) FROM \(table)"),
+                      var month = calendar.date(from: calendar.dateComponents([.year, .month], from: first)) else { continue }
+                while month <= last {
+                    months.insert(ArtifactStore.monthKey(month))
+                    guard let next = calendar.date(byAdding: .month, value: 1, to: month) else { break }
+                    month = next
+                }
+            }
+            return months
+        }
+    }
+
+    /// The artifact paths of the rows dated in `month` (`YYYY/MM`, UTC), read through the
+    /// date indexes.
+    public func referencedArtifactPaths(month: String) throws -> Set<String> {
+        guard let (start, end) = ArtifactStore.monthBounds(month) else { return [] }
+        return try writer.read { db in
             var paths = Set<String>()
-            for sql in [
-                "SELECT originalPath FROM submission WHERE originalPath IS NOT NULL",
-                "SELECT audioPath FROM submission WHERE audioPath IS NOT NULL",
-                "SELECT waveformPath FROM submission WHERE waveformPath IS NOT NULL",
-                "SELECT originalPath FROM feedback WHERE originalPath IS NOT NULL",
-                "SELECT audioPath FROM feedback WHERE audioPath IS NOT NULL",
-                "SELECT waveformPath FROM feedback WHERE waveformPath IS NOT NULL",
-                "SELECT audioPath FROM comment WHERE audioPath IS NOT NULL",
-                "SELECT waveformPath FROM comment WHERE waveformPath IS NOT NULL",
-            ] {
-                paths.formUnion(try String.fetchAll(db, sql: sql))
+            for (table, date, columns) in Self.artifactColumns {
+                let rows = try Row.fetchCursor(db, sql: """
+                    SELECT \(columns.joined(separator: ", ")) FROM \(table) WHERE \(date) >= ? AND \(date) < ?
+                    """, arguments: [start, end])
+                while let row = try rows.next() {
+                    for index in columns.indices {
+                        if let path = row[index] as String? { paths.insert(path) }
+                    }
+                }
             }
             return paths
+        }
+    }
+
+    /// Whether any row points to `path` (a full look: for the rare file its month's rows do not name).
+    public func isArtifactReferenced(_ path: String) throws -> Bool {
+        try writer.read { db in
+            for (table, _, columns) in Self.artifactColumns {
+                let condition = columns.map { "\($0) = ?" }.joined(separator: " OR ")
+                let arguments = StatementArguments(Array(repeating: path, count: columns.count))
+                if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table) WHERE \(condition))", arguments: arguments) ?? false {
+                    return true
+                }
+            }
+            return false
         }
     }
 }
