@@ -22,7 +22,7 @@ TOOL_PACKAGES    := sox espeak-ng ffmpeg opus-tools bc curl sqlite3 socat
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps deps-tools test-venv build release test run soak bench bench-encode bench-analyze bench-upload bench-burst bench-status bench-ready fixtures clean
+.PHONY: deps deps-tools test-venv build release test run soak bench bench-encode bench-analyze bench-upload bench-load bench-burst bench-status bench-ready fixtures clean
 
 define install_missing
 	@missing=""; for p in $(1); do \
@@ -89,6 +89,10 @@ bench-analyze: deps-tools release
 # Upload answer time vs bare analysis, peak RSS with 64 concurrent 17 MB uploads, drain time.
 bench-upload: deps-tools release
 	scripts/bench-upload.sh $(BIN_RELEASE)
+
+# 32 then 256 clients uploading at once under http.max_concurrent_uploads 32: peak RSS, 503 retries.
+bench-load: deps-tools release
+	scripts/bench-load.sh $(BIN_RELEASE)
 
 # 1,000 one-minute M4A uploads at once: drain time and throughput relative to one core.
 bench-burst: deps-tools release

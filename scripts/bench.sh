@@ -10,7 +10,7 @@ BENCH_ROWS=$(mktemp)
 export BENCH_ROWS
 trap 'rm -f "$BENCH_ROWS"' EXIT
 
-for part in encode analyze upload burst; do
+for part in encode analyze upload load burst; do
   echo "== bench-$part"
   "scripts/bench-$part.sh" "$tilawa"
   echo

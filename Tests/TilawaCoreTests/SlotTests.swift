@@ -68,9 +68,9 @@ struct SlotTests {
     @Test("kinds and states use snake_case codes")
     func rawValues() {
         #expect(SubmissionKind.allCases.map(\.rawValue) == ["week", "eoc", "assessment"])
-        #expect(SubmissionState.allCases.map(\.rawValue) == ["processing", "awaiting_feedback", "feedback_ready", "superseded", "failed"])
+        #expect(SubmissionState.allCases.map(\.rawValue) == ["processing", "awaiting_feedback", "feedback_ready", "superseded", "failed", "withdrawn"])
         #expect(SubmissionState.allCases.filter(\.isSupersedable) == [.processing, .awaitingFeedback])
-        #expect(SubmissionState.allCases.filter { !$0.countsAsAccepted } == [.failed])
+        #expect(SubmissionState.allCases.filter { !$0.countsAsAccepted } == [.failed, .withdrawn])
         #expect(SemesterPhase.allCases.map(\.rawValue) == ["pre_semester", "active", "eoc", "closed"])
     }
 }

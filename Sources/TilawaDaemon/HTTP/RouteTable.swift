@@ -42,6 +42,7 @@ final class RouteTable: Sendable {
         guard let best = matching.max(by: { literal($0) < literal($1) }) else { return nil }
         var methods = matching.filter { $0.pattern == best.pattern }.map(\.method)
         if methods.contains(.get), !methods.contains(.head) { methods.append(.head) }
-        return (best.pattern, methods)
+        // Alphabetical: the router's own order is not guaranteed.
+        return (best.pattern, methods.sorted { $0.rawValue < $1.rawValue })
     }
 }
