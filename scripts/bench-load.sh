@@ -31,6 +31,9 @@ round() {
   retries=$(wc -l < "$work/retries")
   printf '%-48s %s\n' "$clients clients: 201 answers / other answers" "$created / $others"
   printf '%-48s %s\n' "$clients clients: 503 retries" "$retries"
+  if [ "$others" != 0 ]; then
+    printf '%-48s %s\n' "$clients clients: other answers by status" "$(awk '$2 != 201 {print $2}' "$work/answers-$clients.txt" | sort | uniq -c | tr -s ' ' | tr '\n' ';')"
+  fi
   printf '%-48s %s\n' "$clients clients: all accepted after (s)" "$(ratio "$(echo "$answered - $start" | bc -l)" 1 1)"
   printf '%-48s %s\n' "$clients clients: all encoded after (s)" "$(ratio "$(echo "$drained - $start" | bc -l)" 1 1)"
   printf '%-48s %s\n' "$clients clients: daemon peak RSS (MB, VmHWM)" "$(ratio "$rss" 1024 1)"

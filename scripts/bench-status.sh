@@ -12,7 +12,8 @@
 # is down (nothing listens on port 1) — and prints the median. Target: <= 0.3 s.
 #
 # Environment: BENCH_SUBMISSIONS (1000000), BENCH_STUDENTS (5000), BENCH_RUNS (7),
-# BENCH_KEEP=1 to keep the state directory, BENCH_READY=1 to time the daemon's start to READY on it too.
+# BENCH_KEEP=1 to keep the state directory, BENCH_READY=1 to time the daemon's start to READY on it too,
+# BENCH_SWEEP="BIN [BIN…]" to measure the start-up artifact sweep of each binary on it (scripts/bench-sweep.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/bench-lib.sh
@@ -157,4 +158,8 @@ row "tilawa status on $submissions submissions, $students students" "median ${me
     "tilawa status --json, daemon down, median of $runs after a cold run"
 if [ "${BENCH_READY:-0}" = 1 ]; then
   "$root/scripts/bench-ready.sh" "$bin" "$work/var" "$submissions submissions"
+fi
+if [ -n "${BENCH_SWEEP:-}" ]; then
+  # BENCH_SWEEP="BIN [BIN…]": the daemon's start-up sweep on a copy of this database, each binary.
+  "$root/scripts/bench-sweep.sh" "$work/var" ${BENCH_SWEEP}
 fi

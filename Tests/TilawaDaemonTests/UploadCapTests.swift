@@ -31,6 +31,17 @@ struct UploadCapTests {
             #expect(refused.hasPrefix("HTTP/1.1 503"), "got: \(refused.prefix(80))")
             #expect(refused.lowercased().contains("retry-after: 5") && refused.lowercased().contains("connection: close"))
 
+            // A client that sends its whole body at once (no Expect, 3 MB) reads the 503 too,
+            // instead of a reset connection.
+            let eager = try RawHTTPConnection(port: port)
+            defer { eager.close() }
+            let bulk = Data(repeating: 0x41, count: 3_000_000)
+            try eager.send("POST /v1/students/S1002/weeks/12/submissions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer "
+                + "\(try await daemon.token(.student, "S1002"))\r\nContent-Type: audio/wav\r\nContent-Length: \(bulk.count)\r\n\r\n")
+            try eager.send(bulk)
+            let eagerAnswer = await eager.read(until: "\r\n\r\n", seconds: 30)
+            #expect(eagerAnswer.hasPrefix("HTTP/1.1 503") && eagerAnswer.lowercased().contains("retry-after: 5"), "got: \(eagerAnswer.prefix(80))")
+
             // Other routes are not held up.
             let health = try await client.execute(uri: "/healthz", method: .get)
             #expect(health.status == .ok)
