@@ -48,7 +48,7 @@ struct ArtifactStoreTests {
         let report = try ArtifactSweeper(database: store.database, stateDirectory: store.state).sweep(now: now, originalsRetentionDays: nil)
         #expect(report.stagingRemoved == 1)
         #expect(report.orphansRemoved == 1)
-        #expect(report.missing == ["submissions/2026/09/gone.opus"])
+        #expect(report.missing == ["submissions/2026/09/gone.opus"] && report.missingCount == 1)
         #expect(Set(artifacts.allFiles()) == ["originals/2026/09/kept.wav", "submissions/2026/09/young.opus"])
         #expect(FileManager.default.fileExists(atPath: youngStaging))
         #expect(!FileManager.default.fileExists(atPath: staleStaging))
@@ -83,6 +83,20 @@ struct ArtifactStoreTests {
         let report = try ArtifactSweeper(database: store.database, stateDirectory: store.state).sweep(now: now, originalsRetentionDays: nil)
         #expect(report.orphansRemoved == 4 && report.missing.isEmpty)
         #expect(Set(artifacts.allFiles()) == ["originals/2026/08/edge.wav", "submissions/2026/09/edge.peaks.json"])
+    }
+
+    @Test("A lost disk: every missing file is counted, a hundred are named")
+    func manyMissing() throws {
+        let store = try TestStore(students: (1...150).map { "S\(1000 + $0)" })
+        defer { store.remove() }
+        for index in 1...150 {
+            var request = store.request("S\(1000 + index)", .assessment, at: TestStore.newYork(2026, 9, 6))
+            request.originalPath = "originals/2026/09/lost-\(index).wav"
+            _ = try store.database.admitSubmission(request, policy: ProgramPolicy())
+        }
+        let report = try ArtifactSweeper(database: store.database, stateDirectory: store.state).sweep(now: Date(), originalsRetentionDays: nil)
+        #expect(report.missingCount == 150 && report.missing.count == SweepReport.missingExamples && report.missing == report.missing.sorted())
+        #expect(try store.database.lastArtifactSweep()?.missing == 150)
     }
 
     @Test("A sweep asked to stop throws SweepInterrupted, records no count and leaves referenced files alone")

@@ -69,7 +69,7 @@ public struct MaintenanceService: Service {
                 let report = try await sweepInTheBackground()
                 logger.info("\(label)", metadata: [
                     "orphans_removed": "\(report.orphansRemoved)", "originals_pruned": "\(report.originalsPruned)",
-                    "staging_removed": "\(report.stagingRemoved)", "missing_files": "\(report.missing.count)",
+                    "staging_removed": "\(report.stagingRemoved)", "missing_files": "\(report.missingCount)",
                 ])
                 for path in report.missing.prefix(20) {
                     logger.error("artifact file missing", metadata: ["path": "\(path)"])

@@ -48,7 +48,10 @@ public struct ArtifactSweeper: Sendable {
                     }
                 }
             }
-            for path in referenced where !store.exists(path) { missing.append(path) }
+            for path in referenced where !store.exists(path) {
+                report.missingCount += 1
+                if missing.count < SweepReport.missingExamples { missing.append(path) }
+            }
         }
         for file in layout.strays {
             if isStopping() { throw SweepInterrupted() }
@@ -58,7 +61,7 @@ public struct ArtifactSweeper: Sendable {
             }
         }
         report.missing = missing.sorted()
-        try database.recordArtifactSweep(missing: report.missing.count, at: now)
+        try database.recordArtifactSweep(missing: report.missingCount, at: now)
         return report
     }
 

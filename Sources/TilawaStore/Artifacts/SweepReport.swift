@@ -9,8 +9,13 @@ public struct SweepReport: Sendable, Equatable {
     public var orphansRemoved = 0
     /// Originals past their retention, removed after their row stopped pointing to them.
     public var originalsPruned = 0
-    /// Rows that point to a file that does not exist (reported by `status`).
+    /// How many paths rows point to whose file does not exist (reported by `status`).
+    public var missingCount = 0
+    /// The first of them (at most `missingExamples`), sorted: a lost disk must not make the
+    /// sweep hold millions of paths.
     public var missing: [String] = []
+    /// How many missing paths a report names.
+    public static let missingExamples = 100
 
     public init() {}
 }
