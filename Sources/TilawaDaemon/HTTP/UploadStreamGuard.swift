@@ -19,9 +19,15 @@ import NIOHTTPTypesHTTP1
 ///   taken once the whole body is in, so a retry starts afresh). The time to answer (analysis)
 ///   is not counted: the deadline ends with the body.
 /// - **Closing.** A response that says `Connection: close` (a refusal sent before the body
-///   was read, `413`) closes the connection once it is written, instead of waiting for a body
-///   the client will not send; an HTTP/1.0 request without keep-alive is marked
-///   `Connection: close` on its way in (`HTTP10ConnectionHandler`), so it closes too.
+///   was read, `413`, `503 too_many_uploads`) ends the connection once it is written, instead
+///   of waiting for a body the client will not send; an HTTP/1.0 request without keep-alive
+///   is marked `Connection: close` on its way in (`HTTP10ConnectionHandler`), so it ends too.
+///   The close lingers (as nginx's `lingering_close`): the write side is shut at once (the
+///   client reads the whole answer and an end of stream), what the client still sends is read
+///   and dropped here — never buffered — and the connection closes when the client closes
+///   its side or `lingerTime` has passed. Closing with unread bytes would make the kernel
+///   reset the connection, and a client still sending its body (no `Expect: 100-continue`)
+///   would lose the answer it was sent.
 final class UploadStreamGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -35,6 +41,11 @@ final class UploadStreamGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private let logger: Logger
     private var pending: Scheduled<Void>?
     private var closeAfterResponse = false
+    /// The answer is out and the write side shut: inbound bytes are dropped until the close.
+    private var lingering = false
+
+    /// How long a closing connection keeps dropping what the client still sends.
+    static let lingerTime = TimeAmount.seconds(5)
 
     init(bodyDeadline: TimeAmount, logger: Logger) {
         self.bodyDeadline = bodyDeadline
@@ -66,10 +77,21 @@ final class UploadStreamGuard: ChannelDuplexHandler, RemovableChannelHandler {
             closeAfterResponse = false
             let written = promise ?? context.eventLoop.makePromise()
             context.writeAndFlush(data, promise: written)
-            written.futureResult.whenComplete { _ in context.close(promise: nil) }
+            // On the channel's event loop (a write completes there), where the handler lives.
+            written.futureResult.assumeIsolated().whenComplete { _ in self.linger(context: context) }
         default:
             context.write(data, promise: promise)
         }
+    }
+
+    /// Shuts the write side, then drops inbound bytes until the client closes or `lingerTime`.
+    private func linger(context: ChannelHandlerContext) {
+        cancelDeadline()
+        lingering = true
+        let channel = context.channel
+        context.close(mode: .output).whenFailure { _ in channel.close(promise: nil) }
+        pending = context.eventLoop.scheduleTask(in: Self.lingerTime) { channel.close(promise: nil) }
+        context.read()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -82,6 +104,11 @@ final class UploadStreamGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if lingering {
+            // Dropped, and more asked for: the request's reader is no longer listening.
+            context.read()
+            return
+        }
         switch unwrapInboundIn(data) {
         case let .head(head):
             cancelDeadline()

@@ -18,17 +18,17 @@ struct UploadReceiver: Sendable {
     let maxBytes: Int
     let slots: UploadSlots
 
-    /// Runs `body` holding an upload slot; past the cap, 503 with `Retry-After` before the
-    /// body is read. The refused body is not shut out as other refusals' are: a client that
-    /// sends its body without waiting for `100 Continue` (a phone's upload task) would see the
-    /// connection reset mid-send instead of the 503 it must retry after, so its bytes are
-    /// read and dropped (nothing is kept; the slot is not held). A client that waits for
-    /// `100 Continue` gets the 503 with `Connection: close` and sends nothing.
+    /// Runs `body` holding an upload slot; past the cap, 503 with `Retry-After` and
+    /// `Connection: close` before the body is read. The refused body is not shut out as other
+    /// refusals' are: a client that sends its body without waiting for `100 Continue` (a
+    /// phone's upload task) would see the connection reset mid-send instead of the 503 it
+    /// must retry after; the closing connection lingers instead, dropping what still arrives
+    /// (`UploadStreamGuard`). A client that waits for `100 Continue` sends nothing.
     func withSlot<T>(_ request: Request, context: TilawaRequestContext, _ body: () async throws -> T) async throws -> T {
         guard slots.acquire() else {
             throw APIProblem(.serviceUnavailable, code: "too_many_uploads",
                              detail: "Tilawa is receiving \(slots.limit) recordings right now; yours will be taken in a few seconds.",
-                             headers: [.retryAfter: "5"])
+                             headers: [.retryAfter: "5", .connection: "close"])
         }
         defer { slots.release() }
         return try await body()
