@@ -45,9 +45,13 @@ struct FeedbackCommentCommand: AsyncParsableCommand {
         let runtime = try config.runtime()
         var clip: CommentRecord.Clip?
         if let audio {
-            if let refusal = try? await runtime.database.commentRefusal(feedbackId: feedback, author: .coach, authorId: coach) {
-                throw Self.fail(refusal, feedback: feedback)
+            let refusal: AppDatabase.CommentRefusal?
+            do {
+                refusal = try await runtime.database.commentRefusal(feedbackId: feedback, author: .coach, authorId: coach)
+            } catch {
+                throw CommandLineOutput.fail(error)
             }
+            if let refusal { throw Self.fail(refusal, feedback: feedback) }
             let fileExtension = URL(fileURLWithPath: audio).pathExtension
             let staged = runtime.stateDirectory.newStagedFile(extension: fileExtension)
             do {

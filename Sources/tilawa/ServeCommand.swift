@@ -22,9 +22,19 @@ struct ServeCommand: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         LogfmtHandler.bootstrap(level: configuration.logLevel, environment: environment)
         let logger = Logger(label: "tilawa")
+        // The test clock exists in debug builds only (the tests' child daemons): a release
+        // build never lets the environment move the clock that checks tokens and ages files.
+        #if DEBUG
+        let accelerated = AcceleratedClock(environment: environment)
+        #else
+        let accelerated: AcceleratedClock? = nil
+        if environment[AcceleratedClock.variable] != nil {
+            logger.warning("TILAWA_TEST_CLOCK ignored: a release build has no test clock")
+        }
+        #endif
         let application: TilawaApplication
         do {
-            if let accelerated = AcceleratedClock(environment: environment) {
+            if let accelerated {
                 logger.warning("test clock in use: programme time is accelerated", metadata: [
                     "start": "\(accelerated.start.formatted(.iso8601))", "rate": "\(accelerated.rate)"])
                 application = try await TilawaApplication(configuration: configuration, environment: environment, logger: logger,

@@ -15,10 +15,8 @@ struct UploadCapTests {
         try await daemon.application().test(.live) { client in
             let port = try #require(client.port)
             // Two uploads hold both slots: headers and part of the body, the rest withheld.
-            let held = try await [
-                RawHTTPConnection.partialUpload(port: port, token: try await daemon.token(.student, "S1006")),
-                RawHTTPConnection.partialUpload(port: port, token: try await daemon.token(.student, "S1006")),
-            ]
+            let token = try await daemon.token(.student, "S1006")
+            let held = try [RawHTTPConnection.partialUpload(port: port, token: token), RawHTTPConnection.partialUpload(port: port, token: token)]
             #expect(await daemon.eventually { daemon.api.metrics.render().contains("tilawa_uploads_in_flight 2") })
 
             let body = try Data(contentsOf: fixturesDirectory.appendingPathComponent("speech.opus"))

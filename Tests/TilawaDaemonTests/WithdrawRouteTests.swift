@@ -52,6 +52,13 @@ struct WithdrawRouteTests {
             #expect(try await daemon.runtime.database.submission(id: firstId)?.state == .awaitingFeedback, "the one it replaced is back")
             let again = try await client.execute(uri: "/v1/submissions/\(id)", method: .delete, headers: try await daemon.headers(.student, "S1001"))
             #expect(again.status == .ok && again.json?["state"] as? String == "withdrawn")
+            // Nothing to answer or to play any more.
+            let reply = try await client.execute(uri: "/v1/submissions/\(id)/feedback", method: .post,
+                                                 headers: try await daemon.headers(.coach, "C01", [.contentType: "audio/ogg"]),
+                                                 body: try TestDaemon.fixture("speech.opus"))
+            #expect(reply.status == .conflict && reply.json?["code"] as? String == "not_answerable")
+            let audio = try await client.execute(uri: "/v1/submissions/\(id)/audio", method: .get, headers: try await daemon.headers(.student, "S1001"))
+            #expect(audio.status == .gone && audio.json?["code"] as? String == "submission_withdrawn")
 
             let timeline = try await client.execute(uri: "/v1/students/S1001/timeline", method: .get, headers: try await daemon.headers(.student, "S1001"))
             #expect((timeline.json?["attempts"] as? [String: Any])?["remaining"] as? Int == 1)

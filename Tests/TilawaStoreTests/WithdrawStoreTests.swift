@@ -38,4 +38,21 @@ struct WithdrawStoreTests {
         let again = try store.database.admitSubmission(store.request("S1001", .week(12), at: at.addingTimeInterval(240)), policy: ProgramPolicy())
         #expect(again.submission != nil)
     }
+
+    @Test("withdraw_minutes 0 turns withdrawal off")
+    func turnedOff() async throws {
+        let store = try TestStore(students: ["S1001"])
+        defer { store.remove() }
+        let at = TestStore.newYork(2026, 11, 22, 10)
+        let submission = try #require(try store.database.admitSubmission(store.request("S1001", .week(12), at: at), policy: ProgramPolicy()).submission)
+        let result = try await store.database.withdrawSubmission(id: submission.id, studentId: "S1001", windowMinutes: 0, now: at)
+        #expect(result.failureCode == "withdraw_window_passed")
+        #expect(try await store.database.submission(id: submission.id)?.state == .processing)
+    }
+}
+
+extension Result where Failure == AppDatabase.WithdrawRefusal {
+    var failureCode: String? {
+        if case let .failure(refusal) = self { refusal.code } else { nil }
+    }
 }

@@ -9,8 +9,8 @@ import Synchronization
 ///
 /// Set with `TILAWA_TEST_CLOCK=START,RATE` (unix seconds; a factor from 1 to 10⁷). A restart
 /// given the programme instant it was killed at resumes there; a later `START` is a daemon
-/// that was down over that span. Never set in production; `tilawa serve` logs a warning
-/// when it is. The test reads programme time from `/readyz` (`started_at` + `uptime_seconds`).
+/// that was down over that span. Honoured by debug builds only (`tilawa serve` in a release
+/// build ignores it), with a warning in the log. The test reads programme time from `/readyz` (`started_at` + `uptime_seconds`).
 public final class AcceleratedClock: Sendable {
     /// The environment variable.
     public static let variable = "TILAWA_TEST_CLOCK"

@@ -148,6 +148,8 @@ struct FeedbackRoutes: Sendable {
             APIProblem(.notFound, code: refusal.code, detail: refusal.message)
         case .eocResultRequired, .resultNotApplicable:
             APIProblem(.unprocessableContent, code: refusal.code, detail: refusal.message)
+        case .notAnswerable:
+            APIProblem(.conflict, code: refusal.code, detail: refusal.message)
         }
     }
 

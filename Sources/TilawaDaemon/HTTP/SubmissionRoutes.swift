@@ -264,7 +264,10 @@ struct SubmissionRoutes: Sendable {
     }
 
     static func notReady(_ submission: SubmissionRecord) -> APIProblem {
-        submission.state == .failed
+        if submission.state == .withdrawn {
+            return APIProblem(.gone, code: "submission_withdrawn", detail: "This recording was withdrawn; its audio is gone.")
+        }
+        return submission.state == .failed
             ? APIProblem(.gone, code: "encode_failed", detail: "This recording could not be processed; the attempt was given back. Please record again.")
             : APIProblem(.conflict, code: "not_ready", detail: "The recording is still being processed; try again in a few seconds.",
                          headers: [.retryAfter: "2"])

@@ -89,7 +89,11 @@ final class UploadStreamGuard: ChannelDuplexHandler, RemovableChannelHandler {
         cancelDeadline()
         lingering = true
         let channel = context.channel
-        context.close(mode: .output).whenFailure { _ in channel.close(promise: nil) }
+        context.close(mode: .output).whenFailure { error in
+            // Already half-closed (the server's own end of a `Connection: close` exchange): keep lingering.
+            if let error = error as? ChannelError, error == .outputClosed { return }
+            channel.close(promise: nil)
+        }
         pending = context.eventLoop.scheduleTask(in: Self.lingerTime) { channel.close(promise: nil) }
         context.read()
     }

@@ -72,7 +72,7 @@ extension AppDatabase {
         case .student: guard submission.studentId == authorId else { return .failure(.notFound) }
         case .coach: guard try Self.mayAnswer(db, submission: submission, coachId: authorId) else { return .failure(.notFound) }
         }
-        guard feedback.state == .ready else { return .failure(.notReady) }
+        guard feedback.state == .ready, submission.state.countsAsAccepted else { return .failure(.notReady) }
         return .success((feedback, submission, enrolment))
     }
 

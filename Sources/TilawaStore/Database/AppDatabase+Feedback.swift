@@ -31,6 +31,10 @@ extension AppDatabase {
         case let .submission(id):
             guard let found = try SubmissionRecord.fetchOne(db, key: id) else { return .failure(.unknownSubmission(id)) }
             submission = found
+            // Checked after the coach's right to see it, below: a stranger learns nothing.
+            if !found.state.countsAsAccepted, try mayAnswer(db, submission: found, coachId: coachId) {
+                return .failure(.notAnswerable(id: id, state: found.state))
+            }
         case let .slot(student, slot):
             guard try StudentRecord.fetchOne(db, key: student) != nil else { return .failure(.unknownStudent(student)) }
             guard let found = try pairBySlot(db, student: student, slot: slot) else {

@@ -37,6 +37,8 @@ extension AppDatabase {
             switch self {
             case .notFound:
                 "There is no such recording of yours."
+            case .windowPassed(_, 0):
+                "Recordings cannot be withdrawn in this programme; ask your coach if one was sent by mistake."
             case let .windowPassed(receivedAt, minutes):
                 "A recording can be withdrawn within \(minutes) minutes of sending it; this one was sent "
                     + "\(HumanDate.format(receivedAt, in: timeZone)) and is with your coach now."
@@ -74,7 +76,7 @@ extension AppDatabase {
             let answered = try FeedbackRecord.filter(Column("submissionId") == id).fetchCount(db) > 0
             if answered || submission.state == .feedbackReady { return .failure(.answered) }
             guard submission.state.isSupersedable else { return .failure(.notWithdrawable(submission.state)) }
-            guard now.timeIntervalSince(submission.receivedAt) <= Double(windowMinutes) * 60 else {
+            guard windowMinutes > 0, now.timeIntervalSince(submission.receivedAt) <= Double(windowMinutes) * 60 else {
                 return .failure(.windowPassed(receivedAt: submission.receivedAt, minutes: windowMinutes))
             }
             let wasQueued = submission.state == .awaitingFeedback

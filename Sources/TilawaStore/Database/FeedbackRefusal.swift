@@ -12,6 +12,8 @@ public enum FeedbackRefusal: Error, Sendable, Equatable {
     case eocResultRequired(student: String)
     /// Only an end-of-course reply carries a result.
     case resultNotApplicable(result: EOCResult, slot: Slot)
+    /// The recording was withdrawn by the student, or lost (`failed`): nothing to answer.
+    case notAnswerable(id: String, state: SubmissionState)
 
     /// The refusal of a reply whose end-of-course result does not fit `submission`: missing on
     /// an EOC reply, present on any other; nil when it fits. The one rule the HTTP route (before
@@ -31,6 +33,7 @@ public enum FeedbackRefusal: Error, Sendable, Equatable {
         case .unknownSubmission: "unknown_submission"
         case .eocResultRequired: "eoc_result_missing"
         case .resultNotApplicable: "result_not_applicable"
+        case .notAnswerable: "not_answerable"
         }
     }
 
@@ -49,6 +52,10 @@ public enum FeedbackRefusal: Error, Sendable, Equatable {
             "An end-of-course reply must give the result: name it \(student)_eoc_pass or \(student)_eoc_retake (result=pass or result=retake over HTTP)."
         case let .resultNotApplicable(result, slot):
             "Only an end-of-course reply carries a result; this one answers \(Self.describe(slot)), so leave out \"\(result.rawValue)\"."
+        case let .notAnswerable(id, state):
+            state == .withdrawn
+                ? "The student withdrew recording \(id) shortly after sending it; there is nothing to answer."
+                : "Recording \(id) was lost to an internal error and the student was asked to record again; there is nothing to answer."
         }
     }
 
