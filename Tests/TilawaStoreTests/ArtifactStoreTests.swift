@@ -85,6 +85,33 @@ struct ArtifactStoreTests {
         #expect(Set(artifacts.allFiles()) == ["originals/2026/08/edge.wav", "submissions/2026/09/edge.peaks.json"])
     }
 
+    @Test("Links are never followed: a month directory, a family or a file that is a link to elsewhere loses the link, never what it points to")
+    func links() throws {
+        let store = try TestStore()
+        defer { store.remove() }
+        let artifacts = store.state.artifactStore
+        let outside = store.root.appendingPathComponent("outside")
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+        let secret = outside.appendingPathComponent("secret.opus").path
+        try Data("keep me".utf8).write(to: URL(fileURLWithPath: secret))
+        try FileManager.default.createDirectory(atPath: artifacts.path("submissions/2026"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: artifacts.path("originals/2026/09"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: artifacts.path("submissions/2026/09"), withDestinationPath: outside.path)
+        try FileManager.default.createSymbolicLink(atPath: artifacts.path("feedback"), withDestinationPath: outside.path)
+        try FileManager.default.createSymbolicLink(atPath: artifacts.path("originals/2026/09/inner"), withDestinationPath: outside.path)
+        try FileManager.default.createSymbolicLink(atPath: artifacts.path("originals/2026/09/file.wav"), withDestinationPath: secret)
+        let layout = artifacts.layout()
+        #expect(!layout.months.contains("2026/09") || artifacts.files(family: .submissions, month: "2026/09").isEmpty)
+        let report = try ArtifactSweeper(database: store.database, stateDirectory: store.state, grace: 0)
+            .sweep(now: Date().addingTimeInterval(1), originalsRetentionDays: nil)
+        #expect(FileManager.default.fileExists(atPath: secret), "the file a link pointed to is still there")
+        #expect(try String(contentsOfFile: secret, encoding: .utf8) == "keep me")
+        #expect(report.orphansRemoved == 4, "the four links")
+        for link in ["submissions/2026/09", "feedback", "originals/2026/09/inner", "originals/2026/09/file.wav"] {
+            #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: artifacts.path(link))) == nil, "\(link) removed")
+        }
+    }
+
     @Test("A lost disk: every missing file is counted, a hundred are named")
     func manyMissing() throws {
         let store = try TestStore(students: (1...150).map { "S\(1000 + $0)" })

@@ -124,15 +124,14 @@ public struct ArtifactStore: Sendable, Equatable {
     }
 
     /// The month directories on disk (`YYYY/MM` under any family), and every file that is not
-    /// in one (relative paths): what the sweep walks, a month at a time.
+    /// in one (relative paths): what the sweep walks, a month at a time. Links are never
+    /// followed: a symbolic link is itself a stray (removing it removes the link, not what it
+    /// points to).
     public func layout() -> (months: Set<String>, strays: [String]) {
         var months = Set<String>()
         var strays: [String] = []
         let manager = FileManager.default
-        func isDirectory(_ relative: String) -> Bool {
-            var directory: ObjCBool = false
-            return manager.fileExists(atPath: path(relative), isDirectory: &directory) && directory.boolValue
-        }
+        func isDirectory(_ relative: String) -> Bool { Self.isRealDirectory(path(relative)) }
         func allFiles(under relative: String) -> [String] {
             guard let enumerator = manager.enumerator(atPath: path(relative)) else { return [] }
             return enumerator.compactMap { $0 as? String }.map { relative + "/" + $0 }.filter { !isDirectory($0) }
@@ -162,17 +161,25 @@ public struct ArtifactStore: Sendable, Equatable {
         return (months, strays)
     }
 
-    /// The files of one family's month directory (`family/YYYY/MM/…`, temporary files included).
+    /// The files of one family's month directory (`family/YYYY/MM/…`, temporary files and
+    /// links included, links not followed); nothing when the month directory is not a real one.
     public func files(family: Family, month: String) -> [String] {
         let relative = family.rawValue + "/" + month
-        guard let enumerator = FileManager.default.enumerator(atPath: path(relative)) else { return [] }
+        guard Self.isRealDirectory(path(relative)), let enumerator = FileManager.default.enumerator(atPath: path(relative)) else {
+            return []
+        }
         var files: [String] = []
         for case let name as String in enumerator {
-            var directory: ObjCBool = false
             let full = relative + "/" + name
-            if FileManager.default.fileExists(atPath: path(full), isDirectory: &directory), !directory.boolValue { files.append(full) }
+            if !Self.isRealDirectory(path(full)) { files.append(full) }
         }
         return files
+    }
+
+    /// A directory itself, not a link to one (`lstat`).
+    static func isRealDirectory(_ absolute: String) -> Bool {
+        var info = stat()
+        return lstat(absolute, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
     /// Every file under the root, as relative paths (temporary files included).
