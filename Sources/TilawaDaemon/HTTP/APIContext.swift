@@ -36,6 +36,23 @@ public struct APIContext: Sendable {
         return value
     }
 
+    /// The record the path's `id` names (a reply, a comment) when the caller may read the
+    /// submission it belongs to; otherwise 404 naming `what`, the same for a record that does
+    /// not exist and one that is someone else's.
+    func visible<Record: Sendable>(
+        _ what: String, in context: TilawaRequestContext, fetch: (String) async throws -> Record?,
+        submissionId: (Record) -> String
+    ) async throws -> Record {
+        let principal = try context.requirePrincipal()
+        let id = try identifier("id", in: context)
+        guard let record = try await fetch(id),
+              let submission = try await runtime.database.submission(id: submissionId(record)),
+              try await access.canRead(submission: submission, by: principal) else {
+            throw APIProblem.notFound("\(what) with this id")
+        }
+        return record
+    }
+
     /// A JSON response.
     func json(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
         var headers = headers

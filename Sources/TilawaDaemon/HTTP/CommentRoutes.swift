@@ -110,14 +110,8 @@ struct CommentRoutes: Sendable {
 
     /// A comment whose submission the caller may read.
     private func visibleComment(_ context: TilawaRequestContext) async throws -> CommentRecord {
-        let principal = try context.requirePrincipal()
-        let id = try api.identifier("id", in: context)
-        guard let comment = try await api.runtime.database.comment(id: id),
-              let submission = try await api.runtime.database.submission(id: comment.submissionId),
-              try await api.access.canRead(submission: submission, by: principal) else {
-            throw APIProblem.notFound("comment with this id")
-        }
-        return comment
+        let database = api.runtime.database
+        return try await api.visible("comment", in: context, fetch: { try await database.comment(id: $0) }, submissionId: \.submissionId)
     }
 
     /// `GET /v1/comments/{id}/audio`: the voice clip, `audio/ogg`, with Range and ETag.

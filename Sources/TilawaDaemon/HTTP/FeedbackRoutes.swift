@@ -99,14 +99,8 @@ struct FeedbackRoutes: Sendable {
     }
 
     private func visibleFeedback(_ context: TilawaRequestContext) async throws -> FeedbackRecord {
-        let principal = try context.requirePrincipal()
-        let id = try api.identifier("id", in: context)
-        guard let feedback = try await api.runtime.database.feedback(id: id),
-              let submission = try await api.runtime.database.submission(id: feedback.submissionId),
-              try await api.access.canRead(submission: submission, by: principal) else {
-            throw APIProblem.notFound("reply with this id")
-        }
-        return feedback
+        let database = api.runtime.database
+        return try await api.visible("reply", in: context, fetch: { try await database.feedback(id: $0) }, submissionId: \.submissionId)
     }
 
     @Sendable func audio(_ request: Request, context: TilawaRequestContext) async throws -> Response {
