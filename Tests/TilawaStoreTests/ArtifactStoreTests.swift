@@ -100,13 +100,17 @@ struct ArtifactStoreTests {
         try FileManager.default.createSymbolicLink(atPath: artifacts.path("feedback"), withDestinationPath: outside.path)
         try FileManager.default.createSymbolicLink(atPath: artifacts.path("originals/2026/09/inner"), withDestinationPath: outside.path)
         try FileManager.default.createSymbolicLink(atPath: artifacts.path("originals/2026/09/file.wav"), withDestinationPath: secret)
+        // A hard link to the outside file and a FIFO: removed as entries, never opened, the outside file kept.
+        try FileManager.default.linkItem(atPath: secret, toPath: artifacts.path("originals/2026/09/hard.wav"))
+        #expect(mkfifo(artifacts.path("originals/2026/09/pipe\nname.opus"), 0o644) == 0)
         let layout = artifacts.layout()
         #expect(!layout.months.contains("2026/09") || artifacts.files(family: .submissions, month: "2026/09").isEmpty)
         let report = try ArtifactSweeper(database: store.database, stateDirectory: store.state, grace: 0)
             .sweep(now: Date().addingTimeInterval(1), originalsRetentionDays: nil)
         #expect(FileManager.default.fileExists(atPath: secret), "the file a link pointed to is still there")
         #expect(try String(contentsOfFile: secret, encoding: .utf8) == "keep me")
-        #expect(report.orphansRemoved == 4, "the four links")
+        #expect(report.orphansRemoved == 6, "the four links, the hard link and the FIFO")
+        #expect(!FileManager.default.fileExists(atPath: artifacts.path("originals/2026/09/pipe\nname.opus")))
         for link in ["submissions/2026/09", "feedback", "originals/2026/09/inner", "originals/2026/09/file.wav"] {
             #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: artifacts.path(link))) == nil, "\(link) removed")
         }
