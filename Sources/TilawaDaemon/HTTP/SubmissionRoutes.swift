@@ -92,9 +92,7 @@ struct SubmissionRoutes: Sendable {
                                      detail: "The recording this request created was withdrawn; record again with a new Idempotency-Key.")
                 }
                 // The stored answer as it was first sent: a refusal is a problem document.
-                let type = status >= 400 ? "application/problem+json" : "application/json"
-                return Response(status: .init(code: status), headers: [.contentType: type, .idempotentReplayed: "true"],
-                                body: .init(byteBuffer: ByteBuffer(bytes: body)))
+                return UploadAnswer.stored(status: status, body: body).response(adding: [.idempotentReplayed: "true"])
             case let .refuse(refusal):
                 staged.file.discard()
                 throw Self.problem(refusal)
@@ -104,54 +102,19 @@ struct SubmissionRoutes: Sendable {
             }
         }
 
-        let response: Response
-        let status: HTTPResponse.Status
-        let body: Data
+        let answer: UploadAnswer
         do {
-            (status, body, response) = try await answer(staged: staged, studentId: studentId, slot: slot, recordedAt: recordedAt,
-                                                        uploadBegan: uploadBegan, request: request, context: context)
+            answer = try await api.judgeRecording(
+                staged: staged.file, studentId: studentId, slot: slot, fileExtension: URL(fileURLWithPath: staged.path).pathExtension,
+                recordedAt: recordedAt, uploadBegan: uploadBegan, instance: request.uri.path, logger: context.logger)
         } catch {
             if let key, idempotency.failed() == .release { try? api.runtime.database.abandonIdempotentRequest(studentId: studentId, key: key) }
             throw error
         }
-        if let key, case let .remember(status, body) = idempotency.answered(status: Int(status.code), body: body) {
+        if let key, case let .remember(status, body) = idempotency.answered(status: Int(answer.status.code), body: answer.body) {
             try await api.runtime.database.finishIdempotentRequest(studentId: studentId, key: key, status: status, body: body)
         }
-        return response
-    }
-
-    /// Runs the intake and turns its outcome into the status, the body to remember for
-    /// replays, and the response.
-    private func answer(staged: StagedUpload, studentId: String, slot: Slot, recordedAt: RecordedAt?, uploadBegan: Date,
-                        request: Request, context: TilawaRequestContext) async throws -> (HTTPResponse.Status, Data, Response) {
-        let intake = api.runtime.intake
-        let started = ContinuousClock.now
-        let outcome = try await api.pool.run {
-            try intake.submit(staged: staged.file, studentId: studentId, slot: slot, origin: .http,
-                              fileExtension: URL(fileURLWithPath: staged.path).pathExtension, recordedAt: recordedAt, uploadBegan: uploadBegan)
-        }
-        api.metrics.analysisDuration.record(ContinuousClock.now - started)
-        let problem: APIProblem
-        switch outcome {
-        case let .accepted(submission, attempts, _):
-            api.wakeup.signal()
-            api.metrics.countUpload(outcome: "accepted", reason: "")
-            context.logger.info("upload accepted", metadata: ["submission": "\(submission.id)", "student": "\(studentId)", "slot": "\(slot)"])
-            let extras = try await api.runtime.database.submissionExtras(submission)
-            let body = try APIJSON.encoder().encode(SubmissionResource(
-                submission, attempts: attempts, extras: extras, withdrawMinutes: api.runtime.configuration.submissions.withdrawMinutes))
-            let headers: HTTPFields = [.contentType: "application/json", .location: "/v1/submissions/\(submission.id)"]
-            return (.created, body, Response(status: .created, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body))))
-        case let .rejected(verdict, analysis):
-            problem = .audio(verdict, analysis: analysis)
-            api.metrics.countUpload(outcome: "rejected", reason: problem.code)
-        case let .refused(refusal, timeZone):
-            problem = .rule(refusal, timeZone: timeZone, now: api.now)
-            api.metrics.countUpload(outcome: "refused", reason: problem.code)
-        }
-        context.logger.info("upload refused", metadata: ["student": "\(studentId)", "slot": "\(slot)", "code": "\(problem.code)"])
-        let body = try problem.body(instance: request.uri.path)
-        return (problem.status, body, try problem.response(from: request, context: context))
+        return answer.response()
     }
 
     private static func problem(_ refusal: IdempotencyStateMachine.Refusal) -> APIProblem {

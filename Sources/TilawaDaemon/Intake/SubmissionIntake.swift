@@ -45,9 +45,11 @@ public struct SubmissionIntake: Sendable {
     ///
     /// `recordedAt` is the app's `Recorded-At` for a recording made offline; it decides `late`
     /// when believable for an upload that began at `uploadBegan` (see `RecordedAt`).
+    /// `submissionId` is the id to admit it under when the caller fixed one beforehand (a
+    /// resumable upload, which must find out after a crash whether its admission committed).
     public func submit(
         staged: StagedFile, studentId: String, slot: Slot, origin: SubmissionOrigin, fileExtension: String,
-        recordedAt: RecordedAt? = nil, uploadBegan: Date? = nil
+        recordedAt: RecordedAt? = nil, uploadBegan: Date? = nil, submissionId fixedId: String? = nil
     ) throws -> IntakeOutcome {
         defer { staged.discard() }
         let stagedPath = staged.path
@@ -82,7 +84,7 @@ public struct SubmissionIntake: Sendable {
             return .rejected(verdict, analysis: analysis)
         }
 
-        let submissionId = IdentifierGenerator.make("sub", now: receivedAt)
+        let submissionId = fixedId ?? IdentifierGenerator.make("sub", now: receivedAt)
         let store = stateDirectory.artifactStore
         let safeExtension = String(fileExtension.lowercased().filter { $0.isASCII && ($0.isLetter || $0.isNumber) }.prefix(8))
         let originalPath = store.relativePath(.originals, name: "\(submissionId).\(safeExtension.isEmpty ? "bin" : safeExtension)", date: receivedAt)

@@ -5,6 +5,7 @@ import Foundation
 /// ```
 /// <state_dir>/tilawa.sqlite      database (WAL)
 /// <state_dir>/staging/           uploads being received and analysed
+/// <state_dir>/uploads/           resumable uploads' bytes, kept across restarts
 /// <state_dir>/artifacts/         originals/, submissions/, feedback/, comments/ by year and month
 /// <state_dir>/dropbox/           coach drop folders (default location)
 /// <state_dir>/secrets/           generated keys when none are configured
@@ -25,7 +26,7 @@ public struct StateDirectory: Sendable, Equatable {
 
     /// Creates the directories that do not exist yet (owner and group only).
     public func prepare() throws {
-        for directory in [root, staging, artifacts, secrets] {
+        for directory in [root, staging, artifacts, secrets, root.appendingPathComponent("uploads")] {
             do {
                 try FileManager.default.createDirectory(
                     at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])

@@ -159,6 +159,7 @@ extension AppDatabase {
         migrator.registerMigration("notifications: events about no student", migrate: AppDatabase.migrateStaffNotices)
         migrator.registerMigration("feedback: voice questions", migrate: AppDatabase.migrateCommentClips)
         migrator.registerMigration("submissions: withdraw and recorded-at", migrate: AppDatabase.migrateWithdrawals)
+        migrator.registerMigration("uploads: resumable", migrate: AppDatabase.migrateResumableUploads)
         return migrator
     }
 }

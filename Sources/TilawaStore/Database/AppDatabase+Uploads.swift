@@ -1,0 +1,158 @@
+import Foundation
+import GRDB
+import TilawaCore
+
+/// What asking for a new resumable upload came to.
+public enum UploadCreation: Sendable, Equatable {
+    /// A new upload, bound to the student's current enrolment.
+    case created(ResumableUploadRecord)
+    /// The upload an earlier request with the same `Idempotency-Key` created (same slot and length).
+    case existing(ResumableUploadRecord)
+    /// The `Idempotency-Key` created an upload for another slot or length.
+    case keyReused
+    /// The student already holds this many uploads that are not finished.
+    case tooManyOpen(limit: Int)
+    /// The staging area's byte budget would be exceeded.
+    case budgetFull(budget: Int64)
+}
+
+extension AppDatabase {
+    /// Migration "uploads: resumable": the upload table (tus 1.0 and the IETF draft share it).
+    static func migrateResumableUploads(_ db: Database) throws {
+        try db.create(table: "resumableUpload") { t in
+            t.primaryKey("id", .text)
+            t.column("studentId", .text).notNull()
+            t.column("enrolmentId", .integer)
+            t.column("slot", .text).notNull()
+            t.column("uploadProtocol", .text).notNull()
+            t.column("length", .integer)
+            t.column("offset", .integer).notNull().defaults(to: 0)
+            t.column("fileExtension", .text).notNull()
+            t.column("fileName", .text)
+            t.column("recordedAt", .datetime)
+            t.column("createdAt", .datetime).notNull()
+            t.column("updatedAt", .datetime).notNull()
+            t.column("expiresAt", .datetime).notNull()
+            t.column("idempotencyKey", .text)
+            t.column("submissionId", .text).notNull()
+            t.column("state", .text).notNull()
+            t.column("answerStatus", .integer)
+            t.column("answerBody", .blob)
+        }
+        try db.create(index: "resumableUpload_student_state", on: "resumableUpload", columns: ["studentId", "state"])
+        try db.create(index: "resumableUpload_expiresAt", on: "resumableUpload", columns: ["expiresAt"])
+        try db.execute(sql: """
+            CREATE UNIQUE INDEX resumableUpload_student_key ON resumableUpload(studentId, idempotencyKey)
+            WHERE idempotencyKey IS NOT NULL
+            """)
+    }
+
+    /// Creates `upload` in one transaction with the checks that bound staging: at most
+    /// `maxOpenPerStudent` unfinished uploads per student and `budgetBytes` reserved in all
+    /// (an upload of unknown length reserves `maxUploadBytes`). An `Idempotency-Key` already
+    /// used returns the upload it created. Expired uploads count for nothing.
+    public func createUpload(_ upload: ResumableUploadRecord, maxOpenPerStudent: Int, budgetBytes: Int64, maxUploadBytes: Int64,
+                             now: Date) async throws -> UploadCreation {
+        try await writer.write { db -> UploadCreation in
+            var upload = upload
+            let live = ResumableUploadRecord.filter(Column("expiresAt") > now)
+            if let key = upload.idempotencyKey {
+                let earlier = try ResumableUploadRecord.filter(Column("studentId") == upload.studentId && Column("idempotencyKey") == key).fetchOne(db)
+                if let earlier, earlier.expiresAt > now {
+                    let same = earlier.slot == upload.slot && earlier.length == upload.length && earlier.uploadProtocol == upload.uploadProtocol
+                    return same ? .existing(earlier) : .keyReused
+                }
+                // An expired upload's key is free again; its row goes now (the sweep removes its bytes).
+                if let earlier { try earlier.delete(db) }
+            }
+            let open = try live.filter(Column("studentId") == upload.studentId && Column("state") != ResumableUploadRecord.State.answered.rawValue)
+                .fetchCount(db)
+            if open >= maxOpenPerStudent { return .tooManyOpen(limit: maxOpenPerStudent) }
+            let reserved = try Int64.fetchOne(db, sql: """
+                SELECT COALESCE(SUM(COALESCE("length", ?)), 0) FROM resumableUpload WHERE state != 'answered' AND expiresAt > ?
+                """, arguments: [maxUploadBytes, now]) ?? 0
+            if reserved + upload.reservedBytes(maxUploadBytes: maxUploadBytes) > budgetBytes { return .budgetFull(budget: budgetBytes) }
+            upload.enrolmentId = try StudentContext.currentEnrolment(db, studentId: upload.studentId, now: now)?.id
+            try upload.insert(db)
+            return .created(upload)
+        }
+    }
+
+    /// The upload with this id, whatever its state (expired ones included: the caller decides).
+    public func resumableUpload(id: String) async throws -> ResumableUploadRecord? {
+        try await writer.read { db in try ResumableUploadRecord.fetchOne(db, key: id) }
+    }
+
+    /// Records durable progress of an upload still receiving and moves its expiry; false when
+    /// it is no longer receiving (cancelled, expired and swept, or completed by another request).
+    @discardableResult
+    public func recordUploadProgress(id: String, progress: UploadProgress, expiresAt: Date, now: Date) async throws -> Bool {
+        try await writer.write { db in
+            try db.execute(sql: """
+                UPDATE resumableUpload SET "offset" = ?, "length" = ?, expiresAt = ?, updatedAt = ? WHERE id = ? AND state = 'receiving'
+                """, arguments: [progress.offset, progress.length, expiresAt, now, id])
+            return db.changesCount == 1
+        }
+    }
+
+    /// Marks a fully received upload as being judged; nil when it is not (or no longer) receiving.
+    public func beginUploadCompletion(id: String, now: Date) async throws -> ResumableUploadRecord? {
+        try await writer.write { db in
+            try db.execute(sql: """
+                UPDATE resumableUpload SET state = 'completing', updatedAt = ? WHERE id = ? AND state = 'receiving' AND "offset" = "length"
+                """, arguments: [now, id])
+            guard db.changesCount == 1 else { return nil }
+            return try ResumableUploadRecord.fetchOne(db, key: id)
+        }
+    }
+
+    /// Stores the answer of a completed upload, kept until `expiresAt` for clients that ask again.
+    public func answerUpload(id: String, status: Int, body: Data, expiresAt: Date, now: Date) async throws {
+        try await writer.write { db in
+            try db.execute(sql: """
+                UPDATE resumableUpload SET state = 'answered', answerStatus = ?, answerBody = ?, expiresAt = ?, updatedAt = ?
+                WHERE id = ? AND state = 'completing'
+                """, arguments: [status, body, expiresAt, now, id])
+        }
+    }
+
+    /// Deletes an upload that is receiving (termination); returns it, or nil when there was
+    /// none or it is being judged (which cannot be stopped half-way).
+    public func cancelUpload(id: String) async throws -> ResumableUploadRecord? {
+        try await writer.write { db in
+            guard let upload = try ResumableUploadRecord.fetchOne(db, key: id), upload.state != .completing else { return nil }
+            try upload.delete(db)
+            return upload
+        }
+    }
+
+    /// Deletes the uploads whose time has passed (an interrupted judgement is never expired:
+    /// it is finished first) and returns them, so their bytes can be removed.
+    public func deleteExpiredUploads(now: Date) async throws -> [ResumableUploadRecord] {
+        try await writer.write { db in
+            let expired = try ResumableUploadRecord.filter(Column("expiresAt") <= now && Column("state") != ResumableUploadRecord.State.completing.rawValue)
+                .fetchAll(db)
+            for upload in expired { try upload.delete(db) }
+            return expired
+        }
+    }
+
+    /// Uploads whose judgement a process died in the middle of.
+    public func interruptedUploadCompletions() async throws -> [ResumableUploadRecord] {
+        try await writer.read { db in
+            try ResumableUploadRecord.filter(Column("state") == ResumableUploadRecord.State.completing.rawValue).fetchAll(db)
+        }
+    }
+
+    /// Ids of the uploads whose bytes must stay in staging (receiving or being judged).
+    public func unfinishedUploadIds() async throws -> Set<String> {
+        try await writer.read { db in
+            try Set(String.fetchAll(db, sql: "SELECT id FROM resumableUpload WHERE state != 'answered'"))
+        }
+    }
+
+    /// The id of the enrolment a student's recording would belong to at `now`.
+    public func currentEnrolmentId(studentId: String, now: Date) async throws -> Int64? {
+        try await writer.read { db in try StudentContext.currentEnrolment(db, studentId: studentId, now: now)?.id }
+    }
+}
