@@ -83,6 +83,9 @@ func numericField(_ key: String, of config: TilawaConfiguration) -> Double? {
     case "storage.min_free_bytes": Double(config.storage.minFreeBytes)
     case "storage.low_free_bytes": Double(config.storage.lowFreeBytes)
     case "uploads.max_offline_hours": config.uploads.maxOffline / 3_600
+    case "uploads.expire_hours": config.uploads.expiry / 3_600
+    case "uploads.max_open_per_student": Double(config.uploads.maxOpenPerStudent)
+    case "uploads.staging_budget_bytes": Double(config.uploads.stagingBudgetBytes)
     case "submissions.withdraw_minutes": Double(config.submissions.withdrawMinutes)
     case "idempotency.retention_hours": config.idempotencyRetention / 3600
     default: nil

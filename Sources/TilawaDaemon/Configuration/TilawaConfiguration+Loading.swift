@@ -77,6 +77,10 @@ extension TilawaConfiguration {
         config.storage.minFreeBytes = try values.integer("storage.min_free_bytes", default: config.storage.minFreeBytes, in: 0...Int.max)
         config.storage.lowFreeBytes = try values.integer("storage.low_free_bytes", default: config.storage.lowFreeBytes, in: 0...Int.max)
         config.uploads.maxOffline = try TimeInterval(values.integer("uploads.max_offline_hours", default: 72, in: 0...720) * 3_600)
+        config.uploads.expiry = try TimeInterval(values.integer("uploads.expire_hours", default: 24, in: 1...720) * 3_600)
+        config.uploads.maxOpenPerStudent = try values.integer("uploads.max_open_per_student", default: 3, in: 1...100)
+        config.uploads.stagingBudgetBytes = try Int64(values.integer(
+            "uploads.staging_budget_bytes", default: Int(config.uploads.stagingBudgetBytes), in: 1_048_576...Int(Int64.max / 2)))
         config.submissions.withdrawMinutes = try values.integer("submissions.withdraw_minutes", default: 10, in: 0...1_440)
         config.idempotencyRetention = try TimeInterval(values.integer("idempotency.retention_hours", default: 24, in: 24...8760) * 3600)
         let level = try values.choice("log.level", default: config.logLevel.rawValue, among: LogLevel.allCases.map(\.rawValue))

@@ -96,11 +96,19 @@ extension TilawaConfiguration {
         public init() {}
     }
 
-    /// `uploads.*`: offline recordings.
+    /// `uploads.*`: offline recordings and resumable uploads.
     public struct Uploads: Sendable, Hashable {
         /// `uploads.max_offline_hours`, in seconds: how long before its upload a recording's
         /// `Recorded-At` may be and still decide `late`.
         public var maxOffline: TimeInterval = 72 * 3_600
+        /// `uploads.expire_hours`, in seconds: an unfinished resumable upload untouched this
+        /// long is deleted with its bytes; a finished one's answer is kept this long.
+        public var expiry: TimeInterval = 24 * 3_600
+        /// `uploads.max_open_per_student`: unfinished resumable uploads a student may hold.
+        public var maxOpenPerStudent = 3
+        /// `uploads.staging_budget_bytes`: bytes all unfinished resumable uploads may reserve
+        /// (their declared length, or `http.max_upload_bytes` while unknown); past it 507.
+        public var stagingBudgetBytes: Int64 = 4 * 1_024 * 1_024 * 1_024
 
         /// The defaults.
         public init() {}

@@ -9,6 +9,8 @@ struct AuthMiddleware: RouterMiddleware {
     let clock: @Sendable () -> Date
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        // OPTIONS tells what a route speaks (tus discovery, CORS preflight): no token, no data.
+        if request.method == .options { return try await next(request, context) }
         var context = context
         do {
             let token = try bearerToken(fromAuthorizationHeader: request.headers[.authorization])

@@ -8,6 +8,7 @@ import TilawaStore
 struct SubmissionRoutes: Sendable {
     let api: APIContext
     let receiver: UploadReceiver
+    let uploads: ResumableUploads
     let artifacts = ArtifactResponder()
 
     func register(on group: RouterGroup<TilawaRequestContext>) {
@@ -21,33 +22,13 @@ struct SubmissionRoutes: Sendable {
     // MARK: Upload
 
     @Sendable func upload(_ request: Request, context: TilawaRequestContext) async throws -> Response {
-        let principal = try context.requirePrincipal()
-        let studentId = try api.identifier("id", in: context)
-        guard principal.role == .student else {
-            context.refuseBody(of: request)
-            throw APIProblem.forbidden("Only the student themself can submit their recordings.")
-        }
-        guard principal.subject == studentId else {
-            context.refuseBody(of: request)
-            throw APIProblem.unknownStudent
-        }
-        let slot: Slot
-        do {
-            slot = try Slot(parsing: context.parameters.get("slot") ?? "")
-        } catch {
-            context.refuseBody(of: request)
-            throw APIProblem.rule(error, timeZone: .gmt, now: api.now)
-        }
-        try receiver.requireAudio(request, context: context, what: "recording")
-        let minimumFree = Int64(api.runtime.configuration.storage.minFreeBytes)
-        if let free = DiskSpace.availableBytes(at: api.runtime.stateDirectory.root.path), free < minimumFree {
-            context.refuseBody(of: request)
-            api.metrics.countUpload(outcome: "error", reason: "storage_full")
-            throw APIProblem.storageFull
+        let (studentId, slot) = try api.uploadTarget(request, context: context, receiver: receiver)
+        if let version = try DraftUploadProtocol.version(of: request), try DraftUploadProtocol.completes(request, version: version) != nil {
+            return try await DraftUploads(api: api, uploads: uploads).create(request, context: context, version: version, studentId: studentId, slot: slot)
         }
         let uploadBegan = api.now
         let recordedAt = try Self.recordedAt(request, context: context)
-        let key = try idempotencyKey(request)
+        let key = try Self.idempotencyKey(request)
         var idempotency = IdempotencyStateMachine()
         if let key, case let .refuse(refusal) = await idempotency.headersReceived(try idempotencyState(studentId, key)) {
             context.refuseBody(of: request)
@@ -128,7 +109,7 @@ struct SubmissionRoutes: Sendable {
         }
     }
 
-    private func idempotencyKey(_ request: Request) throws -> String? {
+    static func idempotencyKey(_ request: Request) throws -> String? {
         guard let key = request.headers[.idempotencyKey] else { return nil }
         // Printable ASCII and inner spaces (a field value's outer spaces are not part of it):
         // the `IdempotencyKey` schema of openapi/openapi.yaml, both ways.
@@ -148,7 +129,12 @@ struct SubmissionRoutes: Sendable {
 
     /// An extension to keep the original under, from the declared media type.
     static func fileExtension(for request: Request) -> String {
-        let type = request.headers[.contentType]?.lowercased() ?? ""
+        fileExtension(forMediaType: request.headers[.contentType] ?? "")
+    }
+
+    /// An extension to keep the original under, from a media type (`upload` when unknown).
+    static func fileExtension(forMediaType mediaType: String) -> String {
+        let type = mediaType.lowercased()
         let table: [(String, String)] = [
             ("wav", "wav"), ("wave", "wav"), ("mpeg", "mp3"), ("mp3", "mp3"), ("mp4", "m4a"), ("m4a", "m4a"), ("aac", "aac"),
             ("ogg", "ogg"), ("opus", "opus"), ("webm", "webm"), ("flac", "flac"), ("x-caf", "caf"), ("3gpp", "3gp"),

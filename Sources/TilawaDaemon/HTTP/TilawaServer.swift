@@ -16,13 +16,16 @@ public enum TilawaServer {
         // to refusals made before `100 Continue`; the problem mapping turns errors into answers.
         router.add(middleware: RequestLogMiddleware(routes: routes))
         router.add(middleware: RequestFramingMiddleware())
+        router.add(middleware: CORSHeadersMiddleware())
         router.add(middleware: ProblemMiddleware(routes: routes))
         OperationsRoutes(api: api).register(on: router)
         let v1 = router.group("v1").add(middleware: AuthMiddleware(authority: api.authority, clock: api.runtime.clock))
         let receiver = UploadReceiver(
             stateDirectory: api.runtime.stateDirectory, maxBytes: api.runtime.configuration.http.maxUploadBytes,
             slots: UploadSlots(limit: api.runtime.configuration.http.maxConcurrentUploads, gauge: api.metrics.uploadsInFlight))
-        SubmissionRoutes(api: api, receiver: receiver).register(on: v1)
+        let uploads = ResumableUploads(api: api, receiver: receiver, locks: UploadLocks())
+        SubmissionRoutes(api: api, receiver: receiver, uploads: uploads).register(on: v1)
+        UploadRoutes(api: api, uploads: uploads).register(on: v1)
         StudentRoutes(api: api).register(on: v1)
         StatusRoutes(api: api).register(on: v1)
         FeedbackRoutes(api: api, receiver: receiver).register(on: v1)

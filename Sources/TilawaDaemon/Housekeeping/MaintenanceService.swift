@@ -32,6 +32,18 @@ public struct MaintenanceService: Service {
         ])
     }
 
+    /// Resumable uploads past their expiry go with their bytes; files in `uploads/` no
+    /// unfinished upload owns (left by a crash between a row's deletion and its file's) too.
+    static func sweepResumableUploads(runtime: TilawaRuntime, logger: Logger) async throws {
+        let now = runtime.clock()
+        let staging = runtime.stateDirectory.uploadStaging
+        let expired = try await runtime.database.deleteExpiredUploads(now: now)
+        for upload in expired { staging.remove(id: upload.id) }
+        let keep = try await runtime.database.unfinishedUploadIds()
+        let strays = staging.sweep(keeping: keep, changedBefore: Date().addingTimeInterval(-3_600))
+        logger.info("resumable uploads swept", metadata: ["expired": "\(expired.count)", "stray_files": "\(strays)"])
+    }
+
     static func sweeper(runtime: TilawaRuntime) -> ArtifactSweeper {
         ArtifactSweeper(database: runtime.database, stateDirectory: runtime.stateDirectory)
     }
@@ -66,6 +78,7 @@ public struct MaintenanceService: Service {
         var label = "start-up sweep"
         while !Task.isShuttingDownGracefully {
             do {
+                try await Self.sweepResumableUploads(runtime: runtime, logger: logger)
                 let report = try await sweepInTheBackground()
                 logger.info("\(label)", metadata: [
                     "orphans_removed": "\(report.orphansRemoved)", "originals_pruned": "\(report.originalsPruned)",

@@ -71,9 +71,10 @@ public struct UploadStagingArea: Sendable, Equatable {
     }
 
     /// Removes every entry that is not the `.part` file of an upload in `keep` (links and
-    /// directories included, never followed); returns how many were removed.
+    /// directories included, never followed) and was last changed before `changedBefore` (an
+    /// upload created while the caller read `keep` is not taken); returns how many were removed.
     @discardableResult
-    public func sweep(keeping keep: Set<String>) -> Int {
+    public func sweep(keeping keep: Set<String>, changedBefore: Date) -> Int {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: root.path) else { return 0 }
         var removed = 0
         for name in names {
@@ -82,6 +83,7 @@ public struct UploadStagingArea: Sendable, Equatable {
             guard lstat(path, &info) == 0 else { continue }
             let isFile = (info.st_mode & S_IFMT) == S_IFREG
             if isFile, name.hasSuffix(".part"), keep.contains(String(name.dropLast(5))) { continue }
+            if Double(info.st_mtim.tv_sec) >= changedBefore.timeIntervalSince1970 { continue }
             if (info.st_mode & S_IFMT) == S_IFDIR {
                 try? FileManager.default.removeItem(atPath: path)
             } else {

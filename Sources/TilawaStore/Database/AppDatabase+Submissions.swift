@@ -185,7 +185,16 @@ extension AppDatabase {
     /// Applies the rules without writing: the refusal the student would get now, if any.
     /// Cheap enough to run before decoding an upload; not a substitute for `admitSubmission`.
     public func precheckAdmission(studentId: String, slot: Slot, policy: ProgramPolicy, now: Date) throws -> Precheck? {
-        try writer.read { db in
+        try writer.read(Self.precheckQuery(studentId: studentId, slot: slot, policy: policy, now: now))
+    }
+
+    /// `precheckAdmission` from async code (a resumable upload's creation).
+    public func precheckAdmission(studentId: String, slot: Slot, policy: ProgramPolicy, now: Date) async throws -> Precheck? {
+        try await writer.read(Self.precheckQuery(studentId: studentId, slot: slot, policy: policy, now: now))
+    }
+
+    static func precheckQuery(studentId: String, slot: Slot, policy: ProgramPolicy, now: Date) -> @Sendable (Database) throws -> Precheck? {
+        { db in
             guard let context = try StudentContext.load(db, studentId: studentId, now: now, policy: policy) else {
                 return Precheck(refusal: Self.unknownStudentRefusal(studentId), timeZone: .gmt)
             }

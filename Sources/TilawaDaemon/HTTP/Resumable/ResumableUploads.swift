@@ -1,0 +1,288 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import NIOFileSystem
+import TilawaCore
+import TilawaStore
+
+/// The one upload store both resumable protocols (tus 1.0, the IETF draft) speak to: uploads
+/// bound at creation to a student, enrolment and slot; bytes appended durably (written,
+/// fsynced, then the offset recorded, so an offset is never reported for bytes that could be
+/// lost); the complete recording judged exactly as a one-shot upload is, its answer kept.
+struct ResumableUploads: Sendable {
+    let api: APIContext
+    let receiver: UploadReceiver
+    let locks: UploadLocks
+
+    private var database: AppDatabase { api.runtime.database }
+    private var staging: UploadStagingArea { api.runtime.stateDirectory.uploadStaging }
+    private var settings: TilawaConfiguration.Uploads { api.runtime.configuration.uploads }
+    var maxUploadBytes: Int64 { Int64(api.runtime.configuration.http.maxUploadBytes) }
+
+    /// The path an upload is reached at, whichever protocol created it.
+    static func path(of id: String) -> String { "/v1/uploads/\(id)" }
+
+    // MARK: Creation
+
+    /// What a creation request says.
+    struct Creation {
+        var studentId: String
+        var slot: Slot
+        var uploadProtocol: ResumableUploadRecord.UploadProtocol
+        var length: Int64?
+        var fileExtension: String
+        var fileName: String?
+        var recordedAt: RecordedAt?
+        var idempotencyKey: String?
+    }
+
+    /// Creates an upload, or finds the one its `Idempotency-Key` created; the refusals as problems.
+    func create(_ creation: Creation) async throws -> (upload: ResumableUploadRecord, isNew: Bool) {
+        if let length = creation.length, length > maxUploadBytes {
+            throw APIProblem.payloadTooLarge(limit: Int(maxUploadBytes))
+        }
+        let now = api.now
+        try await sweepExpired(now: now)
+        let record = ResumableUploadRecord(
+            id: IdentifierGenerator.make("upl", now: now), studentId: creation.studentId, enrolmentId: nil, slot: creation.slot.description,
+            uploadProtocol: creation.uploadProtocol, length: creation.length, fileExtension: creation.fileExtension,
+            fileName: creation.fileName, recordedAt: creation.recordedAt?.claimed, now: now, expiresAt: now + settings.expiry,
+            idempotencyKey: creation.idempotencyKey, submissionId: IdentifierGenerator.make("sub", now: now))
+        switch try await database.createUpload(record, maxOpenPerStudent: settings.maxOpenPerStudent, budgetBytes: settings.stagingBudgetBytes,
+                                               maxUploadBytes: maxUploadBytes, now: now) {
+        case let .created(upload):
+            do {
+                try staging.prepare(id: upload.id, offset: 0)
+            } catch {
+                _ = try? await database.cancelUpload(id: upload.id)
+                throw error
+            }
+            return (upload, true)
+        case let .existing(upload):
+            return (upload, false)
+        case .keyReused:
+            throw APIProblem(.conflict, code: "idempotency_key_reused",
+                             detail: "This Idempotency-Key started an upload for another week or length; use a new key for a new recording.")
+        case let .tooManyOpen(limit):
+            throw APIProblem(.tooManyRequests, code: "too_many_open_uploads",
+                             detail: "You have \(limit) unfinished uploads; finish or cancel one before starting another.",
+                             headers: [.retryAfter: "60"])
+        case .budgetFull:
+            throw APIProblem(.init(code: 507, reasonPhrase: "Insufficient Storage"), code: "upload_budget_full",
+                             detail: "Tilawa is holding as many unfinished uploads as it has room for; try again in a few minutes.",
+                             headers: [.retryAfter: "300"])
+        }
+    }
+
+    // MARK: Reaching an upload
+
+    /// The upload at the path's `id` when the caller is its student; 404 otherwise, and for an
+    /// upload past its expiry (deleted there and then, with its bytes).
+    func visibleUpload(_ context: TilawaRequestContext) async throws -> ResumableUploadRecord {
+        let principal = try context.requirePrincipal()
+        let id = try api.identifier("id", in: context)
+        guard let upload = try await database.resumableUpload(id: id), principal.role == .student,
+              principal.subject == upload.studentId else {
+            throw APIProblem.notFound("upload with this id")
+        }
+        if upload.expiresAt <= api.now, upload.state != .completing {
+            try await sweepExpired(now: api.now)
+            throw APIProblem.notFound("upload with this id (it expired)")
+        }
+        return upload
+    }
+
+    /// Runs `body` as the only request working on `id`; 423 when another holds it too long.
+    func exclusively<T>(_ id: String, _ body: () async throws -> T) async throws -> T {
+        guard let result = try await locks.withLock(id, body) else {
+            throw APIProblem(.init(code: 423, reasonPhrase: "Locked"), code: "upload_busy",
+                             detail: "Another request is writing to this upload; ask for its offset again in a moment.",
+                             headers: [.retryAfter: "1"])
+        }
+        return result
+    }
+
+    // MARK: Appending
+
+    /// What one append came to.
+    struct Appended {
+        /// The upload's progress, durable and recorded.
+        var progress: UploadProgress
+        /// The upload is whole (offset = length): the caller completes it.
+        var isComplete: Bool { progress.isComplete }
+    }
+
+    /// Appends the body of `request` to `upload` as `plan` allows (the caller holds the
+    /// upload's lock and checked the plan). Bytes that arrived before a cut connection are
+    /// kept; bytes that fail `checksum` are not (460); past `plan.maxBytes` nothing of this
+    /// request is kept.
+    func append(_ upload: ResumableUploadRecord, plan: ResumableUploadRule.Plan, request: Request, context: TilawaRequestContext,
+                checksum: UploadChecksum? = nil) async throws -> Appended {
+        try staging.prepare(id: upload.id, offset: plan.startOffset)
+        let path = staging.path(for: upload.id)
+        var received: Int64 = 0
+        var bodyEnded = true
+        var overflow = false
+        var hasher = checksum?.hasher()
+        do {
+            try await FileSystem.shared.withFileHandle(forWritingAt: FilePath(path), options: .modifyFile(createIfNecessary: false)) { file in
+                var pending = ByteBuffer()
+                do {
+                    for try await part in request.body {
+                        if received + Int64(part.readableBytes) > plan.maxBytes {
+                            overflow = true
+                            break
+                        }
+                        part.withUnsafeReadableBytes { hasher?.update($0) }
+                        received += Int64(part.readableBytes)
+                        var part = part
+                        pending.writeBuffer(&part)
+                        if pending.readableBytes >= UploadReceiver.writeBufferBytes {
+                            try await file.write(contentsOf: pending, toAbsoluteOffset: plan.startOffset + received - Int64(pending.readableBytes))
+                            pending.clear()
+                        }
+                    }
+                } catch let error as FileSystemError {
+                    throw error
+                } catch {
+                    // The client's side ended it (closed, stalled past the deadline): what
+                    // arrived is kept, so the client resumes after it.
+                    bodyEnded = false
+                    context.logger.notice("upload append cut", metadata: ["upload": "\(upload.id)", "received_bytes": "\(received)"])
+                }
+                if pending.readableBytes > 0 {
+                    try await file.write(contentsOf: pending, toAbsoluteOffset: plan.startOffset + received - Int64(pending.readableBytes))
+                }
+                try await file.synchronize()
+            }
+        } catch {
+            try? staging.truncate(id: upload.id, to: plan.startOffset)
+            if let free = DiskSpace.availableBytes(at: api.runtime.stateDirectory.root.path), free < 1024 * 1024 {
+                throw APIProblem.storageFull
+            }
+            throw error
+        }
+        if overflow {
+            try staging.truncate(id: upload.id, to: plan.startOffset)
+            context.closeInput()
+            let refusal: ResumableUploadRule.Refusal = plan.length.map { .lengthMismatch(known: $0) } ?? .tooLarge(limit: maxUploadBytes)
+            throw Self.problem(refusal, limit: maxUploadBytes)
+        }
+        if let checksum, let hasher, bodyEnded, hasher.finalize() != checksum.expected {
+            try staging.truncate(id: upload.id, to: plan.startOffset)
+            throw APIProblem(.init(code: 460, reasonPhrase: "Checksum Mismatch"), code: "checksum_mismatch",
+                             detail: "The bytes received do not match Upload-Checksum; send this part again.")
+        }
+        if checksum != nil, !bodyEnded {
+            // A checksum covers the whole body: part of it cannot be verified, so none is kept.
+            try staging.truncate(id: upload.id, to: plan.startOffset)
+            throw APIProblem.uploadIncomplete
+        }
+        let progress: UploadProgress
+        var mismatch: ResumableUploadRule.Refusal?
+        switch ResumableUploadRule.progress(after: plan, received: received, bodyEnded: bodyEnded) {
+        case let .success(reached): progress = reached
+        case let .failure(refusal):
+            progress = UploadProgress(offset: plan.startOffset + received, length: plan.length)
+            mismatch = refusal
+        }
+        let now = api.now
+        guard try await database.recordUploadProgress(id: upload.id, progress: progress, expiresAt: now + settings.expiry, now: now) else {
+            throw APIProblem.notFound("upload with this id")
+        }
+        api.metrics.uploadBytes.increment(by: received)
+        if let mismatch { throw Self.problem(mismatch, limit: maxUploadBytes) }
+        if !bodyEnded { throw APIProblem.uploadIncomplete }
+        return Appended(progress: progress)
+    }
+
+    /// The problem for a refused append.
+    static func problem(_ refusal: ResumableUploadRule.Refusal, limit: Int64) -> APIProblem {
+        switch refusal {
+        case let .offsetMismatch(current):
+            APIProblem(.conflict, code: refusal.code, detail: "The upload is at byte \(current); send from there.",
+                       headers: [.uploadOffset: "\(current)"])
+        case let .lengthMismatch(known):
+            APIProblem(.conflict, code: refusal.code, detail: "The upload is \(known) bytes long; this request does not fit that length.")
+        case .tooLarge:
+            APIProblem.payloadTooLarge(limit: Int(limit))
+        case .alreadyComplete:
+            APIProblem(.conflict, code: refusal.code, detail: "Every byte of this upload has arrived; ask the upload's address for its outcome.")
+        }
+    }
+
+    // MARK: Completion
+
+    /// Judges a complete upload exactly as a one-shot upload is judged and keeps the answer;
+    /// a second call (or a request after a crash half-way) returns the same answer.
+    func complete(_ id: String, context: TilawaRequestContext) async throws -> UploadAnswer {
+        let now = api.now
+        let upload: ResumableUploadRecord
+        if let started = try await database.beginUploadCompletion(id: id, now: now) {
+            upload = started
+        } else if let current = try await database.resumableUpload(id: id) {
+            switch current.state {
+            case .answered:
+                return UploadAnswer.stored(status: current.answerStatus ?? 500, body: current.answerBody ?? Data())
+            case .completing:
+                upload = current
+            case .receiving:
+                throw Self.problem(.offsetMismatch(current: current.offset), limit: maxUploadBytes)
+            }
+        } else {
+            throw APIProblem.notFound("upload with this id")
+        }
+        let answer = try await judge(upload, context: context)
+        try await database.answerUpload(id: upload.id, status: Int(answer.status.code), body: answer.body,
+                                        expiresAt: api.now + settings.expiry, now: api.now)
+        staging.remove(id: upload.id)
+        return answer
+    }
+
+    private func judge(_ upload: ResumableUploadRecord, context: TilawaRequestContext) async throws -> UploadAnswer {
+        // A process that died after admitting it and before keeping the answer: the recording is in.
+        if let submission = try await database.submission(id: upload.submissionId) {
+            let attempts = try await database.attemptStatus(studentId: upload.studentId, policy: api.runtime.policy, now: api.now)
+                ?? AttemptStatus(used: 0, limit: api.runtime.policy.attemptWindow.limit, remaining: api.runtime.policy.attemptWindow.limit, nextAttemptAt: nil)
+            return try await api.acceptedAnswer(submission, attempts: attempts)
+        }
+        guard let slot = try? Slot(parsing: upload.slot) else { throw StoreError.internalInconsistency("upload \(upload.id) has slot \(upload.slot)") }
+        let current = try await database.currentEnrolmentId(studentId: upload.studentId, now: api.now)
+        if let bound = upload.enrolmentId, current != bound {
+            let problem = APIProblem(.conflict, code: "enrolment_changed",
+                                     detail: "This upload was started in an earlier semester; record this week's passage again.")
+            var headers = problem.headers
+            headers[.contentType] = "application/problem+json"
+            return UploadAnswer(status: problem.status, body: try problem.body(instance: Self.path(of: upload.id)), headers: headers)
+        }
+        let staged = try staging.stageForIntake(id: upload.id, in: api.runtime.stateDirectory, fileExtension: upload.fileExtension)
+        return try await api.judgeRecording(
+            staged: staged, studentId: upload.studentId, slot: slot, fileExtension: upload.fileExtension,
+            recordedAt: upload.recordedAt.map { RecordedAt(claimed: $0) }, uploadBegan: upload.createdAt, submissionId: upload.submissionId,
+            instance: Self.path(of: upload.id), logger: context.logger)
+    }
+
+    // MARK: Termination and expiry
+
+    /// Deletes an upload and its bytes (termination); an upload being judged cannot be.
+    func cancel(_ id: String) async throws {
+        guard try await database.cancelUpload(id: id) != nil else {
+            throw APIProblem(.conflict, code: "upload_completing", detail: "This upload is being judged and can no longer be cancelled.")
+        }
+        staging.remove(id: id)
+    }
+
+    /// Deletes the uploads past their expiry with their bytes.
+    func sweepExpired(now: Date) async throws {
+        for upload in try await database.deleteExpiredUploads(now: now) {
+            staging.remove(id: upload.id)
+        }
+    }
+}
+
+extension HTTPField.Name {
+    static let uploadOffset = Self("Upload-Offset")!
+    static let uploadLength = Self("Upload-Length")!
+}
