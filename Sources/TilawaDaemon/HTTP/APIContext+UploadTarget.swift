@@ -5,8 +5,10 @@ import TilawaCore
 extension APIContext {
     /// The student and slot an upload to `/v1/students/{id}/weeks/{slot}/…` is for, refused
     /// before its body when the caller is not that student, the slot is not one, the declared
-    /// type is not audio, or the disk is nearly full.
-    func uploadTarget(_ request: Request, context: TilawaRequestContext, receiver: UploadReceiver) throws -> (studentId: String, slot: Slot) {
+    /// type is not audio (when the body is the recording: a tus body is
+    /// `application/offset+octet-stream`, its type is in `Upload-Metadata`), or the disk is nearly full.
+    func uploadTarget(_ request: Request, context: TilawaRequestContext, receiver: UploadReceiver,
+                      bodyIsRecording: Bool = true) throws -> (studentId: String, slot: Slot) {
         let principal = try context.requirePrincipal()
         let studentId = try identifier("id", in: context)
         guard principal.role == .student else {
@@ -24,7 +26,7 @@ extension APIContext {
             context.refuseBody(of: request)
             throw APIProblem.rule(error, timeZone: .gmt, now: now)
         }
-        try receiver.requireAudio(request, context: context, what: "recording")
+        if bodyIsRecording { try receiver.requireAudio(request, context: context, what: "recording") }
         let minimumFree = Int64(runtime.configuration.storage.minFreeBytes)
         if let free = DiskSpace.availableBytes(at: runtime.stateDirectory.root.path), free < minimumFree {
             context.refuseBody(of: request)
@@ -40,7 +42,7 @@ extension ResumableUploads {
     /// rules (a locked week, the attempt limit) answered now rather than after the last byte.
     /// The binding check is still the atomic one when the upload completes.
     func creationTarget(_ request: Request, context: TilawaRequestContext) async throws -> (studentId: String, slot: Slot) {
-        let target = try api.uploadTarget(request, context: context, receiver: receiver)
+        let target = try api.uploadTarget(request, context: context, receiver: receiver, bodyIsRecording: false)
         let now = api.now
         if let precheck = try await api.runtime.database.precheckAdmission(studentId: target.studentId, slot: target.slot, policy: api.runtime.policy, now: now) {
             context.refuseBody(of: request)

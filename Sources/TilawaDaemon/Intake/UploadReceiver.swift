@@ -103,9 +103,12 @@ extension TilawaRequestContext {
 
     /// Refuses an upload before its body: small bodies are drained as usual (clients that
     /// write the whole body before reading the answer then see it cleanly); a large or
-    /// unknown-length one is not read at all.
+    /// unknown-length one is not read at all. A request with neither `Content-Length` nor
+    /// `Transfer-Encoding` has no body (RFC 9112 §6.3): its connection stays as it is.
     func refuseBody(of request: Request) {
         let declared = request.headers[.contentLength].flatMap(Int.init)
-        if declared.map({ $0 > 1024 * 1024 }) ?? true { closeInput() }
+        let framed = request.headers[.transferEncoding] != nil
+        guard declared != nil || framed else { return }
+        if framed || declared.map({ $0 > 1024 * 1024 }) ?? true { closeInput() }
     }
 }

@@ -102,8 +102,10 @@ struct DraftUploads: Sendable {
                 case let .failure(refusal):
                     context.refuseBody(of: request)
                     var problem = ResumableUploads.problem(refusal, limit: uploads.maxUploadBytes)
-                    problem.headers.append(contentsOf: DraftUploadProtocol.stateHeaders(
-                        offset: current.offset, length: current.length, complete: current.state != .receiving, version: version))
+                    for field in DraftUploadProtocol.stateHeaders(
+                        offset: current.offset, length: current.length, complete: current.state != .receiving, version: version) {
+                        problem.headers[field.name] = field.value
+                    }
                     throw problem
                 }
                 let appended = try await uploads.append(current, plan: plan, request: request, context: context)

@@ -84,8 +84,15 @@ struct UploadRoutes: Sendable {
         let hasBody = request.headers[.contentType]?.lowercased() == TusProtocol.patchMediaType
             && (request.headers[.contentLength].flatMap(Int64.init) ?? 1) > 0
         guard hasBody, isNew else {
-            if isNew { context.refuseBody(of: request) }
+            // A body that is not a first part (or belongs to an upload made before) is not read;
+            // an empty chunked one is left to the server to drain.
+            if (request.headers[.contentLength].flatMap(Int.init) ?? 0) > 0 { context.refuseBody(of: request) }
             headers[.uploadOffset] = "\(upload.offset)"
+            if isNew, length == 0 {
+                // Nothing to send: the upload is whole at creation and judged now (as `empty`).
+                let answer = try await uploads.exclusively(upload.id) { try await uploads.complete(upload.id, context: context) }
+                headers.append(contentsOf: Self.outcomeLinks(uploadId: upload.id, answer: answer))
+            }
             return Response(status: .created, headers: headers)
         }
         let appended = try await appendTus(upload, offset: 0, request: request, context: context)
