@@ -63,7 +63,9 @@ struct DraftUploads: Sendable {
 
     /// `HEAD /v1/uploads/{id}`: offset retrieval.
     func offset(_ request: Request, context: TilawaRequestContext, version: Int) async throws -> Response {
-        let upload = try await uploads.visibleUpload(context)
+        let found = try await uploads.visibleUpload(context)
+        // Under the lock: an append cut off a moment ago has recorded what it received.
+        let upload = try await uploads.exclusively(found.id) { try await api.runtime.database.resumableUpload(id: found.id) } ?? found
         var response = try await state(of: upload, version: version, status: .noContent, context: context)
         response.headers[.cacheControl] = "no-store"
         return response

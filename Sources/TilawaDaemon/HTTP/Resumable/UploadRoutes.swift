@@ -106,7 +106,9 @@ struct UploadRoutes: Sendable {
     @Sendable func offset(_ request: Request, context: TilawaRequestContext) async throws -> Response {
         if let version = try DraftUploadProtocol.version(of: request) { return try await draft.offset(request, context: context, version: version) }
         try requireTus(request, context: context)
-        let upload = try await uploads.visibleUpload(context)
+        let found = try await uploads.visibleUpload(context)
+        // Under the lock: an append cut off a moment ago has recorded what it received.
+        let upload = try await uploads.exclusively(found.id) { try await api.runtime.database.resumableUpload(id: found.id) } ?? found
         var headers = TusProtocol.resumable
         headers[.uploadOffset] = "\(upload.offset)"
         if let length = upload.length { headers[.uploadLength] = "\(length)" }
