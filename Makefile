@@ -14,9 +14,10 @@ RUNTIME_PACKAGES := libavformat-dev libavcodec-dev libswresample-dev libavutil-d
 TEST_PACKAGES    := opus-tools faketime python3 python3-venv
 # Python peers the tests run against, from PyPI, in a virtual environment of the project's:
 # the OpenAPI response validator (jsonschema with its RFC 3339 format check, PyYAML) and
-# the Standard Webhooks verifier (standardwebhooks) the webhook tests check deliveries with.
+# the Standard Webhooks verifier (standardwebhooks) the webhook tests check deliveries with, and
+# the tus client (tuspy) the resumable-upload test drives the daemon with.
 TEST_VENV        := .venv-test
-TEST_PYTHON_PACKAGES := jsonschema==4.26.0 referencing==0.37.0 rfc3339-validator==0.1.4 PyYAML==6.0.3 standardwebhooks==1.1.0
+TEST_PYTHON_PACKAGES := jsonschema==4.26.0 referencing==0.37.0 rfc3339-validator==0.1.4 PyYAML==6.0.3 standardwebhooks==1.1.0 tuspy==1.1.0
 # Only for regenerating audio-fixtures/ and for the benchmarks.
 TOOL_PACKAGES    := sox espeak-ng ffmpeg opus-tools bc curl sqlite3 socat
 
