@@ -242,6 +242,51 @@ struct OpenAPIResponseTests {
             badDate[.recordedAt] = "yesterday"
             _ = try await call(.post, upload, "/v1/students/S1002/weeks/12/submissions", badDate, body: opus)
 
+            // Resumable uploads: tus (discovery, creation, offset, parts, a stale offset, a bad
+            // checksum, progress, the outcome, termination) and the IETF draft's offset and completing append.
+            let creation = "/v1/students/{id}/weeks/{slot}/uploads"
+            let resumable = "/v1/uploads/{id}"
+            let tus: HTTPFields = [.init("Tus-Resumable")!: "1.0.0"]
+            _ = try await call(.options, creation, "/v1/students/S1006/weeks/12/uploads")
+            _ = try await call(.options, resumable, "/v1/uploads/upl_any")
+            let opusBytes = Data(buffer: opus)
+            let made = try await call(.post, creation, "/v1/students/S1006/weeks/12/uploads",
+                                      try await auth(.student, "S1006", tus + [.init("Upload-Length")!: "\(opusBytes.count)"]), body: ByteBuffer())
+            let madePath = try #require(made.headers[.location])
+            let madeURI = "/v1/uploads/\(madePath.split(separator: "/").last ?? "")"
+            _ = try await call(.post, creation, "/v1/students/S1006/weeks/12/uploads", try await auth(.student, "S1006"), body: ByteBuffer())
+            _ = try await call(.post, creation, "/v1/students/S1006/weeks/14/uploads",
+                               try await auth(.student, "S1006", tus + [.init("Upload-Length")!: "10"]), body: ByteBuffer())
+            _ = try await call(.head, resumable, madeURI, try await auth(.student, "S1006", tus))
+            _ = try await call(.head, resumable, madeURI, try await auth(.student, "S1007", tus))
+            let part = tus + [.contentType: "application/offset+octet-stream"]
+            _ = try await call(.patch, resumable, madeURI, try await auth(.student, "S1006", part + [.init("Upload-Offset")!: "0"]),
+                               body: ByteBuffer(bytes: opusBytes.prefix(20_000)))
+            _ = try await call(.patch, resumable, madeURI, try await auth(.student, "S1006", part + [.init("Upload-Offset")!: "0"]),
+                               body: ByteBuffer(bytes: opusBytes.prefix(20_000)))
+            _ = try await call(.patch, resumable, madeURI, try await auth(.student, "S1006", part + [
+                .init("Upload-Offset")!: "20000", .init("Upload-Checksum")!: "sha1 AAAAAAAAAAAAAAAAAAAAAAAAAAA=",
+            ]), body: ByteBuffer(bytes: opusBytes.dropFirst(20_000)))
+            _ = try await call(.get, resumable, madeURI, try await auth(.student, "S1006"))
+            _ = try await call(.patch, resumable, madeURI, try await auth(.student, "S1006", part + [.init("Upload-Offset")!: "20000"]),
+                               body: ByteBuffer(bytes: opusBytes.dropFirst(20_000)))
+            _ = try await call(.get, resumable, madeURI, try await auth(.student, "S1006"))
+            let dropped = try await client.execute(uri: "/v1/students/S1006/weeks/12/uploads", method: .post,
+                                                   headers: try await auth(.student, "S1006", tus + [.init("Upload-Length")!: "100"]), body: ByteBuffer())
+            let droppedURI = try #require(dropped.headers[.location])
+            _ = try await call(.delete, resumable, droppedURI, try await auth(.student, "S1006", tus))
+            _ = try await call(.delete, resumable, madeURI, try await auth(.student, "S1006", tus))
+            // The draft: a creation that says it is incomplete (not checked here: its 201 has no body), then HEAD and the completing PATCH.
+            let draft: HTTPFields = [.init("Upload-Draft-Interop-Version")!: "7"]
+            let started = try await client.execute(uri: "/v1/students/S1006/weeks/12/submissions", method: .post,
+                                                   headers: try await auth(.student, "S1006", draft + [.init("Upload-Complete")!: "?0", .contentType: "audio/ogg"]),
+                                                   body: ByteBuffer(bytes: opusBytes.prefix(5_000)))
+            let startedURI = try #require(started.headers[.location])
+            _ = try await call(.head, resumable, startedURI, try await auth(.student, "S1006", draft))
+            _ = try await call(.patch, resumable, startedURI, try await auth(.student, "S1006", draft + [
+                .init("Upload-Complete")!: "?1", .init("Upload-Offset")!: "5000", .contentType: "application/partial-upload",
+            ]), body: ByteBuffer(bytes: opusBytes.dropFirst(5_000)))
+
             // Semesters and placement.
             _ = try await call(.get, "/v1/students/{id}/timeline", "/v1/students/S1001/timeline?semester=fall-2026", student)
             _ = try await call(.get, "/v1/students/{id}/timeline", "/v1/students/S1001/timeline?semester=spring-2027", student)
@@ -303,4 +348,11 @@ struct OpenAPIResponseTests {
         let refused = try await validate(line + "\n", requireEveryOperation: false)
         #expect(refused.status == 1 && refused.stdout.contains("analysis"), "\(refused.stdout)")
     }
+}
+
+/// Both sets of fields, the right one's winning where both name a field.
+private func + (lhs: HTTPFields, rhs: HTTPFields) -> HTTPFields {
+    var fields = lhs
+    for field in rhs { fields[field.name] = field.value }
+    return fields
 }
