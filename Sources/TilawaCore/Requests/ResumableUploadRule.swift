@@ -73,6 +73,13 @@ public enum ResumableUploadRule {
         public var length: Int64?
         /// Whether this body, once it has ended, completes the upload by declaration (IETF).
         public var completes: Bool
+
+        public init(startOffset: Int64, maxBytes: Int64, length: Int64?, completes: Bool) {
+            self.startOffset = startOffset
+            self.maxBytes = maxBytes
+            self.length = length
+            self.completes = completes
+        }
     }
 
     /// Decides, before reading a byte, whether `append` may go ahead on an upload at `progress`.
