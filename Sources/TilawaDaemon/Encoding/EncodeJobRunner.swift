@@ -100,6 +100,7 @@ public struct EncodeJobRunner: Sendable {
             // Withdrawn while it was encoded: nothing points to these files.
             stateDirectory.artifactStore.remove(artifacts.audioPath)
             stateDirectory.artifactStore.remove(artifacts.waveformPath)
+            for variant in ArtifactStore.variants(ofAudio: artifacts.audioPath) { stateDirectory.artifactStore.remove(variant) }
         }
     }
 
@@ -116,6 +117,12 @@ public struct EncodeJobRunner: Sendable {
             throw StoreError.internalInconsistency("the encoder produced no file for \(id)")
         }
         try store.write(processed.waveform.jsonData(), to: waveformPath)
+        // The same packets for players that do not read Ogg; a failure here only means the
+        // audio route makes the variant when first asked.
+        for container in OpusContainer.allCases {
+            _ = try? OpusRemuxer.remux(oggPath: store.path(audioPath), to: AudioVariants.path(ofOgg: store.path(audioPath), container: container),
+                                       container: container)
+        }
         Failpoint.hit(Failpoint.afterEncode)
         return (audioPath, waveformPath, encoded)
     }

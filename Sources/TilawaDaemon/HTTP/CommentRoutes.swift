@@ -118,8 +118,8 @@ struct CommentRoutes: Sendable {
     @Sendable func audio(_ request: Request, context: TilawaRequestContext) async throws -> Response {
         let comment = try await visibleComment(context)
         guard let path = comment.audioPath else { throw APIProblem.notFound("voice message for this comment") }
-        return try await artifacts.respond(path: api.runtime.stateDirectory.artifactStore.path(path), id: comment.id,
-                                           contentType: "audio/ogg", request: request, context: context)
+        return try await api.respondAudio(oggPath: api.runtime.stateDirectory.artifactStore.path(path), id: comment.id,
+                                          request: request, context: context)
     }
 
     /// `GET /v1/comments/{id}/waveform`: the clip's peaks.

@@ -118,8 +118,8 @@ struct FeedbackRoutes: Sendable {
                 _ = try? await database.recordFeedbackFetch(feedbackId: feedbackId, range: range, size: size, now: now)
             }
         }
-        return try await artifacts.respond(path: api.runtime.stateDirectory.artifactStore.path(path), id: feedback.id,
-                                           contentType: "audio/ogg", request: request, context: context, onServed: onServed)
+        return try await api.respondAudio(oggPath: api.runtime.stateDirectory.artifactStore.path(path), id: feedback.id,
+                                          request: request, context: context, onServed: onServed)
     }
 
     @Sendable func waveform(_ request: Request, context: TilawaRequestContext) async throws -> Response {

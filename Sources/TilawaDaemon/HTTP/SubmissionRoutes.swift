@@ -201,8 +201,8 @@ struct SubmissionRoutes: Sendable {
     @Sendable func audio(_ request: Request, context: TilawaRequestContext) async throws -> Response {
         let submission = try await visibleSubmission(context)
         guard let path = submission.audioPath else { throw Self.notReady(submission) }
-        return try await artifacts.respond(path: api.runtime.stateDirectory.artifactStore.path(path), id: submission.id,
-                                           contentType: "audio/ogg", request: request, context: context)
+        return try await api.respondAudio(oggPath: api.runtime.stateDirectory.artifactStore.path(path), id: submission.id,
+                                          request: request, context: context)
     }
 
     @Sendable func waveform(_ request: Request, context: TilawaRequestContext) async throws -> Response {

@@ -11,6 +11,24 @@ import Glibc
 /// directory fsynced before the caller commits the row that points to it; so after a crash
 /// there may be a file without a row (swept at start), never a row without its file.
 public struct ArtifactStore: Sendable, Equatable {
+    /// Extensions of the containers an encoded recording (`<id>.opus`) is also kept in, beside
+    /// it and with the same packets: MP4 (`.m4a`) and CAF. No row names them: they go with
+    /// their Ogg file (kept, swept and removed together).
+    public static let audioVariantExtensions = ["m4a", "caf"]
+
+    /// The variants of an encoded recording's path (none for another kind of file).
+    public static func variants(ofAudio path: String) -> [String] {
+        guard path.hasSuffix(".opus") else { return [] }
+        let stem = path.dropLast(".opus".count)
+        return audioVariantExtensions.map { "\(stem).\($0)" }
+    }
+
+    /// The Ogg file a variant belongs to, or nil when `path` is not a variant's.
+    public static func audioPath(ofVariant path: String) -> String? {
+        guard let ext = audioVariantExtensions.first(where: { path.hasSuffix(".\($0)") }) else { return nil }
+        return path.dropLast(ext.count + 1) + ".opus"
+    }
+
     /// The artifacts directory.
     public let root: URL
 

@@ -141,7 +141,10 @@ extension AppDatabase {
                     """, arguments: [start, end])
                 while let row = try rows.next() {
                     for index in columns.indices {
-                        if let path = row[index] as String? { paths.insert(path) }
+                        if let path = row[index] as String? {
+                            paths.insert(path)
+                            paths.formUnion(ArtifactStore.variants(ofAudio: path))
+                        }
                     }
                 }
             }
@@ -151,7 +154,8 @@ extension AppDatabase {
 
     /// Whether any row points to `path` (a full look: for the rare file its month's rows do not name).
     public func isArtifactReferenced(_ path: String) throws -> Bool {
-        try writer.read { db in
+        let path = ArtifactStore.audioPath(ofVariant: path) ?? path
+        return try writer.read { db in
             for (table, _, columns) in Self.artifactColumns {
                 let condition = columns.map { "\($0) = ?" }.joined(separator: " OR ")
                 let arguments = StatementArguments(Array(repeating: path, count: columns.count))

@@ -81,6 +81,7 @@ extension AppDatabase {
             }
             let wasQueued = submission.state == .awaitingFeedback
             let files = [submission.originalPath, submission.audioPath, submission.waveformPath].compactMap { $0 }
+                + ArtifactStore.variants(ofAudio: submission.audioPath ?? "")
             submission.state = .withdrawn
             submission.withdrawnAt = now
             submission.originalPath = nil
