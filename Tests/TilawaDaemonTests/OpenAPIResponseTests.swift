@@ -170,6 +170,9 @@ struct OpenAPIResponseTests {
             var cached = student
             cached[.ifNoneMatch] = audio.headers[.eTag] ?? "*"
             _ = try await call(.get, "/v1/submissions/{id}/audio", "/v1/submissions/\(id)/audio", cached)
+            _ = try await call(.get, "/v1/submissions/{id}/audio", "/v1/submissions/\(id)/audio?format=mp4", student)
+            _ = try await call(.get, "/v1/submissions/{id}/audio", "/v1/submissions/\(id)/audio", student + [.accept: "audio/x-caf"])
+            _ = try await call(.get, "/v1/submissions/{id}/audio", "/v1/submissions/\(id)/audio?format=wav", student)
             _ = try await call(.get, "/v1/submissions/{id}/audio", "/v1/submissions/sub_none/audio", student)
             _ = try await call(.get, "/v1/submissions/{id}/waveform", "/v1/submissions/\(id)/waveform", student)
             _ = try await call(.get, "/v1/submissions/{id}/waveform", "/v1/submissions/sub_none/waveform", student)

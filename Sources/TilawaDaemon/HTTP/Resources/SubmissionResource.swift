@@ -41,6 +41,9 @@ public struct SubmissionResource: Encodable, Sendable, Equatable {
     public var withdrawnAt: Date?
     /// Until when the student may still withdraw it; null when they no longer can.
     public var withdrawableUntil: Date?
+    /// The playback gain (dB) the Ogg's OpusHead and the MP4's dOps carry; a player of the CAF
+    /// variant, which has no place for it, applies it itself. Null until encoded.
+    public var playbackGainDB: Double?
 
     /// A coach's id and name.
     public struct CoachRef: Encodable, Sendable, Equatable {
@@ -71,6 +74,7 @@ public struct SubmissionResource: Encodable, Sendable, Equatable {
         withdrawableUntil = withdrawMinutes > 0 && record.state.isSupersedable && extras.replies.isEmpty
             && now.map { $0 <= until } ?? true ? until : nil
         studentId = record.studentId
+        playbackGainDB = record.outputGainDB
         week = record.week
         kind = record.kind
         state = record.state
@@ -101,6 +105,7 @@ public struct SubmissionResource: Encodable, Sendable, Equatable {
         case semesterId
         case feedbackDueAt
         case recordedAt, withdrawnAt, withdrawableUntil
+        case playbackGainDB = "playback_gain_db"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -125,5 +130,6 @@ public struct SubmissionResource: Encodable, Sendable, Equatable {
         try container.encode(recordedAt, forKey: .recordedAt)
         try container.encode(withdrawnAt, forKey: .withdrawnAt)
         try container.encode(withdrawableUntil, forKey: .withdrawableUntil)
+        try container.encode(playbackGainDB, forKey: .playbackGainDB)
     }
 }
