@@ -39,7 +39,10 @@ public struct ArtifactSweeper: Sendable {
             if isStopping() { throw SweepInterrupted() }
             let referenced = try database.referencedArtifactPaths(month: month)
             for family in ArtifactStore.Family.allCases {
-                for file in store.files(family: family, month: month) where !referenced.contains(file) {
+                // An MP4 or CAF variant lives as long as its Ogg file (it is not missing when absent:
+                // the audio route makes it again).
+                for file in store.files(family: family, month: month)
+                where !referenced.contains(file) && !(ArtifactStore.audioPath(ofVariant: file).map(referenced.contains) ?? false) {
                     if isStopping() { throw SweepInterrupted() }
                     // A row dated in another month may point here (a clip made at midnight): ask exactly.
                     if Self.modified(store.path(file)).map({ $0 < cutoff }) ?? false, try !database.isArtifactReferenced(file) {
@@ -141,10 +144,7 @@ extension AppDatabase {
                     """, arguments: [start, end])
                 while let row = try rows.next() {
                     for index in columns.indices {
-                        if let path = row[index] as String? {
-                            paths.insert(path)
-                            paths.formUnion(ArtifactStore.variants(ofAudio: path))
-                        }
+                        if let path = row[index] as String? { paths.insert(path) }
                     }
                 }
             }
