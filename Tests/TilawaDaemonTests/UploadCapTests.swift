@@ -8,7 +8,7 @@ import TilawaTestSupport
 
 @Suite("Bounded load: uploads in flight")
 struct UploadCapTests {
-    @Test("past http.max_concurrent_uploads a new upload gets 503 with Retry-After before its body; the gauge shows the level; a retry once a slot is free is taken")
+    @Test("past http.max_concurrent_uploads a new upload gets 503 with Retry-After at its request head, before the router; the gauge shows the level; a retry once a slot is free is taken")
     func cap() async throws {
         let daemon = try await TestDaemon { $0.http.maxConcurrentUploads = 2 }
         defer { daemon.remove() }
@@ -39,6 +39,15 @@ struct UploadCapTests {
             try eager.send(bulk)
             let eagerAnswer = await eager.read(until: "\r\n\r\n", seconds: 30)
             #expect(eagerAnswer.hasPrefix("HTTP/1.1 503") && eagerAnswer.lowercased().contains("retry-after: 5"), "got: \(eagerAnswer.prefix(80))")
+
+            // Refused at the request head, in the connection, before the router: not even the
+            // token is looked at (an anonymous request would get 401 from the router), and a
+            // resumable append is refused the same way.
+            let anonymous = try RawHTTPConnection(port: port)
+            defer { anonymous.close() }
+            try anonymous.send("PATCH /v1/uploads/upl_x HTTP/1.1\r\nHost: localhost\r\nContent-Length: 10\r\n\r\n0123456789")
+            let early = await anonymous.read(until: "\r\n\r\n", seconds: 30)
+            #expect(early.hasPrefix("HTTP/1.1 503") && early.lowercased().contains("content-type: application/problem+json"), "got: \(early.prefix(80))")
 
             // Other routes are not held up.
             let health = try await client.execute(uri: "/healthz", method: .get)

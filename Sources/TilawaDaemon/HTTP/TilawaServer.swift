@@ -10,6 +10,15 @@ import ServiceLifecycle
 public enum TilawaServer {
     /// The router with every route; `/v1` routes require a bearer token.
     public static func makeRouter(api: APIContext) -> Router<TilawaRequestContext> {
+        makeRouter(api: api, slots: uploadSlots(api: api))
+    }
+
+    /// The cap on uploads in flight, shared by the router's handlers and the connections' admission handler.
+    static func uploadSlots(api: APIContext) -> UploadSlots {
+        UploadSlots(limit: api.runtime.configuration.http.maxConcurrentUploads, gauge: api.metrics.uploadsInFlight)
+    }
+
+    static func makeRouter(api: APIContext, slots: UploadSlots) -> Router<TilawaRequestContext> {
         let router = Router(context: TilawaRequestContext.self)
         let routes = RouteTable()
         // Outermost first: the log sees every answer; the framing rules add `Connection: close`
@@ -21,8 +30,7 @@ public enum TilawaServer {
         OperationsRoutes(api: api).register(on: router)
         let v1 = router.group("v1").add(middleware: AuthMiddleware(authority: api.authority, clock: api.runtime.clock))
         let receiver = UploadReceiver(
-            stateDirectory: api.runtime.stateDirectory, maxBytes: api.runtime.configuration.http.maxUploadBytes,
-            slots: UploadSlots(limit: api.runtime.configuration.http.maxConcurrentUploads, gauge: api.metrics.uploadsInFlight))
+            stateDirectory: api.runtime.stateDirectory, maxBytes: api.runtime.configuration.http.maxUploadBytes, slots: slots)
         let uploads = ResumableUploads(api: api, receiver: receiver, locks: UploadLocks())
         SubmissionRoutes(api: api, receiver: receiver, uploads: uploads).register(on: v1)
         UploadRoutes(api: api, uploads: uploads).register(on: v1)
@@ -41,12 +49,13 @@ public enum TilawaServer {
     ) -> some ApplicationProtocol {
         let http = api.runtime.configuration.http
         let bodyDeadline = TimeAmount.milliseconds(Int64(http.uploadTimeout * 1000))
+        let slots = uploadSlots(api: api)
         let channel = HTTP1Channel.Configuration(
-            additionalChannelHandlers: [UploadStreamGuard(bodyDeadline: bodyDeadline, logger: logger)],
+            additionalChannelHandlers: [UploadStreamGuard(bodyDeadline: bodyDeadline, logger: logger), UploadAdmissionHandler(slots: slots, logger: logger)],
             // Keep-alive connections with no request in progress close after this (nginx's default).
             idleTimeout: .seconds(75))
         return Application(
-            router: makeRouter(api: api),
+            router: makeRouter(api: api, slots: slots),
             server: .http1(configuration: channel),
             configuration: .init(address: .hostname(http.host, port: http.port), serverName: "tilawa"),
             services: services,

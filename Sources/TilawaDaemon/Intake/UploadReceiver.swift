@@ -25,13 +25,16 @@ struct UploadReceiver: Sendable {
     /// must retry after; the closing connection lingers instead, dropping what still arrives
     /// (`UploadStreamGuard`). A client that waits for `100 Continue` sends nothing.
     func withSlot<T>(_ request: Request, context: TilawaRequestContext, _ body: () async throws -> T) async throws -> T {
-        guard slots.acquire() else {
-            throw APIProblem(.serviceUnavailable, code: "too_many_uploads",
-                             detail: "Tilawa is receiving \(slots.limit) recordings right now; yours will be taken in a few seconds.",
-                             headers: [.retryAfter: "5", .connection: "close"])
-        }
+        guard slots.acquire() else { throw Self.tooManyUploads(limit: slots.limit) }
         defer { slots.release() }
         return try await body()
+    }
+
+    /// 503 past the cap (also written by `UploadAdmissionHandler` at the request head).
+    static func tooManyUploads(limit: Int) -> APIProblem {
+        APIProblem(.serviceUnavailable, code: "too_many_uploads",
+                   detail: "Tilawa is receiving \(limit) recordings right now; yours will be taken in a few seconds.",
+                   headers: [.retryAfter: "5", .connection: "close"])
     }
 
     /// Bytes gathered before one write to the staging file. Hummingbird's `FileIO` uses the
