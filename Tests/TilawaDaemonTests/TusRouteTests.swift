@@ -236,4 +236,53 @@ struct TusRouteTests {
             #expect(refused.headers[.accessControlExposeHeaders]?.contains("Upload-Offset") == true)
         }
     }
+
+    @Test("a judgement a dead process left half-done is finished at start: once, whether or not its admission had committed")
+    func interruptedCompletion() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        let file = try Data(contentsOf: fixturesDirectory.appendingPathComponent("speech.opus"))
+        let locations = try await daemon.application().test(.live) { client in
+            var locations: [String] = []
+            for student in ["S1001", "S1002"] {
+                let created = try await create(daemon, client, length: file.count, student: student)
+                let location = try #require(created.headers[.location])
+                _ = try await patch(daemon, client, location, offset: 0, Data(file.dropLast(1)), student: student)
+                locations.append(location)
+            }
+            return locations
+        }
+        // As a process killed while judging leaves them: every byte in, the state `completing`;
+        // the first also had its recording admitted (the file placed, the row committed).
+        let ids = locations.map { String($0.dropFirst("/v1/uploads/".count)) }
+        let staging = daemon.runtime.stateDirectory.uploadStaging
+        for id in ids {
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: staging.path(for: id)))
+            try handle.seekToEnd()
+            try handle.write(contentsOf: file.suffix(1))
+            try handle.close()
+        }
+        try await daemon.runtime.database.writer.write { db in
+            try db.execute(sql: "UPDATE resumableUpload SET \"offset\" = \"length\", state = 'completing'")
+        }
+        let first = try #require(try await daemon.runtime.database.resumableUpload(id: ids[0]))
+        let staged = try staging.stageForIntake(id: first.id, in: daemon.runtime.stateDirectory, fileExtension: "ogg")
+        _ = try daemon.runtime.intake.submit(staged: staged, studentId: "S1001", slot: .week(12), origin: .http, fileExtension: "ogg",
+                                             submissionId: first.submissionId)
+
+        let uploads = ResumableUploads(api: daemon.api, receiver: UploadReceiver(
+            stateDirectory: daemon.runtime.stateDirectory, maxBytes: 1 << 20, slots: UploadSlots(limit: 1, gauge: daemon.api.metrics.uploadsInFlight)),
+            locks: daemon.api.uploadLocks)
+        await uploads.finishInterruptedCompletions(logger: daemon.logger)
+        for (id, student) in zip(ids, ["S1001", "S1002"]) {
+            let upload = try #require(try await daemon.runtime.database.resumableUpload(id: id))
+            #expect(upload.state == .answered && upload.answerStatus == 201)
+            let count = try await daemon.runtime.database.writer.read { db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission WHERE studentId = ?", arguments: [student])
+            }
+            #expect(count == 1, "\(student): one submission")
+            #expect(try await daemon.runtime.database.submission(id: upload.submissionId) != nil)
+        }
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: staging.root.path)) ?? []).isEmpty)
+    }
 }

@@ -70,7 +70,12 @@ public struct TilawaApplication: Sendable {
         let database = runtime.database
         services = [
             AudioWorkPoolService(pools: [pool, background]),
-            MaintenanceService(runtime: runtime, logger: logger),
+            MaintenanceService(runtime: runtime, logger: logger) {
+                // Judging takes no upload slot: the receiver is only there to complete the type.
+                let receiver = UploadReceiver(stateDirectory: runtime.stateDirectory, maxBytes: http.maxUploadBytes,
+                                              slots: UploadSlots(limit: http.maxConcurrentUploads, gauge: metrics.uploadsInFlight))
+                await ResumableUploads(api: api, receiver: receiver, locks: api.uploadLocks).finishInterruptedCompletions(logger: logger)
+            },
             EncodeWorkerService(runtime: runtime, pool: background, wakeup: wakeup, workers: workerCount, metrics: metrics, logger: logger),
             WebhookNotifierService(database: database, endpoint: webhook, options: .init(webhook: configuration.webhook), wakeup: wakeup,
                                    metrics: metrics, clock: clock, logger: logger),

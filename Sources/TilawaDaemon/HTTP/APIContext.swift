@@ -13,6 +13,8 @@ public struct APIContext: Sendable {
     public let metrics: TilawaMetrics
     public let authority: TokenAuthority
     public let startedAt: Date
+    /// One request at a time per resumable upload, shared by the routes and the start-up recovery.
+    let uploadLocks = UploadLocks()
 
     /// Creates the context.
     public init(runtime: TilawaRuntime, pool: AudioWorkPool, wakeup: WakeupSignal, metrics: TilawaMetrics,

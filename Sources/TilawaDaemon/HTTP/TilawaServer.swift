@@ -31,7 +31,7 @@ public enum TilawaServer {
         let v1 = router.group("v1").add(middleware: AuthMiddleware(authority: api.authority, clock: api.runtime.clock))
         let receiver = UploadReceiver(
             stateDirectory: api.runtime.stateDirectory, maxBytes: api.runtime.configuration.http.maxUploadBytes, slots: slots)
-        let uploads = ResumableUploads(api: api, receiver: receiver, locks: UploadLocks())
+        let uploads = ResumableUploads(api: api, receiver: receiver, locks: api.uploadLocks)
         SubmissionRoutes(api: api, receiver: receiver, uploads: uploads).register(on: v1)
         UploadRoutes(api: api, uploads: uploads).register(on: v1)
         StudentRoutes(api: api).register(on: v1)

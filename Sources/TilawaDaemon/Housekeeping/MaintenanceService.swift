@@ -10,12 +10,16 @@ public struct MaintenanceService: Service {
     let runtime: TilawaRuntime
     let interval: Duration
     let logger: Logger
+    /// Work the HTTP side leaves for the start (resumable uploads a dead process was judging).
+    let recover: @Sendable () async -> Void
 
     /// Creates the service; `interval` defaults to a day.
-    public init(runtime: TilawaRuntime, interval: Duration = .seconds(86_400), logger: Logger) {
+    public init(runtime: TilawaRuntime, interval: Duration = .seconds(86_400), logger: Logger,
+                recover: @escaping @Sendable () async -> Void = {}) {
         self.runtime = runtime
         self.interval = interval
         self.logger = logger
+        self.recover = recover
     }
 
     /// The start-up pass, run before the daemon takes requests: nothing of this daemon
@@ -75,6 +79,7 @@ public struct MaintenanceService: Service {
 
     /// The full sweep now (the start-up one), then daily with the expiry of idempotency keys.
     public func run() async throws {
+        await recover()
         var label = "start-up sweep"
         while !Task.isShuttingDownGracefully {
             do {

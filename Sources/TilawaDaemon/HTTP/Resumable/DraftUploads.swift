@@ -118,7 +118,7 @@ struct DraftUploads: Sendable {
                         version: version, maxBytes: uploads.maxUploadBytes, expiresIn: api.runtime.configuration.uploads.expiry))
                     return Response(status: .noContent, headers: headers)
                 }
-                let answer = try await uploads.complete(current.id, context: context)
+                let answer = try await uploads.complete(current.id, logger: context.logger)
                 return answer.response(adding: DraftUploadProtocol.stateHeaders(
                     offset: appended.progress.offset, length: appended.progress.length, complete: true, version: version))
             }

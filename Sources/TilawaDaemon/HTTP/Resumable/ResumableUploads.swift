@@ -217,7 +217,7 @@ struct ResumableUploads: Sendable {
 
     /// Judges a complete upload exactly as a one-shot upload is judged and keeps the answer;
     /// a second call (or a request after a crash half-way) returns the same answer.
-    func complete(_ id: String, context: TilawaRequestContext) async throws -> UploadAnswer {
+    func complete(_ id: String, logger: Logger) async throws -> UploadAnswer {
         let now = api.now
         let upload: ResumableUploadRecord
         if let started = try await database.beginUploadCompletion(id: id, now: now) {
@@ -234,14 +234,14 @@ struct ResumableUploads: Sendable {
         } else {
             throw APIProblem.notFound("upload with this id")
         }
-        let answer = try await judge(upload, context: context)
+        let answer = try await judge(upload, logger: logger)
         try await database.answerUpload(id: upload.id, status: Int(answer.status.code), body: answer.body,
                                         expiresAt: api.now + settings.expiry, now: api.now)
         staging.remove(id: upload.id)
         return answer
     }
 
-    private func judge(_ upload: ResumableUploadRecord, context: TilawaRequestContext) async throws -> UploadAnswer {
+    private func judge(_ upload: ResumableUploadRecord, logger: Logger) async throws -> UploadAnswer {
         // A process that died after admitting it and before keeping the answer: the recording is in.
         if let submission = try await database.submission(id: upload.submissionId) {
             let attempts = try await database.attemptStatus(studentId: upload.studentId, policy: api.runtime.policy, now: api.now)
@@ -261,7 +261,24 @@ struct ResumableUploads: Sendable {
         return try await api.judgeRecording(
             staged: staged, studentId: upload.studentId, slot: slot, fileExtension: upload.fileExtension,
             recordedAt: upload.recordedAt.map { RecordedAt(claimed: $0) }, uploadBegan: upload.createdAt, submissionId: upload.submissionId,
-            instance: Self.path(of: upload.id), logger: context.logger)
+            instance: Self.path(of: upload.id), logger: logger)
+    }
+
+    /// Judges the uploads a process died in the middle of judging (at start, before anyone
+    /// asks): each becomes its submission or its rejection even if its phone never comes back.
+    func finishInterruptedCompletions(logger: Logger) async {
+        do {
+            for upload in try await database.interruptedUploadCompletions() {
+                do {
+                    let answer = try await exclusively(upload.id) { try await complete(upload.id, logger: logger) }
+                    logger.notice("interrupted upload judged", metadata: ["upload": "\(upload.id)", "status": "\(answer.status.code)"])
+                } catch {
+                    logger.error("interrupted upload not judged", metadata: ["upload": "\(upload.id)", "error": "\(error)"])
+                }
+            }
+        } catch {
+            logger.error("interrupted uploads not read", metadata: ["error": "\(error)"])
+        }
     }
 
     // MARK: Termination and expiry

@@ -90,7 +90,7 @@ struct UploadRoutes: Sendable {
             headers[.uploadOffset] = "\(upload.offset)"
             if isNew, length == 0 {
                 // Nothing to send: the upload is whole at creation and judged now (as `empty`).
-                let answer = try await uploads.exclusively(upload.id) { try await uploads.complete(upload.id, context: context) }
+                let answer = try await uploads.exclusively(upload.id) { try await uploads.complete(upload.id, logger: context.logger) }
                 headers.append(contentsOf: Self.outcomeLinks(uploadId: upload.id, answer: answer))
             }
             return Response(status: .created, headers: headers)
@@ -174,7 +174,7 @@ struct UploadRoutes: Sendable {
                     headers[.uploadExpires] = TusProtocol.httpDate(api.now + api.runtime.configuration.uploads.expiry)
                     return headers
                 }
-                let answer = try await uploads.complete(current.id, context: context)
+                let answer = try await uploads.complete(current.id, logger: context.logger)
                 headers.append(contentsOf: Self.outcomeLinks(uploadId: current.id, answer: answer))
                 return headers
             }
@@ -215,7 +215,7 @@ struct UploadRoutes: Sendable {
             return try api.json(UploadResource(upload), status: .accepted)
         case .completing:
             // A process died while judging it: judge it now (the answer is kept for next time).
-            let answer = try await uploads.exclusively(upload.id) { try await uploads.complete(upload.id, context: context) }
+            let answer = try await uploads.exclusively(upload.id) { try await uploads.complete(upload.id, logger: context.logger) }
             return Self.outcomeResponse(answer)
         case .answered:
             return Self.outcomeResponse(UploadAnswer.stored(status: upload.answerStatus ?? 500, body: upload.answerBody ?? Data()))
