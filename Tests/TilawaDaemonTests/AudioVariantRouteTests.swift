@@ -66,10 +66,17 @@ struct AudioVariantRouteTests {
             // The full sweep keeps them (and removes a variant-looking file no recording owns).
             let stray = store.path(audio.replacingOccurrences(of: id, with: "sub_NOBODY").replacingOccurrences(of: ".opus", with: ".m4a"))
             try Data("x".utf8).write(to: URL(fileURLWithPath: stray))
-            _ = try ArtifactSweeper(database: daemon.runtime.database, stateDirectory: daemon.runtime.stateDirectory)
+            let before = try await daemon.runtime.database.writer.read { db in try AppDatabase.artifactBytes(db) }
+            let report = try ArtifactSweeper(database: daemon.runtime.database, stateDirectory: daemon.runtime.stateDirectory)
                 .sweep(now: Date().addingTimeInterval(86_400), originalsRetentionDays: nil)
             #expect(variants.allSatisfy { FileManager.default.fileExists(atPath: store.path($0)) })
             #expect(!FileManager.default.fileExists(atPath: stray))
+            #expect(report.missing.isEmpty)
+            // status counts their bytes as the sweep found them.
+            let sizes = try variants.map { try #require(FileManager.default.attributesOfItem(atPath: store.path($0))[.size] as? Int) }
+            #expect(report.variantBytes == Int64(sizes.reduce(0, +)))
+            let after = try await daemon.runtime.database.writer.read { db in try AppDatabase.artifactBytes(db) }
+            #expect(after - before == report.variantBytes)
 
             // Withdrawn: the variants go with the recording.
             let withdrawn = try await client.execute(uri: "/v1/submissions/\(id)", method: .delete, headers: student)

@@ -156,7 +156,10 @@ struct SoakTests {
             return FileManager.default.fileExists(atPath: artifacts + $0, isDirectory: &isDirectory) && !isDirectory.boolValue
         })
         #expect(referenced.subtracting(files).isEmpty, "rows whose file is missing: \(referenced.subtracting(files))")
-        let orphans = files.subtracting(referenced).filter { !$0.hasSuffix(".tmp") }
+        // An encoded recording's MP4 and CAF variants go with its Ogg file.
+        let orphans = files.subtracting(referenced).filter {
+            !$0.hasSuffix(".tmp") && !(ArtifactStore.audioPath(ofVariant: $0).map(referenced.contains) ?? false)
+        }
         #expect(orphans.isEmpty, "files no row points to: \(orphans)")
         // Every dropped reply is in processed/ or rejected/, exactly once; week 13 replies are all refused.
         var outcomes: [String: [String]] = [:]

@@ -39,10 +39,13 @@ public struct ArtifactSweeper: Sendable {
             if isStopping() { throw SweepInterrupted() }
             let referenced = try database.referencedArtifactPaths(month: month)
             for family in ArtifactStore.Family.allCases {
-                // An MP4 or CAF variant lives as long as its Ogg file (it is not missing when absent:
-                // the audio route makes it again).
-                for file in store.files(family: family, month: month)
-                where !referenced.contains(file) && !(ArtifactStore.audioPath(ofVariant: file).map(referenced.contains) ?? false) {
+                for file in store.files(family: family, month: month) where !referenced.contains(file) {
+                    // An MP4 or CAF variant lives as long as its Ogg file (it is not missing when
+                    // absent: the audio route makes it again); its bytes are counted here.
+                    if let ogg = ArtifactStore.audioPath(ofVariant: file), referenced.contains(ogg) {
+                        report.variantBytes += Self.size(store.path(file))
+                        continue
+                    }
                     if isStopping() { throw SweepInterrupted() }
                     // A row dated in another month may point here (a clip made at midnight): ask exactly.
                     if Self.modified(store.path(file)).map({ $0 < cutoff }) ?? false, try !database.isArtifactReferenced(file) {
@@ -64,7 +67,7 @@ public struct ArtifactSweeper: Sendable {
             }
         }
         report.missing = missing.sorted()
-        try database.recordArtifactSweep(missing: report.missingCount, at: now)
+        try database.recordArtifactSweep(missing: report.missingCount, variantBytes: report.variantBytes, at: now)
         return report
     }
 
@@ -96,6 +99,11 @@ public struct ArtifactSweeper: Sendable {
         }
         for path in paths { store.remove(path) }
         return paths.count
+    }
+
+    static func size(_ path: String) -> Int64 {
+        var info = stat()
+        return lstat(path, &info) == 0 ? Int64(info.st_size) : 0
     }
 
     static func modified(_ path: String) -> Date? {

@@ -11,6 +11,8 @@ public struct SweepReport: Sendable, Equatable {
     public var originalsPruned = 0
     /// How many paths rows point to whose file does not exist (reported by `status`).
     public var missingCount = 0
+    /// Bytes of the MP4 and CAF variants kept (no row counts them; `status` adds this figure).
+    public var variantBytes: Int64 = 0
     /// The first of them (at most `missingExamples`), sorted: a lost disk must not make the
     /// sweep hold millions of paths.
     public var missing: [String] = []

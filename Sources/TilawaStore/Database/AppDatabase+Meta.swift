@@ -7,9 +7,15 @@ extension AppDatabase {
 
     /// Records how many rows the full artifact sweep found pointing to a missing file, so
     /// `tilawa status` can report it without checking every row itself.
-    public func recordArtifactSweep(missing: Int, at date: Date) throws {
-        try writer.write { db in try Self.setMeta(db, key: Self.missingArtifactsKey, value: missing, at: date) }
+    public func recordArtifactSweep(missing: Int, variantBytes: Int64 = 0, at date: Date) throws {
+        try writer.write { db in
+            try Self.setMeta(db, key: Self.missingArtifactsKey, value: missing, at: date)
+            try Self.setMeta(db, key: Self.variantBytesKey, value: variantBytes, at: date)
+        }
     }
+
+    /// Bytes of the MP4 and CAF variants at the last full sweep (no row counts them).
+    static let variantBytesKey = "variant_bytes"
 
     /// Sets `meta[key]` (inside the caller's transaction).
     static func setMeta(_ db: Database, key: String, value: some DatabaseValueConvertible, at date: Date) throws {

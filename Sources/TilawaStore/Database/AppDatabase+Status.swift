@@ -164,7 +164,9 @@ extension AppDatabase {
     static func artifactBytes(_ db: Database) throws -> Int64 {
         if try db.tableExists("meta"),
            let total = try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [artifactBytesKey]) {
-            return total
+            // Plus the MP4 and CAF variants as the last full sweep counted them.
+            let variants = try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [variantBytesKey]) ?? 0
+            return total + variants
         }
         return try Int64.fetchOne(db, sql: """
             SELECT (SELECT COALESCE(SUM(CASE WHEN originalPath IS NULL THEN 0 ELSE originalBytes END
