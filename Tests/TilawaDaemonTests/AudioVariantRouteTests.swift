@@ -63,6 +63,18 @@ struct AudioVariantRouteTests {
             #expect(again.status == .ok && Data(buffer: again.body) == Data(buffer: caf.body))
             #expect(FileManager.default.fileExists(atPath: store.path(variants[1])))
 
+            // An original sent as M4A is an original, not a variant: the exact lookup finds its row.
+            let m4a = try await client.execute(uri: "/v1/students/S1002/weeks/12/submissions", method: .post,
+                                               headers: try await daemon.headers(.student, "S1002", [.contentType: "audio/mp4"]),
+                                               body: try TestDaemon.fixture("speech.m4a"))
+            let m4aId = try #require(m4a.json?["id"] as? String)
+            #expect(await daemon.eventually { try daemon.runtime.database.submission(id: m4aId)?.state == .awaitingFeedback })
+            let m4aRow = try #require(try await daemon.runtime.database.submission(id: m4aId))
+            let m4aOriginal = try #require(m4aRow.originalPath)
+            #expect(m4aOriginal.hasSuffix(".m4a") && ArtifactStore.audioPath(ofVariant: m4aOriginal) == nil)
+            #expect(try daemon.runtime.database.isArtifactReferenced(m4aOriginal))
+            #expect(try daemon.runtime.database.isArtifactReferenced(variants[0]), "a variant is referenced through its Ogg")
+
             // The full sweep keeps them (and removes a variant-looking file no recording owns).
             let stray = store.path(audio.replacingOccurrences(of: id, with: "sub_NOBODY").replacingOccurrences(of: ".opus", with: ".m4a"))
             try Data("x".utf8).write(to: URL(fileURLWithPath: stray))
@@ -71,9 +83,12 @@ struct AudioVariantRouteTests {
                 .sweep(now: Date().addingTimeInterval(86_400), originalsRetentionDays: nil)
             #expect(variants.allSatisfy { FileManager.default.fileExists(atPath: store.path($0)) })
             #expect(!FileManager.default.fileExists(atPath: stray))
+            #expect(FileManager.default.fileExists(atPath: store.path(m4aOriginal)))
             #expect(report.missing.isEmpty)
             // status counts their bytes as the sweep found them.
-            let sizes = try variants.map { try #require(FileManager.default.attributesOfItem(atPath: store.path($0))[.size] as? Int) }
+            let sizes = try (variants + ArtifactStore.variants(ofAudio: m4aRow.audioPath ?? "")).map {
+                try #require(FileManager.default.attributesOfItem(atPath: store.path($0))[.size] as? Int)
+            }
             #expect(report.variantBytes == Int64(sizes.reduce(0, +)))
             let after = try await daemon.runtime.database.writer.read { db in try AppDatabase.artifactBytes(db) }
             #expect(after - before == report.variantBytes)

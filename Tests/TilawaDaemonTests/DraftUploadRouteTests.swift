@@ -201,4 +201,35 @@ struct DraftUploadRouteTests {
             #expect(rows == 2)
         }
     }
+
+    @Test("a phone that reconnects while its old append is still open (half-open connection) gets the offset at once: the old append lets go and keeps what arrived")
+    func reconnectPreemptsStaleAppend() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        let file = try Data(contentsOf: fixturesDirectory.appendingPathComponent("speech_mono_s16_48k.wav"))
+        try await daemon.application().test(.live) { client in
+            let port = try #require(client.port)
+            let token = try await daemon.token(.student, "S1001")
+            // The body stops half-way and the connection stays open, as a phone's does when its network drops.
+            let stale = try RawHTTPConnection(port: port)
+            defer { stale.close() }
+            try stale.send("POST /v1/students/S1001/weeks/12/submissions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\n"
+                + "Content-Type: audio/wav\r\nUpload-Draft-Interop-Version: 6\r\nUpload-Complete: ?1\r\nContent-Length: \(file.count)\r\n\r\n")
+            let interim = await stale.read(until: "\r\n\r\n", seconds: 10)
+            let location = try #require(interim.split(separator: "\r\n").first { $0.lowercased().hasPrefix("location:") }
+                .map { $0.dropFirst("location:".count).trimmingCharacters(in: .whitespaces) })
+            try stale.send(file.prefix(300_000))
+            #expect(await daemon.eventually {
+                ((try? FileManager.default.attributesOfItem(atPath: daemon.runtime.stateDirectory.uploadStaging.path(for: String(location.dropFirst("/v1/uploads/".count))))[.size] as? Int) ?? 0) >= 131_072
+            })
+            // Without letting go, the old append would hold the upload until its body deadline
+            // (5 minutes) and this would be 423 `upload_busy` after 3 s of waiting.
+            let offset = try await head(daemon, client, location, student: "S1001", version: 6)
+            #expect(offset.status == .noContent, "\(offset.status)")
+            let at = try #require(offset.headers[.init("Upload-Offset")!].flatMap(Int.init))
+            #expect(at > 0 && at <= 300_000, "kept \(at) of the 300,000 bytes sent")
+            let done = try await resume(daemon, client, location, student: "S1001", version: 6, offset: at, Data(file.dropFirst(at)))
+            #expect(done.status == .created)
+        }
+    }
 }

@@ -24,7 +24,8 @@ struct CORSHeadersMiddleware: RouterMiddleware {
     ].joined(separator: ", ")
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.headers[.origin] != nil else { return try await next(request, context) }
+        // The API only: the operations listener's routes (`/metrics`, `/readyz`) stay unreadable to pages.
+        guard request.headers[.origin] != nil, request.uri.path.hasPrefix("/v1/") else { return try await next(request, context) }
         if request.method == .options, request.headers[.accessControlRequestMethod] != nil {
             return Response(status: .noContent, headers: [
                 .accessControlAllowOrigin: "*", .accessControlAllowMethods: Self.allowedMethods,

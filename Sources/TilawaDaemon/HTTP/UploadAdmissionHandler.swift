@@ -53,7 +53,7 @@ final class UploadAdmissionHandler: ChannelDuplexHandler, RemovableChannelHandle
             let path = head.path ?? ""
             if Self.isUpload(method: head.method, path: path), slots.level >= slots.limit {
                 refusing = true
-                refuse(context: context, path: path)
+                refuse(context: context, path: path, fromPage: head.headerFields[.origin] != nil)
                 return
             }
             refusing = false
@@ -66,13 +66,18 @@ final class UploadAdmissionHandler: ChannelDuplexHandler, RemovableChannelHandle
         context.fireChannelRead(data)
     }
 
-    private func refuse(context: ChannelHandlerContext, path: String) {
+    private func refuse(context: ChannelHandlerContext, path: String, fromPage: Bool) {
         let problem = UploadReceiver.tooManyUploads(limit: slots.limit)
         let body = (try? problem.body(instance: String(path.split(separator: "?").first ?? ""))) ?? Data()
         var response = HTTPResponse(status: problem.status)
         response.headerFields = problem.headers
         response.headerFields[.contentType] = "application/problem+json"
         response.headerFields[.contentLength] = "\(body.count)"
+        if fromPage {
+            // As `CORSHeadersMiddleware` would: a page can read the 503 and its Retry-After.
+            response.headerFields[.accessControlAllowOrigin] = "*"
+            response.headerFields[.accessControlExposeHeaders] = CORSHeadersMiddleware.exposedHeaders
+        }
         logger.info("request", metadata: ["path": "\(path)", "status": "503", "code": "\(problem.code)", "refused": "at the head"])
         context.write(wrapOutboundOut(.head(response)), promise: nil)
         context.write(wrapOutboundOut(.body(ByteBuffer(bytes: body))), promise: nil)

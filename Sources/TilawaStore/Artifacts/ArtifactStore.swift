@@ -23,9 +23,11 @@ public struct ArtifactStore: Sendable, Equatable {
         return audioVariantExtensions.map { "\(stem).\($0)" }
     }
 
-    /// The Ogg file a variant belongs to, or nil when `path` is not a variant's.
+    /// The Ogg file a variant belongs to, or nil when `path` is not a variant's. Originals may
+    /// be `.m4a` or `.caf` too (what a phone sends): under `originals/` nothing is a variant.
     public static func audioPath(ofVariant path: String) -> String? {
-        guard let ext = audioVariantExtensions.first(where: { path.hasSuffix(".\($0)") }) else { return nil }
+        guard !path.hasPrefix(Family.originals.rawValue + "/"),
+              let ext = audioVariantExtensions.first(where: { path.hasSuffix(".\($0)") }) else { return nil }
         return path.dropLast(ext.count + 1) + ".opus"
     }
 

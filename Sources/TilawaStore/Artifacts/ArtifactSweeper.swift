@@ -162,13 +162,16 @@ extension AppDatabase {
 
     /// Whether any row points to `path` (a full look: for the rare file its month's rows do not name).
     public func isArtifactReferenced(_ path: String) throws -> Bool {
-        let path = ArtifactStore.audioPath(ofVariant: path) ?? path
+        // The path itself, or (for an MP4 or CAF variant) the Ogg file it goes with.
+        let candidates = [path] + [ArtifactStore.audioPath(ofVariant: path)].compactMap { $0 }
         return try writer.read { db in
-            for (table, _, columns) in Self.artifactColumns {
-                let condition = columns.map { "\($0) = ?" }.joined(separator: " OR ")
-                let arguments = StatementArguments(Array(repeating: path, count: columns.count))
-                if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table) WHERE \(condition))", arguments: arguments) ?? false {
-                    return true
+            for candidate in candidates {
+                for (table, _, columns) in Self.artifactColumns {
+                    let condition = columns.map { "\($0) = ?" }.joined(separator: " OR ")
+                    let arguments = StatementArguments(Array(repeating: candidate, count: columns.count))
+                    if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table) WHERE \(condition))", arguments: arguments) ?? false {
+                        return true
+                    }
                 }
             }
             return false

@@ -62,6 +62,8 @@ extension AppDatabase {
                     let same = earlier.slot == upload.slot && earlier.length == upload.length && earlier.uploadProtocol == upload.uploadProtocol
                     return same ? .existing(earlier) : .keyReused
                 }
+                // An interrupted judgement is never expired: it is finished at start.
+                if let earlier, earlier.state == .completing { return .existing(earlier) }
                 // An expired upload's key is free again; its row goes now (the sweep removes its bytes).
                 if let earlier { try earlier.delete(db) }
             }
@@ -85,12 +87,26 @@ extension AppDatabase {
 
     /// Records durable progress of an upload still receiving and moves its expiry; false when
     /// it is no longer receiving (cancelled, expired and swept, or completed by another request).
+    /// The write that records the last byte also marks the upload `completing`, in the same
+    /// statement: a whole upload is never left `receiving` (nothing would judge it), whatever
+    /// happens to the request after.
     @discardableResult
     public func recordUploadProgress(id: String, progress: UploadProgress, expiresAt: Date, now: Date) async throws -> Bool {
         try await writer.write { db in
             try db.execute(sql: """
-                UPDATE resumableUpload SET "offset" = ?, "length" = ?, expiresAt = ?, updatedAt = ? WHERE id = ? AND state = 'receiving'
-                """, arguments: [progress.offset, progress.length, expiresAt, now, id])
+                UPDATE resumableUpload SET "offset" = ?, "length" = ?, state = ?, expiresAt = ?, updatedAt = ?
+                WHERE id = ? AND state = 'receiving'
+                """, arguments: [progress.offset, progress.length, progress.isComplete ? "completing" : "receiving", expiresAt, now, id])
+            return db.changesCount == 1
+        }
+    }
+
+    /// Moves an upload's expiry before an append starts reading (so the sweep cannot take it
+    /// mid-append); false when it is gone or no longer receiving.
+    public func touchUpload(id: String, expiresAt: Date, now: Date) async throws -> Bool {
+        try await writer.write { db in
+            try db.execute(sql: "UPDATE resumableUpload SET expiresAt = ?, updatedAt = ? WHERE id = ? AND state = 'receiving'",
+                           arguments: [expiresAt, now, id])
             return db.changesCount == 1
         }
     }
@@ -117,10 +133,10 @@ extension AppDatabase {
     }
 
     /// Deletes an upload that is receiving (termination); returns it, or nil when there was
-    /// none or it is being judged (which cannot be stopped half-way).
+    /// none or it is whole (being judged, or judged: its answer stays).
     public func cancelUpload(id: String) async throws -> ResumableUploadRecord? {
         try await writer.write { db in
-            guard let upload = try ResumableUploadRecord.fetchOne(db, key: id), upload.state != .completing else { return nil }
+            guard let upload = try ResumableUploadRecord.fetchOne(db, key: id), upload.state == .receiving else { return nil }
             try upload.delete(db)
             return upload
         }

@@ -94,7 +94,7 @@ struct DraftUploads: Sendable {
     private func appendDraft(_ upload: ResumableUploadRecord, append: ResumableUploadRule.Append, request: Request,
                              context: TilawaRequestContext, version: Int) async throws -> Response {
         try await uploads.receiver.withSlot(request, context: context) {
-            try await uploads.exclusively(upload.id) {
+            try await uploads.exclusively(upload.id, appending: context) {
                 guard let current = try await api.runtime.database.resumableUpload(id: upload.id) else {
                     throw APIProblem.notFound("upload with this id")
                 }

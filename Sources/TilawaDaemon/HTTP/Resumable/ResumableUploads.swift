@@ -95,8 +95,11 @@ struct ResumableUploads: Sendable {
     }
 
     /// Runs `body` as the only request working on `id`; 423 when another holds it too long.
-    func exclusively<T>(_ id: String, _ body: () async throws -> T) async throws -> T {
-        guard let result = try await locks.withLock(id, body) else {
+    /// An append passes its request's context: a later request for the same upload (the
+    /// client reconnected) shuts that append's input instead of waiting for its deadline.
+    func exclusively<T>(_ id: String, appending context: TilawaRequestContext? = nil, _ body: () async throws -> T) async throws -> T {
+        let preempt: (@Sendable () -> Void)? = context.map { context in { @Sendable in context.closeInput() } }
+        guard let result = try await locks.withLock(id, preempt: preempt, body) else {
             throw APIProblem(.init(code: 423, reasonPhrase: "Locked"), code: "upload_busy",
                              detail: "Another request is writing to this upload; ask for its offset again in a moment.",
                              headers: [.retryAfter: "1"])
@@ -120,6 +123,9 @@ struct ResumableUploads: Sendable {
     /// request is kept.
     func append(_ upload: ResumableUploadRecord, plan: ResumableUploadRule.Plan, request: Request, context: TilawaRequestContext,
                 checksum: UploadChecksum? = nil) async throws -> Appended {
+        guard try await database.touchUpload(id: upload.id, expiresAt: api.now + settings.expiry, now: api.now) else {
+            throw APIProblem.notFound("upload with this id")
+        }
         try staging.prepare(id: upload.id, offset: plan.startOffset)
         let path = staging.path(for: upload.id)
         var received: Int64 = 0
@@ -194,7 +200,8 @@ struct ResumableUploads: Sendable {
         }
         api.metrics.uploadBytes.increment(by: received)
         if let mismatch { throw Self.problem(mismatch, limit: maxUploadBytes) }
-        if !bodyEnded { throw APIProblem.uploadIncomplete }
+        // A body cut after its last byte still completes the upload: the caller judges it.
+        if !bodyEnded, !progress.isComplete { throw APIProblem.uploadIncomplete }
         return Appended(progress: progress)
     }
 
@@ -283,15 +290,24 @@ struct ResumableUploads: Sendable {
 
     // MARK: Termination and expiry
 
-    /// Deletes an upload and its bytes (termination); an upload being judged cannot be.
+    /// Deletes an upload and its bytes (termination); a whole upload cannot be (call under its lock).
     func cancel(_ id: String) async throws {
         guard try await database.cancelUpload(id: id) != nil else {
-            throw APIProblem(.conflict, code: "upload_completing", detail: "This upload is being judged and can no longer be cancelled.")
+            switch try await database.resumableUpload(id: id)?.state {
+            case .answered?:
+                throw APIProblem(.conflict, code: "upload_complete",
+                                 detail: "This upload is complete; to take the recording back, withdraw the submission (DELETE /v1/submissions/{id}).")
+            case .completing?:
+                throw APIProblem(.conflict, code: "upload_completing", detail: "This upload is being judged and can no longer be cancelled.")
+            default:
+                throw APIProblem.notFound("upload with this id")
+            }
         }
         staging.remove(id: id)
     }
 
-    /// Deletes the uploads past their expiry with their bytes.
+    /// Deletes the uploads past their expiry with their bytes. (An append moves its upload's
+    /// expiry before reading, in a transaction of its own, so it is never taken mid-append.)
     func sweepExpired(now: Date) async throws {
         for upload in try await database.deleteExpiredUploads(now: now) {
             staging.remove(id: upload.id)

@@ -1,22 +1,55 @@
 import Synchronization
 
-/// One request at a time per resumable upload: an append, a completion or a termination
-/// holds its upload's id; another request for it waits briefly, then is told to retry.
+/// One request at a time per resumable upload: an append, a completion, a termination or an
+/// offset read holds its upload's id. A newcomer first asks the holder to let go — a phone
+/// that lost its network leaves a half-open append behind, and its reconnection must not wait
+/// for that append's body deadline — then waits briefly; past that, it is told to retry.
 ///
-/// `Sendable` on its own: the set of held ids lives in a `Mutex`.
+/// Letting go means the holder's input is shut (`preempt`): its body ends, what arrived is
+/// recorded as usual, and it releases the id. A holder with nothing to cut (a judgement) has
+/// no `preempt` and is waited for.
+///
+/// `Sendable` on its own: the table of holders lives in a `Mutex`.
 final class UploadLocks: Sendable {
-    private let held = Mutex<Set<String>>([])
+    private struct Holder: Sendable {
+        let token: UInt64
+        let preempt: (@Sendable () -> Void)?
+    }
 
-    /// Runs `body` holding `id`; nil when another request held it for all of `patience`
-    /// (a client that lost its connection mid-append retries while the server has not yet
-    /// noticed: a short wait covers that).
-    func withLock<T>(_ id: String, patience: Duration = .seconds(3), _ body: () async throws -> T) async throws -> T? {
+    private let held = Mutex<(holders: [String: Holder], next: UInt64)>(([:], 0))
+
+    /// Runs `body` holding `id`; nil when another request held it for all of `patience`.
+    /// `preempt` is how another request may make this one let go (nil: it may not).
+    func withLock<T>(_ id: String, patience: Duration = .seconds(3), preempt: (@Sendable () -> Void)? = nil,
+                     _ body: () async throws -> T) async throws -> T? {
         let deadline = ContinuousClock.now + patience
-        while !held.withLock({ $0.insert(id).inserted }) {
+        var asked = false
+        while true {
+            let outcome = held.withLock { state -> (token: UInt64?, holder: Holder?) in
+                if let holder = state.holders[id] { return (nil, holder) }
+                state.next += 1
+                state.holders[id] = Holder(token: state.next, preempt: preempt)
+                return (state.next, nil)
+            }
+            if let token = outcome.token {
+                defer {
+                    held.withLock { state in
+                        if state.holders[id]?.token == token { state.holders[id] = nil }
+                    }
+                }
+                return try await body()
+            }
+            if !asked {
+                asked = true
+                outcome.holder?.preempt?()
+            }
             if ContinuousClock.now >= deadline { return nil }
             try await Task.sleep(for: .milliseconds(50))
         }
-        defer { _ = held.withLock { $0.remove(id) } }
-        return try await body()
+    }
+
+    /// Whether a request holds `id` now.
+    func isHeld(_ id: String) -> Bool {
+        held.withLock { $0.holders[id] != nil }
     }
 }

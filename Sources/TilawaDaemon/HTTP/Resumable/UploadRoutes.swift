@@ -81,7 +81,7 @@ struct UploadRoutes: Sendable {
         headers[.uploadExpires] = TusProtocol.httpDate(upload.expiresAt)
         if !isNew { headers[.idempotentReplayed] = "true" }
         // creation-with-upload: the body is the first part.
-        let hasBody = request.headers[.contentType]?.lowercased() == TusProtocol.patchMediaType
+        let hasBody = length > 0 && request.headers[.contentType]?.lowercased() == TusProtocol.patchMediaType
             && (request.headers[.contentLength].flatMap(Int64.init) ?? 1) > 0
         guard hasBody, isNew else {
             // A body that is not a first part (or belongs to an upload made before) is not read;
@@ -95,8 +95,19 @@ struct UploadRoutes: Sendable {
             }
             return Response(status: .created, headers: headers)
         }
-        let appended = try await appendTus(upload, offset: 0, request: request, context: context)
-        headers.append(contentsOf: appended)
+        // The upload exists whatever happens to its first part: the answer is 201 with its
+        // `Location` and the offset kept (tus creation-with-upload), so a client never loses
+        // the URL of an upload that counts against its open uploads.
+        do {
+            for field in try await appendTus(upload, offset: 0, request: request, context: context) {
+                // `Link` may come twice (outcome, submission); the others replace the creation's.
+                if field.name == .link { headers.append(field) } else { headers[field.name] = field.value }
+            }
+        } catch {
+            context.logger.notice("first part not kept", metadata: ["upload": "\(upload.id)", "error": "\(error)"])
+            let offset = try await api.runtime.database.resumableUpload(id: upload.id)?.offset ?? 0
+            headers[.uploadOffset] = "\(offset)"
+        }
         return Response(status: .created, headers: headers)
     }
 
@@ -155,7 +166,7 @@ struct UploadRoutes: Sendable {
         }
         let contentLength = request.headers[.contentLength].flatMap(Int64.init)
         return try await uploads.receiver.withSlot(request, context: context) {
-            try await uploads.exclusively(upload.id) {
+            try await uploads.exclusively(upload.id, appending: context) {
                 // Read again under the lock: another request may have moved it.
                 guard let current = try await api.runtime.database.resumableUpload(id: upload.id) else {
                     throw APIProblem.notFound("upload with this id")
@@ -194,12 +205,11 @@ struct UploadRoutes: Sendable {
     /// `DELETE /v1/uploads/{id}` (tus termination, the draft's cancellation).
     @Sendable func terminate(_ request: Request, context: TilawaRequestContext) async throws -> Response {
         let version = try DraftUploadProtocol.version(of: request)
-        if version == nil { try requireTus(request, context: context) }
         let upload = try await uploads.visibleUpload(context)
-        if upload.state == .answered {
-            throw APIProblem(.conflict, code: "upload_complete",
-                             detail: "This upload is complete; to take the recording back, withdraw the submission (DELETE /v1/submissions/{id}).")
-        }
+        // The draft's cancellation may come without its version field (URLSession sends only
+        // the token): the upload's own protocol decides; tus still requires Tus-Resumable.
+        if version == nil, upload.uploadProtocol == .tus { try requireTus(request, context: context) }
+        // Checked under the lock: a last part being judged right now makes it whole.
         try await uploads.exclusively(upload.id) { try await uploads.cancel(upload.id) }
         var headers = version.map { DraftUploadProtocol.versionHeaders($0) } ?? TusProtocol.resumable
         headers[.contentLength] = "0"
