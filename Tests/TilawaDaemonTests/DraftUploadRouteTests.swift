@@ -66,7 +66,10 @@ struct DraftUploadRouteTests {
 
             let offset = try await head(daemon, client, location, student: "S1001", version: version)
             #expect(offset.status == .noContent)
-            #expect(offset.headers[.init("Upload-Offset")!] == "\(cut)", "cut at \(cut)")
+            // What the server had durably when asked: all that was sent, unless a loaded machine
+            // had not read it all within the second the offset read lets the append finish.
+            let at = try #require(offset.headers[.init("Upload-Offset")!].flatMap(Int.init))
+            #expect(at > 0 && at <= cut, "offset \(at), cut at \(cut)")
             #expect(offset.headers[.cacheControl] == "no-store")
             if version >= 4 {
                 #expect(offset.headers[.init("Upload-Complete")!] == "?0")
@@ -77,7 +80,7 @@ struct DraftUploadRouteTests {
             #expect(try await head(daemon, client, location, student: "S1002", version: version).status == .notFound)
             #expect(try await daemon.runtime.database.attemptStatus(studentId: "S1001", policy: daemon.runtime.policy, now: daemon.clock.now)?.used == 0)
 
-            let done = try await resume(daemon, client, location, student: "S1001", version: version, offset: cut, Data(file.dropFirst(cut)))
+            let done = try await resume(daemon, client, location, student: "S1001", version: version, offset: at, Data(file.dropFirst(at)))
             #expect(done.status == .created)
             #expect(done.headers[.init("Upload-Offset")!] == "\(file.count)")
             let id = try #require(done.json?["id"] as? String)
@@ -104,7 +107,7 @@ struct DraftUploadRouteTests {
             let (_, location) = try await Self.startAndCut(port: port, token: token, student: "S1002", version: version, file: file, cut: file.count / 3)
             let offset = try await head(daemon, client, location, student: "S1002", version: version)
             let at = try #require(offset.headers[.init("Upload-Offset")!].flatMap(Int.init))
-            #expect(at == file.count / 3)
+            #expect(at > 0 && at <= file.count / 3)
             let done = try await resume(daemon, client, location, student: "S1002", version: version, offset: at, Data(file.dropFirst(at)))
             #expect(done.status == .unprocessableContent)
             #expect(done.json?["code"] as? String == "silent")

@@ -1,9 +1,11 @@
 import Synchronization
 
 /// One request at a time per resumable upload: an append, a completion, a termination or an
-/// offset read holds its upload's id. A newcomer first asks the holder to let go — a phone
-/// that lost its network leaves a half-open append behind, and its reconnection must not wait
-/// for that append's body deadline — then waits briefly; past that, it is told to retry.
+/// offset read holds its upload's id. A newcomer waits; after `grace` it asks the holder to
+/// let go — a phone that lost its network leaves a half-open append behind, and its
+/// reconnection must not wait for that append's body deadline, while an append whose client
+/// closed cleanly is let finish reading what already arrived — and past `patience` it is told
+/// to retry.
 ///
 /// Letting go means the holder's input is shut (`preempt`): its body ends, what arrived is
 /// recorded as usual, and it releases the id. A holder with nothing to cut (a judgement) has
@@ -20,8 +22,9 @@ final class UploadLocks: Sendable {
 
     /// Runs `body` holding `id`; nil when another request held it for all of `patience`.
     /// `preempt` is how another request may make this one let go (nil: it may not).
-    func withLock<T>(_ id: String, patience: Duration = .seconds(3), preempt: (@Sendable () -> Void)? = nil,
+    func withLock<T>(_ id: String, grace: Duration = .seconds(1), patience: Duration = .seconds(4), preempt: (@Sendable () -> Void)? = nil,
                      _ body: () async throws -> T) async throws -> T? {
+        let asking = ContinuousClock.now + grace
         let deadline = ContinuousClock.now + patience
         var asked = false
         while true {
@@ -39,7 +42,7 @@ final class UploadLocks: Sendable {
                 }
                 return try await body()
             }
-            if !asked {
+            if !asked, ContinuousClock.now >= asking {
                 asked = true
                 outcome.holder?.preempt?()
             }
