@@ -81,7 +81,11 @@ struct DaemonProcessTests {
         try connection.send(body.suffix(from: body.count / 2))
         let answer = await connection.receiveAll()
         #expect(answer.hasPrefix("HTTP/1.1 201"), "\(answer.prefix(300))")
-        #expect(await daemon.terminate() == 0, "\(daemon.log)")
+        // Services stop one after the other: the encode workers are told to stop only once the
+        // server has answered, so a worker may have taken this upload's job and, by design,
+        // finishes it first. It runs at nice 10; beside the rest of the suite on two cores that
+        // took over 30 s twice in five full runs. Waiting longer is waiting for that job.
+        #expect(await daemon.terminate(timeout: .seconds(120)) == 0, "\(daemon.log)")
 
         // Nothing half-written: the row exists with its original; the encode is done or queued.
         let row = try state.read { db in try Row.fetchOne(db, sql: "SELECT s.state, s.originalPath, j.state AS job FROM submission s JOIN job j ON j.subjectId = s.id") }

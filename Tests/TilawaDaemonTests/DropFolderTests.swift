@@ -154,6 +154,30 @@ struct DropFolderTests {
         #expect(try harness.feedbackCount() == 0)
     }
 
+    @Test("A reason a killed process left without its file does not push the next file to name-2; a real earlier file still does")
+    func staleReasonFile() async throws {
+        let harness = try await DropFolderHarness()
+        defer { harness.remove() }
+        let folder = try harness.coachFolder("C02")
+        try FileManager.default.createDirectory(atPath: folder + "/rejected", withIntermediateDirectories: true)
+        // Left by a process killed between writing the reason and moving the file.
+        try "stale\n".write(toFile: folder + "/rejected/S1001_w08.opus.reason.txt", atomically: false, encoding: .utf8)
+        // A real earlier outcome of another name: file and reason both there.
+        try FileManager.default.copyItem(atPath: fixturePath("speech.opus"), toPath: folder + "/rejected/S1001_w07.opus")
+        try "earlier\n".write(toFile: folder + "/rejected/S1001_w07.opus.reason.txt", atomically: false, encoding: .utf8)
+        try await harness.running {
+            try FileManager.default.copyItem(atPath: fixturePath("speech.opus"), toPath: folder + "/S1001_w08.opus")
+            try FileManager.default.copyItem(atPath: fixturePath("speech.opus"), toPath: folder + "/S1001_w07.opus")
+            #expect(await harness.daemon.eventually { harness.contents(folder + "/rejected").count == 6 })
+        }
+        #expect(harness.contents(folder + "/rejected") == [
+            "S1001_w07-2.opus", "S1001_w07-2.opus.reason.txt", "S1001_w07.opus", "S1001_w07.opus.reason.txt",
+            "S1001_w08.opus", "S1001_w08.opus.reason.txt",
+        ])
+        #expect(harness.reason("C02", "S1001_w08.opus")?.contains("not one of your students") == true)
+        #expect(harness.reason("C02", "S1001_w07.opus") == "earlier\n")
+    }
+
     @Test("Moves, rsync- and Syncthing-style temporary names: temporaries are never touched, the final name is taken")
     func temporaryNames() async throws {
         let harness = try await DropFolderHarness(students: [("S1001", .week(8)), ("S1003", .week(8))])

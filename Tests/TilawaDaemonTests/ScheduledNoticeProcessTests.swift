@@ -76,6 +76,8 @@ struct ScheduledNoticeProcessTests {
             .filter { !(week5Wednesday.addingTimeInterval(-86_400)...week5Thursday).contains($0.at) }
         stops.append((week5Wednesday, week5Thursday))
         stops.sort { $0.at < $1.at }
+        // A random stop that fell near week 5's Wednesday was dropped: three or four kills.
+        let kills = stops.count
         let end = Self.calendar.deadline(week: 15).addingTimeInterval(86_400)
 
         let receiver = WebhookReceiver()
@@ -114,7 +116,7 @@ struct ScheduledNoticeProcessTests {
                 #expect(await daemon.terminate() == 0)
                 break
             }
-            #expect(daemons == 5, "seed \(seed): four kills, five daemons")
+            #expect(daemons == kills + 1, "seed \(seed): \(kills) kills, \(kills + 1) daemons")
         }
 
         let events = try state.read { db in try EventRecord.order(Column("seq")).fetchAll(db) }

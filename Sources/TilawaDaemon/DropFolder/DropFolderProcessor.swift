@@ -165,8 +165,18 @@ struct DropFolderProcessor: Sendable {
             if let reason, let failure = Self.attempt({ () throws(FileSystemFailure) in
                 try destination.createExclusive(reasonFile, contents: Array((reason + "\n").utf8))
             }) {
-                if failure.errno == EEXIST { continue }
-                throw failure
+                guard failure.errno == EEXIST else { throw failure }
+                // A reason with no file beside it is this processor's own, left by a process
+                // killed between writing it and moving the file: it goes (the entry itself, never
+                // followed), and the file keeps its name instead of becoming `name-2`.
+                guard destination.status(of: candidate) == nil else { continue }
+                destination.remove(reasonFile)
+                if let again = Self.attempt({ () throws(FileSystemFailure) in
+                    try destination.createExclusive(reasonFile, contents: Array((reason + "\n").utf8))
+                }) {
+                    if again.errno == EEXIST { continue }
+                    throw again
+                }
             }
             if let failure = Self.attempt({ () throws(FileSystemFailure) in try folder.directory.move(name, to: destination, as: candidate) }) {
                 if reason != nil { destination.remove(reasonFile) }
