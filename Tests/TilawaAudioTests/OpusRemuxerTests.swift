@@ -27,17 +27,30 @@ struct OpusRemuxerTests {
         (value as? Int) ?? (value as? String).flatMap { Int($0) }
     }
 
+    /// A fixture encoded to Ogg Opus in a scratch folder and remuxed to `container`.
+    struct Remuxed {
+        let scratch: ScratchDirectory
+        let ogg: String
+        let output: String
+        let summary: OpusRemuxer.Summary
+    }
+
+    static func remuxed(_ name: String, to container: OpusContainer) throws -> Remuxed {
+        let fixture = try #require(Fixtures.named(name))
+        let scratch = try ScratchDirectory()
+        let ogg = scratch.path("r.opus"), output = scratch.path("r.\(container.fileExtension)")
+        _ = try AudioProcessor().process(path: fixture.path, encodeTo: ogg, policy: .always)
+        return Remuxed(scratch: scratch, ogg: ogg, output: output, summary: try OpusRemuxer.remux(oggPath: ogg, to: output, container: container))
+    }
+
     static let cases = ["speech_mono_s16_48k.wav", "speech.flac", "speech_leading_silence_20s.wav"]
 
     @Test("MP4: ffprobe reads it, the decode is the Ogg's sample for sample over the recording, the gain travels in dOps, loudness the same", arguments: cases)
     func mp4(_ name: String) async throws {
-        let fixture = try #require(Fixtures.named(name))
-        let scratch = try ScratchDirectory()
-        defer { scratch.remove() }
-        let ogg = scratch.path("r.opus"), mp4 = scratch.path("r.m4a")
-        let encoded = try AudioProcessor().process(path: fixture.path, encodeTo: ogg, policy: .always)
-        let summary = try OpusRemuxer.remux(oggPath: ogg, to: mp4, container: .mp4)
-        #expect(Set(scratch.contents()) == ["r.opus", "r.m4a"], "no temporary file left")
+        let made = try Self.remuxed(name, to: .mp4)
+        defer { made.scratch.remove() }
+        let (ogg, mp4, summary) = (made.ogg, made.output, made.summary)
+        #expect(Set(made.scratch.contents()) == ["r.opus", "r.m4a"], "no temporary file left")
 
         let probe = try await runProcess("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,duration_ts,nb_frames", "-of", "json", mp4])
         #expect(probe.status == 0, "\(probe.stderr)")
@@ -62,17 +75,13 @@ struct OpusRemuxerTests {
         let played = try AudioProcessor().process(path: mp4).analysis.loudnessLUFS
         let original = try AudioProcessor().process(path: ogg).analysis.loudnessLUFS
         #expect(abs((played ?? 0) - (original ?? 99)) <= 0.5, "\(played ?? 0) LUFS vs \(original ?? 0)")
-        _ = encoded
     }
 
     @Test("CAF: the packet table comes first and its valid frames are the Ogg's samples exactly; ffprobe reads it (without the priming and remainder, see the README)", arguments: cases)
     func caf(_ name: String) async throws {
-        let fixture = try #require(Fixtures.named(name))
-        let scratch = try ScratchDirectory()
-        defer { scratch.remove() }
-        let ogg = scratch.path("r.opus"), caf = scratch.path("r.caf")
-        _ = try AudioProcessor().process(path: fixture.path, encodeTo: ogg, policy: .always)
-        let summary = try OpusRemuxer.remux(oggPath: ogg, to: caf, container: .caf)
+        let made = try Self.remuxed(name, to: .caf)
+        defer { made.scratch.remove() }
+        let (ogg, caf, summary) = (made.ogg, made.output, made.summary)
         let fromOgg = try Self.samples(ogg)
 
         let file = try Data(contentsOf: URL(fileURLWithPath: caf))

@@ -6,9 +6,6 @@ import TilawaTestSupport
 
 @Suite("tus with a real client: tuspy uploads every fixture in 64 KiB chunks while the daemon is SIGKILLed between chunks and mid-append")
 struct TusProcessTests {
-    static let clock = ["LD_PRELOAD": CommandLineStateFixture.libfaketime, "FAKETIME": "@2026-11-22 15:00:00",
-                        "FAKETIME_DONT_FAKE_MONOTONIC": "1"]
-
     @Test("every upload resumes to the source's bytes and becomes exactly one submission or one rejection with its reason")
     func everyFixtureUnderKills() async throws {
         let state = try await CommandLineStateFixture()
@@ -39,7 +36,7 @@ struct TusProcessTests {
             tokens[student] = try await state.run(["token", "issue", "--student", student], at: "2026-11-22 15:00:00").stdout
                 .trimmingCharacters(in: .whitespacesAndNewlines)
         }
-        var daemonEnvironment = Self.clock
+        var daemonEnvironment = DaemonProcessTests.clock
         daemonEnvironment["TILAWA_STATE_DIR"] = state.stateDirectory
         daemonEnvironment["TZ"] = "UTC"
         daemonEnvironment["TILAWA_NOTIFICATIONS_COACH_DIGEST"] = "none"
