@@ -115,3 +115,21 @@ struct OpusRemuxerTests {
         #expect(worst < 1e-4, "largest difference \(worst)")
     }
 }
+
+@Suite("The encode job's one pass: no second analysis")
+struct EncodeWithStoredAnalysisTests {
+    @Test("encoding with the stored analysis gives the header gain and the waveform peaks the full pass gives", arguments: Fixtures.accepted)
+    func sameOutput(_ fixture: Fixture) throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let processor = AudioProcessor()
+        let full = try processor.process(path: fixture.path, encodeTo: scratch.path("full.opus"), policy: .always)
+        // The analysis as the row keeps it: through JSON and back.
+        let stored = try JSONDecoder().decode(AudioAnalysis.self, from: JSONEncoder().encode(full.analysis))
+        let (encoded, peaks) = try processor.encode(path: fixture.path, to: scratch.path("job.opus"), analysis: stored)
+        #expect(try OggOpusHeader.outputGain(path: scratch.path("job.opus")) == (try OggOpusHeader.outputGain(path: scratch.path("full.opus"))))
+        #expect(encoded.outputGainDB == full.encoded?.outputGainDB)
+        #expect(try peaks.jsonData() == full.waveform.jsonData(), "byte-identical peaks JSON")
+        #expect(Set(scratch.contents()) == ["full.opus", "job.opus"], "no temporary file left")
+    }
+}

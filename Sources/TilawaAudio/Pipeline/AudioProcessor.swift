@@ -74,4 +74,36 @@ public struct AudioProcessor: Sendable {
         }
         return ProcessedAudio(source: decoder.source, analysis: analysis, verdict: verdict, waveform: waveform, encoded: encoded)
     }
+
+    /// Encodes a recording already judged, without analysing it again: one decode feeds the
+    /// encoder and the waveform peaks; the playback gain comes from `analysis` — the figures
+    /// the upload's own pass measured on the same decoded samples, so the header gain is the
+    /// one a second analysis would have found.
+    ///
+    /// - Throws: as `process`; no output file exists after a throw.
+    public func encode(path: String, to output: String, analysis: AudioAnalysis) throws -> (encoded: EncodedAudio, waveform: WaveformPeaks) {
+        AudioDecoder.silenceLibraryLogging()
+        let decoder = try AudioDecoder(path: path)
+        var peaks = WaveformBuilder(sampleRate: Int(AudioDecoder.outputSampleRate), samplesPerPixel: samplesPerPixel)
+        let temporary = DurableFile.temporaryPath(for: output)
+        var keepTemporary = false
+        defer { if !keepTemporary { DurableFile.discard(temporary) } }
+        let opus = EncoderThread(encoder: try OpusFileEncoder(path: temporary, settings: encoder))
+        opus.start()
+        var opusFinished = false
+        defer { if !opusFinished { try? opus.finish(abandon: true) } }
+        _ = try decoder.decode(limitSeconds: limits.maxDurationSeconds + 1) { block in
+            peaks.add(block)
+            try opus.write(block)
+        }
+        opusFinished = true
+        try opus.finish()
+        let q78 = PlaybackGain.q78(PlaybackGain.decibels(loudnessLUFS: analysis.loudnessLUFS, peakDBFS: analysis.peakDBFS, settings: encoder))
+        try OggOpusHeader.setOutputGain(q78, path: temporary)
+        try DurableFile.commit(temporary, to: output)
+        keepTemporary = true
+        let bytes = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
+        return (EncodedAudio(path: output, bytes: bytes, outputGainDB: Double(q78) / 256, durationSeconds: analysis.durationSeconds),
+                peaks.finish())
+    }
 }

@@ -72,7 +72,7 @@ public struct EncodeJobRunner: Sendable {
             throw StoreError.internalInconsistency("no feedback \(job.subjectId) or no original recording")
         }
         let artifacts = try encode(original: original, family: .feedback, id: feedback.id, date: feedback.receivedAt,
-                                   processor: feedbackProcessor)
+                                   processor: feedbackProcessor, analysis: feedback.analysis)
         try database.completeFeedbackEncode(
             jobId: jobId, feedbackId: feedback.id, audioPath: artifacts.audioPath, audioBytes: artifacts.encoded.bytes,
             waveformPath: artifacts.waveformPath, outputGainDB: artifacts.encoded.outputGainDB, now: clock())
@@ -92,7 +92,7 @@ public struct EncodeJobRunner: Sendable {
             throw StoreError.internalInconsistency("no original recording for \(job.subjectId)")
         }
         let artifacts = try encode(original: original, family: .submissions, id: submission.id, date: submission.receivedAt,
-                                   processor: processor)
+                                   processor: processor, analysis: submission.analysis)
         let kept = try database.completeSubmissionEncode(
             jobId: jobId, submissionId: submission.id, audioPath: artifacts.audioPath, audioBytes: artifacts.encoded.bytes,
             waveformPath: artifacts.waveformPath, outputGainDB: artifacts.encoded.outputGainDB, now: clock())
@@ -105,18 +105,17 @@ public struct EncodeJobRunner: Sendable {
     }
 
     /// Encodes an original to `<family>/YYYY/MM/<id>.opus` and its peaks to `<id>.peaks.json`,
-    /// both placed durably before the caller records them.
+    /// both placed durably before the caller records them. The recording was analysed when it
+    /// arrived (`analysis`, stored with its row): one decode feeds the encoder and the peaks,
+    /// and the playback gain comes from the stored figures — no second analysis.
     private func encode(original: String, family: ArtifactStore.Family, id: String, date: Date,
-                        processor: AudioProcessor) throws -> (audioPath: String, waveformPath: String, encoded: EncodedAudio) {
+                        processor: AudioProcessor, analysis: AudioAnalysis) throws -> (audioPath: String, waveformPath: String, encoded: EncodedAudio) {
         let store = stateDirectory.artifactStore
         let audioPath = store.relativePath(family, name: "\(id).opus", date: date)
         let waveformPath = store.relativePath(family, name: "\(id).peaks.json", date: date)
         try store.prepareDirectory(for: audioPath)
-        let processed = try processor.process(path: store.path(original), encodeTo: store.path(audioPath), policy: .always)
-        guard let encoded = processed.encoded else {
-            throw StoreError.internalInconsistency("the encoder produced no file for \(id)")
-        }
-        try store.write(processed.waveform.jsonData(), to: waveformPath)
+        let (encoded, waveform) = try processor.encode(path: store.path(original), to: store.path(audioPath), analysis: analysis)
+        try store.write(waveform.jsonData(), to: waveformPath)
         // The same packets for players that do not read Ogg; a failure here only means the
         // audio route makes the variant when first asked.
         for container in OpusContainer.allCases {
