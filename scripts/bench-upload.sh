@@ -27,13 +27,24 @@ m_answer=$(printf '%s\n' "${answer[@]}" | median)
 p_answer=$(printf '%s\n' "${answer[@]}" | p99)
 wait_for_encodes
 
-# 2. 64 concurrent uploads of 17 MB: answer times, statuses, peak RSS, time to drain the queue.
+# 2. 64 concurrent uploads of 17 MB: answer times, statuses, peak RSS, time to drain the queue,
+# and the CPU the daemon spent on them by its own accounting (answer + encode job + variants).
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+ticks_before=$(cpu_ticks "$pid")
 start=$(now)
 seq -f 'B%04g' 1 64 | xargs -P 64 -I{} bash -c "upload {} '$input'" > "$work/concurrent.txt"
 answered=$(now)
 wait_for_encodes
 drained=$(now)
 rss=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
+ticks_after=$(cpu_ticks "$pid")
+cpu_per_upload=$(echo "($ticks_after - $ticks_before) / $(getconf CLK_TCK) / 64" | bc -l)
+# One opusenc run on the same file, CPU seconds (user + sys), median of 3.
+opus_cpu=()
+for _ in 1 2 3; do
+  opus_cpu+=("$( { TIMEFORMAT='%U %S'; time opusenc --quiet --bitrate 32 "$input" "$work/reference.opus" ; } 2>&1 | awk '{print $1 + $2}')")
+done
+m_opus_cpu=$(printf '%s\n' "${opus_cpu[@]}" | median)
 created=$(grep -c ' 201$' "$work/concurrent.txt" || true)
 c_median=$(cut -d' ' -f1 "$work/concurrent.txt" | median)
 c_p99=$(cut -d' ' -f1 "$work/concurrent.txt" | p99)
@@ -49,6 +60,9 @@ printf '%-52s %10s\n' "64 concurrent: answer p99 (s)" "$c_p99"
 printf '%-52s %10s\n' "64 concurrent: all answered after (s)" "$(ratio "$(echo "$answered - $start" | bc -l)" 1 1)"
 printf '%-52s %10s\n' "64 concurrent: all encoded after (s)" "$(ratio "$(echo "$drained - $start" | bc -l)" 1 1)"
 printf '%-52s %10s\n' "daemon peak RSS (MB, VmHWM)" "$(ratio "$rss" 1024 1)"
+printf '%-52s %10s\n' "daemon CPU per accepted upload (s, user+sys)" "$(ratio "$cpu_per_upload" 1 3)"
+printf '%-52s %10s\n' "one opusenc --bitrate 32, CPU (s, median of 3)" "$m_opus_cpu"
+printf '%-52s %10s\n' "ratio daemon CPU per upload / opusenc CPU" "$(ratio "$cpu_per_upload" "$m_opus_cpu")"
 
 row "upload answer / bare analyze (3 min WAV, 17 MB)" \
     "$(ratio "$m_answer" "$m_analyze") (median ${m_answer} s, p99 ${p_answer} s vs ${m_analyze} s; target <= 1.3)" \

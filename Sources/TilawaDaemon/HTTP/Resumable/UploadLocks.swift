@@ -5,7 +5,8 @@ import Synchronization
 /// let go — a phone that lost its network leaves a half-open append behind, and its
 /// reconnection must not wait for that append's body deadline, while an append whose client
 /// closed cleanly is let finish reading what already arrived — and past `patience` it is told
-/// to retry.
+/// to retry. The patience is generous (15 s): once asked, the holder still writes, fsyncs and
+/// records what it received, which a busy disk can make take seconds.
 ///
 /// Letting go means the holder's input is shut (`preempt`): its body ends, what arrived is
 /// recorded as usual, and it releases the id. A holder with nothing to cut (a judgement) has
@@ -22,7 +23,7 @@ final class UploadLocks: Sendable {
 
     /// Runs `body` holding `id`; nil when another request held it for all of `patience`.
     /// `preempt` is how another request may make this one let go (nil: it may not).
-    func withLock<T>(_ id: String, grace: Duration = .seconds(1), patience: Duration = .seconds(4), preempt: (@Sendable () -> Void)? = nil,
+    func withLock<T>(_ id: String, grace: Duration = .seconds(1), patience: Duration = .seconds(15), preempt: (@Sendable () -> Void)? = nil,
                      _ body: () async throws -> T) async throws -> T? {
         let asking = ContinuousClock.now + grace
         let deadline = ContinuousClock.now + patience
