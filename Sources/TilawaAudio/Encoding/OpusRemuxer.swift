@@ -136,8 +136,6 @@ public enum OpusRemuxer {
     }
 
     static func errorString(_ code: Int32) -> String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        av_strerror(code, &buffer, buffer.count)
-        return String(cString: buffer)
+        AudioDecoder.errorString(code)
     }
 }
