@@ -101,6 +101,26 @@ struct AudioProcessorTests {
         #expect(abs(peak - 20 * log10(0.5)) < 0.2)
     }
 
+    @Test("A float recording with a NaN or an infinity (or a double past Float's range) is unreadable, not a crash", arguments: [
+        (value: Double.nan, double: false), (value: Double.infinity, double: false), (value: -Double.infinity, double: true),
+        (value: 1e300, double: true),
+    ])
+    func nonFiniteSamples(_ damage: (value: Double, double: Bool)) throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let path = scratch.path("damaged.wav")
+        try SyntheticWAV.floatTone(seconds: 3, damage: damage.value, at: 70_000, double: damage.double)
+            .write(to: URL(fileURLWithPath: path))
+        let error = #expect(throws: AudioRejection.self) {
+            try processor.process(path: path, encodeTo: scratch.path("out.opus"), policy: .always)
+        }
+        #expect(error?.code == "unreadable")
+        #expect(scratch.contents() == ["damaged.wav"], "no output, no temporary file")
+        // The same file undamaged decodes: the rejection is about the value, not the format.
+        try SyntheticWAV.floatTone(seconds: 3, damage: 0, at: 70_000, double: damage.double).write(to: URL(fileURLWithPath: path))
+        #expect(try processor.process(path: path).analysis.durationSeconds == 3)
+    }
+
     @Test("Decoding stops shortly past the maximum duration and reports the declared length")
     func tooLongStopsEarly() throws {
         let scratch = try ScratchDirectory()
@@ -143,14 +163,29 @@ enum SyntheticWAV {
         return data
     }
 
-    static func header(dataBytes: Int, sampleRate: Int, bitsPerSample: Int, channels: Int = 1) -> Data {
+    /// A float WAV (format 3) of a 440 Hz tone at half scale with `damage` written over
+    /// sample `at`: 32-bit samples, or 64-bit ones when `double` is set.
+    static func floatTone(seconds: Int, damage: Double, at position: Int, double: Bool) -> Data {
+        let count = seconds * 48_000
+        var data = header(dataBytes: count * (double ? 8 : 4), sampleRate: 48_000, bitsPerSample: double ? 64 : 32, format: 3)
+        var values = (0..<count).map { 0.5 * sin(2 * Double.pi * 440 * Double($0) / 48_000) }
+        values[position] = damage
+        if double {
+            values.map { $0.bitPattern.littleEndian }.withUnsafeBytes { data.append(contentsOf: $0) }
+        } else {
+            values.map { Float($0).bitPattern.littleEndian }.withUnsafeBytes { data.append(contentsOf: $0) }
+        }
+        return data
+    }
+
+    static func header(dataBytes: Int, sampleRate: Int, bitsPerSample: Int, channels: Int = 1, format: Int = 1) -> Data {
         var data = Data()
         func le32(_ value: Int) { withUnsafeBytes(of: UInt32(truncatingIfNeeded: value).littleEndian) { data.append(contentsOf: $0) } }
         func le16(_ value: Int) { withUnsafeBytes(of: UInt16(truncatingIfNeeded: value).littleEndian) { data.append(contentsOf: $0) } }
         let blockAlign = channels * bitsPerSample / 8
         data.append(contentsOf: Array("RIFF".utf8)); le32(36 + dataBytes)
         data.append(contentsOf: Array("WAVEfmt ".utf8)); le32(16)
-        le16(1); le16(channels); le32(sampleRate); le32(sampleRate * blockAlign); le16(blockAlign); le16(bitsPerSample)
+        le16(format); le16(channels); le32(sampleRate); le32(sampleRate * blockAlign); le16(blockAlign); le16(bitsPerSample)
         data.append(contentsOf: Array("data".utf8)); le32(dataBytes)
         return data
     }

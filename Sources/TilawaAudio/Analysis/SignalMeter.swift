@@ -9,15 +9,13 @@ struct SignalMeter {
     private(set) var samples = 0
 
     mutating func add(_ block: UnsafeBufferPointer<Float>) {
-        var peak = self.peak
-        var clipped = 0
-        for sample in block {
-            let magnitude = abs(sample)
-            peak = max(peak, magnitude)
-            if magnitude >= Self.clipLevel { clipped += 1 }
+        guard !block.isEmpty else { return }
+        let (minimum, maximum) = SampleScan.extrema(block)
+        peak = max(peak, -minimum, maximum)
+        // Most blocks have no sample near full scale: count only when one might be.
+        if max(-minimum, maximum) >= Self.clipLevel {
+            clipped += SampleScan.count(block, atLeast: Self.clipLevel)
         }
-        self.peak = peak
-        self.clipped += clipped
         samples += block.count
     }
 

@@ -236,7 +236,7 @@ public final class AudioDecoder {
             return swr_convert(resampler, &outPointer, Int32(buffer.count), inputData, frame.pointee.nb_samples)
         }
         guard count >= 0 else { throw AudioRejection.unreadable(detail: "resampling failed: \(Self.errorString(count))") }
-        try output.withUnsafeBufferPointer { try sink(UnsafeBufferPointer(rebasing: $0[0..<Int(count)])) }
+        try deliver(Int(count), to: sink)
         return flushed + Int(count)
     }
 
@@ -274,6 +274,19 @@ public final class AudioDecoder {
         resampler = context
     }
 
+    /// Hands the first `count` converted samples to `sink`, refusing a block with a NaN or an
+    /// infinity: a float file can carry them (or values beyond Float's range, which become
+    /// infinite here), and no later stage could measure, draw or encode them.
+    private func deliver(_ count: Int, to sink: (UnsafeBufferPointer<Float>) throws -> Void) throws {
+        try output.withUnsafeBufferPointer { converted in
+            let block = UnsafeBufferPointer(rebasing: converted[0..<count])
+            if SampleScan.containsNonFinite(block) {
+                throw AudioRejection.unreadable(detail: "damaged samples (not a number, or infinite)")
+            }
+            try sink(block)
+        }
+    }
+
     /// Drains what libswresample holds back for its filter, so the tail is not lost.
     private func flushResampler(into sink: (UnsafeBufferPointer<Float>) throws -> Void) throws -> Int {
         guard resampler != nil else { return 0 }
@@ -286,7 +299,7 @@ public final class AudioDecoder {
                 return swr_convert(resampler, &outPointer, Int32(buffer.count), nil, 0)
             }
             guard count > 0 else { break }
-            try output.withUnsafeBufferPointer { try sink(UnsafeBufferPointer(rebasing: $0[0..<Int(count)])) }
+            try deliver(Int(count), to: sink)
             total += Int(count)
         }
         return total
