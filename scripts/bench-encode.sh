@@ -1,39 +1,92 @@
 #!/usr/bin/env bash
 # Benchmark: `tilawa encode` against `opusenc --bitrate 32` on the same 3-minute, 48 kHz mono
-# speech WAV, alternating runs, and prints both medians, their ratio and both bitrates.
-# Usage: scripts/bench-encode.sh [path/to/tilawa] [runs]
+# speech WAV, in pairs whose order alternates. Per run: CPU seconds (user + sys: `tilawa
+# encode` runs two threads, so its wall time hides CPU), wall seconds and peak RSS. Prints the
+# medians and their ratios, the median of the per-pair CPU ratios, peak RSS growth over an
+# idle `tilawa --help`, both bitrates, whether the Opus packets are identical, and PESQ-WB of
+# both files against the source (PyPI's `pesq`, in .venv-bench; skipped, saying so, when it
+# cannot be installed). Then `tilawa encode --complexity 5` once per pair for the record.
+# Asserts nothing.
+# Usage: scripts/bench-encode.sh [path/to/tilawa] [pairs]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/bench-lib.sh
 tilawa=${1:-.build/release/tilawa}
-runs=${2:-7}
+pairs=${2:-11}
 bench_scratch
 
 make_speech_3min
 seconds=$(soxi -D "$input")
 
-ours=(); theirs=(); fast=()
-for run in $(seq 1 "$runs"); do
-  t0=$(now); "$tilawa" encode "$input" "$work/ours.opus" >/dev/null; t1=$(now)
-  opusenc --quiet --bitrate 32 "$input" "$work/theirs.opus"; t2=$(now)
-  "$tilawa" encode --complexity 5 "$input" "$work/fast.opus" >/dev/null; t3=$(now)
-  ours+=("$(echo "$t1 - $t0" | bc -l)"); theirs+=("$(echo "$t2 - $t1" | bc -l)"); fast+=("$(echo "$t3 - $t2" | bc -l)")
+# run NAME COMMAND...: appends "cpu wall rss_kib" of one run to $work/NAME.
+run() {
+  local name=$1; shift
+  /usr/bin/time -f '%U %S %e %M' -o "$work/time" "$@" >/dev/null
+  awk '{printf "%.3f %.3f %d\n", $1 + $2, $3, $4}' "$work/time" >> "$work/$name"
+}
+column() { cut -d' ' -f"$1" "$work/$2" | median; }
+
+for _ in 1 2 3; do run idle "$tilawa" --help; done
+for pair in $(seq 1 "$pairs"); do
+  if (( pair % 2 )); then
+    run ours "$tilawa" encode "$input" "$work/ours.opus"
+    run theirs opusenc --quiet --bitrate 32 "$input" "$work/theirs.opus"
+  else
+    run theirs opusenc --quiet --bitrate 32 "$input" "$work/theirs.opus"
+    run ours "$tilawa" encode "$input" "$work/ours.opus"
+  fi
+  run fast "$tilawa" encode --complexity 5 "$input" "$work/fast.opus"
 done
 
-m_ours=$(printf '%s\n' "${ours[@]}" | median); m_theirs=$(printf '%s\n' "${theirs[@]}" | median); m_fast=$(printf '%s\n' "${fast[@]}" | median)
-kbps() { echo "scale=1; $(stat -c %s "$1") * 8 / $seconds / 1000" | bc -l; }
+cpu_ours=$(column 1 ours); cpu_theirs=$(column 1 theirs); cpu_fast=$(column 1 fast)
+wall_ours=$(column 2 ours); wall_theirs=$(column 2 theirs)
+rss_ours=$(column 3 ours); rss_theirs=$(column 3 theirs); rss_idle=$(column 3 idle)
+pair_ratio=$(paste -d' ' "$work/ours" "$work/theirs" | awk '{print $1 / $4}' | median)
+kbps() { echo "scale=2; $(stat -c %s "$1") * 8 / $seconds / 1000" | bc -l; }
+packets() { ffmpeg -loglevel error -i "$1" -c copy -f framemd5 - | grep -v '^#' | md5sum | cut -d' ' -f1; }
+same_packets=$([ "$(packets "$work/ours.opus")" = "$(packets "$work/theirs.opus")" ] && echo yes || echo no)
 
-printf 'input: %.1f s of 48 kHz mono speech, %s runs each, alternating\n' "$seconds" "$runs"
-printf '%-34s %10s %12s %12s\n' "encoder" "median s" "x realtime" "kbit/s"
-printf '%-34s %10.3f %12.1f %12s\n' "tilawa encode (analysis + encode)" "$m_ours" "$(echo "$seconds / $m_ours" | bc -l)" "$(kbps "$work/ours.opus")"
-printf '%-34s %10.3f %12.1f %12s\n' "opusenc --bitrate 32" "$m_theirs" "$(echo "$seconds / $m_theirs" | bc -l)" "$(kbps "$work/theirs.opus")"
-printf '%-34s %10.3f %12.1f %12s\n' "tilawa encode --complexity 5" "$m_fast" "$(echo "$seconds / $m_fast" | bc -l)" "$(kbps "$work/fast.opus")"
-printf 'time ratio tilawa/opusenc (both complexity 10): %.3f\n' "$(echo "$m_ours / $m_theirs" | bc -l)"
-printf 'time ratio tilawa --complexity 5 (voice)/opusenc: %.3f\n' "$(echo "$m_fast / $m_theirs" | bc -l)"
+# PESQ-WB (ITU-T P.862.2) of each decoded file against the source, both at 16 kHz.
+pesq_note="not measured"
+venv=.venv-bench
+if [ -x "$venv/bin/python" ] || python3 -m venv "$venv" >/dev/null 2>&1; then
+  if "$venv/bin/python" -c 'import pesq, numpy' 2>/dev/null ||
+     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check pesq==0.0.4 numpy==2.4.6 </dev/null >/dev/null 2>&1; then
+    sox "$input" -r 16000 "$work/ref16.wav"
+    opusdec --quiet --no-dither --rate 16000 "$work/ours.opus" "$work/ours16.wav"
+    opusdec --quiet --no-dither --rate 16000 "$work/theirs.opus" "$work/theirs16.wav"
+    pesq_note=$("$venv/bin/python" - "$work/ref16.wav" "$work/ours16.wav" "$work/theirs16.wav" <<'PY'
+import sys, wave, numpy
+from pesq import pesq
+def read(path):
+    with wave.open(path) as f:
+        return numpy.frombuffer(f.readframes(f.getnframes()), dtype="<i2").astype(numpy.float64)
+ref = read(sys.argv[1])
+ours, theirs = (read(p)[: len(ref)] for p in sys.argv[2:4])
+a, b = pesq(16000, ref[: len(ours)], ours, "wb"), pesq(16000, ref[: len(theirs)], theirs, "wb")
+print(f"{a:.3f} vs {b:.3f} (difference {a - b:+.3f})")
+PY
+) || pesq_note="not measured (pesq failed)"
+  else
+    pesq_note="not measured (pip could not install pesq)"
+  fi
+fi
 
-row "encode 3 min speech: tilawa / opusenc time" \
-    "$(ratio "$m_ours" "$m_theirs") (${m_ours} s vs ${m_theirs} s; $(kbps "$work/ours.opus") vs $(kbps "$work/theirs.opus") kbit/s)" \
-    "tilawa encode IN OUT.opus vs opusenc --bitrate 32 IN OUT.opus, median of $runs, alternating"
-row "encode, complexity 5: tilawa / opusenc time" \
-    "$(ratio "$m_fast" "$m_theirs") (${m_fast} s; $(kbps "$work/fast.opus") kbit/s)" \
+printf 'input: %.1f s of 48 kHz mono speech; %s pairs, order alternating; %s cores\n' "$seconds" "$pairs" "$(nproc)"
+printf '%-44s %10s %10s %10s\n' "" "tilawa" "opusenc" "ratio"
+printf '%-44s %10s %10s %10s\n' "CPU s (user+sys), median" "$cpu_ours" "$cpu_theirs" "$(ratio "$cpu_ours" "$cpu_theirs" 3)"
+printf '%-44s %10s %10s %10s\n' "CPU ratio, median of the pairs' ratios" "" "" "$(ratio "$pair_ratio" 1 3)"
+printf '%-44s %10s %10s %10s\n' "wall s, median" "$wall_ours" "$wall_theirs" "$(ratio "$wall_ours" "$wall_theirs" 3)"
+printf '%-44s %10s %10s\n' "peak RSS MiB, median" "$(ratio "$rss_ours" 1024 1)" "$(ratio "$rss_theirs" 1024 1)"
+printf '%-44s %10s\n' "peak RSS growth over tilawa --help (MiB)" "$(ratio "$((rss_ours - rss_idle))" 1024 1)"
+printf '%-44s %10s %10s %10s\n' "bitrate kbit/s" "$(kbps "$work/ours.opus")" "$(kbps "$work/theirs.opus")" "$(ratio "$(kbps "$work/ours.opus")" "$(kbps "$work/theirs.opus")" 3)"
+printf '%-44s %10s\n' "identical Opus packets" "$same_packets"
+printf '%-44s %s\n' "PESQ-WB against the source" "$pesq_note"
+printf '%-44s %10s %10s %10s\n' "tilawa --complexity 5: CPU s, median" "$cpu_fast" "" "$(ratio "$cpu_fast" "$cpu_theirs" 3)"
+
+row "encode 3 min speech: tilawa / opusenc CPU" \
+    "$(ratio "$cpu_ours" "$cpu_theirs" 3) (${cpu_ours} s vs ${cpu_theirs} s; wall $(ratio "$wall_ours" "$wall_theirs" 3); $(kbps "$work/ours.opus") vs $(kbps "$work/theirs.opus") kbit/s; same packets: $same_packets; PESQ-WB $pesq_note)" \
+    "tilawa encode IN OUT.opus vs opusenc --bitrate 32 IN OUT.opus, $pairs alternating pairs, medians of user+sys"
+row "encode, complexity 5: tilawa / opusenc CPU" \
+    "$(ratio "$cpu_fast" "$cpu_theirs" 3) (${cpu_fast} s; $(kbps "$work/fast.opus") kbit/s)" \
     "tilawa encode --complexity 5 IN OUT.opus"
