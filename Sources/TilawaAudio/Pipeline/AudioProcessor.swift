@@ -80,6 +80,11 @@ public struct AudioProcessor: Sendable {
     /// the upload's own pass measured on the same decoded samples, so the header gain is the
     /// one a second analysis would have found.
     ///
+    /// Everything runs on the calling thread. This is background work (the daemon's encode
+    /// jobs, one per core): a second thread would overlap decoding with encoding, which
+    /// shortens one job by the few per cent decoding costs but spends CPU on the hand-off that
+    /// the other jobs of a burst would have used.
+    ///
     /// - Throws: as `process`; no output file exists after a throw.
     public func encode(path: String, to output: String, analysis: AudioAnalysis) throws -> (encoded: EncodedAudio, waveform: WaveformPeaks) {
         AudioDecoder.silenceLibraryLogging()
@@ -88,15 +93,11 @@ public struct AudioProcessor: Sendable {
         let temporary = DurableFile.temporaryPath(for: output)
         var keepTemporary = false
         defer { if !keepTemporary { DurableFile.discard(temporary) } }
-        let opus = EncoderThread(encoder: try OpusFileEncoder(path: temporary, settings: encoder))
-        opus.start()
-        var opusFinished = false
-        defer { if !opusFinished { try? opus.finish(abandon: true) } }
+        let opus = try OpusFileEncoder(path: temporary, settings: encoder)
         _ = try decoder.decode(limitSeconds: limits.maxDurationSeconds + 1) { block in
             peaks.add(block)
             try opus.write(block)
         }
-        opusFinished = true
         try opus.finish()
         let q78 = PlaybackGain.q78(PlaybackGain.decibels(loudnessLUFS: analysis.loudnessLUFS, peakDBFS: analysis.peakDBFS, settings: encoder))
         try OggOpusHeader.setOutputGain(q78, path: temporary)
