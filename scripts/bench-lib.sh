@@ -53,7 +53,8 @@ start_bench_daemon() {
 # flight) is retried after a second or two, as a phone would after Retry-After, and counted
 # as a line in $work/retries.
 upload() {
-  local token; token=$("$tilawa" token issue --student "$1")
+  local token
+  if [ -f "$work/tokens/$1" ]; then token=$(<"$work/tokens/$1"); else token=$("$tilawa" token issue --student "$1"); fi
   local t0; t0=$(date +%s.%N)
   while :; do
     local code
@@ -67,6 +68,22 @@ upload() {
   echo "$(echo "$(date +%s.%N) - $t0" | bc -l) $code"
 }
 export -f upload
+
+# Issues the bench students' tokens B0001…B<$1> into $work/tokens before the clock starts, as
+# a phone holds its token before it uploads (each `token issue` is a process start).
+issue_tokens() {
+  mkdir -p "$work/tokens"
+  seq -f 'B%04g' 1 "$1" | xargs -P "$(nproc)" -I{} sh -c "'$tilawa' token issue --student {} > '$work/tokens/{}'"
+}
+
+# CPU seconds (user + sys) the process $1 has used so far, from /proc/$1/stat.
+process_cpu() { awk -v hz="$(getconf CLK_TCK)" '{printf "%.2f", ($14 + $15) / hz}' "/proc/$1/stat"; }
+
+# CPU seconds (user + sys) of one `opusenc --bitrate 32` of the WAV $1.
+opusenc_cpu() {
+  # opusenc's own notes (a skipped LIST chunk, say) must not mix with the times.
+  { TIMEFORMAT='%U %S'; time opusenc --quiet --bitrate 32 "$1" "$work/reference.opus" 2>/dev/null; } 2>&1 | awk '{print $1 + $2}'
+}
 
 # Waits until the daemon's encode queue is empty.
 wait_for_encodes() {

@@ -14,6 +14,7 @@ make_speech_3min
 bytes=$(stat -c %s "$input")
 # 64 students, so 64 uploads are 64 accepted recordings.
 start_bench_daemon 64
+issue_tokens 64
 
 # 1. Sequential uploads against bare analysis, alternating.
 analyze=(); answer=()
@@ -29,21 +30,18 @@ wait_for_encodes
 
 # 2. 64 concurrent uploads of 17 MB: answer times, statuses, peak RSS, time to drain the queue,
 # and the CPU the daemon spent on them by its own accounting (answer + encode job + variants).
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-ticks_before=$(cpu_ticks "$pid")
+# One opusenc run on the same file, CPU seconds: three before the batch and three after.
+opus_cpu=()
+for _ in 1 2 3; do opus_cpu+=("$(opusenc_cpu "$input")"); done
+cpu_before=$(process_cpu "$pid")
 start=$(now)
 seq -f 'B%04g' 1 64 | xargs -P 64 -I{} bash -c "upload {} '$input'" > "$work/concurrent.txt"
 answered=$(now)
 wait_for_encodes
 drained=$(now)
 rss=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
-ticks_after=$(cpu_ticks "$pid")
-cpu_per_upload=$(echo "($ticks_after - $ticks_before) / $(getconf CLK_TCK) / 64" | bc -l)
-# One opusenc run on the same file, CPU seconds (user + sys), median of 3.
-opus_cpu=()
-for _ in 1 2 3; do
-  opus_cpu+=("$( { TIMEFORMAT='%U %S'; time opusenc --quiet --bitrate 32 "$input" "$work/reference.opus" ; } 2>&1 | awk '{print $1 + $2}')")
-done
+cpu_per_upload=$(echo "($(process_cpu "$pid") - $cpu_before) / 64" | bc -l)
+for _ in 1 2 3; do opus_cpu+=("$(opusenc_cpu "$input")"); done
 m_opus_cpu=$(printf '%s\n' "${opus_cpu[@]}" | median)
 created=$(grep -c ' 201$' "$work/concurrent.txt" || true)
 c_median=$(cut -d' ' -f1 "$work/concurrent.txt" | median)
@@ -61,7 +59,7 @@ printf '%-52s %10s\n' "64 concurrent: all answered after (s)" "$(ratio "$(echo "
 printf '%-52s %10s\n' "64 concurrent: all encoded after (s)" "$(ratio "$(echo "$drained - $start" | bc -l)" 1 1)"
 printf '%-52s %10s\n' "daemon peak RSS (MB, VmHWM)" "$(ratio "$rss" 1024 1)"
 printf '%-52s %10s\n' "daemon CPU per accepted upload (s, user+sys)" "$(ratio "$cpu_per_upload" 1 3)"
-printf '%-52s %10s\n' "one opusenc --bitrate 32, CPU (s, median of 3)" "$m_opus_cpu"
+printf '%-52s %10s\n' "one opusenc --bitrate 32, CPU (s, median of 6)" "$m_opus_cpu"
 printf '%-52s %10s\n' "ratio daemon CPU per upload / opusenc CPU" "$(ratio "$cpu_per_upload" "$m_opus_cpu")"
 
 row "upload answer / bare analyze (3 min WAV, 17 MB)" \
@@ -70,3 +68,6 @@ row "upload answer / bare analyze (3 min WAV, 17 MB)" \
 row "peak RSS, 64 concurrent 17 MB uploads" \
     "$(ratio "$rss" 1024 0) MB ($created of 64 answered 201, p99 answer ${c_p99} s; all encoded after $(ratio "$(echo "$drained - $start" | bc -l)" 1 1) s; target <= 150 MB)" \
     "xargs -P 64 curl … (64 students at once); VmHWM of tilawa serve"
+row "daemon CPU per accepted 3-min upload / one opusenc" \
+    "$(ratio "$cpu_per_upload" "$m_opus_cpu" 3)" \
+    "utime+stime of tilawa serve over the 64 concurrent uploads (answer, encode job, MP4/CAF) / 64, vs opusenc --bitrate 32 IN (median of 6)"
