@@ -32,27 +32,27 @@ public struct CommentClipEncoder: Sendable {
         let audioPath = store.relativePath(.comments, name: "\(id).opus", date: now)
         let waveformPath = store.relativePath(.comments, name: "\(id).peaks.json", date: now)
         try store.prepareDirectory(for: audioPath)
-        let processed: ProcessedAudio
+        let judged: ProcessedAudio
+        let encoded: EncodedAudio, waveform: WaveformPeaks
         do {
             // Judged before it is encoded: a clip of minutes that will be refused (too long,
-            // silent) costs one decode, not an encode; an accepted one (at most 3 min) is
-            // decoded twice, a fraction of its encode.
-            let judged = try processor.process(path: staged.path)
+            // silent) costs one decode, not an encode; an accepted one is decoded once more to
+            // encode it, with the gain from this analysis (no second one).
+            judged = try processor.process(path: staged.path)
             guard judged.verdict.isAccepted else { return .rejected(judged.verdict) }
-            processed = try processor.process(path: staged.path, encodeTo: store.path(audioPath), policy: .always)
+            (encoded, waveform) = try processor.encode(path: staged.path, to: store.path(audioPath), analysis: judged.analysis)
         } catch let rejection as AudioRejection {
             return .rejected(AudioVerdict(rejection: rejection))
         }
-        guard let encoded = processed.encoded else { return .rejected(processed.verdict) }
         do {
-            try store.write(processed.waveform.jsonData(), to: waveformPath)
+            try store.write(waveform.jsonData(), to: waveformPath)
         } catch {
             store.remove(audioPath)
             throw error
         }
         return .encoded(CommentRecord.Clip(
             audioPath: audioPath, audioBytes: encoded.bytes, waveformPath: waveformPath,
-            durationSeconds: processed.analysis.durationSeconds, outputGainDB: encoded.outputGainDB))
+            durationSeconds: judged.analysis.durationSeconds, outputGainDB: encoded.outputGainDB))
     }
 
     /// Removes the files of a clip whose comment was not recorded.
