@@ -80,10 +80,10 @@ public struct AudioProcessor: Sendable {
     /// the upload's own pass measured on the same decoded samples, so the header gain is the
     /// one a second analysis would have found.
     ///
-    /// Everything runs on the calling thread. This is background work (the daemon's encode
-    /// jobs, one per core): a second thread would overlap decoding with encoding, which
-    /// shortens one job by the few per cent decoding costs but spends CPU on the hand-off that
-    /// the other jobs of a burst would have used.
+    /// Everything runs on the calling thread. Its callers are the daemon's encode jobs (one
+    /// per core) and voice comments of at most a few minutes: a second thread would overlap
+    /// decoding with encoding, shortening one encode by the few per cent decoding costs, but
+    /// spend CPU on the hand-off that the other work of a burst would have used.
     ///
     /// - Throws: as `process`; no output file exists after a throw.
     public func encode(path: String, to output: String, analysis: AudioAnalysis) throws -> (encoded: EncodedAudio, waveform: WaveformPeaks) {
