@@ -101,8 +101,8 @@ struct EncoderThreadTests {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
         let output = scratch.path("out.opus")
-        // Sizes around the 9,600-sample chunk and the 8-chunk queue, over 2.5 s.
-        let sizes = [1, 7, 1_023, 9_599, 9_600, 9_601, 20_000, 48_000, 3]
+        // Sizes around the 4,800-sample chunk and the 8-chunk queue, over 2.5 s.
+        let sizes = [1, 7, 1_023, 4_799, 4_800, 4_801, 9_600, 38_401, 48_000, 3]
         let total = 120_000
         let tone = (0..<total).map { Float(0.4 * sin(2 * Double.pi * 330 * Double($0) / 48_000)) }
         let thread = EncoderThread(encoder: try OpusFileEncoder(path: output, settings: OpusEncoderSettings()))

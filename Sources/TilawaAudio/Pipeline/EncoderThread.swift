@@ -5,10 +5,10 @@ import Foundation
 /// Encoding costs about ten times what decoding and analysis do, so overlapping the two on
 /// separate cores makes `tilawa encode` faster than encoding alone. The hand-off is what the
 /// overlap costs, so it is kept small: the decoder's blocks (often 1,024 samples) are
-/// gathered into chunks of `chunkSamples` (200 ms) before they are queued, chunks are
+/// gathered into chunks of `chunkSamples` (100 ms) before they are queued, chunks are
 /// recycled (no allocation after the first few), and a feeder that finds the queue full
 /// sleeps until the worker has emptied half of it, so the threads meet once every few
-/// chunks. At most `capacity` chunks are queued (1.6 s of audio, 300 KiB), so memory stays
+/// chunks. At most `capacity` chunks are queued (0.8 s of audio, 150 KiB), so memory stays
 /// flat when the encoder falls behind.
 ///
 /// `@unchecked Sendable` is safe because every mutable member shared by the two threads
@@ -30,7 +30,7 @@ final class EncoderThread: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private var started = false
 
-    init(encoder: OpusFileEncoder, capacity: Int = 8, chunkSamples: Int = 9_600) {
+    init(encoder: OpusFileEncoder, capacity: Int = 8, chunkSamples: Int = 4_800) {
         self.encoder = encoder
         self.capacity = max(1, capacity)
         self.chunkSamples = max(1, chunkSamples)
