@@ -19,8 +19,9 @@ TEST_PACKAGES    := opus-tools faketime python3 python3-venv ffmpeg
 # the tus client (tuspy) the resumable-upload test drives the daemon with.
 TEST_VENV        := .venv-test
 TEST_PYTHON_PACKAGES := jsonschema==4.26.0 referencing==0.37.0 rfc3339-validator==0.1.4 PyYAML==6.0.3 standardwebhooks==1.1.0 tuspy==1.1.0
-# Only for regenerating audio-fixtures/ and for the benchmarks.
-TOOL_PACKAGES    := sox espeak-ng ffmpeg opus-tools bc curl sqlite3 socat
+# Only for regenerating audio-fixtures/ and for the benchmarks (python3-dev: bench-encode builds
+# PyPI's pesq from source for its PESQ-WB figure).
+TOOL_PACKAGES    := sox espeak-ng ffmpeg opus-tools bc curl sqlite3 socat python3-dev python3-venv
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
