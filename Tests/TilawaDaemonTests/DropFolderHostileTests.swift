@@ -192,4 +192,47 @@ struct DropFolderHostileTests {
         #expect(harness.reason("C01", "S1001_w08.wav")?.contains("at most 209.7 MB") == true)
         #expect(try harness.feedbackCount() == 0)
     }
+
+    @Test("Reason files planted in rejected/ (a symlink out, a hard link, a FIFO, a folder) are removed as entries or sidestepped, never followed, opened or written through")
+    func plantedReasonFiles() async throws {
+        let harness = try await DropFolderHarness()
+        defer { harness.remove() }
+        let folder = try harness.coachFolder("C02")
+        let rejected = folder + "/rejected"
+        try FileManager.default.createDirectory(atPath: rejected, withIntermediateDirectories: true)
+        let outside = harness.daemon.scratch.path("outside.txt")
+        let linked = harness.daemon.scratch.path("linked.txt")
+        try "outside\n".write(toFile: outside, atomically: false, encoding: .utf8)
+        try "linked\n".write(toFile: linked, atomically: false, encoding: .utf8)
+        #expect(symlink(outside, rejected + "/S1001_w01.opus.reason.txt") == 0)
+        #expect(link(linked, rejected + "/S1001_w02.opus.reason.txt") == 0)
+        #expect(mkfifo(rejected + "/S1001_w03.opus.reason.txt", 0o644) == 0)
+        try FileManager.default.createDirectory(atPath: rejected + "/S1001_w04.opus.reason.txt", withIntermediateDirectories: false)
+        let outsideBefore = walk(harness.daemon.scratch.path)
+
+        try await harness.running {
+            for week in 1...4 {
+                try FileManager.default.copyItem(atPath: fixturePath("speech.opus"), toPath: folder + "/S1001_w0\(week).opus")
+            }
+            #expect(await harness.daemon.eventually { harness.contents(folder).filter { $0.hasSuffix(".opus") }.isEmpty })
+        }
+        // The symlink, hard link and FIFO were the processor's names with no file beside them:
+        // each entry went and a real reason took its place; the folder could not, so the file
+        // took the next name.
+        for week in 1...3 {
+            let reasonPath = rejected + "/S1001_w0\(week).opus.reason.txt"
+            var info = stat()
+            #expect(lstat(reasonPath, &info) == 0 && info.st_mode & S_IFMT == S_IFREG && info.st_nlink == 1, "week \(week)")
+            #expect(harness.reason("C02", "S1001_w0\(week).opus")?.contains("for week \(week) yet") == true)
+        }
+        #expect(harness.contents(rejected).contains("S1001_w04-2.opus"))
+        #expect(harness.reason("C02", "S1001_w04-2.opus")?.contains("for week 4 yet") == true)
+        var folderInfo = stat()
+        #expect(lstat(rejected + "/S1001_w04.opus.reason.txt", &folderInfo) == 0 && folderInfo.st_mode & S_IFMT == S_IFDIR)
+        // Nothing outside was read or written through a link.
+        #expect(try String(contentsOfFile: outside, encoding: .utf8) == "outside\n")
+        #expect(try String(contentsOfFile: linked, encoding: .utf8) == "linked\n")
+        #expect(walk(harness.daemon.scratch.path).filter { $0.key == "outside.txt" || $0.key == "linked.txt" }
+                == outsideBefore.filter { $0.key == "outside.txt" || $0.key == "linked.txt" })
+    }
 }
