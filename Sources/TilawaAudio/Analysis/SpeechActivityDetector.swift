@@ -79,12 +79,13 @@ struct SpeechActivityDetector {
         let window = localWindowFrames
         let minimumSide = 50
         var past: [Float?] = [], future: [Float?] = []
+        var before = SortedWindow(capacity: window), after = SortedWindow(capacity: window)
         var start = 0
         while start < energies.count {
-            let before = energies[max(0, start - window)..<start]
-            let after = energies[start..<min(energies.count, start + window)]
-            past.append(before.count >= minimumSide ? percentile(before.sorted(), 0.10) : nil)
-            future.append(after.count >= minimumSide ? percentile(after.sorted(), 0.10) : nil)
+            before.slide(to: max(0, start - window)..<start, over: energies)
+            after.slide(to: start..<min(energies.count, start + window), over: energies)
+            past.append(before.range.count >= minimumSide ? percentile(before.values, 0.10) : nil)
+            future.append(after.range.count >= minimumSide ? percentile(after.values, 0.10) : nil)
             start += hop
         }
 
