@@ -5,7 +5,8 @@
 # medians and their ratios, the median of the per-pair CPU ratios, peak RSS growth over an
 # idle `tilawa --help`, both bitrates, whether the Opus packets are identical, and PESQ-WB of
 # both files against the source (PyPI's `pesq`, in .venv-bench; skipped, saying so, when it
-# cannot be installed). Then `tilawa encode --complexity 5` once per pair for the record.
+# cannot be installed). Then `tilawa encode --complexity 5` once per pair for the record, and the
+# CPU ratio again from perf samples, which the host's speed drift cannot skew (bench-lib.sh).
 # Asserts nothing.
 # Usage: scripts/bench-encode.sh [path/to/tilawa] [pairs]
 set -euo pipefail
@@ -37,6 +38,17 @@ for pair in $(seq 1 "$pairs"); do
   fi
   run fast "$tilawa" encode --complexity 5 "$input" "$work/fast.opus"
 done
+
+# The same ratio from perf samples (bench-lib.sh: libopus_share), 5 more alternating pairs.
+share_note="not measured (perf cannot sample here)"
+if perf_sampling; then
+  for _ in 1 2 3 4 5; do
+    perf_run "$work/ours.samples" "$tilawa" encode "$input" "$work/ours.opus"
+    perf_run "$work/theirs.samples" opusenc --quiet --bitrate 32 "$input" "$work/theirs.opus"
+  done
+  share_ours=$(libopus_share "$work/ours.samples"); share_theirs=$(libopus_share "$work/theirs.samples")
+  share_note="$(ratio "$share_theirs" "$share_ours" 3) (libopus $share_ours of tilawa's samples, $share_theirs of opusenc's)"
+fi
 
 cpu_ours=$(column 1 ours); cpu_theirs=$(column 1 theirs); cpu_fast=$(column 1 fast)
 wall_ours=$(column 2 ours); wall_theirs=$(column 2 theirs)
@@ -76,6 +88,7 @@ printf 'input: %.1f s of 48 kHz mono speech; %s pairs, order alternating; %s cor
 printf '%-44s %10s %10s %10s\n' "" "tilawa" "opusenc" "ratio"
 printf '%-44s %10s %10s %10s\n' "CPU s (user+sys), median" "$cpu_ours" "$cpu_theirs" "$(ratio "$cpu_ours" "$cpu_theirs" 3)"
 printf '%-44s %10s %10s %10s\n' "CPU ratio, median of the pairs' ratios" "" "" "$(ratio "$pair_ratio" 1 3)"
+printf '%-44s %s\n' "CPU ratio by libopus share (perf, drift-free)" "$share_note"
 printf '%-44s %10s %10s %10s\n' "wall s, median" "$wall_ours" "$wall_theirs" "$(ratio "$wall_ours" "$wall_theirs" 3)"
 printf '%-44s %10s %10s\n' "peak RSS MiB, median" "$(ratio "$rss_ours" 1024 1)" "$(ratio "$rss_theirs" 1024 1)"
 printf '%-44s %10s\n' "peak RSS growth over tilawa --help (MiB)" "$(ratio "$((rss_ours - rss_idle))" 1024 1)"
@@ -85,7 +98,7 @@ printf '%-44s %s\n' "PESQ-WB against the source" "$pesq_note"
 printf '%-44s %10s %10s %10s\n' "tilawa --complexity 5: CPU s, median" "$cpu_fast" "" "$(ratio "$cpu_fast" "$cpu_theirs" 3)"
 
 row "encode 3 min speech: tilawa / opusenc CPU" \
-    "$(ratio "$cpu_ours" "$cpu_theirs" 3) (${cpu_ours} s vs ${cpu_theirs} s; wall $(ratio "$wall_ours" "$wall_theirs" 3); $(kbps "$work/ours.opus") vs $(kbps "$work/theirs.opus") kbit/s; same packets: $same_packets; PESQ-WB $pesq_note)" \
+    "$(ratio "$cpu_ours" "$cpu_theirs" 3) (${cpu_ours} s vs ${cpu_theirs} s; by libopus share $share_note; wall $(ratio "$wall_ours" "$wall_theirs" 3); $(kbps "$work/ours.opus") vs $(kbps "$work/theirs.opus") kbit/s; same packets: $same_packets; PESQ-WB $pesq_note)" \
     "tilawa encode IN OUT.opus vs opusenc --bitrate 32 IN OUT.opus, $pairs alternating pairs, medians of user+sys"
 row "encode, complexity 5: tilawa / opusenc CPU" \
     "$(ratio "$cpu_fast" "$cpu_theirs" 3) (${cpu_fast} s; $(kbps "$work/fast.opus") kbit/s)" \

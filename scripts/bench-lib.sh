@@ -91,3 +91,36 @@ wait_for_encodes() {
     sleep 0.2
   done
 }
+
+# CPU ratios that the host's speed drift cannot skew. `tilawa` and `opusenc` hand libopus the
+# same samples (bench-encode checks that the packets are identical), so libopus does the same
+# work in both; the share of each side's CPU samples that falls in libopus then gives the ratio
+# of their whole CPU per unit of that work, each side measured against itself in the same
+# moments: ratio = share(opusenc) / share(ours). Needs `perf` able to sample here.
+#
+# perf_sampling: true when perf can sample CPU time on this machine.
+perf_sampling() {
+  command -v perf >/dev/null && perf record -q -e cpu-clock -o "$work/perf-probe.data" -- true >/dev/null 2>&1
+}
+
+# perf_attach OUT PID: samples process PID's CPU time into OUT until perf_detach; sets $perf_pid.
+perf_attach() {
+  perf record -q -F 999 -e cpu-clock -p "$2" -o "$1" >/dev/null 2>&1 &
+  perf_pid=$!
+  sleep 0.3
+}
+perf_detach() { kill -INT "$perf_pid" 2>/dev/null; wait "$perf_pid" 2>/dev/null || true; }
+
+# perf_run OUT COMMAND...: runs COMMAND under perf, appending its samples' objects to OUT.
+perf_run() {
+  local out=$1; shift
+  perf record -q -F 999 -e cpu-clock -o "$work/perf-run.data" -- "$@" >/dev/null 2>&1
+  perf script -i "$work/perf-run.data" -F ip,dso 2>/dev/null >> "$out"
+}
+
+# libopus_share FILE: the fraction of the samples in FILE (perf script -F ip,dso lines, or a
+# perf.data file) that ran in libopus.
+libopus_share() {
+  if [ "$(head -c 4 "$1" 2>/dev/null)" = PERF ]; then perf script -i "$1" -F ip,dso 2>/dev/null; else cat "$1"; fi |
+    awk '{total++} /\/libopus\.so/ {opus++} END {if (total) printf "%.4f\n", opus / total; else print 0}'
+}

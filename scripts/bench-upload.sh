@@ -33,12 +33,24 @@ wait_for_encodes
 # One opusenc run on the same file, CPU seconds: three before the batch and three after.
 opus_cpu=()
 for _ in 1 2 3; do opus_cpu+=("$(opusenc_cpu "$input")"); done
+sampling=no; perf_sampling && sampling=yes
+[ $sampling = yes ] && perf_run "$work/opusenc.samples" opusenc --quiet --bitrate 32 "$input" "$work/reference.opus"
+[ $sampling = yes ] && perf_attach "$work/daemon.data" "$pid"
 cpu_before=$(process_cpu "$pid")
 start=$(now)
 seq -f 'B%04g' 1 64 | xargs -P 64 -I{} bash -c "upload {} '$input'" > "$work/concurrent.txt"
 answered=$(now)
 wait_for_encodes
 drained=$(now)
+[ $sampling = yes ] && perf_detach
+[ $sampling = yes ] && perf_run "$work/opusenc.samples" opusenc --quiet --bitrate 32 "$input" "$work/reference.opus"
+# The same ratio from perf samples (bench-lib.sh: libopus_share): each upload is one libopus
+# encode of the file, as one opusenc run is.
+share_note="not measured (perf cannot sample here)"
+if [ $sampling = yes ]; then
+  share_daemon=$(libopus_share "$work/daemon.data"); share_opusenc=$(libopus_share "$work/opusenc.samples")
+  share_note="$(ratio "$share_opusenc" "$share_daemon" 3) (libopus $share_daemon of the daemon's samples, $share_opusenc of opusenc's)"
+fi
 rss=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
 cpu_per_upload=$(echo "($(process_cpu "$pid") - $cpu_before) / 64" | bc -l)
 for _ in 1 2 3; do opus_cpu+=("$(opusenc_cpu "$input")"); done
@@ -61,6 +73,7 @@ printf '%-52s %10s\n' "daemon peak RSS (MB, VmHWM)" "$(ratio "$rss" 1024 1)"
 printf '%-52s %10s\n' "daemon CPU per accepted upload (s, user+sys)" "$(ratio "$cpu_per_upload" 1 3)"
 printf '%-52s %10s\n' "one opusenc --bitrate 32, CPU (s, median of 6)" "$m_opus_cpu"
 printf '%-52s %10s\n' "ratio daemon CPU per upload / opusenc CPU" "$(ratio "$cpu_per_upload" "$m_opus_cpu")"
+printf '%-52s %s\n' "the same ratio by libopus share (perf, drift-free)" "$share_note"
 
 row "upload answer / bare analyze (3 min WAV, 17 MB)" \
     "$(ratio "$m_answer" "$m_analyze") (median ${m_answer} s, p99 ${p_answer} s vs ${m_analyze} s; target <= 1.3)" \
@@ -69,5 +82,5 @@ row "peak RSS, 64 concurrent 17 MB uploads" \
     "$(ratio "$rss" 1024 0) MB ($created of 64 answered 201, p99 answer ${c_p99} s; all encoded after $(ratio "$(echo "$drained - $start" | bc -l)" 1 1) s; target <= 150 MB)" \
     "xargs -P 64 curl … (64 students at once); VmHWM of tilawa serve"
 row "daemon CPU per accepted 3-min upload / one opusenc" \
-    "$(ratio "$cpu_per_upload" "$m_opus_cpu" 3)" \
+    "$(ratio "$cpu_per_upload" "$m_opus_cpu" 3) (by libopus share: $share_note)" \
     "utime+stime of tilawa serve over the 64 concurrent uploads (answer, encode job, MP4/CAF) / 64, vs opusenc --bitrate 32 IN (median of 6)"
