@@ -28,7 +28,7 @@ for _ in 1 2 3 4 5; do single+=("$(opusenc_cpu "$work/minute.wav")"); done
 start_bench_daemon "$count"
 issue_tokens "$count"
 sampling=no; perf_sampling && sampling=yes
-[ $sampling = yes ] && perf_attach "$work/daemon.data" "$pid"
+[ $sampling = yes ] && perf_attach "$work/daemon.data"
 cpu_before=$(process_cpu "$pid")
 start=$(now)
 seq -f 'B%04g' 1 "$count" | xargs -P 16 -I{} bash -c "upload {} '$input'" > "$work/burst.txt"
@@ -44,7 +44,7 @@ for _ in 1 2 3 4 5; do single+=("$(opusenc_cpu "$work/minute.wav")"); done
 share_note="not measured (perf cannot sample here)"
 if [ $sampling = yes ]; then
   for _ in 1 2 3; do perf_run "$work/opusenc.samples" opusenc --quiet --bitrate 32 "$work/minute.wav" "$work/reference.opus"; done
-  share_daemon=$(libopus_share "$work/daemon.data"); share_opusenc=$(libopus_share "$work/opusenc.samples")
+  share_daemon=$(libopus_share "$work/daemon.data" "$pid"); share_opusenc=$(libopus_share "$work/opusenc.samples")
   share_note="$(ratio "$share_opusenc" "$share_daemon" 3) (libopus $share_daemon of the daemon's samples, $share_opusenc of opusenc's)"
 fi
 m_single=$(printf '%s\n' "${single[@]}" | median)

@@ -103,9 +103,11 @@ perf_sampling() {
   command -v perf >/dev/null && perf record -q -e cpu-clock -o "$work/perf-probe.data" -- true >/dev/null 2>&1
 }
 
-# perf_attach OUT PID: samples process PID's CPU time into OUT until perf_detach; sets $perf_pid.
+# perf_attach OUT: samples every CPU into OUT until perf_detach (libopus_share picks a process
+# out); sets $perf_pid. Not `perf record -p`: perf 6.1 spins on both cores polling the buffers
+# of the daemon's threads once they have exited.
 perf_attach() {
-  perf record -q -F 999 -e cpu-clock -p "$2" -o "$1" >/dev/null 2>&1 &
+  perf record -q -a -F 999 -e cpu-clock -o "$1" >/dev/null 2>&1 &
   perf_pid=$!
   sleep 0.3
 }
@@ -118,9 +120,9 @@ perf_run() {
   perf script -i "$work/perf-run.data" -F ip,dso 2>/dev/null >> "$out"
 }
 
-# libopus_share FILE: the fraction of the samples in FILE (perf script -F ip,dso lines, or a
-# perf.data file) that ran in libopus.
+# libopus_share FILE [PID]: the fraction of the samples in FILE (perf script -F ip,dso lines, or
+# a perf.data file, whose samples of process PID only count when PID is given) that ran in libopus.
 libopus_share() {
-  if [ "$(head -c 4 "$1" 2>/dev/null)" = PERF ]; then perf script -i "$1" -F ip,dso 2>/dev/null; else cat "$1"; fi |
+  if [ "$(head -c 4 "$1" 2>/dev/null)" = PERF ]; then perf script -i "$1" -F ip,dso ${2:+--pid "$2"} 2>/dev/null; else cat "$1"; fi |
     awk '{total++} /\/libopus\.so/ {opus++} END {if (total) printf "%.4f\n", opus / total; else print 0}'
 }

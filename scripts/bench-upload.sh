@@ -35,7 +35,7 @@ opus_cpu=()
 for _ in 1 2 3; do opus_cpu+=("$(opusenc_cpu "$input")"); done
 sampling=no; perf_sampling && sampling=yes
 [ $sampling = yes ] && perf_run "$work/opusenc.samples" opusenc --quiet --bitrate 32 "$input" "$work/reference.opus"
-[ $sampling = yes ] && perf_attach "$work/daemon.data" "$pid"
+[ $sampling = yes ] && perf_attach "$work/daemon.data"
 cpu_before=$(process_cpu "$pid")
 start=$(now)
 seq -f 'B%04g' 1 64 | xargs -P 64 -I{} bash -c "upload {} '$input'" > "$work/concurrent.txt"
@@ -48,7 +48,7 @@ drained=$(now)
 # encode of the file, as one opusenc run is.
 share_note="not measured (perf cannot sample here)"
 if [ $sampling = yes ]; then
-  share_daemon=$(libopus_share "$work/daemon.data"); share_opusenc=$(libopus_share "$work/opusenc.samples")
+  share_daemon=$(libopus_share "$work/daemon.data" "$pid"); share_opusenc=$(libopus_share "$work/opusenc.samples")
   share_note="$(ratio "$share_opusenc" "$share_daemon" 3) (libopus $share_daemon of the daemon's samples, $share_opusenc of opusenc's)"
 fi
 rss=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
