@@ -66,20 +66,23 @@ struct AudioProcessorTests {
     @Test("Waveform peaks have one min/max pair per 960 samples")
     func waveformLength() throws {
         let fixture = try #require(Fixtures.named("speech_mono_s16_48k.wav"))
-        let result = try processor.process(path: fixture.path)
-        let samples = Int((result.analysis.durationSeconds * 48_000).rounded())
-        #expect(result.waveform.length == (samples + 959) / 960)
-        #expect(result.waveform.data.count == 2 * result.waveform.length)
-        let json = try JSONSerialization.jsonObject(with: result.waveform.jsonData()) as? [String: Any]
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let judged = try processor.process(path: fixture.path)
+        let waveform = try processor.encode(path: fixture.path, to: scratch.path("out.opus"), analysis: judged.analysis).waveform
+        let samples = Int((judged.analysis.durationSeconds * 48_000).rounded())
+        #expect(waveform.length == (samples + 959) / 960)
+        #expect(waveform.data.count == 2 * waveform.length)
+        let json = try JSONSerialization.jsonObject(with: waveform.jsonData()) as? [String: Any]
         #expect(json?["version"] as? Int == 2)
         #expect(json?["bits"] as? Int == 8)
         #expect(json?["channels"] as? Int == 1)
         #expect(json?["samples_per_pixel"] as? Int == 960)
-        #expect((json?["data"] as? [Int])?.count == 2 * result.waveform.length)
+        #expect((json?["data"] as? [Int])?.count == 2 * waveform.length)
         // Speech reaches well above the noise floor somewhere, and every pair is ordered.
-        #expect(result.waveform.data.max()! > 20)
-        for pixel in 0..<result.waveform.length {
-            #expect(result.waveform.data[2 * pixel] <= result.waveform.data[2 * pixel + 1])
+        #expect(waveform.data.max()! > 20)
+        for pixel in 0..<waveform.length {
+            #expect(waveform.data[2 * pixel] <= waveform.data[2 * pixel + 1])
         }
     }
 

@@ -1,6 +1,9 @@
 import TilawaCore
 
-/// Computes every figure of `AudioAnalysis` and the waveform peaks in one pass over mono blocks.
+/// Computes every figure of `AudioAnalysis` in one pass over mono blocks.
+///
+/// Not the waveform peaks: only the pass that encodes a recording keeps them
+/// (`AudioProcessor.encode`), so the pass that judges it does not compute them.
 ///
 /// Feed it the decoder's blocks with `add(_:)`, then call `finish()`. Not `Sendable`: one
 /// analysis belongs to one decode.
@@ -9,14 +12,12 @@ public final class AudioAnalyzer {
     private let loudness: LoudnessMeter
     private var signal = SignalMeter()
     private var speech: SpeechActivityDetector
-    private var waveform: WaveformBuilder
 
-    /// Prepares an analysis of a `sampleRate` stream with peaks every `samplesPerPixel` samples.
-    public init(sampleRate: Int = Int(AudioDecoder.outputSampleRate), samplesPerPixel: Int = 960) {
+    /// Prepares an analysis of a `sampleRate` stream.
+    public init(sampleRate: Int = Int(AudioDecoder.outputSampleRate)) {
         self.sampleRate = sampleRate
         loudness = LoudnessMeter(sampleRate: sampleRate)
         speech = SpeechActivityDetector(sampleRate: sampleRate)
-        waveform = WaveformBuilder(sampleRate: sampleRate, samplesPerPixel: samplesPerPixel)
     }
 
     /// Adds the next block of samples.
@@ -24,14 +25,13 @@ public final class AudioAnalyzer {
         loudness.add(block)
         signal.add(block)
         speech.add(block)
-        waveform.add(block)
     }
 
     /// Samples seen so far.
     public var samples: Int { signal.samples }
 
-    /// The analysis of everything added, and the peaks for the player.
-    public func finish() -> (analysis: AudioAnalysis, waveform: WaveformPeaks) {
+    /// The analysis of everything added.
+    public func finish() -> AudioAnalysis {
         let duration = Double(signal.samples) / Double(sampleRate)
         let activity = speech.finish(durationSeconds: duration)
         let analysis = AudioAnalysis(
@@ -44,6 +44,6 @@ public final class AudioAnalyzer {
             leadingSilenceSeconds: activity.leadingSilenceSeconds,
             trailingSilenceSeconds: activity.trailingSilenceSeconds
         )
-        return (analysis, waveform.finish())
+        return analysis
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import TilawaCore
 
-/// The audio chain in one pass: decode → analyse (+ waveform) → optionally encode to Ogg Opus.
+/// The audio chain in one pass: decode → analyse → optionally encode to Ogg Opus.
 ///
 /// The decoder's blocks feed the analysis and the encoder together; the playback gain is
 /// known only at the end and is written into the finished file's OpusHead
@@ -20,7 +20,7 @@ public struct AudioProcessor: Sendable {
     public var limits: AudioLimits
     /// Encoder settings and the loudness target.
     public var encoder: OpusEncoderSettings
-    /// Samples per waveform pixel at 48 kHz (960 = 20 ms, 50 pixels a second).
+    /// Samples per waveform pixel at 48 kHz (960 = 20 ms, 50 pixels a second), for `encode`.
     public var samplesPerPixel: Int
 
     /// Creates a processor with the given limits and settings.
@@ -39,7 +39,7 @@ public struct AudioProcessor: Sendable {
     public func process(path: String, encodeTo output: String? = nil, policy: EncodePolicy = .ifAccepted) throws -> ProcessedAudio {
         AudioDecoder.silenceLibraryLogging()
         let decoder = try AudioDecoder(path: path)
-        let analyzer = AudioAnalyzer(samplesPerPixel: samplesPerPixel)
+        let analyzer = AudioAnalyzer()
         let temporary = output.map(DurableFile.temporaryPath(for:))
         var keepTemporary = false
         defer { if let temporary, !keepTemporary { DurableFile.discard(temporary) } }
@@ -54,7 +54,7 @@ public struct AudioProcessor: Sendable {
             analyzer.add(block)
             try opus?.write(block)
         }
-        var (analysis, waveform) = analyzer.finish()
+        var analysis = analyzer.finish()
         if summary.reachedLimit, let declared = decoder.declaredDurationSeconds {
             analysis.durationSeconds = max(analysis.durationSeconds, declared)
         }
@@ -72,7 +72,7 @@ public struct AudioProcessor: Sendable {
             let bytes = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
             encoded = EncodedAudio(path: output, bytes: bytes, outputGainDB: Double(q78) / 256, durationSeconds: analysis.durationSeconds)
         }
-        return ProcessedAudio(source: decoder.source, analysis: analysis, verdict: verdict, waveform: waveform, encoded: encoded)
+        return ProcessedAudio(source: decoder.source, analysis: analysis, verdict: verdict, encoded: encoded)
     }
 
     /// Encodes a recording already judged, without analysing it again: one decode feeds the

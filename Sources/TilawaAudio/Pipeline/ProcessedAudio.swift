@@ -9,8 +9,6 @@ public struct ProcessedAudio: Sendable {
     public var analysis: AudioAnalysis
     /// Accepted or rejected under the processor's limits.
     public var verdict: AudioVerdict
-    /// Peaks for the player.
-    public var waveform: WaveformPeaks
     /// The Ogg Opus file, when one was kept.
     public var encoded: EncodedAudio?
 }
