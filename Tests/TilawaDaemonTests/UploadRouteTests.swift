@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import GRDB
 import Hummingbird
@@ -76,26 +77,38 @@ struct UploadRouteTests {
         }
     }
 
+    /// On separate connections (the live test client has one, which would hand the server the
+    /// ten requests one after another), with a deadline that only guards against a hang: on a
+    /// loaded machine ten judged uploads may take long, and that is no failure of the rule.
     @Test("Ten concurrent uploads by one student: exactly two 201 and eight 429 with Retry-After and one next_attempt_at")
     func concurrentUploads() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
         try await daemon.application().test(.live) { client in
-            let headers = try await daemon.headers(.student, "S1003", audio)
+            let port = try #require(client.port)
+            let token = try await daemon.token(.student, "S1003")
             let body = try TestDaemon.fixture("speech.opus")
-            let responses = try await withThrowingTaskGroup(of: TestResponse.self) { group in
+            let responses = try await withThrowingTaskGroup(of: (status: Int, retryAfter: Int?, body: Data).self) { group in
                 for week in 3...12 {
                     group.addTask {
-                        try await client.execute(uri: "/v1/students/S1003/weeks/\(week)/submissions", method: .post, headers: headers, body: body)
+                        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/students/S1003/weeks/\(week)/submissions")
+                        request.method = .POST
+                        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+                        request.headers.add(name: "Content-Type", value: "application/octet-stream")
+                        request.body = .bytes(body)
+                        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(600))
+                        let data = try await response.body.collect(upTo: 1 << 20)
+                        return (Int(response.status.code), response.headers.first(name: "Retry-After").flatMap(Int.init), Data(data.readableBytesView))
                     }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
-            #expect(responses.filter { $0.status == .created }.count == 2)
-            let limited = responses.filter { $0.status == .tooManyRequests }
+            #expect(responses.filter { $0.status == 201 }.count == 2)
+            let limited = responses.filter { $0.status == 429 }
             #expect(limited.count == 8)
-            #expect(Set(limited.compactMap { $0.json?["next_attempt_at"] as? String }).count == 1)
-            #expect(limited.allSatisfy { ($0.headers[.retryAfter].flatMap(Int.init) ?? 0) > 0 })
+            let openings = limited.compactMap { (try? JSONSerialization.jsonObject(with: $0.body) as? [String: Any])?["next_attempt_at"] as? String }
+            #expect(openings.count == 8 && Set(openings).count == 1)
+            #expect(limited.allSatisfy { ($0.retryAfter ?? 0) > 0 })
         }
     }
 
