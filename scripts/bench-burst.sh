@@ -44,8 +44,7 @@ for _ in 1 2 3 4 5; do single+=("$(opusenc_cpu "$work/minute.wav")"); done
 share_note="not measured (perf cannot sample here)"
 if [ $sampling = yes ]; then
   for _ in 1 2 3; do perf_run "$work/opusenc.samples" opusenc --quiet --bitrate 32 "$work/minute.wav" "$work/reference.opus"; done
-  share_daemon=$(libopus_share "$work/daemon.data" "$pid"); share_opusenc=$(libopus_share "$work/opusenc.samples")
-  share_note="$(ratio "$share_opusenc" "$share_daemon" 3) (libopus $share_daemon of the daemon's samples, $share_opusenc of opusenc's)"
+  share_note=$(libopus_ratio "$work/daemon.data" "$work/opusenc.samples" "the daemon" "$pid")
 fi
 m_single=$(printf '%s\n' "${single[@]}" | median)
 m_before=$(printf '%s\n' "${single[@]:0:5}" | median)

@@ -46,8 +46,7 @@ if perf_sampling; then
     perf_run "$work/ours.samples" "$tilawa" encode "$input" "$work/ours.opus"
     perf_run "$work/theirs.samples" opusenc --quiet --bitrate 32 "$input" "$work/theirs.opus"
   done
-  share_ours=$(libopus_share "$work/ours.samples"); share_theirs=$(libopus_share "$work/theirs.samples")
-  share_note="$(ratio "$share_theirs" "$share_ours" 3) (libopus $share_ours of tilawa's samples, $share_theirs of opusenc's)"
+  share_note=$(libopus_ratio "$work/ours.samples" "$work/theirs.samples" tilawa)
 fi
 
 cpu_ours=$(column 1 ours); cpu_theirs=$(column 1 theirs); cpu_fast=$(column 1 fast)

@@ -126,3 +126,12 @@ libopus_share() {
   if [ "$(head -c 4 "$1" 2>/dev/null)" = PERF ]; then perf script -i "$1" -F ip,dso ${2:+--pid "$2"} 2>/dev/null; else cat "$1"; fi |
     awk '{total++} /\/libopus\.so/ {opus++} END {if (total) printf "%.4f\n", opus / total; else print 0}'
 }
+
+# libopus_ratio OURS THEIRS WHO [PID]: "ratio (libopus x of WHO's samples, y of opusenc's)", the
+# CPU ratio of our side (samples in OURS, of process PID when given) to opusenc's (THEIRS).
+libopus_ratio() {
+  local ours theirs
+  ours=$(libopus_share "$1" "${4:-}"); theirs=$(libopus_share "$2")
+  [ "$ours" != 0 ] && [ "$theirs" != 0 ] || { echo "not measured (no libopus samples)"; return; }
+  echo "$(ratio "$theirs" "$ours" 3) (libopus $ours of $3's samples, $theirs of opusenc's)"
+}

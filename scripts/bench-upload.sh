@@ -48,8 +48,7 @@ drained=$(now)
 # encode of the file, as one opusenc run is.
 share_note="not measured (perf cannot sample here)"
 if [ $sampling = yes ]; then
-  share_daemon=$(libopus_share "$work/daemon.data" "$pid"); share_opusenc=$(libopus_share "$work/opusenc.samples")
-  share_note="$(ratio "$share_opusenc" "$share_daemon" 3) (libopus $share_daemon of the daemon's samples, $share_opusenc of opusenc's)"
+  share_note=$(libopus_ratio "$work/daemon.data" "$work/opusenc.samples" "the daemon" "$pid")
 fi
 rss=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
 cpu_per_upload=$(echo "($(process_cpu "$pid") - $cpu_before) / 64" | bc -l)
