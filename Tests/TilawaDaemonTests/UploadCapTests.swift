@@ -10,7 +10,11 @@ import TilawaTestSupport
 struct UploadCapTests {
     @Test("past http.max_concurrent_uploads a new upload gets 503 with Retry-After at its request head, before the router; the gauge shows the level; a retry once a slot is free is taken")
     func cap() async throws {
-        let daemon = try await TestDaemon { $0.http.maxConcurrentUploads = 2 }
+        let daemon = try await TestDaemon {
+            $0.http.maxConcurrentUploads = 2
+            // The whole pool open to students: this is the global cap at the request head.
+            $0.http.coachUploadSlots = 0
+        }
         defer { daemon.remove() }
         try await daemon.application().test(.live) { client in
             let port = try #require(client.port)

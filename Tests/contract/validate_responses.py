@@ -6,7 +6,9 @@ Usage: validate_responses.py OPENAPI.yaml RESPONSES.jsonl [--require-every-opera
 Each line of RESPONSES.jsonl is one response the daemon gave:
   {"method": "GET", "path": "/v1/submissions/{id}", "status": 200,
    "content_type": "application/json", "headers": {...}, "body": "<text>" | null}
-`path` is the document's template for the request. A response passes when its status is
+`path` is the document's template for the request. A HEAD on a path whose document has no HEAD
+operation is checked against the GET operation (headers only), and must carry no body.
+A response passes when its status is
 documented for that operation, its media type is one the document lists for that status,
 its headers that the document marks required are present, and a JSON body validates against
 the schema (with `format` checked). Exit 0 when every response passes (and, with
@@ -75,7 +77,13 @@ def main(argv):
         record = json.loads(line)
         method, path, status = record["method"].lower(), record["path"], str(record["status"])
         where = f"{record['method']} {path} {status}"
-        operation = doc.get("paths", {}).get(path, {}).get(method)
+        item = doc.get("paths", {}).get(path, {})
+        operation = item.get(method)
+        if operation is None and method == "head" and "get" in item:
+            # RFC 9110 §9.3.2: HEAD on a GET route answers as GET would, without the body.
+            method, operation = "get", item["get"]
+        if record["method"].lower() == "head" and record.get("body"):
+            failures.append(f"{where}: a HEAD answer carries a body")
         if operation is None:
             failures.append(f"{where}: no such operation in the document")
             continue
@@ -96,7 +104,7 @@ def main(argv):
         content = response.get("content") or {}
         actual_type = (record.get("content_type") or "").split(";")[0].strip().lower()
         # A HEAD answer has the headers of the GET or problem it stands for, never a body.
-        body = None if method == "head" else record.get("body")
+        body = None if record["method"].lower() == "head" else record.get("body")
         if not content:
             if body:
                 failures.append(f"{where}: the document says no body, got {actual_type or 'a body'}")

@@ -31,6 +31,9 @@ public struct IdempotencyStateMachine: Sendable {
     public enum Action: Sendable, Equatable {
         /// Read the body.
         case readBody
+        /// Apply the rule's cheap prechecks (a locked week, no attempt left), then read the
+        /// body: the key is new, so this request cannot be a replay.
+        case checkRulesThenReadBody
         /// Claim the key for a request with this hash (one transaction answering the record).
         case claim(requestHash: String)
         /// The key is this request's: run it.
@@ -64,6 +67,29 @@ public struct IdempotencyStateMachine: Sendable {
         }
         state = .expectingBody
         return .readBody
+    }
+
+    /// The headers are in, for `slot`, and the store's record of the key as it stands: a
+    /// request still running with the key, or an answer for another slot, is refused before
+    /// the body is read; an answer for this slot may be this request's (a replay, which must
+    /// get its answer even when the rule would refuse a new recording now), so the body is
+    /// read without the rule's prechecks; a new key runs the prechecks first.
+    public mutating func headersReceived(_ record: Record, slot: String) -> Action {
+        guard state == .expectingHeaders else { return .ignore }
+        switch record {
+        case .inFlight:
+            state = .finished
+            return .refuse(.keyInUse)
+        case let .answered(requestHash, _, _) where !requestHash.hasPrefix(slot + ":"):
+            state = .finished
+            return .refuse(.keyReused)
+        case .answered:
+            state = .expectingBody
+            return .readBody
+        case .unused:
+            state = .expectingBody
+            return .checkRulesThenReadBody
+        }
     }
 
     /// The whole body is in; `requestHash` names the slot and the content.

@@ -104,6 +104,13 @@ extension TilawaConfiguration {
         http.maxUploadBytes = try values.integer("http.max_upload_bytes", default: http.maxUploadBytes, in: 1024...4 * 1024 * 1024 * 1024)
         http.uploadTimeout = try values.number("http.upload_timeout_seconds", default: http.uploadTimeout, in: 1...86_400)
         http.maxConcurrentUploads = try values.integer("http.max_concurrent_uploads", default: http.maxConcurrentUploads, in: 1...4_096)
+        http.maxUploadsPerPrincipal = try values.integer("http.max_uploads_per_principal", default: http.maxUploadsPerPrincipal, in: 1...4_096)
+        // The default share shrinks with a small pool: students always keep at least one slot.
+        http.coachUploadSlots = try values.integer("http.coach_upload_slots", default: min(http.coachUploadSlots, http.maxConcurrentUploads - 1),
+                                                   in: 0...(http.maxConcurrentUploads - 1))
+        http.minUploadBytesPerSecond = try values.integer("http.min_upload_bytes_per_second", default: http.minUploadBytesPerSecond,
+                                                          in: 0...1_073_741_824)
+        http.minUploadRateWindow = try values.number("http.min_upload_rate_window_seconds", default: http.minUploadRateWindow, in: 1...3600)
     }
 
     private mutating func readAuth(_ values: inout ConfigurationValues) throws(ConfigurationError) {

@@ -14,6 +14,17 @@ extension TilawaConfiguration {
         public var uploadTimeout: TimeInterval = 300
         /// `http.max_concurrent_uploads`: uploads in flight at once; past it 503 before the body is read.
         public var maxConcurrentUploads = 32
+        /// `http.max_uploads_per_principal`: uploads one signed-in student or coach may have in
+        /// flight at once; past it 429 before the body is read.
+        public var maxUploadsPerPrincipal = 3
+        /// `http.coach_upload_slots`: slots of `maxConcurrentUploads` only coaches' uploads may
+        /// take, so students filling the pool never stop a reply.
+        public var coachUploadSlots = 4
+        /// `http.min_upload_bytes_per_second`: a body arriving slower than this, averaged over
+        /// `minUploadRateWindow`, is cut with 408 (0: no minimum).
+        public var minUploadBytesPerSecond = 1024
+        /// `http.min_upload_rate_window_seconds`.
+        public var minUploadRateWindow: TimeInterval = 30
 
         /// The defaults.
         public init() {}

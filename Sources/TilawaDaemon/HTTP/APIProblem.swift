@@ -96,6 +96,17 @@ extension APIProblem {
         detail: "The recording did not arrive in full; nothing was counted. Please send it again.",
         headers: [.connection: "close"])
 
+    /// The body arrived slower than `http.min_upload_bytes_per_second` and was cut; `kept` is
+    /// the offset a resumable upload keeps (nil: a one-shot upload, which keeps nothing).
+    static func uploadTooSlow(_ rate: MinimumBodyRate?, kept: Int64?) -> APIProblem {
+        let pace = rate.map { " (under \($0.bytesPerSecond >= 1024 ? "\($0.bytesPerSecond / 1024) KiB" : "\($0.bytesPerSecond) bytes") a second)" } ?? ""
+        let detail = kept.map { "The recording was arriving too slowly\(pace), so the connection was closed; the \($0) bytes received are kept. Resume when the network is better." }
+            ?? "The recording was arriving too slowly\(pace), so the connection was closed; nothing was counted. Please send it again when the network is better."
+        var headers: HTTPFields = [.connection: "close"]
+        if let kept { headers[.uploadOffset] = "\(kept)" }
+        return APIProblem(.requestTimeout, code: "upload_too_slow", detail: detail, headers: headers)
+    }
+
     static func notAudio(_ detail: String) -> APIProblem {
         APIProblem(.unsupportedMediaType, code: "not_audio", detail: detail)
     }

@@ -29,7 +29,11 @@ struct ArtifactResponder: Sendable {
         }) {
             return Response(status: .notModified, headers: headers)
         }
-        if let header = request.headers[.range] {
+        // RFC 9110 §13.1.5: a Range whose `If-Range` does not name this very representation
+        // (strongly: another format's ETag, a weak one, or a date — these files carry no
+        // Last-Modified) is ignored, so a resumed download never splices two files' bytes.
+        let rangeApplies = request.headers[.ifRange].map { $0.trimmingCharacters(in: .whitespaces) == etag } ?? true
+        if rangeApplies, let header = request.headers[.range] {
             switch ByteRange.parse(header, size: size) {
             case .none:
                 break

@@ -29,11 +29,8 @@ struct SubmissionRoutes: Sendable {
         let uploadBegan = api.now
         let recordedAt = try Self.recordedAt(request, context: context)
         let key = try Self.idempotencyKey(request)
-        var idempotency = IdempotencyStateMachine()
-        if let key, case let .refuse(refusal) = await idempotency.headersReceived(try idempotencyState(studentId, key)) {
-            context.refuseBody(of: request)
-            throw Self.problem(refusal)
-        }
+        // The key, then the rule's prechecks, then a slot, then the body (`checkBeforeBody`).
+        let idempotency = try await api.checkBeforeBody(request, context: context, studentId: studentId, slot: slot, key: key)
         return try await receiver.withSlot(request, context: context) {
             try await receiveAndAnswer(request, context: context, studentId: studentId, slot: slot, key: key, idempotency: idempotency,
                                        recordedAt: recordedAt, uploadBegan: uploadBegan)
@@ -66,14 +63,9 @@ struct SubmissionRoutes: Sendable {
                 break
             case let .replay(status, body):
                 staged.file.discard()
-                // The recording it created was withdrawn since: the original answer no longer holds.
-                if status == 201, let id = (try? JSONSerialization.jsonObject(with: body) as? [String: Any])?["id"] as? String,
-                   try await api.runtime.database.submission(id: id)?.state == .withdrawn {
-                    throw APIProblem(.gone, code: "submission_withdrawn",
-                                     detail: "The recording this request created was withdrawn; record again with a new Idempotency-Key.")
-                }
-                // The stored answer as it was first sent: a refusal is a problem document.
-                return UploadAnswer.stored(status: status, body: body).response(adding: [.idempotentReplayed: "true"])
+                // From the recording's current state: withdrawn since is 410, not the old 201.
+                return try await api.currentAnswer(status: status, body: body, instance: request.uri.path)
+                    .response(adding: [.idempotentReplayed: "true"])
             case let .refuse(refusal):
                 staged.file.discard()
                 throw Self.problem(refusal)
@@ -98,7 +90,7 @@ struct SubmissionRoutes: Sendable {
         return answer.response()
     }
 
-    private static func problem(_ refusal: IdempotencyStateMachine.Refusal) -> APIProblem {
+    static func problem(_ refusal: IdempotencyStateMachine.Refusal) -> APIProblem {
         switch refusal {
         case .keyInUse:
             APIProblem(.conflict, code: "idempotency_key_in_use",
@@ -118,13 +110,6 @@ struct SubmissionRoutes: Sendable {
             throw APIProblem.badRequest("invalid_idempotency_key", "The Idempotency-Key must be 1 to 128 printable ASCII characters.")
         }
         return key
-    }
-
-    private func idempotencyState(_ studentId: String, _ key: String) async throws -> IdempotencyState {
-        let configuration = api.runtime.configuration
-        return try await api.runtime.database.idempotencyState(
-            studentId: studentId, key: key, now: api.now, retention: configuration.idempotencyRetention,
-            inFlightTimeout: configuration.http.uploadTimeout + 600)
     }
 
     /// An extension to keep the original under, from the declared media type.

@@ -15,11 +15,16 @@ public enum TilawaServer {
 
     /// The cap on uploads in flight, shared by the router's handlers and the connections' admission handler.
     static func uploadSlots(api: APIContext) -> UploadSlots {
-        UploadSlots(limit: api.runtime.configuration.http.maxConcurrentUploads, gauge: api.metrics.uploadsInFlight)
+        let http = api.runtime.configuration.http
+        return UploadSlots(limit: http.maxConcurrentUploads, perPrincipal: http.maxUploadsPerPrincipal,
+                           coachReserved: http.coachUploadSlots, gauge: api.metrics.uploadsInFlight)
     }
 
     static func makeRouter(api: APIContext, slots: UploadSlots) -> Router<TilawaRequestContext> {
-        let router = Router(context: TilawaRequestContext.self)
+        // HEAD on every GET route (RFC 9110 §9.3.2): GET's route runs, errors included, and its
+        // body is dropped unsent; a route with a HEAD of its own keeps it (`HEAD /v1/uploads/{id}`,
+        // the tus and draft offset probe).
+        let router = Router(context: TilawaRequestContext.self, options: .autoGenerateHeadEndpoints)
         let routes = RouteTable()
         // Outermost first: the log sees every answer; the framing rules add `Connection: close`
         // to refusals made before `100 Continue`; the problem mapping turns errors into answers.
@@ -29,8 +34,10 @@ public enum TilawaServer {
         router.add(middleware: ProblemMiddleware(routes: routes))
         OperationsRoutes(api: api).register(on: router)
         let v1 = router.group("v1").add(middleware: AuthMiddleware(authority: api.authority, clock: api.runtime.clock))
+        let http = api.runtime.configuration.http
         let receiver = UploadReceiver(
-            stateDirectory: api.runtime.stateDirectory, maxBytes: api.runtime.configuration.http.maxUploadBytes, slots: slots)
+            stateDirectory: api.runtime.stateDirectory, maxBytes: http.maxUploadBytes, slots: slots,
+            minimumRate: MinimumBodyRate(bytesPerSecond: http.minUploadBytesPerSecond, window: http.minUploadRateWindow))
         let uploads = ResumableUploads(api: api, receiver: receiver, locks: api.uploadLocks)
         SubmissionRoutes(api: api, receiver: receiver, uploads: uploads).register(on: v1)
         UploadRoutes(api: api, uploads: uploads).register(on: v1)

@@ -71,6 +71,26 @@ extension APIContext {
         return UploadAnswer(status: problem.status, body: try problem.body(instance: instance), headers: headers)
     }
 
+    /// A remembered answer told from the recording's present (every replay path: a one-shot
+    /// upload's `Idempotency-Key`, a resumable upload's creation or URL): an accepted
+    /// recording withdrawn since is 410 `submission_withdrawn`; one still there is 201 with
+    /// the submission as it is now (its state, feedback, attempts), not as it was when
+    /// accepted. Refusals replay as they were.
+    func currentAnswer(status: Int, body: Data, instance: String) async throws -> UploadAnswer {
+        let stored = UploadAnswer.stored(status: status, body: body)
+        guard let id = stored.submissionId, let submission = try await runtime.database.submission(id: id) else { return stored }
+        if submission.state == .withdrawn {
+            let problem = APIProblem(.gone, code: "submission_withdrawn",
+                                     detail: "The recording this request created was withdrawn; record again with a new Idempotency-Key.")
+            var headers = problem.headers
+            headers[.contentType] = "application/problem+json"
+            return UploadAnswer(status: problem.status, body: try problem.body(instance: instance), headers: headers)
+        }
+        let attempts = try await runtime.database.attemptStatus(studentId: submission.studentId, policy: runtime.policy, now: now)
+            ?? AttemptStatus(used: 0, limit: runtime.policy.attemptWindow.limit, remaining: runtime.policy.attemptWindow.limit, nextAttemptAt: nil)
+        return try await acceptedAnswer(submission, attempts: attempts)
+    }
+
     /// 201 with `submission` as the upload routes show it.
     func acceptedAnswer(_ submission: SubmissionRecord, attempts: AttemptStatus) async throws -> UploadAnswer {
         let extras = try await runtime.database.submissionExtras(submission)

@@ -18,15 +18,25 @@ struct UploadReceiver: Sendable {
     let maxBytes: Int
     let slots: UploadSlots
 
-    /// Runs `body` holding an upload slot; past the cap, 503 with `Retry-After` and
-    /// `Connection: close` before the body is read. The refused body is not shut out as other
-    /// refusals' are: a client that sends its body without waiting for `100 Continue` (a
-    /// phone's upload task) would see the connection reset mid-send instead of the 503 it
-    /// must retry after; the closing connection lingers instead, dropping what still arrives
-    /// (`UploadStreamGuard`). A client that waits for `100 Continue` sends nothing.
+    /// The slowest pace a body may keep; nil for none.
+    var minimumRate: MinimumBodyRate? = nil
+
+    /// Runs `body` holding an upload slot of the verified caller's share (`UploadSlots`):
+    /// 429 `too_many_uploads_for_you` past the caller's own share, 503 `too_many_uploads`
+    /// past the pool, both with `Retry-After` and `Connection: close` before the body is read.
+    /// The refused body is not shut out as other refusals' are: a client that sends its body
+    /// without waiting for `100 Continue` (a phone's upload task) would see the connection
+    /// reset mid-send instead of the answer it must retry after; the closing connection
+    /// lingers instead, dropping what still arrives (`UploadStreamGuard`). A client that waits
+    /// for `100 Continue` sends nothing.
     func withSlot<T>(_ request: Request, context: TilawaRequestContext, _ body: () async throws -> T) async throws -> T {
-        guard slots.acquire() else { throw Self.tooManyUploads(limit: slots.limit) }
-        defer { slots.release() }
+        let principal = try context.requirePrincipal()
+        switch slots.acquire(for: principal) {
+        case nil: break
+        case .poolFull?: throw Self.tooManyUploads(limit: slots.limit)
+        case .principalFull?: throw Self.tooManyUploadsForYou(limit: slots.perPrincipal)
+        }
+        defer { slots.release(for: principal) }
         return try await body()
     }
 
@@ -35,6 +45,18 @@ struct UploadReceiver: Sendable {
         APIProblem(.serviceUnavailable, code: "too_many_uploads",
                    detail: "Tilawa is receiving \(limit) recordings right now; yours will be taken in a few seconds.",
                    headers: [.retryAfter: "5", .connection: "close"])
+    }
+
+    /// 429 past one caller's share of the slots.
+    static func tooManyUploadsForYou(limit: Int) -> APIProblem {
+        APIProblem(.tooManyRequests, code: "too_many_uploads_for_you",
+                   detail: "You are already sending \(limit) recordings; wait for one of them to finish before sending another.",
+                   extras: ["max_uploads": .int(limit)], headers: [.retryAfter: "10", .connection: "close"])
+    }
+
+    /// A watch over `request`'s body pace (`http.min_upload_bytes_per_second`).
+    func rateWatch(_ context: TilawaRequestContext) -> BodyRateWatch {
+        BodyRateWatch(rate: minimumRate, channel: context.channel)
     }
 
     /// Bytes gathered before one write to the staging file. Hummingbird's `FileIO` uses the
@@ -67,7 +89,9 @@ struct UploadReceiver: Sendable {
         let file = stateDirectory.newStagedFile(extension: fileExtension)
         let path = file.path
         let meter = UploadMeter(limit: maxBytes)
-        let metered = MeteredBody(base: request.body, meter: meter)
+        let watch = rateWatch(context)
+        defer { watch.finish() }
+        let metered = MeteredBody(base: RateWatchedBody(base: request.body, watch: watch), meter: meter)
         do {
             try await FileSystem.shared.withFileHandle(forWritingAt: FilePath(path), options: .newFile(replaceExisting: true)) { file in
                 try await file.withBufferedWriter(capacity: .bytes(Self.writeBufferBytes)) { writer in
@@ -80,6 +104,10 @@ struct UploadReceiver: Sendable {
                 context.closeInput()
                 throw APIProblem.payloadTooLarge(limit: maxBytes)
             }
+            if watch.tooSlow {
+                context.logger.notice("upload too slow", metadata: ["received_bytes": "\(meter.result.0)"])
+                throw APIProblem.uploadTooSlow(minimumRate, kept: nil)
+            }
             // The client's side ended it (closed, stalled past the deadline, malformed framing):
             // nobody is waiting for this answer, and it is not the server's failure.
             if meter.bodyFailed {
@@ -91,6 +119,11 @@ struct UploadReceiver: Sendable {
                 throw APIProblem.storageFull
             }
             throw error
+        }
+        if watch.tooSlow {
+            // Cut for its pace: whatever the stream said at its end, the body is not whole.
+            file.discard()
+            throw APIProblem.uploadTooSlow(minimumRate, kept: nil)
         }
         let (bytes, digest) = meter.result
         return StagedUpload(file: file, bytes: bytes, sha256: digest)

@@ -172,3 +172,15 @@ extension AppDatabase {
         try await writer.read { db in try StudentContext.currentEnrolment(db, studentId: studentId, now: now)?.id }
     }
 }
+
+extension AppDatabase {
+    /// The live resumable upload `studentId` started with `key` (any protocol), if any.
+    public func resumableUpload(studentId: String, key: String, now: Date) async throws -> ResumableUploadRecord? {
+        try await writer.read { db in
+            try ResumableUploadRecord
+                .filter(Column("studentId") == studentId && Column("idempotencyKey") == key)
+                .filter(Column("expiresAt") > now || Column("state") == ResumableUploadRecord.State.completing.rawValue)
+                .fetchOne(db)
+        }
+    }
+}

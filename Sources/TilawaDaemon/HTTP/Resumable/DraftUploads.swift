@@ -23,6 +23,8 @@ struct DraftUploads: Sendable {
         let declared = try DraftUploadProtocol.integer(request, .uploadLength)
         let recordedAt = try SubmissionRoutes.recordedAt(request, context: context)
         let key = try SubmissionRoutes.idempotencyKey(request)
+        // The key, then the rule's prechecks, before anything is created or read.
+        _ = try await api.checkBeforeBody(request, context: context, studentId: studentId, slot: slot, key: key, resumableCreation: true)
         let length = declared ?? (completes ? contentLength : nil)
         let created: (upload: ResumableUploadRecord, isNew: Bool)
         do {
@@ -40,7 +42,8 @@ struct DraftUploads: Sendable {
             if upload.state == .answered {
                 var headers = DraftUploadProtocol.stateHeaders(offset: upload.offset, length: upload.length, complete: true, version: version)
                 headers[.idempotentReplayed] = "true"
-                return UploadAnswer.stored(status: upload.answerStatus ?? 500, body: upload.answerBody ?? Data()).response(adding: headers)
+                return try await api.currentAnswer(status: upload.answerStatus ?? 500, body: upload.answerBody ?? Data(),
+                                                   instance: ResumableUploads.path(of: upload.id)).response(adding: headers)
             }
             return try await state(of: upload, version: version, status: .created, context: context)
         }
@@ -54,11 +57,33 @@ struct DraftUploads: Sendable {
                 version: version, maxBytes: uploads.maxUploadBytes, expiresIn: upload.expiresAt.timeIntervalSince(api.now)))
             try await channel.writeAndFlush(HTTPResponsePart.head(interim)).get()
         }
-        var response = try await appendDraft(upload, append: .init(offset: 0, declaredLength: declared, contentLength: contentLength, completes: completes),
+        var response: Response
+        do {
+            response = try await appendDraft(upload, append: .init(offset: 0, declaredLength: declared, contentLength: contentLength, completes: completes),
                                              request: request, context: context, version: version)
+        } catch {
+            throw await refusedCreation(upload, error: error)
+        }
         if response.status != .created || response.headers[.location] == nil { response.headers[.location] = location }
         if !completes { response.status = .created }
         return response
+    }
+
+    /// A creation whose first part was refused (no slot, a cut body, a checksum, a rule):
+    /// an upload that kept no byte is cancelled, so it does not hold one of the student's
+    /// open uploads for a day with no `Location` to cancel it by; one that kept bytes stays,
+    /// and the refusal carries its `Location` so the client can resume or `DELETE` it.
+    private func refusedCreation(_ upload: ResumableUploadRecord, error: any Error) async -> any Error {
+        let location = ResumableUploads.path(of: upload.id)
+        let kept = (try? await uploads.exclusively(upload.id) { () async throws -> Bool in
+            guard let current = try await api.runtime.database.resumableUpload(id: upload.id), current.state == .receiving else { return true }
+            guard current.offset == 0 else { return true }
+            try await uploads.cancel(upload.id)
+            return false
+        }) ?? true
+        guard kept, var problem = error as? APIProblem else { return error }
+        problem.headers[.location] = location
+        return problem
     }
 
     /// `HEAD /v1/uploads/{id}`: offset retrieval.

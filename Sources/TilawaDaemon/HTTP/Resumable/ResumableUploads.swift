@@ -132,11 +132,13 @@ struct ResumableUploads: Sendable {
         var bodyEnded = true
         var overflow = false
         var hasher = checksum?.hasher()
+        let watch = receiver.rateWatch(context)
+        defer { watch.finish() }
         do {
             try await FileSystem.shared.withFileHandle(forWritingAt: FilePath(path), options: .modifyFile(createIfNecessary: false)) { file in
                 var pending = ByteBuffer()
                 do {
-                    for try await part in request.body {
+                    for try await part in RateWatchedBody(base: request.body, watch: watch) {
                         if received + Int64(part.readableBytes) > plan.maxBytes {
                             overflow = true
                             break
@@ -184,7 +186,7 @@ struct ResumableUploads: Sendable {
         if checksum != nil, !bodyEnded {
             // A checksum covers the whole body: part of it cannot be verified, so none is kept.
             try staging.truncate(id: upload.id, to: plan.startOffset)
-            throw APIProblem.uploadIncomplete
+            throw watch.tooSlow ? APIProblem.uploadTooSlow(receiver.minimumRate, kept: plan.startOffset) : APIProblem.uploadIncomplete
         }
         let progress: UploadProgress
         var mismatch: ResumableUploadRule.Refusal?
@@ -201,7 +203,9 @@ struct ResumableUploads: Sendable {
         api.metrics.uploadBytes.increment(by: received)
         if let mismatch { throw Self.problem(mismatch, limit: maxUploadBytes) }
         // A body cut after its last byte still completes the upload: the caller judges it.
-        if !bodyEnded, !progress.isComplete { throw APIProblem.uploadIncomplete }
+        if !bodyEnded, !progress.isComplete {
+            throw watch.tooSlow ? APIProblem.uploadTooSlow(receiver.minimumRate, kept: progress.offset) : APIProblem.uploadIncomplete
+        }
         return Appended(progress: progress)
     }
 
@@ -232,7 +236,8 @@ struct ResumableUploads: Sendable {
         } else if let current = try await database.resumableUpload(id: id) {
             switch current.state {
             case .answered:
-                return UploadAnswer.stored(status: current.answerStatus ?? 500, body: current.answerBody ?? Data())
+                return try await api.currentAnswer(status: current.answerStatus ?? 500, body: current.answerBody ?? Data(),
+                                                   instance: Self.path(of: current.id))
             case .completing:
                 upload = current
             case .receiving:
@@ -241,11 +246,62 @@ struct ResumableUploads: Sendable {
         } else {
             throw APIProblem.notFound("upload with this id")
         }
-        let answer = try await judge(upload, logger: logger)
+        let answer = if let key = upload.idempotencyKey {
+            try await judgeClaiming(upload, key: key, logger: logger)
+        } else {
+            try await judge(upload, logger: logger)
+        }
         try await database.answerUpload(id: upload.id, status: Int(answer.status.code), body: answer.body,
                                         expiresAt: api.now + settings.expiry, now: api.now)
         staging.remove(id: upload.id)
         return answer
+    }
+
+    /// Judges an upload that carries an `Idempotency-Key` as a one-shot upload with that key
+    /// would be (one key space per student across protocols): the key is claimed for the slot
+    /// and the whole content's SHA-256 first. The same request made before (one-shot or
+    /// resumable) answers with its answer and costs no second attempt; another recording
+    /// under the key is 409 `idempotency_key_reused`; a request with the key still running is
+    /// 409 `idempotency_key_in_use`, thrown without answering (the upload stays whole and
+    /// unjudged; asking its URL again judges it).
+    private func judgeClaiming(_ upload: ResumableUploadRecord, key: String, logger: Logger) async throws -> UploadAnswer {
+        let path = staging.path(for: upload.id)
+        let digest = try await api.pool.run { try FileDigest.sha256Hex(path: path) }
+        let configuration = api.runtime.configuration
+        var idempotency = IdempotencyStateMachine()
+        _ = idempotency.headersReceived(.unused)
+        guard case let .claim(requestHash) = idempotency.bodyReceived(requestHash: "\(upload.slot):\(digest)") else {
+            throw StoreError.internalInconsistency("idempotency claim out of order")
+        }
+        let record = try await database.claimIdempotencyKey(
+            studentId: upload.studentId, key: key, requestHash: requestHash, now: api.now, retention: configuration.idempotencyRetention,
+            inFlightTimeout: configuration.http.uploadTimeout + 600)
+        switch idempotency.claimAnswered(record) {
+        case .run:
+            let answer: UploadAnswer
+            do {
+                answer = try await judge(upload, logger: logger)
+            } catch {
+                if idempotency.failed() == .release { try? database.abandonIdempotentRequest(studentId: upload.studentId, key: key) }
+                throw error
+            }
+            if case let .remember(status, body) = idempotency.answered(status: Int(answer.status.code), body: answer.body) {
+                try await database.finishIdempotentRequest(studentId: upload.studentId, key: key, status: status, body: body)
+            }
+            return answer
+        case let .replay(status, body):
+            logger.info("resumable upload replays its key", metadata: ["upload": "\(upload.id)", "status": "\(status)"])
+            return try await api.currentAnswer(status: status, body: body, instance: Self.path(of: upload.id))
+        case .refuse(.keyReused):
+            let problem = SubmissionRoutes.problem(.keyReused)
+            var headers = problem.headers
+            headers[.contentType] = "application/problem+json"
+            return UploadAnswer(status: problem.status, body: try problem.body(instance: Self.path(of: upload.id)), headers: headers)
+        case .refuse(.keyInUse):
+            throw SubmissionRoutes.problem(.keyInUse)
+        default:
+            throw StoreError.internalInconsistency("idempotency claim answered out of order")
+        }
     }
 
     private func judge(_ upload: ResumableUploadRecord, logger: Logger) async throws -> UploadAnswer {

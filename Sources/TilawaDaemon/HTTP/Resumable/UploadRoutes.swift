@@ -52,7 +52,9 @@ struct UploadRoutes: Sendable {
     /// `POST /v1/students/{id}/weeks/{slot}/uploads` (tus creation, with or without a first part).
     @Sendable func create(_ request: Request, context: TilawaRequestContext) async throws -> Response {
         try requireTus(request, context: context)
-        let (studentId, slot) = try await uploads.creationTarget(request, context: context)
+        let recordedAt = try SubmissionRoutes.recordedAt(request, context: context)
+        let key = try SubmissionRoutes.idempotencyKey(request)
+        let (studentId, slot) = try await uploads.creationTarget(request, context: context, key: key, bodyIsRecording: false)
         guard request.headers[.uploadDeferLength] == nil else {
             context.refuseBody(of: request)
             throw APIProblem.badRequest("upload_length_required", "Send Upload-Length: this server does not take uploads of unknown length over tus.")
@@ -70,8 +72,6 @@ struct UploadRoutes: Sendable {
             context.refuseBody(of: request)
             throw APIProblem.notAudio("The upload is \(declaredType), not audio. Send the recording itself (audio/*).")
         }
-        let recordedAt = try SubmissionRoutes.recordedAt(request, context: context)
-        let key = try SubmissionRoutes.idempotencyKey(request)
         let (upload, isNew) = try await uploads.create(.init(
             studentId: studentId, slot: slot, uploadProtocol: .tus, length: length,
             fileExtension: Self.fileExtension(type: declaredType, name: metadata["filename"]), fileName: metadata["filename"],
@@ -228,7 +228,9 @@ struct UploadRoutes: Sendable {
             let answer = try await uploads.exclusively(upload.id) { try await uploads.complete(upload.id, logger: context.logger) }
             return Self.outcomeResponse(answer)
         case .answered:
-            return Self.outcomeResponse(UploadAnswer.stored(status: upload.answerStatus ?? 500, body: upload.answerBody ?? Data()))
+            // From the recording's present: withdrawn since is 410, not the body kept at acceptance.
+            return Self.outcomeResponse(try await api.currentAnswer(status: upload.answerStatus ?? 500, body: upload.answerBody ?? Data(),
+                                                                    instance: ResumableUploads.path(of: upload.id)))
         }
     }
 
