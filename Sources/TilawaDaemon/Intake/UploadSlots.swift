@@ -16,7 +16,7 @@ import Synchronization
 /// `tilawa_uploads_in_flight` shows the level.
 final class UploadSlots: Sendable {
     /// Why a slot was not given.
-    enum Refusal: Equatable {
+    enum Refusal: Error, Equatable {
         /// Every slot this caller's role may use is taken.
         case poolFull
         /// This caller already holds `perPrincipal` slots.
