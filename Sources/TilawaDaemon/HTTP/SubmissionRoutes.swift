@@ -140,8 +140,7 @@ struct SubmissionRoutes: Sendable {
 
     @Sendable func show(_ request: Request, context: TilawaRequestContext) async throws -> Response {
         let submission = try await visibleSubmission(context)
-        let attempts = try await api.runtime.database.attemptStatus(studentId: submission.studentId, policy: api.runtime.policy, now: api.now)
-            ?? AttemptStatus(used: 0, limit: api.runtime.policy.attemptWindow.limit, remaining: api.runtime.policy.attemptWindow.limit, nextAttemptAt: nil)
+        let attempts = try await api.attempts(of: submission.studentId)
         let extras = try await api.runtime.database.submissionExtras(submission)
         return try api.json(SubmissionResource(submission, attempts: attempts, extras: extras,
                                                withdrawMinutes: api.runtime.configuration.submissions.withdrawMinutes, now: api.now))
@@ -161,8 +160,7 @@ struct SubmissionRoutes: Sendable {
         case let .success(withdrawal):
             for path in withdrawal.filesToRemove { api.runtime.stateDirectory.artifactStore.remove(path) }
             api.wakeup.signal()
-            let attempts = try await database.attemptStatus(studentId: principal.subject, policy: api.runtime.policy, now: api.now)
-                ?? AttemptStatus(used: 0, limit: api.runtime.policy.attemptWindow.limit, remaining: api.runtime.policy.attemptWindow.limit, nextAttemptAt: nil)
+            let attempts = try await api.attempts(of: principal.subject)
             let extras = try await database.submissionExtras(withdrawal.submission)
             return try api.json(SubmissionResource(withdrawal.submission, attempts: attempts, extras: extras, withdrawMinutes: minutes, now: api.now))
         case .failure(.notFound):

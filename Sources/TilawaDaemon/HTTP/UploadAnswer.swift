@@ -86,9 +86,14 @@ extension APIContext {
             headers[.contentType] = "application/problem+json"
             return UploadAnswer(status: problem.status, body: try problem.body(instance: instance), headers: headers)
         }
-        let attempts = try await runtime.database.attemptStatus(studentId: submission.studentId, policy: runtime.policy, now: now)
-            ?? AttemptStatus(used: 0, limit: runtime.policy.attemptWindow.limit, remaining: runtime.policy.attemptWindow.limit, nextAttemptAt: nil)
-        return try await acceptedAnswer(submission, attempts: attempts)
+        return try await acceptedAnswer(submission, attempts: try await attempts(of: submission.studentId))
+    }
+
+    /// The student's attempt window now (a student with no enrolment yet: the whole window free).
+    func attempts(of studentId: String) async throws -> AttemptStatus {
+        let limit = runtime.policy.attemptWindow.limit
+        return try await runtime.database.attemptStatus(studentId: studentId, policy: runtime.policy, now: now)
+            ?? AttemptStatus(used: 0, limit: limit, remaining: limit, nextAttemptAt: nil)
     }
 
     /// 201 with `submission` as the upload routes show it.

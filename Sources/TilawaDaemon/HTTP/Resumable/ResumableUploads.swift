@@ -307,9 +307,7 @@ struct ResumableUploads: Sendable {
     private func judge(_ upload: ResumableUploadRecord, logger: Logger) async throws -> UploadAnswer {
         // A process that died after admitting it and before keeping the answer: the recording is in.
         if let submission = try await database.submission(id: upload.submissionId) {
-            let attempts = try await database.attemptStatus(studentId: upload.studentId, policy: api.runtime.policy, now: api.now)
-                ?? AttemptStatus(used: 0, limit: api.runtime.policy.attemptWindow.limit, remaining: api.runtime.policy.attemptWindow.limit, nextAttemptAt: nil)
-            return try await api.acceptedAnswer(submission, attempts: attempts)
+            return try await api.acceptedAnswer(submission, attempts: try await api.attempts(of: upload.studentId))
         }
         guard let slot = try? Slot(parsing: upload.slot) else { throw StoreError.internalInconsistency("upload \(upload.id) has slot \(upload.slot)") }
         let current = try await database.currentEnrolmentId(studentId: upload.studentId, now: api.now)
