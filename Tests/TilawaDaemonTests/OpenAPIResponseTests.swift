@@ -228,6 +228,7 @@ struct OpenAPIResponseTests {
             _ = try await call(.post, listened, "/v1/feedback/fb_none/listened", student)
             _ = try await call(.post, listened, "/v1/feedback/\(feedbackId)/listened", try await auth(.coach, "C01"))
             _ = try await call(.post, listened, "/v1/feedback/\(feedbackId)/listened")
+            _ = try await call(.post, listened, "/v1/feedback/bad.id/listened", student)
 
             // Second chances: withdraw (200, 403, 404, 409), the replayed key (410), a malformed Recorded-At (400).
             var s1002 = try await auth(.student, "S1002", ogg)
@@ -279,6 +280,8 @@ struct OpenAPIResponseTests {
             let droppedURI = try #require(dropped.headers[.location])
             _ = try await call(.delete, resumable, droppedURI, try await auth(.student, "S1006", tus))
             _ = try await call(.delete, resumable, madeURI, try await auth(.student, "S1006", tus))
+            _ = try await call(.delete, resumable, "/v1/uploads/bad.id", try await auth(.student, "S1006", tus))
+            _ = try await call(.get, resumable, "/v1/uploads/bad.id", try await auth(.student, "S1006"))
             // The draft: a creation that says it is incomplete (not checked here: its 201 has no body), then HEAD and the completing PATCH.
             let draft: HTTPFields = [.init("Upload-Draft-Interop-Version")!: "7"]
             let started = try await client.execute(uri: "/v1/students/S1006/weeks/12/submissions", method: .post,
