@@ -302,6 +302,12 @@ struct OpenAPIResponseTests {
             #expect(empty.json?["next_cursor"] as? String == "0")
             let placement = "/v1/students/{id}/placement"
             let opsJSON = try await auth(.ops, "ops", [.contentType: "application/json"])
+            // S1001 has week 12's recording: another level is already_placed, the same placement a no-op.
+            let alreadyPlaced = try await call(.put, placement, "/v1/students/S1001/placement", opsJSON,
+                                               body: ByteBuffer(string: #"{"level_id": "L2", "coach_id": "C01"}"#))
+            #expect(alreadyPlaced.status == .conflict && alreadyPlaced.json?["code"] as? String == "already_placed")
+            _ = try await call(.put, placement, "/v1/students/S1001/placement", opsJSON,
+                               body: ByteBuffer(string: #"{"level_id": "L1", "coach_id": "C01"}"#))
             _ = try await call(.put, placement, "/v1/students/S1011/placement", opsJSON,
                                body: ByteBuffer(string: #"{"level_id": "L1", "coach_id": "C02", "decided_by": "C01"}"#))
             _ = try await call(.put, placement, "/v1/students/S1011/placement", opsJSON,
