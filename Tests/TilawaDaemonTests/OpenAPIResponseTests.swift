@@ -219,6 +219,14 @@ struct OpenAPIResponseTests {
                                body: try TestDaemon.fixture("digital_silence.wav"))
             _ = try await call(.post, thread, "/v1/feedback/\(feedbackId)/comments?text=\(String(repeating: "a", count: 2_001))",
                                try await auth(.student, "S1001", ogg), body: opus)
+            // Past comments.max_per_minute (10): 429 too_many_comments with Retry-After.
+            var lastComment: TestResponse?
+            for index in 0..<11 {
+                lastComment = try await call(.post, thread, "/v1/feedback/\(feedbackId)/comments", askJSON,
+                                             body: ByteBuffer(string: #"{"text": "Again \#(index)?"}"#))
+                if lastComment?.status == .tooManyRequests { break }
+            }
+            #expect(lastComment?.status == .tooManyRequests && lastComment?.json?["code"] as? String == "too_many_comments")
             for template in ["/v1/comments/{id}/audio", "/v1/comments/{id}/waveform"] {
                 _ = try await call(.get, template, template.replacingOccurrences(of: "{id}", with: voiceId), student)
                 _ = try await call(.get, template, template.replacingOccurrences(of: "{id}", with: "cm_none"), student)
