@@ -305,9 +305,9 @@ struct OpenAPIResponseTests {
             _ = try await call(.get, "/v1/students/{id}/timeline", "/v1/students/S1001/timeline?semester=fall-2026", student)
             _ = try await call(.get, "/v1/students/{id}/timeline", "/v1/students/S1001/timeline?semester=spring-2027", student)
             _ = try await call(.get, "/v1/students/{id}/timeline", "/v1/students/S1011/timeline", try await auth(.student, "S1011"))
-            // An empty feed: next_cursor is the cursor sent (never null, as documented).
+            // An empty feed: next_cursor is the position sent (never null, as documented): none was, so the feed's start, sealed.
             let empty = try await call(.get, "/v1/students/{id}/events", "/v1/students/S1011/events", try await auth(.student, "S1011"))
-            #expect(empty.json?["next_cursor"] as? String == "0")
+            #expect(empty.json?["next_cursor"] as? String == EventCursor(key: daemon.api.authority.cursorKey, recipient: .student("S1011")).text(for: 0))
             let placement = "/v1/students/{id}/placement"
             let opsJSON = try await auth(.ops, "ops", [.contentType: "application/json"])
             // S1001 has week 12's recording: another level is already_placed, the same placement a no-op.
