@@ -86,6 +86,10 @@ struct EventCursorTests {
             #expect(legacy.json?["next_cursor"] as? String == all.last)
             let newest = try await client.execute(uri: "/v1/students/S1001/events?before=999999999999999999&limit=2", method: .get, headers: s1001)
             #expect(cursors(newest) == [all[5], all[4]] && newest.json?["next_cursor"] as? String == all[4])
+            let open = try await client.execute(uri: "/v1/students/S1001/events?before=&limit=2", method: .get, headers: s1001)
+            #expect(open.status == .ok && cursors(open) == [all[5], all[4]], "no cursor: from the newest")
+            let forwards = try await client.execute(uri: "/v1/students/S1001/events?after=", method: .get, headers: s1001)
+            #expect(forwards.status == .badRequest, "an empty after is no cursor")
 
             // S1001's cursor on S1002's feed, read by S1002 or by ops, forwards or backwards; on a coach's feed; altered.
             for (uri, headers) in [

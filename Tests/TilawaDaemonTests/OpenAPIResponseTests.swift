@@ -148,6 +148,7 @@ struct OpenAPIResponseTests {
             _ = try await call(.get, "/v1/students/{id}/events", "/v1/students/S1001/events?after=x", student)
             _ = try await call(.get, "/v1/students/{id}/events", "/v1/students/S1001/events?after=999999", student)
             _ = try await call(.get, "/v1/students/{id}/events", "/v1/students/S1001/events?before=999999999999999999&limit=50", student)
+            _ = try await call(.get, "/v1/students/{id}/events", "/v1/students/S1001/events?before=&limit=50", student)
             let read = "/v1/students/{id}/events/read"
             let studentJSON = try await auth(.student, "S1001", [.contentType: "application/json"])
             _ = try await call(.post, read, "/v1/students/S1001/events/read", studentJSON, body: ByteBuffer(string: #"{"cursor": "1"}"#))

@@ -97,11 +97,14 @@ struct EventCursor {
     }
 
     /// A feed request's page: `after` (forwards) or `before` (backwards), never both, and
-    /// `limit` 1…500 (default 100). Throws the 400 problems `invalid_cursor`, `invalid_limit`.
+    /// `limit` 1…500 (default 100). `before` without a cursor (`?before=`) reads from the
+    /// newest, so a client opening the feed newest first needs no made-up cursor (the former
+    /// `999999999999999999` does the same). Throws the 400 problems `invalid_cursor`, `invalid_limit`.
     func page(_ request: Request) throws -> (after: Int64?, before: Int64?, limit: Int) {
         let query = request.uri.queryParameters
         func cursor(_ name: String) throws -> Int64? {
             try query.get(name).map { text -> Int64 in
+                if name == "before", text.isEmpty { return Int64.max }
                 guard let value = position(of: text) else {
                     throw APIProblem.badRequest("invalid_cursor", "The cursor must be one this feed gave in a previous answer.")
                 }
