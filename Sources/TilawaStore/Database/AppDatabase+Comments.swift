@@ -116,17 +116,14 @@ extension AppDatabase {
         }
     }
 
-    /// Whether `author` may write in reply `feedbackId`'s thread now (and, with `maxPerMinute`,
-    /// is under the per-author limit at `now`): asked before a voice clip's body is read, so a
-    /// refused one costs nothing. `addComment` checks again, atomically with its insert.
-    public func commentRefusal(
-        feedbackId: String, author: CommentRecord.Author, authorId: String, maxPerMinute: Int? = nil, now: Date
-    ) async throws -> CommentRefusal? {
+    /// Whether `author` may write in reply `feedbackId`'s thread now: asked before a voice
+    /// clip's body is read, so a refused one costs nothing. `addComment` checks again.
+    public func commentRefusal(feedbackId: String, author: CommentRecord.Author, authorId: String) async throws -> CommentRefusal? {
         try await writer.read { db in
             if case let .failure(refusal) = try Self.commentTarget(db, feedbackId: feedbackId, author: author, authorId: authorId) {
                 return refusal
             }
-            return try Self.commentRateRefusal(db, author: author, authorId: authorId, limit: maxPerMinute, now: now)
+            return nil
         }
     }
 
