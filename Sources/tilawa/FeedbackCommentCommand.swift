@@ -103,6 +103,10 @@ struct FeedbackCommentCommand: AsyncParsableCommand {
             CommandLineOutput.fail(code: "not_found", message: "There is no reply \(feedback) to a student of yours.", exit: ExitStatus.refusedByRule)
         case .notReady:
             CommandLineOutput.fail(code: "not_ready", message: "The reply is still being encoded; try again in a minute.", exit: ExitStatus.refusedByRule)
+        case let .tooManyComments(limit, retryAt):
+            // Not asked for here (the command line has no per-minute limit); named for completeness.
+            CommandLineOutput.fail(code: "too_many_comments", message: "More than \(limit) comments in a minute; try again at \(retryAt.formatted(.iso8601)).",
+                                   exit: ExitStatus.attemptLimit)
         }
     }
 }

@@ -22,8 +22,12 @@ struct PlacementSetCommand: ParsableCommand {
             The placement is recorded on the student's enrolment in --semester (default: the \
             current one), audited with who decided (--by, a placing coach's id or "ops") and when.
 
+            Once the enrolment has weekly or end-of-course recordings, the same level and \
+            coach again changes nothing (0) and any other is refused (already_placed): a level \
+            or coach change mid-semester is a back-office change to the enrolment.
+
             Exit status: 0 placed, 64 usage, 77 refused (unknown student, level, coach or \
-            semester; the semester has closed; --by is not a placing coach).
+            semester; the semester has closed; --by is not a placing coach; already_placed).
             """
     )
 

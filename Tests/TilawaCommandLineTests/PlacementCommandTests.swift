@@ -49,6 +49,48 @@ struct PlacementCommandTests {
         #expect(week1.stdout.contains("\"name\" : \"Ustadh Yusuf Rahman\""))
     }
 
+    @Test("once S1001 has a weekly recording: another level is 77 already_placed in one line, the same placement 0 writing nothing; a roster row moving them to another level is 65 naming its line and writes nothing, a coach change imports")
+    func alreadyPlaced() async throws {
+        let state = try await CommandLineStateFixture()
+        defer { state.remove() }
+        let at = "2026-11-22 15:00:00"
+        let recorded = try await state.run(["ingest", "--student", "S1001", "--week", "12", CommandLineStateFixture.fixture("speech.opus")], at: at)
+        #expect(recorded.status == 0, "\(recorded.stderr)")
+        let noise = {
+            try state.read { db in
+                [try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM event WHERE studentId = 'S1001'") ?? -1,
+                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM enrolmentChange") ?? -1]
+            }
+        }
+        let before = try noise()
+        let moved = try await state.run(["placement", "set", "S1001", "--level", "L2", "--coach", "C01"], at: at)
+        #expect(moved.status == 77)
+        #expect(moved.stderr.hasPrefix(#"tilawa: already_placed: Student "S1001" is already placed in semester "fall-2026" at level "L1" with coach "C01""#),
+                "\(moved.stderr)")
+        #expect(moved.stderr.split(separator: "\n").count == 1)
+        let same = try await state.run(["placement", "set", "S1001", "--level", "L1", "--coach", "C01", "--by", "C01"], at: at)
+        #expect(same.status == 0, "\(same.stderr)")
+        #expect(try noise() == before)
+
+        let file = state.scratch.path("students.csv")
+        try "student_id,name,level,coach_id,semester_id\nS1002,Omar Farouk,L1,C03,fall-2026\nS1001,Aisha Rahman,L2,C01,fall-2026\n"
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        let level = try await state.run(["roster", "import", file], at: at)
+        #expect(level.status == 65 && level.stderr.hasPrefix("tilawa: already_placed: "), "\(level.stderr)")
+        #expect(level.stderr.contains("students.csv line 3: student S1001"))
+        #expect(try state.read { db in try String.fetchOne(db, sql: "SELECT coachId FROM enrolment WHERE studentId = 'S1002'") } == "C02",
+                "nothing of that import is written")
+        try "student_id,name,level,coach_id,semester_id\nS1001,Aisha Rahman,L1,C02,fall-2026\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let coach = try await state.run(["roster", "import", file], at: at)
+        #expect(coach.status == 0, "\(coach.stderr)")
+        #expect(try state.read { db in
+            try String.fetchAll(db, sql: """
+                SELECT change || ':' || enrolmentChange.coachId FROM enrolmentChange JOIN enrolment ON enrolment.id = enrolmentId
+                WHERE enrolment.studentId = 'S1001' ORDER BY enrolmentChange.id
+                """)
+        }.last == "coach_changed:C02")
+    }
+
     @Test("tilawa events redeliver: waiting events due now, --since replays delivered ones; 64 for a bad --since")
     func redeliver() async throws {
         let state = try await CommandLineStateFixture()

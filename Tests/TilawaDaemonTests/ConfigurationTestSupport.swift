@@ -87,6 +87,7 @@ func numericField(_ key: String, of config: TilawaConfiguration) -> Double? {
     case "uploads.max_open_per_student": Double(config.uploads.maxOpenPerStudent)
     case "uploads.staging_budget_bytes": Double(config.uploads.stagingBudgetBytes)
     case "submissions.withdraw_minutes": Double(config.submissions.withdrawMinutes)
+    case "comments.max_per_minute": Double(config.comments.maxPerMinute)
     case "idempotency.retention_hours": config.idempotencyRetention / 3600
     default: nil
     }

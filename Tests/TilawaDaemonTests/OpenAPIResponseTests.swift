@@ -164,6 +164,7 @@ struct OpenAPIResponseTests {
             _ = try await call(.get, "/v1/students/{id}/events", "/v1/students/S1001/events?after=x", student)
             _ = try await call(.get, "/v1/students/{id}/events", "/v1/students/S1001/events?after=999999", student)
             _ = try await call(.get, "/v1/students/{id}/events", "/v1/students/S1001/events?before=999999999999999999&limit=50", student)
+            _ = try await call(.get, "/v1/students/{id}/events", "/v1/students/S1001/events?before=&limit=50", student)
             let read = "/v1/students/{id}/events/read"
             let studentJSON = try await auth(.student, "S1001", [.contentType: "application/json"])
             _ = try await call(.post, read, "/v1/students/S1001/events/read", studentJSON, body: ByteBuffer(string: #"{"cursor": "1"}"#))
@@ -235,6 +236,14 @@ struct OpenAPIResponseTests {
                                body: try TestDaemon.fixture("digital_silence.wav"))
             _ = try await call(.post, thread, "/v1/feedback/\(feedbackId)/comments?text=\(String(repeating: "a", count: 2_001))",
                                try await auth(.student, "S1001", ogg), body: opus)
+            // Past comments.max_per_minute (10): 429 too_many_comments with Retry-After.
+            var lastComment: TestResponse?
+            for index in 0..<11 {
+                lastComment = try await call(.post, thread, "/v1/feedback/\(feedbackId)/comments", askJSON,
+                                             body: ByteBuffer(string: #"{"text": "Again \#(index)?"}"#))
+                if lastComment?.status == .tooManyRequests { break }
+            }
+            #expect(lastComment?.status == .tooManyRequests && lastComment?.json?["code"] as? String == "too_many_comments")
             for template in ["/v1/comments/{id}/audio", "/v1/comments/{id}/waveform"] {
                 _ = try await call(.get, template, template.replacingOccurrences(of: "{id}", with: voiceId), student)
                 _ = try await call(.get, template, template.replacingOccurrences(of: "{id}", with: "cm_none"), student)
@@ -244,6 +253,7 @@ struct OpenAPIResponseTests {
             _ = try await call(.post, listened, "/v1/feedback/fb_none/listened", student)
             _ = try await call(.post, listened, "/v1/feedback/\(feedbackId)/listened", try await auth(.coach, "C01"))
             _ = try await call(.post, listened, "/v1/feedback/\(feedbackId)/listened")
+            _ = try await call(.post, listened, "/v1/feedback/bad.id/listened", student)
 
             // Second chances: withdraw (200, 403, 404, 409), the replayed key (410), a malformed Recorded-At (400).
             var s1002 = try await auth(.student, "S1002", ogg)
@@ -295,6 +305,8 @@ struct OpenAPIResponseTests {
             let droppedURI = try #require(dropped.headers[.location])
             _ = try await call(.delete, resumable, droppedURI, try await auth(.student, "S1006", tus))
             _ = try await call(.delete, resumable, madeURI, try await auth(.student, "S1006", tus))
+            _ = try await call(.delete, resumable, "/v1/uploads/bad.id", try await auth(.student, "S1006", tus))
+            _ = try await call(.get, resumable, "/v1/uploads/bad.id", try await auth(.student, "S1006"))
             // The draft: a creation that says it is incomplete (not checked here: its 201 has no body), then HEAD and the completing PATCH.
             let draft: HTTPFields = [.init("Upload-Draft-Interop-Version")!: "7"]
             let started = try await client.execute(uri: "/v1/students/S1006/weeks/12/submissions", method: .post,
@@ -310,11 +322,17 @@ struct OpenAPIResponseTests {
             _ = try await call(.get, "/v1/students/{id}/timeline", "/v1/students/S1001/timeline?semester=fall-2026", student)
             _ = try await call(.get, "/v1/students/{id}/timeline", "/v1/students/S1001/timeline?semester=spring-2027", student)
             _ = try await call(.get, "/v1/students/{id}/timeline", "/v1/students/S1011/timeline", try await auth(.student, "S1011"))
-            // An empty feed: next_cursor is the cursor sent (never null, as documented).
+            // An empty feed: next_cursor is the position sent (never null, as documented): none was, so the feed's start, sealed.
             let empty = try await call(.get, "/v1/students/{id}/events", "/v1/students/S1011/events", try await auth(.student, "S1011"))
-            #expect(empty.json?["next_cursor"] as? String == "0")
+            #expect(empty.json?["next_cursor"] as? String == EventCursor(key: daemon.api.authority.cursorKey, recipient: .student("S1011")).text(for: 0))
             let placement = "/v1/students/{id}/placement"
             let opsJSON = try await auth(.ops, "ops", [.contentType: "application/json"])
+            // S1001 has week 12's recording: another level is already_placed, the same placement a no-op.
+            let alreadyPlaced = try await call(.put, placement, "/v1/students/S1001/placement", opsJSON,
+                                               body: ByteBuffer(string: #"{"level_id": "L2", "coach_id": "C01"}"#))
+            #expect(alreadyPlaced.status == .conflict && alreadyPlaced.json?["code"] as? String == "already_placed")
+            _ = try await call(.put, placement, "/v1/students/S1001/placement", opsJSON,
+                               body: ByteBuffer(string: #"{"level_id": "L1", "coach_id": "C01"}"#))
             _ = try await call(.put, placement, "/v1/students/S1011/placement", opsJSON,
                                body: ByteBuffer(string: #"{"level_id": "L1", "coach_id": "C02", "decided_by": "C01"}"#))
             _ = try await call(.put, placement, "/v1/students/S1011/placement", opsJSON,

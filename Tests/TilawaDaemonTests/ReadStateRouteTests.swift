@@ -37,7 +37,9 @@ struct ReadStateRouteTests {
             let forward = try await client.execute(uri: "/v1/students/S1001/events?limit=500", method: .get, headers: student)
             let all = (forward.json?["events"] as? [[String: Any]] ?? []).compactMap { $0["cursor"] as? String }
             #expect(all.count == 121, "the import's welcome and 120 more")
-            #expect(forward.json?["unread_count"] as? Int == 121 && forward.json?["read_cursor"] as? String == "0")
+            // Nothing read: the read cursor is the feed's start (what "0" was), sealed like every cursor sent.
+            let start = EventCursor(key: daemon.api.authority.cursorKey, recipient: .student("S1001")).text(for: 0)
+            #expect(forward.json?["unread_count"] as? Int == 121 && forward.json?["read_cursor"] as? String == start)
 
             var backward: [String] = []
             var cursor = "999999999999999999"

@@ -21,6 +21,8 @@ public struct TokenAuthority: Sendable {
     static let maximumTokenLength = 4096
 
     private let keys: JWTKeyCollection
+    /// The key that seals event cursors, derived from the same key file (`EventCursorKey`).
+    public let cursorKey: EventCursorKey
 
     /// An authority signing and verifying with `key`.
     ///
@@ -37,6 +39,7 @@ public struct TokenAuthority: Sendable {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .integerSecondsSince1970
         encoder.outputFormatting = .sortedKeys
+        cursorKey = EventCursorKey(secret: key)
         keys = JWTKeyCollection()
         await keys.add(
             hmac: HMACKey(from: key), digestAlgorithm: .sha256,

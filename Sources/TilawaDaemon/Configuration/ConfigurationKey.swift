@@ -118,6 +118,8 @@ public struct ConfigurationKey: Sendable, Hashable {
               "Bytes all unfinished resumable uploads may reserve in `uploads/` (their length, or `http.max_upload_bytes` while unknown); past it 507 `upload_budget_full` (1 MiB and up)."),
         .init("submissions.withdraw_minutes", "`10`",
               "Minutes after sending within which a student may withdraw a recording not yet answered (0–1440; 0: never)."),
+        .init("comments.max_per_minute", "`10`",
+              "Comments one author (a student or a coach) may write in any minute, over all threads; past it 429 `too_many_comments` with `Retry-After` (0–1000; 0: no limit)."),
         .init("idempotency.retention_hours", "`24`", "How long an `Idempotency-Key` is remembered (24–8760)."),
         .init("log.level", "`info`", "Least severe level logged: trace, debug, info, notice, warning, error, critical."),
     ]

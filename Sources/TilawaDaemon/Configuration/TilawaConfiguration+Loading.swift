@@ -82,6 +82,7 @@ extension TilawaConfiguration {
         config.uploads.stagingBudgetBytes = try Int64(values.integer(
             "uploads.staging_budget_bytes", default: Int(config.uploads.stagingBudgetBytes), in: 1_048_576...Int(Int64.max / 2)))
         config.submissions.withdrawMinutes = try values.integer("submissions.withdraw_minutes", default: 10, in: 0...1_440)
+        config.comments.maxPerMinute = try values.integer("comments.max_per_minute", default: config.comments.maxPerMinute, in: 0...1_000)
         config.idempotencyRetention = try TimeInterval(values.integer("idempotency.retention_hours", default: 24, in: 24...8760) * 3600)
         let level = try values.choice("log.level", default: config.logLevel.rawValue, among: LogLevel.allCases.map(\.rawValue))
         config.logLevel = LogLevel(rawValue: level) ?? config.logLevel

@@ -135,6 +135,16 @@ extension TilawaConfiguration {
         public init() {}
     }
 
+    /// `comments.*`: the threads under coaches' replies.
+    public struct Comments: Sendable, Hashable {
+        /// `comments.max_per_minute`: comments one author (a student or a coach) may write in
+        /// any minute, over all threads; past it 429 `too_many_comments` (0: no limit).
+        public var maxPerMinute = 10
+
+        /// The defaults.
+        public init() {}
+    }
+
     /// `storage.*`: retention and disk-space guard.
     public struct Storage: Sendable, Hashable {
         /// `storage.originals_retention_days`, in seconds: how long an original upload is kept

@@ -39,6 +39,8 @@ public struct TilawaConfiguration: Sendable, Equatable {
     public var uploads = Uploads()
     /// `submissions.*`.
     public var submissions = Submissions()
+    /// `comments.*`.
+    public var comments = Comments()
     /// `idempotency.retention_hours`, in seconds.
     public var idempotencyRetention: TimeInterval = 24 * 3600
     /// `log.level`.

@@ -20,6 +20,11 @@ struct CommentRoutes: Sendable {
     /// `POST /v1/feedback/{id}/comments`: the reply's student asks a question, or a coach who
     /// may answer the submission answers. `{"text": "…"}` as JSON, or a voice clip as the
     /// body (audio/*) with an optional `?text=`.
+    ///
+    /// Each author (student or coach) writes at most `comments.max_per_minute` comments in
+    /// any minute, counted from the database: checked before the body is read (an author over
+    /// the limit never sends a clip) and again inside the insert's transaction, so racing
+    /// requests cannot pass it together; over it, 429 `too_many_comments` with `Retry-After`.
     @Sendable func comment(_ request: Request, context: TilawaRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
         let id = try api.identifier("id", in: context)
@@ -31,6 +36,12 @@ struct CommentRoutes: Sendable {
             context.refuseBody(of: request)
             throw APIProblem.forbidden("Only the student and their coach write in a reply's thread.")
         }
+        let limit = api.runtime.configuration.comments.maxPerMinute
+        if let refusal = try await api.runtime.database.commentRateRefusal(
+            author: author, authorId: principal.subject, maxPerMinute: limit, now: api.now) {
+            context.refuseBody(of: request)
+            throw Self.problem(refusal, now: api.now)
+        }
         let type = request.headers[.contentType]?.lowercased() ?? ""
         let text: String
         var clip: CommentRecord.Clip?
@@ -41,7 +52,7 @@ struct CommentRoutes: Sendable {
             // Who may write here is known before the body is read: a refused clip costs nothing.
             if let refusal = try await api.runtime.database.commentRefusal(feedbackId: id, author: author, authorId: principal.subject) {
                 context.refuseBody(of: request)
-                throw Self.problem(refusal)
+                throw Self.problem(refusal, now: api.now)
             }
             let clips = api.runtime.commentClips
             let now = api.now
@@ -61,7 +72,8 @@ struct CommentRoutes: Sendable {
         let outcome: Result<CommentRecord, AppDatabase.CommentRefusal>
         do {
             outcome = try await api.runtime.database.addComment(
-                feedbackId: id, author: author, authorId: principal.subject, text: text, clip: clip, policy: api.runtime.policy, now: api.now)
+                feedbackId: id, author: author, authorId: principal.subject, text: text, clip: clip, maxPerMinute: limit,
+                policy: api.runtime.policy, now: api.now)
         } catch {
             if let clip { api.runtime.commentClips.discard(clip) }
             throw error
@@ -72,7 +84,7 @@ struct CommentRoutes: Sendable {
             return try api.json(CommentResource(comment), status: .created)
         case let .failure(refusal):
             if let clip { api.runtime.commentClips.discard(clip) }
-            throw Self.problem(refusal)
+            throw Self.problem(refusal, now: api.now)
         }
     }
 
@@ -101,10 +113,16 @@ struct CommentRoutes: Sendable {
         return text
     }
 
-    static func problem(_ refusal: AppDatabase.CommentRefusal) -> APIProblem {
+    static func problem(_ refusal: AppDatabase.CommentRefusal, now: Date) -> APIProblem {
         switch refusal {
-        case .notFound: APIProblem.notFound("reply with this id")
-        case .notReady: FeedbackRoutes.notReady
+        case .notFound: return APIProblem.notFound("reply with this id")
+        case .notReady: return FeedbackRoutes.notReady
+        case let .tooManyComments(limit, retryAt):
+            let wait = max(1, Int(retryAt.timeIntervalSince(now).rounded(.up)))
+            return APIProblem(.tooManyRequests, code: refusal.code,
+                              detail: "You have written \(limit) comments in the last minute; you can write again in \(wait) second\(wait == 1 ? "" : "s").",
+                              extras: ["limit": .int(limit), "retry_after_seconds": .int(wait)],
+                              headers: [.retryAfter: "\(wait)"])
         }
     }
 

@@ -44,7 +44,7 @@ struct StudentRoutes: Sendable {
         case let .failure(refusal):
             let status: HTTPResponse.Status = switch refusal {
             case .unknownStudent: .notFound
-            case .semesterClosed, .notPlacingCoach: .conflict
+            case .semesterClosed, .notPlacingCoach, .alreadyPlaced: .conflict
             case .unknownLevel, .unknownCoach, .unknownSemester: .unprocessableContent
             }
             throw APIProblem(status, code: refusal.code, detail: refusal.message)
@@ -76,14 +76,17 @@ struct StudentRoutes: Sendable {
         let studentId = try api.identifier("id", in: context)
         // The feed is the student's own (and ops'); coaches read the queue instead.
         try await api.access.requireStudent(studentId, for: principal, roles: [.student, .ops])
-        let (after, before, limit) = try EventCursor.page(request)
+        let cursors = EventCursor(key: api.authority.cursorKey, recipient: .student(studentId))
+        let (after, before, limit) = try cursors.page(request)
         let database = api.runtime.database
         if let before {
             let records = try await database.events(studentId: studentId, before: before, limit: limit)
-            return try api.json(EventFeed(records: records, from: before, readState: try await database.readState(studentId: studentId)))
+            return try api.json(EventFeed(records: records, from: before, readState: try await database.readState(studentId: studentId),
+                                          cursors: cursors))
         }
         let records = try await database.events(studentId: studentId, after: after ?? 0, limit: limit)
-        return try api.json(EventFeed(records: records, from: after ?? 0, readState: try await database.readState(studentId: studentId)))
+        return try api.json(EventFeed(records: records, from: after ?? 0, readState: try await database.readState(studentId: studentId),
+                                      cursors: cursors))
     }
 
     /// `GET /v1/coaches/{id}/events` (that coach, ops): the coach's own notifications, paged
@@ -92,15 +95,15 @@ struct StudentRoutes: Sendable {
         let principal = try context.requirePrincipal()
         let coachId = try api.identifier("id", in: context)
         try await api.access.requireCoach(coachId, for: principal)
-        let (after, before, limit) = try EventCursor.page(request)
+        let cursors = EventCursor(key: api.authority.cursorKey, recipient: .coach(coachId))
+        let (after, before, limit) = try cursors.page(request)
         let database = api.runtime.database
         let records = if let before {
             try await database.coachEvents(coachId: coachId, before: before, limit: limit)
         } else {
             try await database.coachEvents(coachId: coachId, after: after ?? 0, limit: limit)
         }
-        return try api.json(CoachEventFeed(events: records.compactMap(EventFeedItem.init),
-                                           nextCursor: String(records.last?.seq ?? before ?? after ?? 0)))
+        return try api.json(CoachEventFeed(records: records, from: before ?? after ?? 0, cursors: cursors))
     }
 
     /// `POST /v1/students/{id}/events/read` (the student): `{"cursor": "…"}` marks every event
@@ -114,11 +117,15 @@ struct StudentRoutes: Sendable {
         }
         let body = try await request.body.collect(upTo: 16_384)
         guard let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any],
-              Set(object.keys) == ["cursor"], let text = object["cursor"] as? String, let cursor = EventCursor(text) else {
+              Set(object.keys) == ["cursor"], let text = object["cursor"] as? String else {
             throw APIProblem.badRequest("invalid_body", "The body must be {\"cursor\": \"…\"} with a cursor from the feed.")
         }
-        let state = try await api.runtime.database.markEventsRead(studentId: studentId, upTo: cursor.sequence, now: api.now)
-        return try api.json(ReadStateResource(state))
+        let cursors = EventCursor(key: api.authority.cursorKey, recipient: .student(studentId))
+        guard let position = cursors.position(of: text) else {
+            throw APIProblem.badRequest("invalid_cursor", "The cursor must be one this student's feed gave in a previous answer.")
+        }
+        let state = try await api.runtime.database.markEventsRead(studentId: studentId, upTo: position, now: api.now)
+        return try api.json(ReadStateResource(state, cursors: cursors))
     }
 
     @Sendable func queue(_ request: Request, context: TilawaRequestContext) async throws -> Response {

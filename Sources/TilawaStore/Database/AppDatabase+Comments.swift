@@ -45,19 +45,50 @@ extension AppDatabase {
             """)
     }
 
+    /// The migration "feedback: comments by author": the per-author comment limit counts an
+    /// author's comments of the last minute on every comment. Never edited once landed.
+    static func migrateCommentAuthors(_ db: Database) throws {
+        try db.create(index: "comment_author_created", on: "comment", columns: ["authorId", "author", "createdAt"])
+    }
+
     /// Why a comment cannot be added.
     public enum CommentRefusal: Error, Sendable, Equatable {
         /// The reply does not exist or may not be reached by this author (answered as not found).
         case notFound
         /// The reply is still being encoded.
         case notReady
+        /// The author has written `limit` comments in the last `commentWindow`; the next one is
+        /// allowed at `retryAt`.
+        case tooManyComments(limit: Int, retryAt: Date)
 
         public var code: String {
             switch self {
             case .notFound: "not_found"
             case .notReady: "not_ready"
+            case .tooManyComments: "too_many_comments"
             }
         }
+    }
+
+    /// The window of the per-author comment limit (`comments.max_per_minute`): a minute.
+    public static let commentWindow: TimeInterval = 60
+
+    /// `tooManyComments` when `authorId` (as `author`) has written `limit` or more comments
+    /// in the `commentWindow` before `now`, every thread counted, from the table itself — so a
+    /// restart does not reset it, and inside `addComment`'s write transaction it is exact
+    /// however many requests race. The next comment is allowed once the `limit`-th newest
+    /// leaves the window (with the limit kept, that is the oldest in it). Nil `limit`, or 0:
+    /// no limit.
+    static func commentRateRefusal(
+        _ db: Database, author: CommentRecord.Author, authorId: String, limit: Int?, now: Date
+    ) throws -> CommentRefusal? {
+        guard let limit, limit > 0 else { return nil }
+        let recent = try Date.fetchAll(db, sql: """
+            SELECT createdAt FROM comment WHERE authorId = ? AND author = ? AND createdAt > ?
+            ORDER BY createdAt DESC LIMIT ?
+            """, arguments: [authorId, author.rawValue, now.addingTimeInterval(-commentWindow), limit])
+        guard recent.count >= limit, let leaving = recent.last else { return nil }
+        return .tooManyComments(limit: limit, retryAt: leaving.addingTimeInterval(commentWindow))
     }
 
     /// The reply, its submission and enrolment, when `author` may write in its thread: a
@@ -76,6 +107,15 @@ extension AppDatabase {
         return .success((feedback, submission, enrolment))
     }
 
+    /// `tooManyComments` when `authorId` is at the per-author limit at `now`: the cheap check
+    /// made before a comment's body is read. `addComment` checks again, atomically with its insert.
+    public func commentRateRefusal(author: CommentRecord.Author, authorId: String, maxPerMinute: Int?, now: Date) async throws
+        -> CommentRefusal? {
+        try await writer.read { db in
+            try Self.commentRateRefusal(db, author: author, authorId: authorId, limit: maxPerMinute, now: now)
+        }
+    }
+
     /// Whether `author` may write in reply `feedbackId`'s thread now: asked before a voice
     /// clip's body is read, so a refused one costs nothing. `addComment` checks again.
     public func commentRefusal(feedbackId: String, author: CommentRecord.Author, authorId: String) async throws -> CommentRefusal? {
@@ -92,15 +132,21 @@ extension AppDatabase {
     /// turnaround) or a coach's answer (a coach who may answer the submission; every open
     /// question of the thread is answered, and the student gets `question_answered`) — one
     /// transaction. `text` may be empty when a voice `clip` (already placed durably) comes with it.
+    /// With `maxPerMinute`, an author who has written that many comments in the last minute
+    /// is refused `tooManyComments`, counted in the same write transaction as the insert, so
+    /// concurrent requests never get past the limit together.
     public func addComment(
         feedbackId: String, author: CommentRecord.Author, authorId: String, text: String, clip: CommentRecord.Clip? = nil,
-        policy: ProgramPolicy, now: Date
+        maxPerMinute: Int? = nil, policy: ProgramPolicy, now: Date
     ) async throws -> Result<CommentRecord, CommentRefusal> {
         try await immediateWrite { db in
             let (feedback, submission, enrolment): (FeedbackRecord, SubmissionRecord, EnrolmentRecord)
             switch try Self.commentTarget(db, feedbackId: feedbackId, author: author, authorId: authorId) {
             case let .success(target): (feedback, submission, enrolment) = target
             case let .failure(refusal): return .failure(refusal)
+            }
+            if let refusal = try Self.commentRateRefusal(db, author: author, authorId: authorId, limit: maxPerMinute, now: now) {
+                return .failure(refusal)
             }
             let comment = CommentRecord(
                 id: IdentifierGenerator.make("cm", now: now), feedbackId: feedback.id, submissionId: submission.id,

@@ -160,6 +160,7 @@ extension AppDatabase {
         migrator.registerMigration("feedback: voice questions", migrate: AppDatabase.migrateCommentClips)
         migrator.registerMigration("submissions: withdraw and recorded-at", migrate: AppDatabase.migrateWithdrawals)
         migrator.registerMigration("uploads: resumable", migrate: AppDatabase.migrateResumableUploads)
+        migrator.registerMigration("feedback: comments by author", migrate: AppDatabase.migrateCommentAuthors)
         return migrator
     }
 }

@@ -21,7 +21,12 @@ extension AppDatabase {
     /// `coachId`, audited with who decided and when, and the student gets `placement_ready`
     /// naming the level and the coach — one transaction. The placement answers the student's
     /// waiting placement assessments (`feedback_ready`; a coach may still reply with audio).
-    /// Placing again changes the level or coach (also audited) and tells the student again.
+    /// Placing again changes the level or coach (also audited) and tells the student again,
+    /// until the enrolment has weekly or end-of-course recordings (`recordingCount`): from
+    /// then on the same level and coach again is a no-op (the enrolment as it is, no event, no
+    /// audit row) and any other is refused `already_placed`, because the student's recordings
+    /// would show another level's titles and the coach who replied would lose their replies.
+    /// Such a change is a back-office operation on the enrolment, not a placement.
     public func placeStudent(
         _ studentId: String, levelId: String, coachId: String, semesterId: String?, by placer: Placer, now: Date
     ) async throws -> Result<EnrolmentRecord, PlacementRefusal> {
@@ -64,6 +69,15 @@ extension AppDatabase {
             return .failure(.unknownSemester(enrolment.semesterId))
         }
         if try semester.calendar().isClosed(at: now) { return .failure(.semesterClosed(semester.id)) }
+        if let enrolmentId = enrolment.id {
+            let recordings = try recordingCount(db, enrolmentId: enrolmentId)
+            if recordings > 0 {
+                // A retry of the placement that stands changes nothing; anything else is refused.
+                if enrolment.levelId == level.id, enrolment.coachId == coach.id { return .success(enrolment) }
+                return .failure(.alreadyPlaced(student: studentId, semester: semester.id, level: enrolment.levelId,
+                                               coach: enrolment.coachId, recordings: recordings))
+            }
+        }
         let isNew = enrolment.id == nil
         enrolment.levelId = level.id
         enrolment.coachId = coach.id
@@ -85,5 +99,19 @@ extension AppDatabase {
             extra: .init(level: .init(id: level.id, name: level.name), coach: .init(id: coach.id, name: coach.name),
                          semesterId: semester.id))
         return .success(enrolment)
+    }
+
+    /// The enrolment's weekly and end-of-course recordings that stand: kinds `week` and
+    /// `eoc` in any state but `failed` and `withdrawn` (those are not the student's recordings
+    /// any more: their attempt was returned). A superseded or answered one counts: it was
+    /// recorded, and may carry a coach's reply, against the level the enrolment has now. The
+    /// placement assessment does not count. Once this is above zero the level (and, for a
+    /// placement, the coach) is fixed: `place` answers `already_placed`, and a roster row
+    /// that would change the level is refused.
+    static func recordingCount(_ db: Database, enrolmentId: Int64) throws -> Int {
+        try Int.fetchOne(db, sql: """
+            SELECT COUNT(*) FROM submission
+            WHERE enrolmentId = ? AND kind IN (?, ?) AND state NOT IN \(SubmissionState.notCountedSQL)
+            """, arguments: [enrolmentId, SubmissionKind.week.rawValue, SubmissionKind.eoc.rawValue]) ?? 0
     }
 }

@@ -13,7 +13,9 @@ extension AppDatabase {
     /// Each student row is an enrolment: a row for a semester the student has no enrolment
     /// in adds one (and never touches another semester's); a row for an existing one may
     /// change the coach (kept in `enrolmentChange`) while its semester is open, and is
-    /// refused with `semester_closed` once it has closed. An empty level and coach makes a
+    /// refused with `semester_closed` once it has closed; a row that would change the level of
+    /// an enrolment with weekly or end-of-course recordings is refused `already_placed` (a
+    /// level change mid-semester is a back-office operation). An empty level and coach makes a
     /// pending enrolment; it never undoes a placement already recorded. A new placed
     /// enrolment of a semester not yet closed sends `enrolled`.
     public func importRoster(program: ProgramFile?, students: [StudentRow], studentsSource: String, now: Date) throws -> RosterImportSummary {
@@ -84,6 +86,14 @@ extension AppDatabase {
             throw RosterError(
                 .semesterClosed, source: source, line: row.line,
                 "student \(student) in semester \(RosterText.quoted(semesterId)) would change from level \(enrolment.levelId ?? "none") / coach \(enrolment.coachId ?? "none") to \(level) / \(coach), but the semester has closed and its enrolments are final; enrol them in a later semester instead")
+        }
+        if level != enrolment.levelId, let enrolmentId = enrolment.id {
+            let recordings = try recordingCount(db, enrolmentId: enrolmentId)
+            guard recordings == 0 else {
+                throw RosterError(
+                    .alreadyPlaced, source: source, line: row.line,
+                    "student \(student) in semester \(RosterText.quoted(semesterId)) is placed at level \(enrolment.levelId ?? "none") with coach \(enrolment.coachId ?? "none") and has \(recordings) weekly or end-of-course recording\(recordings == 1 ? "" : "s") there, so the row cannot move them to level \(level); keep level \(enrolment.levelId ?? "none") on this row (the coach may change) and change the level as a back-office operation")
+            }
         }
         let wasPlaced = enrolment.isPlaced
         let change: EnrolmentChangeRecord.Change = !wasPlaced ? .placed : (level != enrolment.levelId ? .placed : .coachChanged)

@@ -11,6 +11,9 @@ public enum PlacementRefusal: Error, Sendable, Equatable {
     case semesterClosed(String)
     /// The coach deciding is not one of the placing coaches.
     case notPlacingCoach(String)
+    /// The enrolment already has weekly or end-of-course recordings under another level or
+    /// coach: changing it is a back-office operation, not a placement.
+    case alreadyPlaced(student: String, semester: String, level: String?, coach: String?, recordings: Int)
 
     /// Stable code.
     public var code: String {
@@ -21,6 +24,7 @@ public enum PlacementRefusal: Error, Sendable, Equatable {
         case .unknownSemester: "unknown_semester"
         case .semesterClosed: "semester_closed"
         case .notPlacingCoach: "not_placing_coach"
+        case .alreadyPlaced: "already_placed"
         }
     }
 
@@ -33,6 +37,8 @@ public enum PlacementRefusal: Error, Sendable, Equatable {
         case let .unknownSemester(id): "There is no semester \(RosterText.quoted(id)); semesters are listed in program.yaml."
         case let .semesterClosed(id): "Semester \(RosterText.quoted(id)) has closed and its enrolments are final; place the student in a later semester."
         case let .notPlacingCoach(id): "Coach \(RosterText.quoted(id)) is not one of the coaches who place students (places: true in program.yaml)."
+        case let .alreadyPlaced(student, semester, level, coach, recordings):
+            "Student \(RosterText.quoted(student)) is already placed in semester \(RosterText.quoted(semester)) at level \(RosterText.quoted(level ?? "none")) with coach \(RosterText.quoted(coach ?? "none")) and has \(recordings == 1 ? "1 weekly or end-of-course recording" : "\(recordings) weekly or end-of-course recordings") there; changing the level or coach mid-semester is a back-office change to the enrolment, not a placement."
         }
     }
 }

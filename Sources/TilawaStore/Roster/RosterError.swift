@@ -41,6 +41,9 @@ public struct RosterError: Error, Sendable, Equatable, CustomStringConvertible {
         case unsupportedFile = "unsupported_file"
         /// A row would change an enrolment of a semester that has closed (its history is final).
         case semesterClosed = "semester_closed"
+        /// A row would change the level of an enrolment that already has weekly or
+        /// end-of-course recordings (a coach change stays allowed).
+        case alreadyPlaced = "already_placed"
 
         /// The snake_case code, so that string interpolation prints `unknown_coach`, not `unknownCoach`.
         public var description: String { rawValue }

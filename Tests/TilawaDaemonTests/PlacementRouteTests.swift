@@ -1,0 +1,54 @@
+import Foundation
+import GRDB
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import TilawaCore
+@testable import TilawaDaemon
+@_spi(Testing) @testable import TilawaStore
+import TilawaTestSupport
+
+@Suite("PUT /v1/students/{id}/placement once there are recordings")
+struct PlacementRouteTests {
+    @Test("a student with a week's recording and its reply: another level or coach is 409 already_placed naming the enrolment; the same placement is a 200 that writes nothing; another semester and a student without recordings are placed")
+    func noSilentReplacement() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        try await daemon.application().test(.live) { client in
+            let (submissionId, _) = try await daemon.answeredRecording(client)
+            let ops = try await daemon.headers(.ops, "ops", [.contentType: "application/json"])
+            func place(_ student: String, _ body: String) async throws -> TestResponse {
+                try await client.execute(uri: "/v1/students/\(student)/placement", method: .put, headers: ops, body: ByteBuffer(string: body))
+            }
+            func noise() throws -> [Int] {
+                try daemon.runtime.database.writer.read { db in
+                    [try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM event WHERE studentId = 'S1001'") ?? -1,
+                     try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM enrolmentChange") ?? -1]
+                }
+            }
+            let before = try noise()
+
+            let level = try await place("S1001", #"{"level_id": "L2", "coach_id": "C01"}"#)
+            #expect(level.status == .conflict && level.json?["code"] as? String == "already_placed")
+            let detail = try #require(level.json?["detail"] as? String)
+            #expect(detail.contains("\"fall-2026\"") && detail.contains("level \"L1\"") && detail.contains("coach \"C01\""), "\(detail)")
+            let coach = try await place("S1001", #"{"level_id": "L1", "coach_id": "C02", "decided_by": "C01"}"#)
+            #expect(coach.status == .conflict && coach.json?["code"] as? String == "already_placed")
+
+            // A retry of the placement that stands: 200, the enrolment unchanged, nothing written.
+            let same = try await place("S1001", #"{"level_id": "L1", "coach_id": "C01", "semester_id": "fall-2026"}"#)
+            #expect(same.status == .ok && same.json?["level_id"] as? String == "L1" && same.json?["coach_id"] as? String == "C01")
+            #expect(same.json?["placed_by"] as? String == "roster", "the enrolment as the roster placed it, not a new placement")
+            #expect(try noise() == before)
+            // The recording still shows its own level's week and stays with its coach.
+            #expect(try await daemon.runtime.database.submission(id: submissionId)?.state == .feedbackReady)
+
+            // Another semester, and a student with no recordings, are placed as before.
+            let spring = try await place("S1001", #"{"level_id": "L2", "coach_id": "C02", "semester_id": "spring-2027"}"#)
+            #expect(spring.status == .ok && spring.json?["semester_id"] as? String == "spring-2027" && spring.json?["level_id"] as? String == "L2")
+            let fresh = try await place("S1002", #"{"level_id": "L2", "coach_id": "C01"}"#)
+            #expect(fresh.status == .ok && fresh.json?["level_id"] as? String == "L2")
+        }
+    }
+}
