@@ -5,10 +5,10 @@
 # the time until all are accepted and encoded, and the daemon's peak RSS in each case.
 # Asserts nothing; the figure to watch is peak RSS(256) / peak RSS(32) (target <= 1.10).
 # Then fairness under abuse: 64 honest students upload at once, first alone, then while one
-# hostile student holds 32 connections whose bodies trickle in (reconnecting as soon as one is
-# refused or cut); every honest upload must be accepted, and their p95 answer time should stay
-# within 3 s of the run without the attacker.
-# Usage: scripts/bench-load.sh [path/to/tilawa]
+# hostile student holds 32 connections whose bodies trickle in (a byte every 5 s, reconnecting
+# the moment one is refused or cut; scripts/hostile-client.py); every honest upload must be
+# accepted, and their p95 answer time should stay within 3 s of the run without the attacker.
+# Usage: scripts/bench-load.sh [path/to/tilawa]   (BENCH_LOAD_PARTS="memory fairness" by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/bench-lib.sh
@@ -55,18 +55,13 @@ wait_for_encodes_in() {
   while [ "$(sqlite3 "$1/var/tilawa.sqlite" "SELECT COUNT(*) FROM job WHERE state IN ('queued','running')")" != 0 ]; do sleep 0.2; done
 }
 
-# hostile STUDENT: 32 slow bodies at once with STUDENT's token, each reconnecting as soon as it
-# ends, until $work/stop-hostile exists; each ending's HTTP status goes to $work/hostile.
+# hostile STUDENT SECONDS: 32 slow bodies at once with STUDENT's token for SECONDS, each replaced
+# by a new one the moment the server answers it (scripts/hostile-client.py); the statuses of
+# the answers go to $work/hostile.
 hostile() {
   local token; token=$("$tilawa" token issue --student "$1" --ttl 1h)
-  for _ in $(seq 1 32); do
-    ( while [ ! -e "$work/stop-hostile" ]; do
-        ( printf RIFF; sleep 290 ) | curl -s -o /dev/null -w '%{http_code}\n' -X POST -T - --max-time 300 \
-          -H "Authorization: Bearer $token" -H 'Content-Type: audio/wav' -H 'Content-Length: 1000000' -H 'Expect:' \
-          "http://127.0.0.1:$port/v1/students/$1/weeks/assessment/submissions" >> "$work/hostile" 2>/dev/null || true
-        sleep 0.2
-      done ) &
-  done
+  python3 scripts/hostile-client.py "$port" "$token" "$1" 32 "$2" "$work/hostile" &
+  hostile_pid=$!
 }
 
 # fairness LABEL ATTACK: 64 honest uploads (B0001…B0064) on a fresh daemon, with the hostile
@@ -74,15 +69,14 @@ hostile() {
 fairness() {
   local label=$1 attack=$2 state
   state=$(mktemp -d "$work/fair.XXXXXX")
-  rm -f "$work/retries" "$work/hostile" "$work/stop-hostile"; touch "$work/retries" "$work/hostile"
+  rm -f "$work/retries" "$work/hostile"; touch "$work/retries" "$work/hostile"
   TILAWA_HTTP_MAX_CONCURRENT_UPLOADS=32 start_bench_daemon_in "$state" 65
   issue_tokens 64
-  if [ "$attack" = 1 ]; then hostile B0065; sleep 3; fi
+  if [ "$attack" = 1 ]; then hostile B0065 90; sleep 3; fi
   seq -f 'B%04g' 1 64 | xargs -P 64 -I{} bash -c "upload {} '$input'" > "$work/fair-$label.txt"
-  touch "$work/stop-hostile"
+  if [ "$attack" = 1 ]; then wait "$hostile_pid"; fi
   local rss; rss=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
   kill -TERM "$pid"; wait "$pid" 2>/dev/null || true; pid=""
-  pkill -f "students/B0065/" 2>/dev/null || true
   local created p95
   created=$(grep -c ' 201$' "$work/fair-$label.txt" || true)
   p95=$(awk '{print $1}' "$work/fair-$label.txt" | sort -g | awk '{a[NR]=$1} END {i=int(NR*0.95); if (i<NR*0.95) i++; print a[i]}')
@@ -94,19 +88,24 @@ fairness() {
   fi
   eval "created_$label=$created; p95_$label=$p95"
 }
-export -f hostile 2>/dev/null || true
 
 printf 'input: 30 s of 48 kHz mono 16-bit speech, %d bytes; http.max_concurrent_uploads 32; %d cores\n' "$(stat -c %s "$input")" "$(nproc)"
+# BENCH_LOAD_PARTS=fairness runs the fairness rounds alone.
+parts=${BENCH_LOAD_PARTS:-"memory fairness"}
+if [[ " $parts " == *" memory "* ]]; then
 round 32
 round 256
 printf '%-48s %s\n' "peak RSS 256 clients / 32 clients" "$(ratio "$rss_256" "$rss_32")"
 row "peak RSS, 256 clients vs 32, cap 32" \
     "$(ratio "$rss_256" "$rss_32") ($(ratio "$rss_256" 1024 0) MB vs $(ratio "$rss_32" 1024 0) MB; $others_256 errors other than 503, $retries_256 retried 503s; target <= 1.10)" \
     "xargs -P N curl … (30 s WAV, retry on 503), N = 32 then 256, fresh daemon each; VmHWM of tilawa serve"
+fi
+if [[ " $parts " == *" fairness "* ]]; then
 input="$work/speech-30s.wav"
 fairness alone 0
 fairness attacked 1
 printf '%-48s %s\n' "fairness: p95 attacked - p95 alone (s)" "$(echo "$p95_attacked - $p95_alone" | bc -l | xargs printf '%.2f')"
 row "64 honest uploads beside a hostile student's 32 slow bodies" \
     "$created_attacked/64 accepted; p95 $(ratio "$p95_attacked" 1 2) s vs $(ratio "$p95_alone" 1 2) s alone (target: all accepted, within 3 s)" \
-    "xargs -P 64 curl … (30 s WAV) while 32 × (printf RIFF; sleep 290) | curl -T - with one student's token"
+    "xargs -P 64 curl … (30 s WAV) while scripts/hostile-client.py holds 32 trickling bodies with one student's token, reconnecting"
+fi

@@ -51,3 +51,27 @@ struct IdempotencyStateMachineTests {
         #expect(machine.answered(status: 201, body: Data()) == .ignore)
     }
 }
+
+@Suite("Idempotency-Key before the body: the slot decides what can be known early")
+struct IdempotencyHeadersTests {
+    @Test("a new key checks the rules; an answer for this slot reads the body without them; another slot's answer or a running request is refused at once")
+    func headersWithSlot() {
+        var fresh = IdempotencyStateMachine()
+        #expect(fresh.headersReceived(.unused, slot: "12") == .checkRulesThenReadBody)
+        #expect(fresh.bodyReceived(requestHash: "12:abc") == .claim(requestHash: "12:abc"))
+
+        let stored = IdempotencyStateMachine.Record.answered(requestHash: "12:abc", status: 201, body: Data("{}".utf8))
+        var replay = IdempotencyStateMachine()
+        #expect(replay.headersReceived(stored, slot: "12") == .readBody)
+        _ = replay.bodyReceived(requestHash: "12:abc")
+        #expect(replay.claimAnswered(stored) == .replay(status: 201, body: Data("{}".utf8)))
+
+        // "1" is a prefix of "12": the slot is compared up to its colon.
+        var otherSlot = IdempotencyStateMachine()
+        #expect(otherSlot.headersReceived(stored, slot: "1") == .refuse(.keyReused))
+        #expect(otherSlot.bodyReceived(requestHash: "1:abc") == .ignore)
+
+        var running = IdempotencyStateMachine()
+        #expect(running.headersReceived(.inFlight, slot: "12") == .refuse(.keyInUse))
+    }
+}

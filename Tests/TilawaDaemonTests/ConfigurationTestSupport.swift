@@ -56,6 +56,11 @@ func numericField(_ key: String, of config: TilawaConfiguration) -> Double? {
     case "http.port": Double(config.http.port)
     case "http.max_upload_bytes": Double(config.http.maxUploadBytes)
     case "http.upload_timeout_seconds": config.http.uploadTimeout
+    case "http.max_concurrent_uploads": Double(config.http.maxConcurrentUploads)
+    case "http.max_uploads_per_principal": Double(config.http.maxUploadsPerPrincipal)
+    case "http.coach_upload_slots": Double(config.http.coachUploadSlots)
+    case "http.min_upload_bytes_per_second": Double(config.http.minUploadBytesPerSecond)
+    case "http.min_upload_rate_window_seconds": config.http.minUploadRateWindow
     case "auth.default_token_ttl_seconds": config.auth.defaultTokenTTL
     case "dropbox.settle_seconds": config.dropbox.settleTime
     case "dropbox.poll_interval_seconds": config.dropbox.pollInterval
