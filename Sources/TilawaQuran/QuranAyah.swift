@@ -1,0 +1,35 @@
+/// One ayah with its text exactly as Tanzil's file has it.
+public struct QuranAyah: Sendable, Hashable {
+    /// The surah, 1…114.
+    public var surah: Int
+    /// The ayah within the surah, 1 or more.
+    public var ayah: Int
+    /// The text, verbatim (with Tanzil's basmala on ayah 1 of surahs other than 1 and 9).
+    public var text: String
+
+    /// An ayah and its text.
+    public init(surah: Int, ayah: Int, text: String) {
+        self.surah = surah
+        self.ayah = ayah
+        self.text = text
+    }
+}
+
+extension QuranText {
+    /// Every ayah of `ranges`, range by range, in order; an ayah the text lacks is left out
+    /// (ranges read by `AyahRange.parseList` have none).
+    public func ayahs(in ranges: [AyahRange]) -> [QuranAyah] {
+        ranges.flatMap { range in
+            range.ayahs.compactMap { number in
+                ayah(surah: range.surah, ayah: number).map { QuranAyah(surah: range.surah, ayah: number, text: $0) }
+            }
+        }
+    }
+
+    /// The ayahs of a stored list (`1:1-7; 114:1-6`); empty when `list` is nil, empty, or no
+    /// longer reads (a database written by hand): a passage without text, never a failed request.
+    public func ayahs(inList list: String?) -> [QuranAyah] {
+        guard let list, let ranges = try? AyahRange.parseList(list, in: self) else { return [] }
+        return ayahs(in: ranges)
+    }
+}
