@@ -37,13 +37,15 @@ let package = Package(
 
         // The programme's rules as pure values and functions: no I/O, no clock reads.
         .target(name: "TilawaCore"),
+        // Tanzil's Quran text (embedded at build time from data/quran/), its index, ayah ranges.
+        .target(name: "TilawaQuran", plugins: ["EmbedQuranText"]),
         // Decoding, analysis, Ogg Opus encoding, ALSA capture: the only place that touches the C modules.
         .target(name: "TilawaAudio", dependencies: ["CFFmpeg", "COpusEnc", "CEBUR128", "CALSA", "TilawaCore"]),
         // SQLite (GRDB), migrations, records, the artifact file store, programme files.
         .target(
             name: "TilawaStore",
             dependencies: [
-                "TilawaCore",
+                "TilawaCore", "TilawaQuran",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Yams", package: "Yams"),
             ]
@@ -52,7 +54,7 @@ let package = Package(
         .target(
             name: "TilawaDaemon",
             dependencies: [
-                "TilawaCore", "TilawaAudio", "TilawaStore", "CFileShims",
+                "TilawaCore", "TilawaAudio", "TilawaStore", "TilawaQuran", "CFileShims",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -80,6 +82,9 @@ let package = Package(
         // The build-time tool that embeds openapi/openapi.yaml in TilawaDaemon, and its plugin.
         .executableTarget(name: "openapi-embed"),
         .plugin(name: "EmbedOpenAPI", capability: .buildTool(), dependencies: ["openapi-embed"]),
+        // The build-time tool that embeds data/quran/quran-uthmani.txt in TilawaQuran, and its plugin.
+        .executableTarget(name: "text-embed"),
+        .plugin(name: "EmbedQuranText", capability: .buildTool(), dependencies: ["text-embed"]),
         .executableTarget(
             name: "tilawa",
             dependencies: [
@@ -97,10 +102,11 @@ let package = Package(
                 path: "Tests/TilawaTestSupport"),
         .testTarget(name: "TilawaCoreTests", dependencies: ["TilawaCore"]),
         .testTarget(name: "TilawaAudioTests", dependencies: ["TilawaAudio", "TilawaCore", "TilawaTestSupport"]),
-        .testTarget(name: "TilawaStoreTests", dependencies: ["TilawaStore", "TilawaCore"]),
+        .testTarget(name: "TilawaStoreTests", dependencies: ["TilawaStore", "TilawaCore", "TilawaQuran"]),
+        .testTarget(name: "TilawaQuranTests", dependencies: ["TilawaQuran"]),
         .testTarget(
             name: "TilawaDaemonTests",
-            dependencies: ["TilawaDaemon", "TilawaStore", "TilawaAudio", "TilawaCore", "TilawaTestSupport",
+            dependencies: ["TilawaDaemon", "TilawaStore", "TilawaAudio", "TilawaCore", "TilawaQuran", "TilawaTestSupport",
                            .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "HummingbirdTesting", package: "hummingbird"),
                            .product(name: "AsyncHTTPClient", package: "async-http-client")]

@@ -28,7 +28,7 @@ struct RosterFileKindTests {
         let documented = [
             "malformed_yaml", "malformed_csv", "missing_field", "invalid_identifier", "duplicate_id", "unknown_coach",
             "unknown_level", "unknown_semester", "semester_not_saturday", "invalid_time_zone", "incomplete_curriculum",
-            "invalid_week", "unsupported_file", "semester_closed", "already_placed",
+            "invalid_week", "unsupported_file", "semester_closed", "already_placed", "invalid_ayahs", "unknown_ayah",
         ]
         let codes = Set(RosterError.Code.allCases.map(\.rawValue))
         for code in documented {

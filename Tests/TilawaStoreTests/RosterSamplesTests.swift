@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TilawaCore
+import TilawaQuran
 import TilawaStore
 
 /// The sample programme shipped in `config/` must import as it is (`make run` imports it).
@@ -47,6 +48,31 @@ struct RosterSamplesTests {
         // No passage is set twice across the whole curriculum.
         let passages = program.levels.flatMap { $0.weeks.map(\.passage) }
         #expect(Set(passages).count == passages.count)
+    }
+
+    @Test("every week and every EOC of config/program.yaml names its ayahs, and a week's match its passage")
+    func programAyahs() throws {
+        let program = try ProgramFile.parse(try read("program.yaml"), source: "config/program.yaml")
+        let reference = /(\d{1,3}):(\d{1,3})-(\d{1,3})$/
+        for level in program.levels {
+            for week in level.weeks {
+                let match = try #require(week.passage.firstMatch(of: reference), "\(level.id) week \(week.week)")
+                let expected = AyahRange(surah: try #require(Int(match.1)), first: try #require(Int(match.2)), last: try #require(Int(match.3)))
+                #expect(week.ayahs == [expected], "\(level.id) week \(week.week): \(week.passage)")
+            }
+            #expect(!level.eoc.ayahs.isEmpty, "\(level.id) EOC")
+            #expect(level.eoc.arabic == nil, "\(level.id): the sample uses ayahs, not hand-typed Arabic")
+            // An EOC reviews the level: every range it lists lies within one of the level's weeks.
+            let weekRanges = level.weeks.flatMap(\.ayahs)
+            for range in level.eoc.ayahs {
+                #expect(weekRanges.contains { $0.surah == range.surah && $0.first <= range.first && range.last <= $0.last },
+                        "\(level.id) EOC \(range)")
+            }
+        }
+        // Foundations' EOC: Al-Fatiha, then An-Nas back to Al-Asr (114-103), 13 surahs in all.
+        let foundations = try #require(program.levels.first)
+        #expect(foundations.eoc.ayahs.map(\.surah) == [1] + Array((103...114).reversed()))
+        #expect(QuranText.uthmani.ayahs(in: foundations.eoc.ayahs).count == 7 + 6 + 5 + 4 + 5 + 3 + 6 + 3 + 7 + 4 + 5 + 9 + 3)
     }
 
     @Test("config/students.csv parses and validates against the sample programme")

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import TilawaQuran
 import TilawaCore
 
 extension AppDatabase {
@@ -38,11 +39,12 @@ extension AppDatabase {
                     try LevelRecord(
                         id: level.id, name: level.name, position: position, eocOpensWeek: level.eoc.opensWeek,
                         eocTitle: level.eoc.title, eocPassage: level.eoc.passage, eocArabic: level.eoc.arabic,
-                        eocCovers: level.eoc.covers
+                        eocCovers: level.eoc.covers, eocAyahs: level.eoc.ayahs.isEmpty ? nil : level.eoc.ayahs.listDescription
                     ).upsert(db)
                     summary.levels += 1
                     for week in level.weeks {
-                        try CurriculumWeekRecord(levelId: level.id, week: week.week, title: week.title, passage: week.passage).upsert(db)
+                        try CurriculumWeekRecord(levelId: level.id, week: week.week, title: week.title, passage: week.passage,
+                                                 ayahs: week.ayahs.isEmpty ? nil : week.ayahs.listDescription).upsert(db)
                         summary.curriculumWeeks += 1
                     }
                 }

@@ -3,20 +3,27 @@ import GRDB
 import TilawaCore
 
 /// What a submission's resource shows beside the row: the coach of its enrolment (who will
-/// reply) and the replies it has, with their coaches' names.
+/// reply), the replies it has, with their coaches' names, and the passage it recites.
 public struct SubmissionExtras: Sendable {
     public var coach: CoachRecord?
     public var replies: [FeedbackRecord]
     public var coachNames: [String: String]
     /// The threads under the replies, by reply id, oldest first.
     public var comments: [String: [CommentRecord]]
+    /// The passage of its week (or its level's EOC) in the curriculum of its enrolment's
+    /// level, as the timeline shows it; nil for a placement assessment or before placement.
+    public var passage: String?
+    /// That passage's ayah ranges as stored (`1:1-7; 114:1-6`); nil when there are none.
+    public var ayahs: String?
 
     public init(coach: CoachRecord? = nil, replies: [FeedbackRecord] = [], coachNames: [String: String] = [:],
-                comments: [String: [CommentRecord]] = [:]) {
+                comments: [String: [CommentRecord]] = [:], passage: String? = nil, ayahs: String? = nil) {
         self.coach = coach
         self.replies = replies
         self.coachNames = coachNames
         self.comments = comments
+        self.passage = passage
+        self.ayahs = ayahs
     }
 }
 
@@ -44,9 +51,25 @@ extension AppDatabase {
                 """, arguments: [submission.id])
             let comments = Dictionary(grouping: try CommentRecord.filter(Column("submissionId") == submission.id)
                 .order(Column("createdAt")).fetchAll(db), by: \.feedbackId)
+            // The curriculum as it is now, like the timeline's weeks: a re-imported passage shows on both.
+            let passage: Row? = switch submission.kind {
+            case .week:
+                try Row.fetchOne(db, sql: """
+                    SELECT curriculumWeek.passage, curriculumWeek.ayahs FROM curriculumWeek
+                    JOIN enrolment ON enrolment.levelId = curriculumWeek.levelId
+                    WHERE enrolment.id = ? AND curriculumWeek.week = ?
+                    """, arguments: [submission.enrolmentId, submission.week])
+            case .eoc:
+                try Row.fetchOne(db, sql: """
+                    SELECT level.eocPassage AS passage, level.eocAyahs AS ayahs FROM level
+                    JOIN enrolment ON enrolment.levelId = level.id WHERE enrolment.id = ?
+                    """, arguments: [submission.enrolmentId])
+            case .assessment:
+                nil
+            }
             return SubmissionExtras(coach: coach, replies: replies,
                                     coachNames: Dictionary(names.map { ($0["id"], $0["name"]) }, uniquingKeysWith: { first, _ in first }),
-                                    comments: comments)
+                                    comments: comments, passage: passage?["passage"], ayahs: passage?["ayahs"])
         }
     }
 }

@@ -9,12 +9,16 @@ public struct CurriculumWeekRecord: Codable, Sendable, Equatable, FetchableRecor
     public var week: Int
     public var title: String
     public var passage: String
+    /// The passage's ayah ranges as `program.yaml` gives them, normalised (`1:1-7; 114:1-6`);
+    /// nil when the file gave none. The text of each ayah comes from the embedded Quran text.
+    public var ayahs: String?
 
     /// Creates a record.
-    public init(levelId: String, week: Int, title: String, passage: String) {
+    public init(levelId: String, week: Int, title: String, passage: String, ayahs: String? = nil) {
         self.levelId = levelId
         self.week = week
         self.title = title
         self.passage = passage
+        self.ayahs = ayahs
     }
 }

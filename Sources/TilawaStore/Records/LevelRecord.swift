@@ -11,15 +11,18 @@ public struct LevelRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     public var position: Int
     /// The week whose unlock opens the end-of-course assessment.
     public var eocOpensWeek: Int
-    /// The end-of-course passage: title, reference, Arabic text, what it covers.
+    /// The end-of-course passage: title, reference, hand-typed Arabic text (older programme
+    /// files only), what it covers.
     public var eocTitle: String?
     public var eocPassage: String?
     public var eocArabic: String?
     public var eocCovers: String?
+    /// The end-of-course ayah ranges, normalised (`1:1-7; 114:1-6`); nil when the file gave none.
+    public var eocAyahs: String?
 
     /// Creates a record.
     public init(id: String, name: String, position: Int = 0, eocOpensWeek: Int = 14, eocTitle: String? = nil,
-                eocPassage: String? = nil, eocArabic: String? = nil, eocCovers: String? = nil) {
+                eocPassage: String? = nil, eocArabic: String? = nil, eocCovers: String? = nil, eocAyahs: String? = nil) {
         self.id = id
         self.name = name
         self.position = position
@@ -28,5 +31,6 @@ public struct LevelRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
         self.eocPassage = eocPassage
         self.eocArabic = eocArabic
         self.eocCovers = eocCovers
+        self.eocAyahs = eocAyahs
     }
 }

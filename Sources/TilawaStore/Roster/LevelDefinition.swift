@@ -1,3 +1,5 @@
+import TilawaQuran
+
 /// One level of the curriculum from `config/program.yaml`: what is recited in each week.
 public struct LevelDefinition: Sendable, Equatable {
     /// The level id (`level` in `config/students.csv`), e.g. "L1"; it satisfies the same
@@ -19,15 +21,21 @@ public struct LevelDefinition: Sendable, Equatable {
         public var title: String?
         /// The reference to recite, e.g. "An-Naba 78:1-16".
         public var passage: String?
-        /// The passage in Arabic script.
+        /// The ayahs to recite (`ayahs: "1:1-7; 114:1-6"`), checked against the Quran text;
+        /// empty when the file gives none.
+        public var ayahs: [AyahRange]
+        /// Hand-typed Arabic text (`arabic:`), read from files written before `ayahs` existed
+        /// and served as the timeline's deprecated `passage.arabic`; `ayahs` replaces it.
         public var arabic: String?
         /// What it covers, e.g. "Weeks 1–13: the last 13 surahs".
         public var covers: String?
 
-        public init(opensWeek: Int = 14, title: String? = nil, passage: String? = nil, arabic: String? = nil, covers: String? = nil) {
+        public init(opensWeek: Int = 14, title: String? = nil, passage: String? = nil, ayahs: [AyahRange] = [],
+                    arabic: String? = nil, covers: String? = nil) {
             self.opensWeek = opensWeek
             self.title = title
             self.passage = passage
+            self.ayahs = ayahs
             self.arabic = arabic
             self.covers = covers
         }

@@ -10,7 +10,8 @@ extension ProgramFile {
     ///   - source: the file name as the administrator gave it, used in messages.
     /// - Throws: the first problem in file order, e.g. `malformed_yaml`, `missing_field`,
     ///   `invalid_identifier`, `duplicate_id`, `semester_not_saturday`, `invalid_time_zone`,
-    ///   `incomplete_curriculum`, `invalid_week`, `invalid_value`, `unknown_field`.
+    ///   `incomplete_curriculum`, `invalid_week`, `invalid_value`, `unknown_field`,
+    ///   `invalid_ayahs`, `unknown_ayah` (an `ayahs` list checked against the Quran text).
     public static func parse(_ text: String, source: String) throws(RosterError) -> ProgramFile {
         let root = try YAMLDocument.compose(text, source: source)
         return try ProgramFileReader(source: source).read(root)

@@ -1,5 +1,6 @@
 import Foundation
 import TilawaCore
+import TilawaQuran
 import Yams
 
 /// Walks the node tree of `config/program.yaml` into a `ProgramFile` (see `ProgramFile.parse`).
@@ -14,8 +15,9 @@ struct ProgramFileReader {
     private static let semesterKeys = ["id", "name", "start"]
     private static let coachKeys = ["id", "name", "email", "places"]
     private static let levelKeys = ["id", "name", "weeks", "eoc"]
-    private static let eocKeys = ["opens_week", "title", "passage", "arabic", "covers"]
-    private static let weekKeys = ["week", "title", "passage"]
+    // `arabic` (hand-typed EOC text) is still read from older files; `ayahs` replaces it.
+    private static let eocKeys = ["opens_week", "title", "passage", "ayahs", "arabic", "covers"]
+    private static let weekKeys = ["week", "title", "passage", "ayahs"]
 
     func read(_ root: Node?) throws(RosterError) -> ProgramFile {
         guard let root else {
@@ -240,7 +242,7 @@ struct ProgramFileReader {
         }
         return LevelDefinition.EOC(
             opensWeek: opensWeek, title: try item.text("title", required: false), passage: try item.text("passage", required: false),
-            arabic: try item.text("arabic", required: false), covers: try item.text("covers", required: false))
+            ayahs: try ayahs(item), arabic: try item.text("arabic", required: false), covers: try item.text("covers", required: false))
     }
 
     /// An optional `true`/`false` (default false).
@@ -278,9 +280,10 @@ struct ProgramFileReader {
             }
             let title = problems.attempt { () throws(RosterError) in try item.text("title") ?? "" }
             let passage = problems.attempt { () throws(RosterError) in try item.text("passage") ?? "" }
+            let ayahs = problems.attempt { () throws(RosterError) in try self.ayahs(item) }
             try problems.throwIfAny()
-            guard let number, let title, let passage else { continue }
-            weeks.append(WeekDefinition(week: number, title: title, passage: passage))
+            guard let number, let title, let passage, let ayahs else { continue }
+            weeks.append(WeekDefinition(week: number, title: title, passage: passage, ayahs: ayahs))
         }
         let missing = (1...ProgramFile.weekCount).filter { lines[$0] == nil }
         if !missing.isEmpty {
@@ -303,6 +306,20 @@ struct ProgramFileReader {
             .invalidWeek, source: source, line: item.line(of: "week"),
             "\(item.path("week")): \(RosterText.quoted(text)) is not a week; weeks are numbered 1 to \(ProgramFile.weekCount)"
         )
+    }
+
+    /// The optional `ayahs` of a week or an EOC, checked against Tanzil's Quran text; empty when absent.
+    private func ayahs(_ item: YAMLMapping) throws(RosterError) -> [AyahRange] {
+        guard let text = try item.text("ayahs", required: false) else { return [] }
+        do throws(AyahRangeError) {
+            return try AyahRange.parseList(text, in: QuranText.uthmani)
+        } catch {
+            let code: RosterError.Code = switch error {
+            case .unknownSurah, .unknownAyah: .unknownAyah
+            case .empty, .malformed, .reversed, .overlapping: .invalidAyahs
+            }
+            throw RosterError(code, source: source, line: item.line(of: "ayahs"), "\(item.path("ayahs")): \(error.description)")
+        }
     }
 
     // MARK: Shared

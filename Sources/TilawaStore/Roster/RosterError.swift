@@ -32,6 +32,11 @@ public struct RosterError: Error, Sendable, Equatable, CustomStringConvertible {
         case incompleteCurriculum = "incomplete_curriculum"
         /// A week number is not 1…15 or appears twice in one level.
         case invalidWeek = "invalid_week"
+        /// An `ayahs` list that does not read: not `surah:first-last` or `surah:ayah` ranges
+        /// separated by `;`, a range that ends before it starts, or an ayah listed twice.
+        case invalidAyahs = "invalid_ayahs"
+        /// An `ayahs` range names a surah or an ayah that Tanzil's Quran text does not have.
+        case unknownAyah = "unknown_ayah"
         /// A value has the wrong type or is out of range (a start that is not a real
         /// `YYYY-MM-DD` date, negative grace days, a list where text belongs, a line break in a name).
         case invalidValue = "invalid_value"

@@ -41,6 +41,11 @@ public struct SubmissionResource: Encodable, Sendable, Equatable {
     public var withdrawnAt: Date?
     /// Until when the student may still withdraw it; null when they no longer can.
     public var withdrawableUntil: Date?
+    /// The passage of its week or EOC (`passage` in the timeline); null for a placement assessment.
+    public var passage: String?
+    /// That passage ayah by ayah, `[{surah, ayah, text}]` as on the timeline; empty when
+    /// there is none (a placement assessment, a programme file without `ayahs`).
+    var ayahs: [AyahResource]
     /// The playback gain (dB) the Ogg's OpusHead and the MP4's dOps carry; a player of the CAF
     /// variant, which has no place for it, applies it itself. Null until encoded.
     public var playbackGainDB: Double?
@@ -88,6 +93,8 @@ public struct SubmissionResource: Encodable, Sendable, Equatable {
         feedbackDueAt = record.feedbackDueAt
         coach = extras.coach.map { CoachRef(id: $0.id, name: $0.name) }
         result = record.result
+        passage = extras.passage
+        ayahs = AyahResource.list(extras.ayahs)
         feedback = extras.replies.map { reply in
             Reply(id: reply.id, coachName: extras.coachNames[reply.coachId], receivedAt: reply.receivedAt, notes: reply.notes,
                   result: reply.result, comments: (extras.comments[reply.id] ?? []).map(CommentResource.init),
@@ -99,7 +106,7 @@ public struct SubmissionResource: Encodable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, week, kind, state, late, analysis, source, warnings, attempts, links, coach, result, feedback
+        case id, week, kind, state, late, analysis, source, warnings, attempts, links, coach, result, feedback, passage, ayahs
         case studentId
         case receivedAt
         case semesterId
@@ -131,5 +138,7 @@ public struct SubmissionResource: Encodable, Sendable, Equatable {
         try container.encode(withdrawnAt, forKey: .withdrawnAt)
         try container.encode(withdrawableUntil, forKey: .withdrawableUntil)
         try container.encode(playbackGainDB, forKey: .playbackGainDB)
+        try container.encode(passage, forKey: .passage)
+        try container.encode(ayahs, forKey: .ayahs)
     }
 }

@@ -133,6 +133,8 @@ public struct TimelineResource: Encodable, Sendable {
         var number: Int
         var title: String
         var passage: String
+        /// The passage ayah by ayah; empty when the programme file names no ayahs.
+        var ayahs: [AyahResource]
         var unlocksAt: Date
         var dueAt: Date
         var state: String
@@ -159,6 +161,8 @@ public struct TimelineResource: Encodable, Sendable {
         var result: EOCResult?
         var message: String
         var passage: Passage
+        /// The EOC passage ayah by ayah; empty when the programme file names no ayahs.
+        var ayahs: [AyahResource]
         /// Newest first.
         var submissions: [SubmissionSummary]
         var feedback: [FeedbackSummary]
@@ -174,12 +178,13 @@ public struct TimelineResource: Encodable, Sendable {
             try container.encode(result, forKey: .result)
             try container.encode(message, forKey: .message)
             try container.encode(passage, forKey: .passage)
+            try container.encode(ayahs, forKey: .ayahs)
             try container.encode(submissions, forKey: .submissions)
             try container.encode(feedback, forKey: .feedback)
         }
 
         enum CodingKeys: String, CodingKey {
-            case state, have, need, result, message, passage, submissions, feedback
+            case state, have, need, result, message, passage, ayahs, submissions, feedback
             case opensAt
             case closesAt
             case resultsExpectedBy
@@ -298,6 +303,7 @@ public struct TimelineResource: Encodable, Sendable {
             message: status.message(now: now, in: zone, levelName: level?.name, resultsExpectedBy: underReview?.feedbackDueAt,
                                     businessDays: data.policy.eocFeedbackDueBusinessDays),
             passage: .init(title: level?.eocTitle, reference: level?.eocPassage, arabic: level?.eocArabic, covers: level?.eocCovers),
+            ayahs: AyahResource.list(level?.eocAyahs),
             submissions: eocRecords.map(summary), feedback: feedbackSummaries(for: eocRecords))
 
         let titles = Dictionary(data.curriculum.map { ($0.week, $0) }, uniquingKeysWith: { first, _ in first })
@@ -323,6 +329,7 @@ public struct TimelineResource: Encodable, Sendable {
             }
             let curriculum = titles[number]
             return Week(number: number, title: curriculum?.title ?? "Week \(number)", passage: curriculum?.passage ?? "",
+                        ayahs: AyahResource.list(curriculum?.ayahs),
                         unlocksAt: calendar.unlock(week: number), dueAt: calendar.deadline(week: number), state: state,
                         submissions: records.map(summary), feedback: feedbackSummaries(for: records))
         } : []
