@@ -202,8 +202,16 @@ struct OpenAPIResponseTests {
             _ = try await call(.post, feedback, "/v1/submissions/\(id)/feedback", try await auth(.coach, "C01", [.contentType: "text/plain"]), body: opus)
             _ = try await call(.post, feedback, "/v1/submissions/\(id)/feedback", try await auth(.coach, "C01", [.contentType: "audio/wav"]),
                                body: try TestDaemon.fixture("digital_silence.wav"))
-            let reply = try await call(.post, feedback, "/v1/submissions/\(id)/feedback", coach, body: opus)
+            var keyedReply = coach
+            keyedReply[.idempotencyKey] = "contract-reply"
+            let reply = try await call(.post, feedback, "/v1/submissions/\(id)/feedback", keyedReply, body: opus)
             let feedbackId = try #require(reply.json?["id"] as? String)
+            // The retry after a lost answer: the same reply, replayed; another body under the key: 409.
+            let replayedReply = try await call(.post, feedback, "/v1/submissions/\(id)/feedback", keyedReply, body: opus)
+            #expect(replayedReply.status == .created && replayedReply.headers[.idempotentReplayed] == "true")
+            let reusedReply = try await call(.post, feedback, "/v1/submissions/\(id)/feedback", keyedReply,
+                                             body: try TestDaemon.fixture("speech.m4a"))
+            #expect(reusedReply.json?["code"] as? String == "idempotency_key_reused")
             let json = try await auth(.coach, "C01", [.contentType: "application/json"])
             _ = try await call(.patch, "/v1/feedback/{id}", "/v1/feedback/\(feedbackId)", json, body: ByteBuffer(string: #"{"notes": "Well done."}"#))
             _ = try await call(.patch, "/v1/feedback/{id}", "/v1/feedback/\(feedbackId)", json, body: ByteBuffer(string: #"{"note": 1}"#))
