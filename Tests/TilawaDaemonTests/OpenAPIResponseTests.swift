@@ -356,6 +356,17 @@ struct OpenAPIResponseTests {
                                body: ByteBuffer(string: #"{"level_id": "L1", "coach_id": "C02"}"#))
             _ = try await call(.put, placement, "/v1/students/S1011/placement", [.contentType: "application/json"],
                                body: ByteBuffer(string: #"{"level_id": "L1", "coach_id": "C02"}"#))
+            // Placing coaches: C02 does not place (403 for any id), C01 in their own name only.
+            _ = try await call(.put, placement, "/v1/students/S1012/placement", try await auth(.coach, "C02", [.contentType: "application/json"]),
+                               body: ByteBuffer(string: #"{"level_id": "L1", "coach_id": "C02"}"#))
+            let coachJSON = try await auth(.coach, "C01", [.contentType: "application/json"])
+            _ = try await call(.put, placement, "/v1/students/S1012/placement", coachJSON,
+                               body: ByteBuffer(string: #"{"level_id": "L1", "coach_id": "C02", "decided_by": "C03"}"#))
+            let byCoach = try await call(.put, placement, "/v1/students/S1012/placement", coachJSON,
+                                         body: ByteBuffer(string: #"{"level_id": "L1", "coach_id": "C02", "semester_id": "spring-2027"}"#))
+            #expect(byCoach.status == .ok && byCoach.json?["placed_by"] as? String == "coach:C01")
+            _ = try await call(.put, placement, "/v1/students/S1004/placement", coachJSON,
+                               body: ByteBuffer(string: #"{"level_id": "L1", "coach_id": "C01"}"#))
 
             // The coach's queue, status, operations.
             _ = try await call(.get, "/v1/coaches/{id}/queue", "/v1/coaches/C01/queue", try await auth(.coach, "C01"))
