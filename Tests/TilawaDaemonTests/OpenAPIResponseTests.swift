@@ -263,6 +263,45 @@ struct OpenAPIResponseTests {
             _ = try await call(.post, listened, "/v1/feedback/\(feedbackId)/listened")
             _ = try await call(.post, listened, "/v1/feedback/bad.id/listened", student)
 
+            // Annotations: written and spoken, each documented refusal, the correction's audio, the history, deleting.
+            let annotations = "/v1/submissions/{id}/annotations"
+            let markJSON = try await auth(.coach, "C01", [.contentType: "application/json"])
+            let validMark = ByteBuffer(string: #"{"at_seconds": 2, "surah": 104, "ayah": 1, "kind": "tajweed", "text": "The madd."}"#)
+            let mark = try await call(.post, annotations, "/v1/submissions/\(id)/annotations", markJSON, body: validMark)
+            #expect(mark.status == .created)
+            let markId = try #require(mark.json?["id"] as? String)
+            _ = try await call(.post, annotations, "/v1/submissions/\(id)/annotations", markJSON,
+                               body: ByteBuffer(string: #"{"at_seconds": 2, "kind": "spelling", "text": "x"}"#))
+            _ = try await call(.post, annotations, "/v1/submissions/\(id)/annotations", markJSON, body: ByteBuffer(string: #"{"at": 2}"#))
+            _ = try await call(.post, annotations, "/v1/submissions/\(id)/annotations",
+                               try await auth(.coach, "C02", [.contentType: "application/json"]), body: validMark)
+            _ = try await call(.post, annotations, "/v1/submissions/\(id)/annotations",
+                               try await auth(.student, "S1001", [.contentType: "application/json"]), body: validMark)
+            _ = try await call(.post, annotations, "/v1/submissions/\(id)/annotations", try await auth(.coach, "C01", [.contentType: "text/plain"]),
+                               body: ByteBuffer(string: "x"))
+            _ = try await call(.post, annotations, "/v1/submissions/\(id)/annotations", [.contentType: "application/json"], body: validMark)
+            let spokenMark = try await call(.post, annotations, "/v1/submissions/\(id)/annotations?at_seconds=3&kind=harakah",
+                                            try await auth(.coach, "C01", ogg), body: opus)
+            let spokenId = try #require(spokenMark.json?["id"] as? String)
+            _ = try await call(.post, annotations, "/v1/submissions/\(id)/annotations?at_seconds=3&kind=harakah",
+                               try await auth(.coach, "C01", [.contentType: "audio/wav"]), body: try TestDaemon.fixture("digital_silence.wav"))
+            for template in ["/v1/annotations/{id}/audio", "/v1/annotations/{id}/waveform"] {
+                _ = try await call(.get, template, template.replacingOccurrences(of: "{id}", with: spokenId), student)
+                _ = try await call(.get, template, template.replacingOccurrences(of: "{id}", with: markId), student)
+                _ = try await call(.get, template, template.replacingOccurrences(of: "{id}", with: "ann_none"), student)
+            }
+            let history = "/v1/students/{id}/annotations"
+            _ = try await call(.get, history, "/v1/students/S1001/annotations?surah=104&ayah=1", student)
+            _ = try await call(.get, history, "/v1/students/S1001/annotations", try await auth(.coach, "C01"))
+            _ = try await call(.get, history, "/v1/students/S1001/annotations?ayah=1", student)
+            _ = try await call(.get, history, "/v1/students/S1001/annotations", try await auth(.coach, "C02"))
+            _ = try await call(.get, history, "/v1/students/S1001/annotations")
+            let oneMark = "/v1/annotations/{id}"
+            _ = try await call(.delete, oneMark, "/v1/annotations/\(markId)", try await auth(.coach, "C02"))
+            _ = try await call(.delete, oneMark, "/v1/annotations/\(markId)", student)
+            _ = try await call(.delete, oneMark, "/v1/annotations/\(markId)", try await auth(.coach, "C01"))
+            _ = try await call(.delete, oneMark, "/v1/annotations/\(markId)")
+
             // Second chances: withdraw (200, 403, 404, 409), the replayed key (410), a malformed Recorded-At (400).
             var s1002 = try await auth(.student, "S1002", ogg)
             s1002[.idempotencyKey] = "contract-withdraw"

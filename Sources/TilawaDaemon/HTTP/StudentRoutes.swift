@@ -94,13 +94,16 @@ struct StudentRoutes: Sendable {
             }
             return text
         }
-        guard let data = try await api.runtime.database.timeline(
+        guard var data = try await api.runtime.database.timeline(
             studentId: studentId, semesterId: semester, policy: api.runtime.policy, now: api.now) else {
             if semester != nil {
                 throw APIProblem(.notFound, code: "unknown_semester", detail: "The student has no enrolment in that semester.")
             }
             throw APIProblem.unknownStudent
         }
+        // Each recording's marks; a student sees those of recordings whose reply is out.
+        data.annotations = try await api.runtime.database.annotations(submissionIds: data.submissions.map(\.id),
+                                                                      sentOnly: principal.role == .student)
         return try api.json(TimelineResource(data, now: api.now))
     }
 

@@ -142,7 +142,9 @@ struct SubmissionRoutes: Sendable {
     @Sendable func show(_ request: Request, context: TilawaRequestContext) async throws -> Response {
         let submission = try await visibleSubmission(context)
         let attempts = try await api.attempts(of: submission.studentId)
-        let extras = try await api.runtime.database.submissionExtras(submission)
+        var extras = try await api.runtime.database.submissionExtras(submission)
+        // The coach's marks are a draft until the reply is out.
+        if try context.requirePrincipal().role == .student, submission.state != .feedbackReady { extras.annotations = [] }
         return try api.json(SubmissionResource(submission, attempts: attempts, extras: extras,
                                                withdrawMinutes: api.runtime.configuration.submissions.withdrawMinutes, now: api.now))
     }

@@ -10,13 +10,16 @@ public struct SubmissionExtras: Sendable {
     public var coachNames: [String: String]
     /// The threads under the replies, by reply id, oldest first.
     public var comments: [String: [CommentRecord]]
+    /// The coach's marks on the recording, in recording order (`at_seconds`).
+    public var annotations: [AnnotationRecord]
 
     public init(coach: CoachRecord? = nil, replies: [FeedbackRecord] = [], coachNames: [String: String] = [:],
-                comments: [String: [CommentRecord]] = [:]) {
+                comments: [String: [CommentRecord]] = [:], annotations: [AnnotationRecord] = []) {
         self.coach = coach
         self.replies = replies
         self.coachNames = coachNames
         self.comments = comments
+        self.annotations = annotations
     }
 }
 
@@ -44,9 +47,10 @@ extension AppDatabase {
                 """, arguments: [submission.id])
             let comments = Dictionary(grouping: try CommentRecord.filter(Column("submissionId") == submission.id)
                 .order(Column("createdAt")).fetchAll(db), by: \.feedbackId)
+            let annotations = try Self.annotations(db, submissionIds: [submission.id], sentOnly: false)[submission.id] ?? []
             return SubmissionExtras(coach: coach, replies: replies,
                                     coachNames: Dictionary(names.map { ($0["id"], $0["name"]) }, uniquingKeysWith: { first, _ in first }),
-                                    comments: comments)
+                                    comments: comments, annotations: annotations)
         }
     }
 }
