@@ -296,6 +296,9 @@ struct OpenAPIResponseTests {
             _ = try await call(.get, history, "/v1/students/S1001/annotations?ayah=1", student)
             _ = try await call(.get, history, "/v1/students/S1001/annotations", try await auth(.coach, "C02"))
             _ = try await call(.get, history, "/v1/students/S1001/annotations")
+            // The student's feed now holds annotation_added (the reply was out): its payload as documented.
+            let announced = try await call(.get, "/v1/students/{id}/events", "/v1/students/S1001/events", student)
+            #expect((announced.json?["events"] as? [[String: Any]])?.contains { $0["type"] as? String == "annotation_added" } == true)
             let oneMark = "/v1/annotations/{id}"
             _ = try await call(.delete, oneMark, "/v1/annotations/\(markId)", try await auth(.coach, "C02"))
             _ = try await call(.delete, oneMark, "/v1/annotations/\(markId)", student)
