@@ -209,4 +209,37 @@ struct AnnotationRouteTests {
             #expect(after.status == .conflict && after.json?["code"] as? String == "not_annotatable")
         }
     }
+
+    @Test("a spoken correction takes an upload slot of the coach's share: with the share held by a reply still arriving, it is 429 before its body")
+    func correctionTakesASlot() async throws {
+        let daemon = try await TestDaemon {
+            $0.http.maxConcurrentUploads = 4
+            $0.http.maxUploadsPerPrincipal = 1
+            $0.http.minUploadBytesPerSecond = 0
+        }
+        defer { daemon.remove() }
+        try await daemon.application().test(.live) { client in
+            let id = try await recording(daemon, client)
+            let port = try #require(client.port)
+            let token = try await daemon.token(.coach, "C01")
+            // C01's reply, its body still on its way: the coach's one slot.
+            let held = try RawHTTPConnection(port: port)
+            defer { held.close() }
+            try held.send("POST /v1/submissions/\(id)/feedback HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\n"
+                + "Content-Type: audio/wav\r\nContent-Length: 10000000\r\n\r\n")
+            try held.send(Data(repeating: 0x52, count: 1_000))
+            #expect(await daemon.eventually { daemon.api.metrics.render().contains("tilawa_uploads_in_flight 1") })
+
+            let correction = try RawHTTPConnection(port: port)
+            defer { correction.close() }
+            try correction.send("POST /v1/submissions/\(id)/annotations?at_seconds=1&kind=tajweed HTTP/1.1\r\nHost: localhost\r\n"
+                + "Authorization: Bearer \(token)\r\nContent-Type: audio/ogg\r\nContent-Length: 40000\r\nExpect: 100-continue\r\n\r\n")
+            let refused = await correction.read(until: "too_many_uploads_for_you", seconds: 30)
+            #expect(refused.hasPrefix("HTTP/1.1 429"), "got: \(refused.prefix(80))")
+            // A written annotation needs no slot.
+            let written = try await annotate(daemon, client, id, #"{"at_seconds": 1, "kind": "tajweed", "text": "Madd."}"#)
+            #expect(written.status == .created)
+            #expect(try annotationRows(daemon) == 1)
+        }
+    }
 }
