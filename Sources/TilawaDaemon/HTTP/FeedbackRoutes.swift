@@ -119,7 +119,15 @@ struct FeedbackRoutes: Sendable {
             do {
                 answer = try await self.answer(outcome, instance: instance)
             } catch {
-                if let key, idempotency.failed() == .release { try? database.abandonIdempotentRequest(owner: owner, key: key) }
+                if let key, case let .accepted(feedback, _) = outcome {
+                    // The reply is stored: a retry must find it, not store a second one. Its
+                    // id is enough, since a replay answers from the reply as it is then.
+                    if case let .remember(status, body) = idempotency.answered(status: 201, body: Data(#"{"id":"\#(feedback.id)"}"#.utf8)) {
+                        try? await database.finishIdempotentRequest(owner: owner, key: key, status: status, body: body)
+                    }
+                } else if let key, idempotency.failed() == .release {
+                    try? database.abandonIdempotentRequest(owner: owner, key: key)
+                }
                 throw error
             }
             if let key, case let .remember(status, body) = idempotency.answered(status: Int(answer.status.code), body: answer.body) {
