@@ -145,7 +145,7 @@ extension AppDatabase {
             request = request.filter(sql: "submissionId IN (SELECT id FROM submission WHERE state = ?)",
                                      arguments: [SubmissionState.feedbackReady.rawValue])
         }
-        return Dictionary(grouping: try request.order(Column("atSeconds"), Column("createdAt")).fetchAll(db), by: \.submissionId)
+        return Dictionary(grouping: try request.order(Column("atSeconds"), Column("createdAt"), Column.rowID).fetchAll(db), by: \.submissionId)
     }
 
     /// A student's annotations, newest first, of one surah or one ayah (or all), at most
@@ -159,7 +159,8 @@ extension AppDatabase {
                 request = request.filter(sql: "submissionId IN (SELECT id FROM submission WHERE state = ?)",
                                          arguments: [SubmissionState.feedbackReady.rawValue])
             }
-            return try request.order(Column("createdAt").desc, Column("id").desc).limit(limit).fetchAll(db)
+            // Ties (one instant) in the order they were written: the rowid, not the random id.
+            return try request.order(Column("createdAt").desc, Column.rowID.desc).limit(limit).fetchAll(db)
         }
     }
 }
