@@ -202,8 +202,16 @@ struct OpenAPIResponseTests {
             _ = try await call(.post, feedback, "/v1/submissions/\(id)/feedback", try await auth(.coach, "C01", [.contentType: "text/plain"]), body: opus)
             _ = try await call(.post, feedback, "/v1/submissions/\(id)/feedback", try await auth(.coach, "C01", [.contentType: "audio/wav"]),
                                body: try TestDaemon.fixture("digital_silence.wav"))
-            let reply = try await call(.post, feedback, "/v1/submissions/\(id)/feedback", coach, body: opus)
+            var keyedReply = coach
+            keyedReply[.idempotencyKey] = "contract-reply"
+            let reply = try await call(.post, feedback, "/v1/submissions/\(id)/feedback", keyedReply, body: opus)
             let feedbackId = try #require(reply.json?["id"] as? String)
+            // The retry after a lost answer: the same reply, replayed; another body under the key: 409.
+            let replayedReply = try await call(.post, feedback, "/v1/submissions/\(id)/feedback", keyedReply, body: opus)
+            #expect(replayedReply.status == .created && replayedReply.headers[.idempotentReplayed] == "true")
+            let reusedReply = try await call(.post, feedback, "/v1/submissions/\(id)/feedback", keyedReply,
+                                             body: try TestDaemon.fixture("speech.m4a"))
+            #expect(reusedReply.json?["code"] as? String == "idempotency_key_reused")
             let json = try await auth(.coach, "C01", [.contentType: "application/json"])
             _ = try await call(.patch, "/v1/feedback/{id}", "/v1/feedback/\(feedbackId)", json, body: ByteBuffer(string: #"{"notes": "Well done."}"#))
             _ = try await call(.patch, "/v1/feedback/{id}", "/v1/feedback/\(feedbackId)", json, body: ByteBuffer(string: #"{"note": 1}"#))
@@ -254,6 +262,48 @@ struct OpenAPIResponseTests {
             _ = try await call(.post, listened, "/v1/feedback/\(feedbackId)/listened", try await auth(.coach, "C01"))
             _ = try await call(.post, listened, "/v1/feedback/\(feedbackId)/listened")
             _ = try await call(.post, listened, "/v1/feedback/bad.id/listened", student)
+
+            // Annotations: written and spoken, each documented refusal, the correction's audio, the history, deleting.
+            let annotations = "/v1/submissions/{id}/annotations"
+            let markJSON = try await auth(.coach, "C01", [.contentType: "application/json"])
+            let validMark = ByteBuffer(string: #"{"at_seconds": 2, "surah": 104, "ayah": 1, "kind": "tajweed", "text": "The madd."}"#)
+            let mark = try await call(.post, annotations, "/v1/submissions/\(id)/annotations", markJSON, body: validMark)
+            #expect(mark.status == .created)
+            let markId = try #require(mark.json?["id"] as? String)
+            _ = try await call(.post, annotations, "/v1/submissions/\(id)/annotations", markJSON,
+                               body: ByteBuffer(string: #"{"at_seconds": 2, "kind": "spelling", "text": "x"}"#))
+            _ = try await call(.post, annotations, "/v1/submissions/\(id)/annotations", markJSON, body: ByteBuffer(string: #"{"at": 2}"#))
+            _ = try await call(.post, annotations, "/v1/submissions/\(id)/annotations",
+                               try await auth(.coach, "C02", [.contentType: "application/json"]), body: validMark)
+            _ = try await call(.post, annotations, "/v1/submissions/\(id)/annotations",
+                               try await auth(.student, "S1001", [.contentType: "application/json"]), body: validMark)
+            _ = try await call(.post, annotations, "/v1/submissions/\(id)/annotations", try await auth(.coach, "C01", [.contentType: "text/plain"]),
+                               body: ByteBuffer(string: "x"))
+            _ = try await call(.post, annotations, "/v1/submissions/\(id)/annotations", [.contentType: "application/json"], body: validMark)
+            let spokenMark = try await call(.post, annotations, "/v1/submissions/\(id)/annotations?at_seconds=3&kind=harakah",
+                                            try await auth(.coach, "C01", ogg), body: opus)
+            let spokenId = try #require(spokenMark.json?["id"] as? String)
+            _ = try await call(.post, annotations, "/v1/submissions/\(id)/annotations?at_seconds=3&kind=harakah",
+                               try await auth(.coach, "C01", [.contentType: "audio/wav"]), body: try TestDaemon.fixture("digital_silence.wav"))
+            for template in ["/v1/annotations/{id}/audio", "/v1/annotations/{id}/waveform"] {
+                _ = try await call(.get, template, template.replacingOccurrences(of: "{id}", with: spokenId), student)
+                _ = try await call(.get, template, template.replacingOccurrences(of: "{id}", with: markId), student)
+                _ = try await call(.get, template, template.replacingOccurrences(of: "{id}", with: "ann_none"), student)
+            }
+            let history = "/v1/students/{id}/annotations"
+            _ = try await call(.get, history, "/v1/students/S1001/annotations?surah=104&ayah=1", student)
+            _ = try await call(.get, history, "/v1/students/S1001/annotations", try await auth(.coach, "C01"))
+            _ = try await call(.get, history, "/v1/students/S1001/annotations?ayah=1", student)
+            _ = try await call(.get, history, "/v1/students/S1001/annotations", try await auth(.coach, "C02"))
+            _ = try await call(.get, history, "/v1/students/S1001/annotations")
+            // The student's feed now holds annotation_added (the reply was out): its payload as documented.
+            let announced = try await call(.get, "/v1/students/{id}/events", "/v1/students/S1001/events", student)
+            #expect((announced.json?["events"] as? [[String: Any]])?.contains { $0["type"] as? String == "annotation_added" } == true)
+            let oneMark = "/v1/annotations/{id}"
+            _ = try await call(.delete, oneMark, "/v1/annotations/\(markId)", try await auth(.coach, "C02"))
+            _ = try await call(.delete, oneMark, "/v1/annotations/\(markId)", student)
+            _ = try await call(.delete, oneMark, "/v1/annotations/\(markId)", try await auth(.coach, "C01"))
+            _ = try await call(.delete, oneMark, "/v1/annotations/\(markId)")
 
             // Second chances: withdraw (200, 403, 404, 409), the replayed key (410), a malformed Recorded-At (400).
             var s1002 = try await auth(.student, "S1002", ogg)
@@ -348,6 +398,17 @@ struct OpenAPIResponseTests {
                                body: ByteBuffer(string: #"{"level_id": "L1", "coach_id": "C02"}"#))
             _ = try await call(.put, placement, "/v1/students/S1011/placement", [.contentType: "application/json"],
                                body: ByteBuffer(string: #"{"level_id": "L1", "coach_id": "C02"}"#))
+            // Placing coaches: C02 does not place (403 for any id), C01 in their own name only.
+            _ = try await call(.put, placement, "/v1/students/S1012/placement", try await auth(.coach, "C02", [.contentType: "application/json"]),
+                               body: ByteBuffer(string: #"{"level_id": "L1", "coach_id": "C02"}"#))
+            let coachJSON = try await auth(.coach, "C01", [.contentType: "application/json"])
+            _ = try await call(.put, placement, "/v1/students/S1012/placement", coachJSON,
+                               body: ByteBuffer(string: #"{"level_id": "L1", "coach_id": "C02", "decided_by": "C03"}"#))
+            let byCoach = try await call(.put, placement, "/v1/students/S1012/placement", coachJSON,
+                                         body: ByteBuffer(string: #"{"level_id": "L1", "coach_id": "C02", "semester_id": "spring-2027"}"#))
+            #expect(byCoach.status == .ok && byCoach.json?["placed_by"] as? String == "coach:C01")
+            _ = try await call(.put, placement, "/v1/students/S1004/placement", coachJSON,
+                               body: ByteBuffer(string: #"{"level_id": "L1", "coach_id": "C01"}"#))
 
             // The coach's queue, status, operations.
             _ = try await call(.get, "/v1/coaches/{id}/queue", "/v1/coaches/C01/queue", try await auth(.coach, "C01"))

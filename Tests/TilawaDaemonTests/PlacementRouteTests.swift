@@ -51,4 +51,48 @@ struct PlacementRouteTests {
             #expect(fresh.status == .ok && fresh.json?["level_id"] as? String == "L2")
         }
     }
+
+    @Test("a placing coach places in their own name; a coach who does not place is 403 for any id; decided_by another coach is 403; a student the coach may not see is 404; already_placed holds for coaches too")
+    func placingCoachesPlace() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        try await daemon.application().test(.live) { client in
+            // C01 places (program.yaml: places: true); C02 and C03 do not. S1011 awaits placement.
+            func place(_ role: Role, _ subject: String, _ student: String, _ body: String) async throws -> TestResponse {
+                try await client.execute(uri: "/v1/students/\(student)/placement", method: .put,
+                                         headers: try await daemon.headers(role, subject, [.contentType: "application/json"]),
+                                         body: ByteBuffer(string: body))
+            }
+            for student in ["S1011", "S9999", "S1002"] {
+                let refused = try await place(.coach, "C02", student, #"{"level_id": "L1", "coach_id": "C02"}"#)
+                #expect(refused.status == .forbidden && refused.json?["code"] as? String == "not_placing_coach", "\(student)")
+            }
+            let student = try await place(.student, "S1011", "S1011", #"{"level_id": "L1", "coach_id": "C02"}"#)
+            #expect(student.status == .forbidden)
+            let other = try await place(.coach, "C01", "S1011", #"{"level_id": "L1", "coach_id": "C02", "decided_by": "C03"}"#)
+            #expect(other.status == .forbidden && other.json?["code"] as? String == "decided_by_not_caller")
+            // S1004 is placed with C03 and is not C01's: as if it did not exist.
+            let unseen = try await place(.coach, "C01", "S1004", #"{"level_id": "L1", "coach_id": "C01"}"#)
+            #expect(unseen.status == .notFound && unseen.json?["code"] as? String == "unknown_student")
+            #expect(try await place(.coach, "C01", "S9999", #"{"level_id": "L1", "coach_id": "C01"}"#).status == .notFound)
+            #expect(try await daemon.runtime.database.writer.read { db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM enrolmentChange WHERE changedBy LIKE 'coach:%'") ?? -1
+            } == 0)
+
+            let placed = try await place(.coach, "C01", "S1011", #"{"level_id": "L1", "coach_id": "C02"}"#)
+            #expect(placed.status == .ok, "\(String(buffer: placed.body))")
+            #expect(placed.json?["placed_by"] as? String == "coach:C01" && placed.json?["coach_id"] as? String == "C02")
+            let named = try await place(.coach, "C01", "S1012", #"{"level_id": "L2", "coach_id": "C01", "semester_id": "spring-2027", "decided_by": "C01"}"#)
+            #expect(named.status == .ok && named.json?["placed_by"] as? String == "coach:C01")
+            let events = try await daemon.runtime.database.writer.read { db in
+                try String.fetchAll(db, sql: "SELECT type FROM event WHERE studentId = 'S1011' AND type = 'placement_ready'")
+            }
+            #expect(events.count == 1)
+
+            // C01's own student with a recording: the placement is fixed for a coach too.
+            _ = try await daemon.answeredRecording(client)
+            let fixed = try await place(.coach, "C01", "S1001", #"{"level_id": "L2", "coach_id": "C01"}"#)
+            #expect(fixed.status == .conflict && fixed.json?["code"] as? String == "already_placed")
+        }
+    }
 }

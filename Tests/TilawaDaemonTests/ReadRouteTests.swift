@@ -63,7 +63,7 @@ struct ReadRouteTests {
         try await daemon.application().test(.live) { client in
             // S1001's coach is C01; S1002's is C02 (config/students.csv).
             let id = try await submit(daemon, client: client, student: "S1001")
-            let routes = ["/v1/submissions/\(id)", "/v1/submissions/\(id)/audio", "/v1/students/S1001/timeline"]
+            let routes = ["/v1/submissions/\(id)", "/v1/submissions/\(id)/audio", "/v1/students/S1001/timeline", "/v1/students/S1001/annotations"]
             let allowed: [(Role, String)] = [(.student, "S1001"), (.coach, "C01"), (.ops, "ops")]
             let denied: [(Role, String)] = [(.student, "S1002"), (.coach, "C02")]
             for route in routes {
@@ -91,6 +91,30 @@ struct ReadRouteTests {
                 let response = try await client.execute(uri: "/v1/students/S1001/weeks/11/submissions", method: .post,
                                                         headers: try await daemon.headers(role, subject), body: try TestDaemon.fixture("speech.opus"))
                 #expect(response.status == status, "\(role) upload")
+            }
+            // Annotating: only the coach who answers the recording; another coach is told no
+            // such submission, students and ops are forbidden (no role of theirs ever can).
+            let mark = ByteBuffer(string: #"{"at_seconds": 1, "kind": "tajweed", "text": "Madd."}"#)
+            for (role, subject, status) in [(Role.coach, "C02", HTTPResponse.Status.notFound), (.student, "S1001", .forbidden), (.ops, "ops", .forbidden),
+                                             (.coach, "C01", .created)] {
+                let response = try await client.execute(uri: "/v1/submissions/\(id)/annotations", method: .post,
+                                                        headers: try await daemon.headers(role, subject, [.contentType: "application/json"]), body: mark)
+                #expect(response.status == status, "\(role) \(subject) annotate")
+                if let created = response.json?["id"] as? String, response.status == .created {
+                    for (role, subject, status) in [(Role.coach, "C02", HTTPResponse.Status.notFound), (.student, "S1001", .forbidden),
+                                                     (.ops, "ops", .forbidden), (.coach, "C01", .noContent)] {
+                        let deleted = try await client.execute(uri: "/v1/annotations/\(created)", method: .delete,
+                                                               headers: try await daemon.headers(role, subject))
+                        #expect(deleted.status == status, "\(role) \(subject) delete annotation")
+                    }
+                }
+            }
+            // Placing: ops and a placing coach (C01); a coach who does not place is forbidden for any id.
+            for (role, subject, status) in [(Role.coach, "C02", HTTPResponse.Status.forbidden), (.student, "S1011", .forbidden), (.coach, "C01", .ok)] {
+                let response = try await client.execute(uri: "/v1/students/S1011/placement", method: .put,
+                                                        headers: try await daemon.headers(role, subject, [.contentType: "application/json"]),
+                                                        body: ByteBuffer(string: #"{"level_id": "L1", "coach_id": "C01"}"#))
+                #expect(response.status == status, "\(role) \(subject) place")
             }
             // Queues: a coach sees their own; another coach is told no such coach, students are forbidden.
             #expect(try await client.execute(uri: "/v1/coaches/C01/queue", method: .get, headers: try await daemon.headers(.coach, "C01")).status == .ok)

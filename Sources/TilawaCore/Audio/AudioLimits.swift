@@ -45,6 +45,13 @@ public struct AudioLimits: Sendable, Codable, Equatable {
         return limits
     }()
 
+    /// Limits for a coach's spoken correction on an annotation: 1 to 30 s, some speech.
+    public static let annotationClip: AudioLimits = {
+        var limits = commentClip
+        limits.maxDurationSeconds = 30
+        return limits
+    }()
+
     /// Judges an analysis: every rejection that applies, in the contract's order, and the warnings.
     public func verdict(for analysis: AudioAnalysis) -> AudioVerdict {
         var rejections: [AudioRejection] = []

@@ -50,6 +50,11 @@ public struct TilawaRuntime: Sendable {
         CommentClipEncoder(stateDirectory: stateDirectory, encoder: processor.encoder)
     }
 
+    /// The chain for a coach's spoken corrections on annotations (1–30 s).
+    public var annotationClips: CommentClipEncoder {
+        CommentClipEncoder(stateDirectory: stateDirectory, encoder: processor.encoder, limits: .annotationClip, family: .annotations)
+    }
+
     /// The encoder of queued jobs.
     public var encodeRunner: EncodeJobRunner {
         EncodeJobRunner(database: database, stateDirectory: stateDirectory, processor: processor,

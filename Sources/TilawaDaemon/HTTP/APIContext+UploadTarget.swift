@@ -61,7 +61,7 @@ extension APIContext {
         if let key {
             let configuration = runtime.configuration
             let record = try await runtime.database.idempotencyState(
-                studentId: studentId, key: key, now: now, retention: configuration.idempotencyRetention,
+                owner: .student(studentId), key: key, now: now, retention: configuration.idempotencyRetention,
                 inFlightTimeout: configuration.http.uploadTimeout + 600)
             switch idempotency.headersReceived(record, slot: slot.description) {
             case let .refuse(refusal):

@@ -28,6 +28,17 @@ struct FeedbackRoutes: Sendable {
         return try api.json(ListenedResource(feedbackId: feedback.id, listenedAt: listenedAt))
     }
 
+    /// `POST /v1/submissions/{id}/feedback` (the coach who may answer the submission): the
+    /// reply as the body (audio/*), `?result=` for an end-of-course one.
+    ///
+    /// `Idempotency-Key` has the submission route's semantics in the coach's own key space
+    /// (`IdempotencyOwner.coach`): the key is looked up before the body (in flight: 409
+    /// `idempotency_key_in_use`; answered for another submission: 409
+    /// `idempotency_key_reused`), claimed once the body is in (same submission, result and
+    /// body SHA-256: the first answer again, `Idempotent-Replayed: true`, the reply as it is
+    /// now; another body: 409 `idempotency_key_reused`), and released when the request fails
+    /// on our side. A key answered for this submission skips the pairing prechecks: the retry
+    /// of a reply that was stored is not paired again, it gets its 201.
     @Sendable func upload(_ request: Request, context: TilawaRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
         let submissionId = try api.identifier("id", in: context)
@@ -37,35 +48,128 @@ struct FeedbackRoutes: Sendable {
         }
         try receiver.requireAudio(request, context: context, what: "reply")
         let result = try Self.result(request, context: context)
-        // Pair before reading the body: a reply for someone else's student is refused at once,
-        // and an end-of-course reply without its result (or a result on another reply) too.
-        switch try await api.runtime.database.pairFeedback(.submission(submissionId), coachId: principal.subject) {
-        case let .failure(refusal):
-            context.refuseBody(of: request)
-            throw Self.problem(refusal)
-        case let .success(submission):
-            if let refusal = FeedbackRefusal.result(result, for: submission) {
+        let key = try SubmissionRoutes.idempotencyKey(request)
+        let owner = IdempotencyOwner.coach(principal.subject)
+        let database = api.runtime.database
+        let configuration = api.runtime.configuration
+        let inFlightTimeout = configuration.http.uploadTimeout + 600
+        var idempotency = IdempotencyStateMachine()
+        var mayBeReplay = false
+        if let key {
+            let record = try await database.idempotencyState(owner: owner, key: key, now: api.now, retention: configuration.idempotencyRetention,
+                                                             inFlightTimeout: inFlightTimeout)
+            switch idempotency.headersReceived(record, slot: submissionId) {
+            case let .refuse(refusal):
+                context.refuseBody(of: request)
+                throw SubmissionRoutes.problem(refusal, what: "reply")
+            case .readBody:
+                mayBeReplay = true
+            default:
+                break
+            }
+        }
+        if !mayBeReplay {
+            // Pair before reading the body: a reply for someone else's student is refused at once,
+            // and an end-of-course reply without its result (or a result on another reply) too.
+            switch try await database.pairFeedback(.submission(submissionId), coachId: principal.subject) {
+            case let .failure(refusal):
                 context.refuseBody(of: request)
                 throw Self.problem(refusal)
+            case let .success(submission):
+                if let refusal = FeedbackRefusal.result(result, for: submission) {
+                    context.refuseBody(of: request)
+                    throw Self.problem(refusal)
+                }
             }
         }
         let intake = api.runtime.feedbackIntake
-        let outcome = try await receiver.withSlot(request, context: context) {
+        let instance = request.uri.path
+        return try await receiver.withSlot(request, context: context) {
             let staged = try await receiver.receive(request, context: context, fileExtension: SubmissionRoutes.fileExtension(for: request))
-            return try await api.pool.run {
-                try intake.submit(staged: staged.file, coachId: principal.subject, target: .submission(submissionId), notes: nil,
-                                  origin: .http, fileExtension: URL(fileURLWithPath: staged.path).pathExtension, result: result)
+            let requestHash = "\(submissionId):\(result?.rawValue ?? "none"):\(staged.sha256)"
+            if let key, case let .claim(hash) = idempotency.bodyReceived(requestHash: requestHash) {
+                // One transaction: the first request may have finished (or started) while this body streamed.
+                let record = try await database.claimIdempotencyKey(owner: owner, key: key, requestHash: hash, now: api.now,
+                                                                    retention: configuration.idempotencyRetention, inFlightTimeout: inFlightTimeout)
+                switch idempotency.claimAnswered(record) {
+                case .run:
+                    break
+                case let .replay(status, body):
+                    staged.file.discard()
+                    return try await currentAnswer(status: status, body: body).response(adding: [.idempotentReplayed: "true"])
+                case let .refuse(refusal):
+                    staged.file.discard()
+                    throw SubmissionRoutes.problem(refusal, what: "reply")
+                default:
+                    staged.file.discard()
+                    throw StoreError.internalInconsistency("idempotency claim answered out of order")
+                }
             }
+            let outcome: FeedbackOutcome
+            do {
+                outcome = try await api.pool.run {
+                    try intake.submit(staged: staged.file, coachId: principal.subject, target: .submission(submissionId), notes: nil,
+                                      origin: .http, fileExtension: URL(fileURLWithPath: staged.path).pathExtension, result: result)
+                }
+            } catch {
+                if let key, idempotency.failed() == .release { try? database.abandonIdempotentRequest(owner: owner, key: key) }
+                throw error
+            }
+            let answer: UploadAnswer
+            do {
+                answer = try await self.answer(outcome, instance: instance)
+            } catch {
+                if let key, case let .accepted(feedback, _) = outcome {
+                    // The reply is stored: a retry must find it, not store a second one. Its
+                    // id is enough, since a replay answers from the reply as it is then.
+                    if case let .remember(status, body) = idempotency.answered(status: 201, body: Data(#"{"id":"\#(feedback.id)"}"#.utf8)) {
+                        try? await database.finishIdempotentRequest(owner: owner, key: key, status: status, body: body)
+                    }
+                } else if let key, idempotency.failed() == .release {
+                    try? database.abandonIdempotentRequest(owner: owner, key: key)
+                }
+                throw error
+            }
+            if let key, case let .remember(status, body) = idempotency.answered(status: Int(answer.status.code), body: answer.body) {
+                try await database.finishIdempotentRequest(owner: owner, key: key, status: status, body: body)
+            }
+            return answer.response()
         }
+    }
+
+    /// The answer to a reply that arrived whole: 201 with the reply, 422 for its audio, the
+    /// pairing's refusal (decided again inside the insert's transaction) otherwise.
+    private func answer(_ outcome: FeedbackOutcome, instance: String) async throws -> UploadAnswer {
+        let problem: APIProblem
         switch outcome {
         case let .accepted(feedback, _):
             api.wakeup.signal()
-            return try api.json(try await resource(feedback.id), status: .created, headers: [.location: "/v1/feedback/\(feedback.id)/audio"])
+            return try await createdAnswer(feedback.id)
         case let .rejected(verdict):
-            throw APIProblem.audio(verdict, analysis: nil)
+            problem = APIProblem.audio(verdict, analysis: nil)
         case let .refused(refusal):
-            throw Self.problem(refusal)
+            problem = Self.problem(refusal)
         }
+        var headers = problem.headers
+        headers[.contentType] = "application/problem+json"
+        return UploadAnswer(status: problem.status, body: try problem.body(instance: instance), headers: headers)
+    }
+
+    /// 201 with the reply as it is now.
+    private func createdAnswer(_ id: String) async throws -> UploadAnswer {
+        UploadAnswer(status: .created, body: try APIJSON.encoder().encode(try await resource(id)),
+                     headers: [.contentType: "application/json", .location: "/v1/feedback/\(id)/audio"])
+    }
+
+    /// A remembered answer told from the present: a stored reply as it is now (its state,
+    /// notes, thread), anything else as it was.
+    private func currentAnswer(status: Int, body: Data) async throws -> UploadAnswer {
+        var stored = UploadAnswer.stored(status: status, body: body)
+        guard status == 201, let id = (try? JSONSerialization.jsonObject(with: body) as? [String: Any])?["id"] as? String,
+              Identifier(rawValue: id) != nil else { return stored }
+        if try await api.runtime.database.feedback(id: id) != nil { return try await createdAnswer(id) }
+        stored.headers[.location] = "/v1/feedback/\(id)/audio"
+        return stored
     }
 
     @Sendable func updateNotes(_ request: Request, context: TilawaRequestContext) async throws -> Response {

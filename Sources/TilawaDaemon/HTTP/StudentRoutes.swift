@@ -17,13 +17,37 @@ struct StudentRoutes: Sendable {
         group.put("students/:id/placement", use: place)
     }
 
-    /// `PUT /v1/students/{id}/placement` (ops): `{"level_id", "coach_id", "semester_id"?, "decided_by"?}`.
+    /// `PUT /v1/students/{id}/placement` (ops, or a placing coach):
+    /// `{"level_id", "coach_id", "semester_id"?, "decided_by"?}`.
+    ///
+    /// Ops may name the placing coach who decided (`decided_by`). A coach places in their own
+    /// name: `decided_by` is the caller, or absent; another value is 403
+    /// `decided_by_not_caller`. A coach who may not place (not `places: true` while some
+    /// coach is) is 403 `not_placing_coach` whatever the student, before the body; a student
+    /// the placing coach may not see (`AccessPolicy.requireStudent`: the students they coach,
+    /// and any student while awaiting placement) is 404 `unknown_student`, as on every route.
     @Sendable func place(_ request: Request, context: TilawaRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
         let studentId = try api.identifier("id", in: context)
-        guard principal.role == .ops else {
+        let database = api.runtime.database
+        switch principal.role {
+        case .ops:
+            break
+        case .student:
             context.refuseBody(of: request)
-            throw APIProblem.forbidden("Only operations record placements over HTTP; coaches use tilawa placement set.")
+            throw APIProblem.forbidden("Only operations and the coaches who place students record placements.")
+        case .coach:
+            guard try await database.coachMayPlace(coachId: principal.subject) else {
+                context.refuseBody(of: request)
+                let refusal = PlacementRefusal.notPlacingCoach(principal.subject)
+                throw APIProblem(.forbidden, code: refusal.code, detail: refusal.message)
+            }
+            do {
+                try await api.access.requireStudent(studentId, for: principal)
+            } catch {
+                context.refuseBody(of: request)
+                throw error
+            }
         }
         guard request.headers[.contentType]?.lowercased().hasPrefix("application/json") ?? false else {
             throw APIProblem(.unsupportedMediaType, code: "unsupported_media_type",
@@ -35,8 +59,17 @@ struct StudentRoutes: Sendable {
               placement.semesterId.map(Identifier.isValid) ?? true, placement.decidedBy.map(Identifier.isValid) ?? true else {
             throw APIProblem.badRequest("invalid_body", "The body must be {\"level_id\": \"L2\", \"coach_id\": \"C01\"} with optional \"semester_id\" and \"decided_by\" (a placing coach's id).")
         }
-        let placer: AppDatabase.Placer = placement.decidedBy.map { .coach($0) } ?? .ops
-        switch try await api.runtime.database.placeStudent(
+        let placer: AppDatabase.Placer
+        if principal.role == .coach {
+            if let decidedBy = placement.decidedBy, decidedBy != principal.subject {
+                throw APIProblem(.forbidden, code: "decided_by_not_caller",
+                                 detail: "A coach places in their own name: decided_by must be your own coach id (\(principal.subject)) or left out.")
+            }
+            placer = .coach(principal.subject)
+        } else {
+            placer = placement.decidedBy.map { .coach($0) } ?? .ops
+        }
+        switch try await database.placeStudent(
             studentId, levelId: placement.levelId, coachId: placement.coachId, semesterId: placement.semesterId, by: placer, now: api.now) {
         case let .success(enrolment):
             api.wakeup.signal()
@@ -61,13 +94,16 @@ struct StudentRoutes: Sendable {
             }
             return text
         }
-        guard let data = try await api.runtime.database.timeline(
+        guard var data = try await api.runtime.database.timeline(
             studentId: studentId, semesterId: semester, policy: api.runtime.policy, now: api.now) else {
             if semester != nil {
                 throw APIProblem(.notFound, code: "unknown_semester", detail: "The student has no enrolment in that semester.")
             }
             throw APIProblem.unknownStudent
         }
+        // Each recording's marks; a student sees those of recordings whose reply is out.
+        data.annotations = try await api.runtime.database.annotations(submissionIds: data.submissions.map(\.id),
+                                                                      sentOnly: principal.role == .student)
         return try api.json(TimelineResource(data, now: api.now))
     }
 

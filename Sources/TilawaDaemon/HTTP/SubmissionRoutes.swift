@@ -56,7 +56,7 @@ struct SubmissionRoutes: Sendable {
             // One transaction: the first request may have finished (or started) while this body streamed.
             let configuration = api.runtime.configuration
             let record = try await api.runtime.database.claimIdempotencyKey(
-                studentId: studentId, key: key, requestHash: requestHash, now: api.now, retention: configuration.idempotencyRetention,
+                owner: .student(studentId), key: key, requestHash: requestHash, now: api.now, retention: configuration.idempotencyRetention,
                 inFlightTimeout: configuration.http.uploadTimeout + 600)
             switch idempotency.claimAnswered(record) {
             case .run:
@@ -81,23 +81,24 @@ struct SubmissionRoutes: Sendable {
                 staged: staged.file, studentId: studentId, slot: slot, fileExtension: URL(fileURLWithPath: staged.path).pathExtension,
                 recordedAt: recordedAt, uploadBegan: uploadBegan, instance: request.uri.path, logger: context.logger)
         } catch {
-            if let key, idempotency.failed() == .release { try? api.runtime.database.abandonIdempotentRequest(studentId: studentId, key: key) }
+            if let key, idempotency.failed() == .release { try? api.runtime.database.abandonIdempotentRequest(owner: .student(studentId), key: key) }
             throw error
         }
         if let key, case let .remember(status, body) = idempotency.answered(status: Int(answer.status.code), body: answer.body) {
-            try await api.runtime.database.finishIdempotentRequest(studentId: studentId, key: key, status: status, body: body)
+            try await api.runtime.database.finishIdempotentRequest(owner: .student(studentId), key: key, status: status, body: body)
         }
         return answer.response()
     }
 
-    static func problem(_ refusal: IdempotencyStateMachine.Refusal) -> APIProblem {
+    /// The conflict of an `Idempotency-Key`; `what` names what a request sends (a recording, a reply).
+    static func problem(_ refusal: IdempotencyStateMachine.Refusal, what: String = "recording") -> APIProblem {
         switch refusal {
         case .keyInUse:
             APIProblem(.conflict, code: "idempotency_key_in_use",
                        detail: "A request with this Idempotency-Key is still being processed; wait for its answer.")
         case .keyReused:
             APIProblem(.conflict, code: "idempotency_key_reused",
-                       detail: "This Idempotency-Key was used for a different recording; use a new key for a new recording.")
+                       detail: "This Idempotency-Key was used for a different \(what); use a new key for a new \(what).")
         }
     }
 
@@ -141,7 +142,9 @@ struct SubmissionRoutes: Sendable {
     @Sendable func show(_ request: Request, context: TilawaRequestContext) async throws -> Response {
         let submission = try await visibleSubmission(context)
         let attempts = try await api.attempts(of: submission.studentId)
-        let extras = try await api.runtime.database.submissionExtras(submission)
+        var extras = try await api.runtime.database.submissionExtras(submission)
+        // The coach's marks are a draft until the reply is out.
+        if try context.requirePrincipal().role == .student, submission.state != .feedbackReady { extras.annotations = [] }
         return try api.json(SubmissionResource(submission, attempts: attempts, extras: extras,
                                                withdrawMinutes: api.runtime.configuration.submissions.withdrawMinutes, now: api.now))
     }

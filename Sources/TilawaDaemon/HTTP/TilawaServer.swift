@@ -45,6 +45,7 @@ public enum TilawaServer {
         StatusRoutes(api: api).register(on: v1)
         FeedbackRoutes(api: api, receiver: receiver).register(on: v1)
         CommentRoutes(api: api, receiver: receiver).register(on: v1)
+        AnnotationRoutes(api: api, receiver: receiver).register(on: v1)
         routes.load(router)
         return router
     }

@@ -30,7 +30,8 @@ final class UploadAdmissionHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     /// Whether a request of this method and path carries a recording (the routes that take an
-    /// upload slot): a submission, a reply, a voice comment, a tus creation or append, an IETF append.
+    /// upload slot): a submission, a reply, a voice comment, an annotation (its spoken correction),
+    /// a tus creation or append, an IETF append.
     static func isUpload(method: HTTPRequest.Method, path: String) -> Bool {
         let segments = path.split(separator: "?", maxSplits: 1).first.map { $0.split(separator: "/") } ?? []
         switch (method, segments.count) {
@@ -38,7 +39,7 @@ final class UploadAdmissionHandler: ChannelDuplexHandler, RemovableChannelHandle
             return segments[0] == "v1" && segments[1] == "students" && segments[3] == "weeks"
                 && (segments[5] == "submissions" || segments[5] == "uploads")
         case (.post, 4):
-            return segments[0] == "v1" && ((segments[1] == "submissions" && segments[3] == "feedback")
+            return segments[0] == "v1" && ((segments[1] == "submissions" && (segments[3] == "feedback" || segments[3] == "annotations"))
                 || (segments[1] == "feedback" && segments[3] == "comments"))
         case (.patch, 3):
             return segments[0] == "v1" && segments[1] == "uploads"

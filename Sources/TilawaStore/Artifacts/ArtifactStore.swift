@@ -36,7 +36,7 @@ public struct ArtifactStore: Sendable, Equatable {
 
     /// Which family of artifact.
     public enum Family: String, Sendable, CaseIterable {
-        case originals, submissions, feedback, comments
+        case originals, submissions, feedback, comments, annotations
     }
 
     /// A store rooted at `root`.

@@ -117,6 +117,7 @@ extension AppDatabase {
         ("submission", "receivedAt", ["originalPath", "audioPath", "waveformPath"]),
         ("feedback", "receivedAt", ["originalPath", "audioPath", "waveformPath"]),
         ("comment", "createdAt", ["audioPath", "waveformPath"]),
+        ("annotation", "createdAt", ["audioPath", "waveformPath"]),
     ]
 
     /// The months (`YYYY/MM`, UTC) between the first and the last row of each table: those

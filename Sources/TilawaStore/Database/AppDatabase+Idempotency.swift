@@ -6,22 +6,32 @@ import TilawaCore
 public typealias IdempotencyState = IdempotencyStateMachine.Record
 
 extension AppDatabase {
-    /// The state of `key` for `studentId`, treating keys older than `retention` as unused and
+    /// The migration "idempotency: keys by owner": the key space of a student (their uploads)
+    /// or of a coach (their replies). The column `studentId` becomes `owner`; its values stay
+    /// as they are, a student's id, so nothing is rewritten (`IdempotencyOwner`). Never
+    /// edited once landed.
+    static func migrateIdempotencyOwners(_ db: Database) throws {
+        try db.alter(table: "idempotencyKey") { t in
+            t.rename(column: "studentId", to: "owner")
+        }
+    }
+
+    /// The state of `key` in `owner`'s key space, treating keys older than `retention` as unused and
     /// in-flight keys older than `inFlightTimeout` as abandoned (their request died with a
     /// process), so a retry is never refused forever.
-    public func idempotencyState(studentId: String, key: String, now: Date, retention: TimeInterval, inFlightTimeout: TimeInterval) throws -> IdempotencyState {
-        try writer.write(Self.idempotencyStateQuery(studentId: studentId, key: key, now: now, retention: retention, inFlightTimeout: inFlightTimeout))
+    public func idempotencyState(owner: IdempotencyOwner, key: String, now: Date, retention: TimeInterval, inFlightTimeout: TimeInterval) throws -> IdempotencyState {
+        try writer.write(Self.idempotencyStateQuery(owner: owner, key: key, now: now, retention: retention, inFlightTimeout: inFlightTimeout))
     }
 
     /// `idempotencyState` from async code: suspends on GRDB's async write instead of blocking a thread of the cooperative pool.
-    public func idempotencyState(studentId: String, key: String, now: Date, retention: TimeInterval, inFlightTimeout: TimeInterval) async throws -> IdempotencyState {
-        try await writer.write(Self.idempotencyStateQuery(studentId: studentId, key: key, now: now, retention: retention, inFlightTimeout: inFlightTimeout))
+    public func idempotencyState(owner: IdempotencyOwner, key: String, now: Date, retention: TimeInterval, inFlightTimeout: TimeInterval) async throws -> IdempotencyState {
+        try await writer.write(Self.idempotencyStateQuery(owner: owner, key: key, now: now, retention: retention, inFlightTimeout: inFlightTimeout))
     }
 
     /// The transaction of `idempotencyState`, shared by its synchronous and async forms.
-    static func idempotencyStateQuery(studentId: String, key: String, now: Date, retention: TimeInterval, inFlightTimeout: TimeInterval) -> @Sendable (Database) throws -> IdempotencyState {
+    static func idempotencyStateQuery(owner: IdempotencyOwner, key: String, now: Date, retention: TimeInterval, inFlightTimeout: TimeInterval) -> @Sendable (Database) throws -> IdempotencyState {
         { db in
-            guard let row = try IdempotencyKeyRecord.fetchOne(db, key: ["studentId": studentId, "key": key]) else { return .unused }
+            guard let row = try IdempotencyKeyRecord.fetchOne(db, key: ["owner": owner.storageValue, "key": key]) else { return .unused }
             let age = now.timeIntervalSince(row.createdAt)
             switch row.state {
             case .inFlight where age > inFlightTimeout, .done where age > retention:
@@ -38,19 +48,19 @@ extension AppDatabase {
     /// Claims `key` for a request with `requestHash` in one transaction: answers `.unused` when
     /// the key is now this request's (in flight), or what it held — another request in flight,
     /// or a stored answer (expired records count as unused, as in `idempotencyState`).
-    public func claimIdempotencyKey(studentId: String, key: String, requestHash: String, now: Date, retention: TimeInterval, inFlightTimeout: TimeInterval) throws -> IdempotencyState {
-        try writer.write(Self.claimIdempotencyKeyQuery(studentId: studentId, key: key, requestHash: requestHash, now: now, retention: retention, inFlightTimeout: inFlightTimeout))
+    public func claimIdempotencyKey(owner: IdempotencyOwner, key: String, requestHash: String, now: Date, retention: TimeInterval, inFlightTimeout: TimeInterval) throws -> IdempotencyState {
+        try writer.write(Self.claimIdempotencyKeyQuery(owner: owner, key: key, requestHash: requestHash, now: now, retention: retention, inFlightTimeout: inFlightTimeout))
     }
 
     /// `claimIdempotencyKey` from async code: suspends on GRDB's async write instead of blocking a thread of the cooperative pool.
-    public func claimIdempotencyKey(studentId: String, key: String, requestHash: String, now: Date, retention: TimeInterval, inFlightTimeout: TimeInterval) async throws -> IdempotencyState {
-        try await writer.write(Self.claimIdempotencyKeyQuery(studentId: studentId, key: key, requestHash: requestHash, now: now, retention: retention, inFlightTimeout: inFlightTimeout))
+    public func claimIdempotencyKey(owner: IdempotencyOwner, key: String, requestHash: String, now: Date, retention: TimeInterval, inFlightTimeout: TimeInterval) async throws -> IdempotencyState {
+        try await writer.write(Self.claimIdempotencyKeyQuery(owner: owner, key: key, requestHash: requestHash, now: now, retention: retention, inFlightTimeout: inFlightTimeout))
     }
 
     /// The transaction of `claimIdempotencyKey`, shared by its synchronous and async forms.
-    static func claimIdempotencyKeyQuery(studentId: String, key: String, requestHash: String, now: Date, retention: TimeInterval, inFlightTimeout: TimeInterval) -> @Sendable (Database) throws -> IdempotencyState {
+    static func claimIdempotencyKeyQuery(owner: IdempotencyOwner, key: String, requestHash: String, now: Date, retention: TimeInterval, inFlightTimeout: TimeInterval) -> @Sendable (Database) throws -> IdempotencyState {
         { db in
-            if let row = try IdempotencyKeyRecord.fetchOne(db, key: ["studentId": studentId, "key": key]) {
+            if let row = try IdempotencyKeyRecord.fetchOne(db, key: ["owner": owner.storageValue, "key": key]) {
                 let age = now.timeIntervalSince(row.createdAt)
                 switch row.state {
                 case .inFlight where age > inFlightTimeout, .done where age > retention:
@@ -61,26 +71,26 @@ extension AppDatabase {
                     return .answered(requestHash: row.requestHash, status: row.responseStatus ?? 500, body: row.responseBody ?? Data())
                 }
             }
-            try db.execute(sql: "INSERT INTO idempotencyKey (studentId, key, requestHash, state, createdAt) VALUES (?, ?, ?, ?, ?)",
-                           arguments: [studentId, key, requestHash, IdempotencyKeyRecord.State.inFlight.rawValue, now])
+            try db.execute(sql: "INSERT INTO idempotencyKey (owner, key, requestHash, state, createdAt) VALUES (?, ?, ?, ?, ?)",
+                           arguments: [owner.storageValue, key, requestHash, IdempotencyKeyRecord.State.inFlight.rawValue, now])
             return .unused
         }
     }
 
     /// Stores the answer to replay for `key`.
-    public func finishIdempotentRequest(studentId: String, key: String, status: Int, body: Data) async throws {
+    public func finishIdempotentRequest(owner: IdempotencyOwner, key: String, status: Int, body: Data) async throws {
         try await writer.write { db in
             try db.execute(
-                sql: "UPDATE idempotencyKey SET state = ?, responseStatus = ?, responseBody = ? WHERE studentId = ? AND key = ?",
-                arguments: [IdempotencyKeyRecord.State.done.rawValue, status, body, studentId, key])
+                sql: "UPDATE idempotencyKey SET state = ?, responseStatus = ?, responseBody = ? WHERE owner = ? AND key = ?",
+                arguments: [IdempotencyKeyRecord.State.done.rawValue, status, body, owner.storageValue, key])
         }
     }
 
     /// Releases `key` without an answer (the request failed on our side): a retry runs anew.
     /// Not cancellable half-way: it runs even when the request's task was cancelled.
-    public func abandonIdempotentRequest(studentId: String, key: String) throws {
+    public func abandonIdempotentRequest(owner: IdempotencyOwner, key: String) throws {
         try writer.write { db in
-            try db.execute(sql: "DELETE FROM idempotencyKey WHERE studentId = ? AND key = ?", arguments: [studentId, key])
+            try db.execute(sql: "DELETE FROM idempotencyKey WHERE owner = ? AND key = ?", arguments: [owner.storageValue, key])
         }
     }
 

@@ -162,6 +162,8 @@ extension AppDatabase {
         migrator.registerMigration("uploads: resumable", migrate: AppDatabase.migrateResumableUploads)
         migrator.registerMigration("feedback: comments by author", migrate: AppDatabase.migrateCommentAuthors)
         migrator.registerMigration("curriculum: ayahs", migrate: AppDatabase.migrateAyahs)
+        migrator.registerMigration("idempotency: keys by owner", migrate: AppDatabase.migrateIdempotencyOwners)
+        migrator.registerMigration("annotations", migrate: AppDatabase.migrateAnnotations)
         return migrator
     }
 }

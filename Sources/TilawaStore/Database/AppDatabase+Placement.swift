@@ -16,6 +16,12 @@ extension AppDatabase {
         }
     }
 
+    /// Whether `coachId` may place students: one of the placing coaches (`places: true` in
+    /// program.yaml), or any coach while none is. False for an unknown coach.
+    public func coachMayPlace(coachId: String) async throws -> Bool {
+        try await writer.read { db in try Self.mayPlace(db, coachId: coachId) }
+    }
+
     /// Records a placement: the student's enrolment in `semesterId` (default: the current
     /// one at `now`; created if the student has none in that semester) gets `levelId` and
     /// `coachId`, audited with who decided and when, and the student gets `placement_ready`

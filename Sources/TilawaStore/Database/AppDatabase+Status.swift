@@ -139,12 +139,17 @@ extension AppDatabase {
                     }
                 }
             }
-            let clips = try Row.fetchCursor(db, sql: """
-                SELECT audioPath, waveformPath FROM comment WHERE createdAt >= ? AND audioPath IS NOT NULL
-                """, arguments: [recentSince])
-            while let row = try clips.next() {
-                for column in 0..<2 {
-                    if let path = row[column] as String? { paths.append(path) }
+            // Voice clips: comments', and annotations' spoken corrections (a database from
+            // before annotations, read by `status` without migrating, has none).
+            for table in ["comment", "annotation"] {
+                guard try db.tableExists(table) else { continue }
+                let clips = try Row.fetchCursor(db, sql: """
+                    SELECT audioPath, waveformPath FROM \(table) WHERE createdAt >= ? AND audioPath IS NOT NULL
+                    """, arguments: [recentSince])
+                while let row = try clips.next() {
+                    for column in 0..<2 {
+                        if let path = row[column] as String? { paths.append(path) }
+                    }
                 }
             }
             facts.recentArtifactPaths = paths

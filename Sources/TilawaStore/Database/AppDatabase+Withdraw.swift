@@ -80,8 +80,11 @@ extension AppDatabase {
                 return .failure(.windowPassed(receivedAt: submission.receivedAt, minutes: windowMinutes))
             }
             let wasQueued = submission.state == .awaitingFeedback
+            // A coach may have marked it already: the marks go with the recording they point into.
+            let annotations = try AnnotationRecord.filter(Column("submissionId") == id).fetchAll(db)
+            for annotation in annotations { try annotation.delete(db) }
             let files = [submission.originalPath, submission.audioPath, submission.waveformPath].compactMap { $0 }
-                + ArtifactStore.variants(ofAudio: submission.audioPath ?? "")
+                + ArtifactStore.variants(ofAudio: submission.audioPath ?? "") + annotations.flatMap(\.files)
             submission.state = .withdrawn
             submission.withdrawnAt = now
             submission.originalPath = nil

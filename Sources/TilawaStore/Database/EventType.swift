@@ -15,6 +15,7 @@ public enum EventType: String, Sendable, CaseIterable {
     case studentFallingBehind = "student_falling_behind"
     case questionAsked = "question_asked"
     case questionAnswered = "question_answered"
+    case annotationAdded = "annotation_added"
     case coachDigest = "coach_digest"
     case submissionWithdrawn = "submission_withdrawn"
     case storageLow = "storage_low"

@@ -15,15 +15,19 @@ public struct SubmissionExtras: Sendable {
     public var passage: String?
     /// That passage's ayah ranges as stored (`1:1-7; 114:1-6`); nil when there are none.
     public var ayahs: String?
+    /// The coach's marks on the recording, in recording order (`at_seconds`).
+    public var annotations: [AnnotationRecord]
 
     public init(coach: CoachRecord? = nil, replies: [FeedbackRecord] = [], coachNames: [String: String] = [:],
-                comments: [String: [CommentRecord]] = [:], passage: String? = nil, ayahs: String? = nil) {
+                comments: [String: [CommentRecord]] = [:], passage: String? = nil, ayahs: String? = nil,
+                annotations: [AnnotationRecord] = []) {
         self.coach = coach
         self.replies = replies
         self.coachNames = coachNames
         self.comments = comments
         self.passage = passage
         self.ayahs = ayahs
+        self.annotations = annotations
     }
 }
 
@@ -51,6 +55,7 @@ extension AppDatabase {
                 """, arguments: [submission.id])
             let comments = Dictionary(grouping: try CommentRecord.filter(Column("submissionId") == submission.id)
                 .order(Column("createdAt")).fetchAll(db), by: \.feedbackId)
+            let annotations = try Self.annotations(db, submissionIds: [submission.id], sentOnly: false)[submission.id] ?? []
             // The curriculum as it is now, like the timeline's weeks: a re-imported passage shows on both.
             let passage: Row? = switch submission.kind {
             case .week:
@@ -69,7 +74,7 @@ extension AppDatabase {
             }
             return SubmissionExtras(coach: coach, replies: replies,
                                     coachNames: Dictionary(names.map { ($0["id"], $0["name"]) }, uniquingKeysWith: { first, _ in first }),
-                                    comments: comments, passage: passage?["passage"], ayahs: passage?["ayahs"])
+                                    comments: comments, passage: passage?["passage"], ayahs: passage?["ayahs"], annotations: annotations)
         }
     }
 }

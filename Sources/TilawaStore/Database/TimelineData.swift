@@ -36,4 +36,6 @@ public struct TimelineData: Sendable {
     public var policy: ProgramPolicy
     /// The threads under the replies, by reply id, oldest first.
     public var comments: [String: [CommentRecord]] = [:]
+    /// The coach's marks on the enrolment's recordings, by submission id, in recording order.
+    public var annotations: [String: [AnnotationRecord]] = [:]
 }

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import TilawaCore
 
-/// One upload's idempotency key and, once answered, the answer to replay.
+/// One request's idempotency key (a student's upload, a coach's reply) and, once answered, the answer to replay.
 public struct IdempotencyKeyRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
     public static let databaseTableName = "idempotencyKey"
 
@@ -12,9 +12,10 @@ public struct IdempotencyKeyRecord: Codable, Sendable, Equatable, FetchableRecor
         case done
     }
 
-    public var studentId: String
+    /// Whose key space: `IdempotencyOwner.storageValue` (a student's id, or `coach:<id>`).
+    public var owner: String
     public var key: String
-    /// SHA-256 of the request (slot and body), so a reuse with another body is detected.
+    /// What the request was (its slot or submission, and its body's SHA-256), so a reuse with another body is detected.
     public var requestHash: String
     public var state: State
     public var responseStatus: Int?

@@ -35,6 +35,8 @@ public struct SubmissionResource: Encodable, Sendable, Equatable {
     public var result: EOCResult?
     /// The replies, newest first.
     public var feedback: [Reply]
+    /// The coach's marks on the recording, in recording order (a student sees them once the reply is out).
+    public var annotations: [AnnotationResource]
     /// When the app says it was recorded (`Recorded-At`), as claimed; null when not given.
     public var recordedAt: Date?
     /// When the student withdrew it; null otherwise.
@@ -100,13 +102,14 @@ public struct SubmissionResource: Encodable, Sendable, Equatable {
                   result: reply.result, comments: (extras.comments[reply.id] ?? []).map(CommentResource.init),
                   links: ["audio": "/v1/feedback/\(reply.id)/audio", "waveform": "/v1/feedback/\(reply.id)/waveform"])
         }
+        annotations = extras.annotations.map(AnnotationResource.init)
         let base = "/v1/submissions/\(record.id)"
         let app = Identifier(rawValue: record.id).map { DeepLink.submission(record.slot, id: $0).absoluteString } ?? ""
         links = Links(self: base, audio: base + "/audio", waveform: base + "/waveform", app: app)
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, week, kind, state, late, analysis, source, warnings, attempts, links, coach, result, feedback, passage, ayahs
+        case id, week, kind, state, late, analysis, source, warnings, attempts, links, coach, result, feedback, passage, ayahs, annotations
         case studentId
         case receivedAt
         case semesterId
@@ -134,6 +137,7 @@ public struct SubmissionResource: Encodable, Sendable, Equatable {
         try container.encode(coach, forKey: .coach)
         try container.encode(result, forKey: .result)
         try container.encode(feedback, forKey: .feedback)
+        try container.encode(annotations, forKey: .annotations)
         try container.encode(recordedAt, forKey: .recordedAt)
         try container.encode(withdrawnAt, forKey: .withdrawnAt)
         try container.encode(withdrawableUntil, forKey: .withdrawableUntil)

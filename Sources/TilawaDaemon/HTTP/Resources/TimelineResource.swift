@@ -74,9 +74,12 @@ public struct TimelineResource: Encodable, Sendable {
         var feedbackDueAt: Date
         var result: EOCResult?
         var links: [String: String]
+        /// The coach's marks on the recording, in recording order.
+        var annotations: [AnnotationResource]
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(annotations, forKey: .annotations)
             try container.encode(id, forKey: .id)
             try container.encode(kind, forKey: .kind)
             try container.encode(state, forKey: .state)
@@ -88,7 +91,7 @@ public struct TimelineResource: Encodable, Sendable {
         }
 
         enum CodingKeys: String, CodingKey {
-            case id, kind, state, late, result, links
+            case id, kind, state, late, result, links, annotations
             case receivedAt
             case feedbackDueAt
         }
@@ -276,7 +279,7 @@ public struct TimelineResource: Encodable, Sendable {
                               feedbackDueAt: record.feedbackDueAt, result: record.result, links: [
                                   "self": "/v1/submissions/\(record.id)", "audio": "/v1/submissions/\(record.id)/audio",
                                   "waveform": "/v1/submissions/\(record.id)/waveform",
-                              ])
+                              ], annotations: (data.annotations[record.id] ?? []).map(AnnotationResource.init))
         }
         func feedbackSummaries(for records: [SubmissionRecord]) -> [FeedbackSummary] {
             let replies: [FeedbackRecord] = records.flatMap { feedbackBySubmission[$0.id] ?? [] }

@@ -274,7 +274,7 @@ struct ResumableUploads: Sendable {
             throw StoreError.internalInconsistency("idempotency claim out of order")
         }
         let record = try await database.claimIdempotencyKey(
-            studentId: upload.studentId, key: key, requestHash: requestHash, now: api.now, retention: configuration.idempotencyRetention,
+            owner: .student(upload.studentId), key: key, requestHash: requestHash, now: api.now, retention: configuration.idempotencyRetention,
             inFlightTimeout: configuration.http.uploadTimeout + 600)
         switch idempotency.claimAnswered(record) {
         case .run:
@@ -282,11 +282,11 @@ struct ResumableUploads: Sendable {
             do {
                 answer = try await judge(upload, logger: logger)
             } catch {
-                if idempotency.failed() == .release { try? database.abandonIdempotentRequest(studentId: upload.studentId, key: key) }
+                if idempotency.failed() == .release { try? database.abandonIdempotentRequest(owner: .student(upload.studentId), key: key) }
                 throw error
             }
             if case let .remember(status, body) = idempotency.answered(status: Int(answer.status.code), body: answer.body) {
-                try await database.finishIdempotentRequest(studentId: upload.studentId, key: key, status: status, body: body)
+                try await database.finishIdempotentRequest(owner: .student(upload.studentId), key: key, status: status, body: body)
             }
             return answer
         case let .replay(status, body):

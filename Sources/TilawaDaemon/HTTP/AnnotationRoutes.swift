@@ -1,0 +1,231 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import TilawaCore
+import TilawaStore
+
+/// A coach's marks on a recording (DESIGN §9): a moment, optionally an ayah, a kind of
+/// mistake, a short note, and optionally a spoken correction of 1–30 s.
+struct AnnotationRoutes: Sendable {
+    let api: APIContext
+    let receiver: UploadReceiver
+    let artifacts = ArtifactResponder()
+
+    func register(on group: RouterGroup<TilawaRequestContext>) {
+        group.post("submissions/:id/annotations", use: create)
+        group.delete("annotations/:id", use: delete)
+        group.get("annotations/:id/audio", use: audio)
+        group.get("annotations/:id/waveform", use: waveform)
+        group.get("students/:id/annotations", use: history)
+    }
+
+    /// `POST /v1/submissions/{id}/annotations` (the coach who answers the submission: the
+    /// coach of its enrolment, or a placing coach for a placement assessment).
+    /// `{"at_seconds", "surah"?, "ayah"?, "kind", "text"}` as JSON, or a spoken correction as
+    /// the body (audio/*) with those as query parameters (`text` optional then).
+    ///
+    /// Before any body is read: the caller's role, the media type, whether this coach may
+    /// annotate this recording (404 as for any submission they may not answer), and for a
+    /// correction every query parameter; the correction then takes an upload slot of the
+    /// coach's share and goes through the clip chain (`AudioLimits.annotationClip`).
+    @Sendable func create(_ request: Request, context: TilawaRequestContext) async throws -> Response {
+        let principal = try context.requirePrincipal()
+        let submissionId = try api.identifier("id", in: context)
+        guard principal.role == .coach else {
+            context.refuseBody(of: request)
+            throw APIProblem.forbidden("Only the coach of a recording annotates it.")
+        }
+        let type = request.headers[.contentType]?.lowercased() ?? ""
+        let isJSON = type.hasPrefix("application/json")
+        guard isJSON || UploadReceiver.acceptsMediaType(type) else {
+            context.refuseBody(of: request)
+            throw APIProblem(.unsupportedMediaType, code: "unsupported_media_type",
+                             detail: "Send the annotation as application/json, or a spoken correction as audio/* with the fields as query parameters.")
+        }
+        let database = api.runtime.database
+        let submission: SubmissionRecord
+        switch try await database.annotationTarget(submissionId: submissionId, coachId: principal.subject) {
+        case let .success(target): submission = target
+        case let .failure(refusal):
+            context.refuseBody(of: request)
+            throw Self.problem(refusal)
+        }
+        let duration = submission.analysis.durationSeconds
+        var clip: CommentRecord.Clip?
+        let annotation: ValidAnnotation
+        if isJSON {
+            annotation = try Self.validated(try await Self.jsonDraft(request), durationSeconds: duration, requiresText: true)
+        } else {
+            do {
+                annotation = try Self.validated(try Self.queryDraft(request), durationSeconds: duration, requiresText: false)
+            } catch {
+                context.refuseBody(of: request)
+                throw error
+            }
+            let clips = api.runtime.annotationClips
+            let now = api.now
+            let encoded = try await receiver.withSlot(request, context: context) {
+                let staged = try await receiver.receive(request, context: context, fileExtension: SubmissionRoutes.fileExtension(for: request))
+                return try await api.pool.run { try clips.encode(staged: staged.file, now: now) }
+            }
+            switch encoded {
+            case let .encoded(encoded): clip = encoded
+            case let .rejected(verdict): throw APIProblem.audio(verdict, analysis: nil)
+            }
+        }
+        let outcome: Result<AnnotationRecord, AppDatabase.AnnotationTargetRefusal>
+        do {
+            outcome = try await database.addAnnotation(submissionId: submissionId, coachId: principal.subject, annotation: annotation,
+                                                       clip: clip, now: api.now)
+        } catch {
+            if let clip { api.runtime.annotationClips.discard(clip) }
+            throw error
+        }
+        switch outcome {
+        case let .success(record):
+            api.wakeup.signal()
+            return try api.json(AnnotationResource(record), status: .created)
+        case let .failure(refusal):
+            if let clip { api.runtime.annotationClips.discard(clip) }
+            throw Self.problem(refusal)
+        }
+    }
+
+    /// `DELETE /v1/annotations/{id}` (its author): the row, then its files.
+    @Sendable func delete(_ request: Request, context: TilawaRequestContext) async throws -> Response {
+        let principal = try context.requirePrincipal()
+        let id = try api.identifier("id", in: context)
+        guard principal.role == .coach else {
+            throw APIProblem.forbidden("Only the coach who wrote an annotation deletes it.")
+        }
+        guard let deleted = try await api.runtime.database.deleteAnnotation(id: id, coachId: principal.subject) else {
+            throw APIProblem.notFound("annotation of yours with this id")
+        }
+        // After the commit: a crash in between leaves orphans the sweep removes.
+        for path in deleted.files { api.runtime.stateDirectory.artifactStore.remove(path) }
+        return Response(status: .noContent)
+    }
+
+    /// `GET /v1/students/{id}/annotations?surah=&ayah=&limit=` (the student, a coach who may
+    /// see them, ops): the student's annotations newest first, of one surah or one ayah. A
+    /// student sees those of recordings whose reply is out.
+    @Sendable func history(_ request: Request, context: TilawaRequestContext) async throws -> Response {
+        let principal = try context.requirePrincipal()
+        let studentId = try api.identifier("id", in: context)
+        try await api.access.requireStudent(studentId, for: principal)
+        let query = request.uri.queryParameters
+        let surah = try query.get("surah").map { try Self.integer($0, name: "surah") }
+        let ayah = try query.get("ayah").map { try Self.integer($0, name: "ayah") }
+        if ayah != nil, surah == nil {
+            throw APIProblem.badRequest("invalid_query", "Give the surah with the ayah (surah=2&ayah=255), or the surah alone.")
+        }
+        if let surah, AyahCounts.count(surah: surah) == nil {
+            throw APIProblem.badRequest("invalid_query", "There is no surah \(surah); surahs are numbered 1 to 114.")
+        }
+        let limit = try query.get("limit").map { try Self.integer($0, name: "limit") } ?? 100
+        guard (1...500).contains(limit) else {
+            throw APIProblem.badRequest("invalid_query", "limit is 1 to 500.")
+        }
+        let records = try await api.runtime.database.annotationHistory(
+            studentId: studentId, surah: surah, ayah: ayah, sentOnly: principal.role == .student, limit: limit)
+        return try api.json(AnnotationHistoryResource(studentId: studentId, annotations: records.map(AnnotationResource.init)))
+    }
+
+    /// An annotation the caller may read: one of a submission they may read (a student's,
+    /// once the reply is out); 404 otherwise, the same as for none.
+    private func visibleAnnotation(_ context: TilawaRequestContext) async throws -> AnnotationRecord {
+        let principal = try context.requirePrincipal()
+        let id = try api.identifier("id", in: context)
+        let database = api.runtime.database
+        guard let annotation = try await database.annotation(id: id), let submission = try await database.submission(id: annotation.submissionId),
+              try await api.access.canRead(submission: submission, by: principal),
+              principal.role != .student || submission.state == .feedbackReady else {
+            throw APIProblem.notFound("annotation with this id")
+        }
+        return annotation
+    }
+
+    /// `GET /v1/annotations/{id}/audio`: the spoken correction, `audio/ogg` (or its MP4/CAF variant), with Range and ETag.
+    @Sendable func audio(_ request: Request, context: TilawaRequestContext) async throws -> Response {
+        let annotation = try await visibleAnnotation(context)
+        guard let path = annotation.audioPath else { throw APIProblem.notFound("spoken correction for this annotation") }
+        return try await api.respondAudio(oggPath: api.runtime.stateDirectory.artifactStore.path(path), id: annotation.id,
+                                          request: request, context: context)
+    }
+
+    /// `GET /v1/annotations/{id}/waveform`: the correction's peaks.
+    @Sendable func waveform(_ request: Request, context: TilawaRequestContext) async throws -> Response {
+        let annotation = try await visibleAnnotation(context)
+        guard let path = annotation.waveformPath else { throw APIProblem.notFound("spoken correction for this annotation") }
+        return try await artifacts.respond(path: api.runtime.stateDirectory.artifactStore.path(path), id: annotation.id + "-peaks",
+                                           contentType: "application/json", request: request, context: context)
+    }
+
+    // MARK: Reading the request
+
+    /// The members of a JSON annotation: exactly `at_seconds`, `kind`, `text` and optionally
+    /// `surah` and `ayah`, of their types; 400 `invalid_body` otherwise.
+    static func jsonDraft(_ request: Request) async throws -> AnnotationDraft {
+        let body = try await request.body.collect(upTo: 16 * 1_024)
+        let data = Data(body.readableBytesView)
+        let shape = "The body must be {\"at_seconds\": 12.5, \"kind\": \"tajweed\", \"text\": \"…\"} with optional \"surah\" and \"ayah\" (integers)."
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              Set(object.keys).isSubset(of: ["at_seconds", "surah", "ayah", "kind", "text"]),
+              let body = try? JSONDecoder().decode(AnnotationBody.self, from: data) else {
+            throw APIProblem.badRequest("invalid_body", shape)
+        }
+        return AnnotationDraft(atSeconds: body.atSeconds, surah: body.surah, ayah: body.ayah, kind: body.kind, text: body.text)
+    }
+
+    /// The query parameters beside a spoken correction: `at_seconds`, `kind`, optional
+    /// `surah`, `ayah` and `text`; 400 `invalid_query` when one is missing or not a number.
+    static func queryDraft(_ request: Request) throws -> AnnotationDraft {
+        let query = request.uri.queryParameters
+        guard let at = query.get("at_seconds"), let atSeconds = Double(at), let kind = query.get("kind") else {
+            throw APIProblem.badRequest("invalid_query", "A spoken correction needs at_seconds (a number) and kind as query parameters, e.g. ?at_seconds=12.5&kind=tajweed.")
+        }
+        return AnnotationDraft(atSeconds: atSeconds, surah: try query.get("surah").map { try integer($0, name: "surah") },
+                               ayah: try query.get("ayah").map { try integer($0, name: "ayah") }, kind: kind, text: query.get("text") ?? "")
+    }
+
+    static func integer(_ text: String, name: String) throws -> Int {
+        guard let value = Int(text) else { throw APIProblem.badRequest("invalid_query", "\(name) must be a whole number.") }
+        return value
+    }
+
+    /// The draft's rules (TilawaCore's `AnnotationDraft`), 422 with its code when one is broken.
+    static func validated(_ draft: AnnotationDraft, durationSeconds: Double, requiresText: Bool) throws -> ValidAnnotation {
+        switch draft.validated(durationSeconds: durationSeconds, requiresText: requiresText) {
+        case let .success(valid): return valid
+        case let .failure(refusal): throw APIProblem(.unprocessableContent, code: refusal.code, detail: refusal.message)
+        }
+    }
+
+    static func problem(_ refusal: AppDatabase.AnnotationTargetRefusal) -> APIProblem {
+        switch refusal {
+        case .notFound:
+            APIProblem.notFound("submission with this id")
+        case .notReady:
+            APIProblem(.conflict, code: "not_ready", detail: "The recording is still being processed; annotate it in a few seconds.",
+                       headers: [.retryAfter: "2"])
+        case let .notAnnotatable(state):
+            APIProblem(.conflict, code: "not_annotatable",
+                       detail: state == .withdrawn ? "The student withdrew this recording; there is nothing to annotate."
+                           : "This recording could not be processed; there is nothing to annotate.")
+        }
+    }
+}
+
+/// The JSON body of `POST /v1/submissions/{id}/annotations`.
+struct AnnotationBody: Decodable {
+    var atSeconds: Double
+    var surah: Int?
+    var ayah: Int?
+    var kind: String
+    var text: String
+
+    enum CodingKeys: String, CodingKey {
+        case surah, ayah, kind, text
+        case atSeconds = "at_seconds"
+    }
+}

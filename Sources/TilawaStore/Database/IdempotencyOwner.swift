@@ -1,0 +1,21 @@
+import Foundation
+
+/// Whose key space an `Idempotency-Key` belongs to: a student's uploads, or a coach's replies.
+///
+/// Stored in the `owner` column of `idempotencyKey`: a student as their id unchanged (the rows
+/// written before coaches had keys stay valid, with no rewrite: a key in flight or answered
+/// across the upgrade keeps working), a coach as `coach:<id>`. Ids are `[A-Za-z0-9_-]`
+/// (`Identifier`), so no student id can ever equal a coach's owner value: the two key spaces
+/// cannot meet, while the table keeps its one primary key `(owner, key)`.
+public enum IdempotencyOwner: Sendable, Hashable {
+    case student(String)
+    case coach(String)
+
+    /// The value of the `owner` column.
+    public var storageValue: String {
+        switch self {
+        case let .student(id): id
+        case let .coach(id): "coach:" + id
+        }
+    }
+}

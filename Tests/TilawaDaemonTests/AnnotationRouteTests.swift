@@ -1,0 +1,245 @@
+import Foundation
+import GRDB
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import TilawaCore
+@testable import TilawaDaemon
+@_spi(Testing) @testable import TilawaStore
+import TilawaTestSupport
+
+@Suite("Annotations: a coach's marks on a recording")
+struct AnnotationRouteTests {
+    /// S1001's week-12 recording (coach C01), encoded.
+    private func recording(_ daemon: TestDaemon, _ client: some TestClientProtocol, student: String = "S1001") async throws -> String {
+        let upload = try await client.execute(uri: "/v1/students/\(student)/weeks/12/submissions", method: .post,
+                                              headers: try await daemon.headers(.student, student, [.contentType: "audio/ogg"]),
+                                              body: try TestDaemon.fixture("speech.opus"))
+        let id = try #require(upload.json?["id"] as? String)
+        #expect(await daemon.eventually { try daemon.runtime.database.submission(id: id)?.state == .awaitingFeedback })
+        return id
+    }
+
+    private func annotate(_ daemon: TestDaemon, _ client: some TestClientProtocol, _ submission: String, _ body: String,
+                          as role: Role = .coach, _ subject: String = "C01") async throws -> TestResponse {
+        try await client.execute(uri: "/v1/submissions/\(submission)/annotations", method: .post,
+                                 headers: try await daemon.headers(role, subject, [.contentType: "application/json"]),
+                                 body: ByteBuffer(string: body))
+    }
+
+    /// Files under `artifacts/annotations/`.
+    private func correctionFiles(_ daemon: TestDaemon) -> [String] {
+        let root = daemon.runtime.stateDirectory.artifactStore.path("annotations")
+        return (FileManager.default.enumerator(atPath: root)?.allObjects as? [String] ?? [])
+            .filter { !$0.hasSuffix("/") && ($0.hasSuffix(".opus") || $0.hasSuffix(".json")) }
+    }
+
+    private func annotationRows(_ daemon: TestDaemon) throws -> Int {
+        try daemon.runtime.database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM annotation") ?? -1 }
+    }
+
+    @Test("the coach marks moments; the student sees them once the reply is out, then each new one sends annotation_added; the history, the correction's audio, deleting")
+    func annotateThroughTheReply() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        try await daemon.application().test(.live) { client in
+            let id = try await recording(daemon, client)
+            let first = try await annotate(daemon, client, id, #"{"at_seconds": 2.5, "surah": 104, "ayah": 3, "kind": "tajweed", "text": "  The madd here is six counts.  "}"#)
+            #expect(first.status == .created, "\(String(buffer: first.body))")
+            #expect(first.json?["kind"] as? String == "tajweed" && first.json?["surah"] as? Int == 104 && first.json?["ayah"] as? Int == 3)
+            #expect(first.json?["text"] as? String == "The madd here is six counts." && first.json?["audio"] is NSNull)
+            #expect(first.json?["coach_id"] as? String == "C01" && first.json?["student_id"] as? String == "S1001")
+            let moment = try await annotate(daemon, client, id, #"{"at_seconds": 7, "kind": "fluency", "text": "Steadier here."}"#)
+            #expect(moment.status == .created && moment.json?["surah"] is NSNull && moment.json?["ayah"] is NSNull)
+
+            // Before the reply: the coach's draft. The coach sees it, the student does not, no event.
+            let student = try await daemon.headers(.student, "S1001")
+            let coach = try await daemon.headers(.coach, "C01")
+            let coachView = try await client.execute(uri: "/v1/submissions/\(id)", method: .get, headers: coach)
+            #expect((coachView.json?["annotations"] as? [[String: Any]])?.map { $0["at_seconds"] as? Double } == [2.5, 7])
+            let early = try await client.execute(uri: "/v1/submissions/\(id)", method: .get, headers: student)
+            #expect((early.json?["annotations"] as? [Any])?.isEmpty == true)
+            let earlyHistory = try await client.execute(uri: "/v1/students/S1001/annotations", method: .get, headers: student)
+            #expect((earlyHistory.json?["annotations"] as? [Any])?.isEmpty == true)
+
+            // The reply goes out: the marks ride with it.
+            let reply = try await client.execute(uri: "/v1/submissions/\(id)/feedback", method: .post,
+                                                 headers: try await daemon.headers(.coach, "C01", [.contentType: "audio/ogg"]),
+                                                 body: try TestDaemon.fixture("speech.opus"))
+            let feedbackId = try #require(reply.json?["id"] as? String)
+            #expect(await daemon.eventually { try daemon.runtime.database.submission(id: id)?.state == .feedbackReady })
+            let shown = try await client.execute(uri: "/v1/submissions/\(id)", method: .get, headers: student)
+            #expect((shown.json?["annotations"] as? [Any])?.count == 2)
+            let timeline = try await client.execute(uri: "/v1/students/S1001/timeline", method: .get, headers: student)
+            let week12 = try #require((timeline.json?["weeks"] as? [[String: Any]])?[11])
+            let marks = try #require(((week12["submissions"] as? [[String: Any]])?.first)?["annotations"] as? [[String: Any]])
+            #expect(marks.map { $0["kind"] as? String } == ["tajweed", "fluency"])
+            func announced() async throws -> [[String: Any]] {
+                let feed = try await client.execute(uri: "/v1/students/S1001/events", method: .get, headers: student)
+                return (feed.json?["events"] as? [[String: Any]] ?? []).filter { $0["type"] as? String == "annotation_added" }
+            }
+            #expect(try await announced().isEmpty)
+
+            // After the reply: a spoken correction, announced to the student with a link to the reply.
+            let spoken = try await client.execute(uri: "/v1/submissions/\(id)/annotations?at_seconds=4.25&surah=104&ayah=3&kind=harakah",
+                                                  method: .post, headers: try await daemon.headers(.coach, "C01", [.contentType: "audio/ogg"]),
+                                                  body: try TestDaemon.fixture("speech.opus"))
+            #expect(spoken.status == .created, "\(String(buffer: spoken.body))")
+            let spokenId = try #require(spoken.json?["id"] as? String)
+            let clip = try #require(spoken.json?["audio"] as? [String: Any])
+            #expect(abs((clip["duration_seconds"] as? Double ?? 0) - 11) < 1 && spoken.json?["text"] as? String == "")
+            let events = try await announced()
+            #expect(events.count == 1)
+            #expect(events.first?["link"] as? String == "quranflow://weeks/12/feedback/\(feedbackId)")
+            #expect((events.first?["message"] as? String)?.contains("ayah 104:3") == true, "\(events)")
+            let audio = try await client.execute(uri: "/v1/annotations/\(spokenId)/audio", method: .get, headers: student)
+            #expect(audio.status == .ok && audio.body.getString(at: 0, length: 4) == "OggS")
+            let peaks = try await client.execute(uri: "/v1/annotations/\(spokenId)/waveform", method: .get, headers: student)
+            #expect(peaks.status == .ok && peaks.json?["version"] as? Int == 2)
+            #expect(try await client.execute(uri: "/v1/annotations/\(spokenId)/audio", method: .get,
+                                             headers: try await daemon.headers(.student, "S1002")).status == .notFound)
+            #expect(try await client.execute(uri: "/v1/annotations/\(spokenId)/audio", method: .get,
+                                             headers: try await daemon.headers(.coach, "C02")).status == .notFound)
+
+            // The history of one ayah, newest first; others' students are not there.
+            let ayah = try await client.execute(uri: "/v1/students/S1001/annotations?surah=104&ayah=3", method: .get, headers: coach)
+            #expect((ayah.json?["annotations"] as? [[String: Any]])?.map { $0["kind"] as? String } == ["harakah", "tajweed"])
+            let all = try await client.execute(uri: "/v1/students/S1001/annotations", method: .get, headers: student)
+            #expect((all.json?["annotations"] as? [Any])?.count == 3)
+            #expect(try await client.execute(uri: "/v1/students/S1001/annotations", method: .get,
+                                             headers: try await daemon.headers(.coach, "C02")).status == .notFound)
+            #expect(try await client.execute(uri: "/v1/students/S1001/annotations", method: .get,
+                                             headers: try await daemon.headers(.student, "S1002")).status == .notFound)
+            #expect(try await client.execute(uri: "/v1/students/S1001/annotations?ayah=3", method: .get, headers: coach).status == .badRequest)
+
+            // Deleting: only its author; the correction's files go with it.
+            #expect(correctionFiles(daemon).count == 2)
+            #expect(try await client.execute(uri: "/v1/annotations/\(spokenId)", method: .delete,
+                                             headers: try await daemon.headers(.coach, "C02")).status == .notFound)
+            #expect(try await client.execute(uri: "/v1/annotations/\(spokenId)", method: .delete, headers: student).status == .forbidden)
+            #expect(correctionFiles(daemon).count == 2)
+            #expect(try await client.execute(uri: "/v1/annotations/\(spokenId)", method: .delete, headers: coach).status == .noContent)
+            #expect(correctionFiles(daemon).isEmpty)
+            #expect(try await client.execute(uri: "/v1/annotations/\(spokenId)/audio", method: .get, headers: coach).status == .notFound)
+            #expect(try await client.execute(uri: "/v1/annotations/\(spokenId)", method: .delete, headers: coach).status == .notFound)
+            #expect(try annotationRows(daemon) == 2)
+        }
+    }
+
+    @Test("refused: another coach (404), a student or ops (403), each bad field with its code, a too-long correction leaving nothing behind")
+    func hostile() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        try await daemon.application().test(.live) { client in
+            let id = try await recording(daemon, client)
+            let valid = #"{"at_seconds": 1, "kind": "wrong_word", "text": "x"}"#
+            #expect(try await annotate(daemon, client, id, valid, as: .coach, "C02").status == .notFound)
+            #expect(try await annotate(daemon, client, "sub_none", valid).status == .notFound)
+            #expect(try await annotate(daemon, client, id, valid, as: .student, "S1001").status == .forbidden)
+            #expect(try await annotate(daemon, client, id, valid, as: .ops, "ops").status == .forbidden)
+            let cases: [(String, HTTPResponse.Status, String)] = [
+                (#"{"at_seconds": 1, "kind": "pronunciation", "text": "x"}"#, .unprocessableContent, "invalid_kind"),
+                (#"{"at_seconds": 1, "surah": 104, "kind": "tajweed", "text": "x"}"#, .unprocessableContent, "surah_and_ayah_together"),
+                (#"{"at_seconds": 1, "ayah": 3, "kind": "tajweed", "text": "x"}"#, .unprocessableContent, "surah_and_ayah_together"),
+                (#"{"at_seconds": 1, "surah": 104, "ayah": 10, "kind": "tajweed", "text": "x"}"#, .unprocessableContent, "unknown_ayah"),
+                (#"{"at_seconds": 1, "surah": 115, "ayah": 1, "kind": "tajweed", "text": "x"}"#, .unprocessableContent, "unknown_ayah"),
+                (#"{"at_seconds": 999, "kind": "tajweed", "text": "x"}"#, .unprocessableContent, "at_seconds_out_of_range"),
+                (#"{"at_seconds": -1, "kind": "tajweed", "text": "x"}"#, .unprocessableContent, "at_seconds_out_of_range"),
+                (#"{"at_seconds": 1, "kind": "tajweed", "text": "\#(String(repeating: "a", count: 501))"}"#, .unprocessableContent, "text_too_long"),
+                (#"{"at_seconds": 1, "kind": "tajweed", "text": "   "}"#, .unprocessableContent, "text_missing"),
+                (#"{"at_seconds": 1, "kind": "tajweed"}"#, .badRequest, "invalid_body"),
+                (#"{"at_seconds": "1", "kind": "tajweed", "text": "x"}"#, .badRequest, "invalid_body"),
+                (#"{"at_seconds": 1, "kind": "tajweed", "text": "x", "student_id": "S1002"}"#, .badRequest, "invalid_body"),
+            ]
+            for (body, status, code) in cases {
+                let response = try await annotate(daemon, client, id, body)
+                #expect(response.status == status && response.json?["code"] as? String == code, "\(body): \(String(buffer: response.body))")
+            }
+            let text = try await client.execute(uri: "/v1/submissions/\(id)/annotations", method: .post,
+                                                headers: try await daemon.headers(.coach, "C01", [.contentType: "text/plain"]),
+                                                body: ByteBuffer(string: "wrong"))
+            #expect(text.status == .unsupportedMediaType)
+
+            // A spoken correction: its fields checked before the body, then 1–30 s of speech.
+            let audioHeaders = try await daemon.headers(.coach, "C01", [.contentType: "audio/wav"])
+            let badKind = try await client.execute(uri: "/v1/submissions/\(id)/annotations?at_seconds=1&kind=nope", method: .post,
+                                                   headers: audioHeaders, body: try TestDaemon.fixture("speech_u8_8k.wav"))
+            #expect(badKind.status == .unprocessableContent && badKind.json?["code"] as? String == "invalid_kind")
+            let noMoment = try await client.execute(uri: "/v1/submissions/\(id)/annotations?kind=tajweed", method: .post,
+                                                    headers: audioHeaders, body: try TestDaemon.fixture("speech_u8_8k.wav"))
+            #expect(noMoment.status == .badRequest && noMoment.json?["code"] as? String == "invalid_query")
+            let tooLong = try await client.execute(uri: "/v1/submissions/\(id)/annotations?at_seconds=1&kind=tajweed", method: .post,
+                                                   headers: audioHeaders, body: try QuestionRouteTests.repeatedSpeech(times: 3))
+            #expect(tooLong.status == .unprocessableContent && tooLong.json?["code"] as? String == "too_long", "\(String(buffer: tooLong.body))")
+            let silent = try await client.execute(uri: "/v1/submissions/\(id)/annotations?at_seconds=1&kind=tajweed", method: .post,
+                                                  headers: audioHeaders, body: try TestDaemon.fixture("digital_silence.wav"))
+            #expect(silent.status == .unprocessableContent)
+            let foreign = try await client.execute(uri: "/v1/submissions/\(id)/annotations?at_seconds=1&kind=tajweed", method: .post,
+                                                   headers: try await daemon.headers(.coach, "C02", [.contentType: "audio/ogg"]),
+                                                   body: try TestDaemon.fixture("speech.opus"))
+            #expect(foreign.status == .notFound)
+            #expect(try annotationRows(daemon) == 0)
+            #expect(correctionFiles(daemon).isEmpty)
+            #expect(daemon.stagingFiles().isEmpty)
+        }
+    }
+
+    @Test("a correction's files are owned: the sweep keeps them, withdrawing the recording removes the marks and their files")
+    func ownedArtifacts() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        try await daemon.application().test(.live) { client in
+            let id = try await recording(daemon, client)
+            let spoken = try await client.execute(uri: "/v1/submissions/\(id)/annotations?at_seconds=3&kind=other&text=Listen",
+                                                  method: .post, headers: try await daemon.headers(.coach, "C01", [.contentType: "audio/ogg"]),
+                                                  body: try TestDaemon.fixture("speech.opus"))
+            #expect(spoken.status == .created)
+            #expect(correctionFiles(daemon).count == 2)
+            let report = try ArtifactSweeper(database: daemon.runtime.database, stateDirectory: daemon.runtime.stateDirectory, grace: 0)
+                .sweep(now: Date().addingTimeInterval(3_600), originalsRetentionDays: nil)  // the files' own (wall-clock) times are past the grace
+            #expect(report.orphansRemoved == 0 && report.missingCount == 0)
+            #expect(correctionFiles(daemon).count == 2)
+
+            let withdrawn = try await client.execute(uri: "/v1/submissions/\(id)", method: .delete, headers: try await daemon.headers(.student, "S1001"))
+            #expect(withdrawn.status == .ok, "\(String(buffer: withdrawn.body))")
+            #expect(try annotationRows(daemon) == 0)
+            #expect(correctionFiles(daemon).isEmpty)
+            let after = try await annotate(daemon, client, id, #"{"at_seconds": 1, "kind": "other", "text": "x"}"#)
+            #expect(after.status == .conflict && after.json?["code"] as? String == "not_annotatable")
+        }
+    }
+
+    @Test("a spoken correction takes an upload slot of the coach's share: with the share held by a reply still arriving, it is 429 before its body")
+    func correctionTakesASlot() async throws {
+        let daemon = try await TestDaemon {
+            $0.http.maxConcurrentUploads = 4
+            $0.http.maxUploadsPerPrincipal = 1
+            $0.http.minUploadBytesPerSecond = 0
+        }
+        defer { daemon.remove() }
+        try await daemon.application().test(.live) { client in
+            let id = try await recording(daemon, client)
+            let port = try #require(client.port)
+            let token = try await daemon.token(.coach, "C01")
+            // C01's reply, its body still on its way: the coach's one slot.
+            let held = try RawHTTPConnection(port: port)
+            defer { held.close() }
+            try held.send("POST /v1/submissions/\(id)/feedback HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\n"
+                + "Content-Type: audio/wav\r\nContent-Length: 10000000\r\n\r\n")
+            try held.send(Data(repeating: 0x52, count: 1_000))
+            #expect(await daemon.eventually { daemon.api.metrics.render().contains("tilawa_uploads_in_flight 1") })
+
+            let correction = try RawHTTPConnection(port: port)
+            defer { correction.close() }
+            try correction.send("POST /v1/submissions/\(id)/annotations?at_seconds=1&kind=tajweed HTTP/1.1\r\nHost: localhost\r\n"
+                + "Authorization: Bearer \(token)\r\nContent-Type: audio/ogg\r\nContent-Length: 40000\r\nExpect: 100-continue\r\n\r\n")
+            let refused = await correction.read(until: "too_many_uploads_for_you", seconds: 30)
+            #expect(refused.hasPrefix("HTTP/1.1 429"), "got: \(refused.prefix(80))")
+            // A written annotation needs no slot.
+            let written = try await annotate(daemon, client, id, #"{"at_seconds": 1, "kind": "tajweed", "text": "Madd."}"#)
+            #expect(written.status == .created)
+            #expect(try annotationRows(daemon) == 1)
+        }
+    }
+}
