@@ -75,11 +75,14 @@ let package = Package(
                 .product(name: "HummingbirdCore", package: "hummingbird"),
             ],
             exclude: ["Configuration/CONFIGURATION.md"],
-            plugins: ["EmbedOpenAPI"]
+            plugins: ["EmbedOpenAPI", "EmbedDesk"]
         ),
         // The build-time tool that embeds openapi/openapi.yaml in TilawaDaemon, and its plugin.
         .executableTarget(name: "openapi-embed"),
         .plugin(name: "EmbedOpenAPI", capability: .buildTool(), dependencies: ["openapi-embed"]),
+        // The build-time tool that embeds the coach's desk (web/desk/) in TilawaDaemon, and its plugin.
+        .executableTarget(name: "desk-embed"),
+        .plugin(name: "EmbedDesk", capability: .buildTool(), dependencies: ["desk-embed"]),
         .executableTarget(
             name: "tilawa",
             dependencies: [

@@ -161,6 +161,7 @@ extension AppDatabase {
         migrator.registerMigration("submissions: withdraw and recorded-at", migrate: AppDatabase.migrateWithdrawals)
         migrator.registerMigration("uploads: resumable", migrate: AppDatabase.migrateResumableUploads)
         migrator.registerMigration("feedback: comments by author", migrate: AppDatabase.migrateCommentAuthors)
+        migrator.registerMigration("desk: login links and sessions", migrate: AppDatabase.migrateDeskSessions)
         return migrator
     }
 }
