@@ -35,7 +35,7 @@ struct SessionsRevokeCommand: ParsableCommand {
         let runtime = try config.runtime()
         let ended: Int
         do {
-            ended = try runtime.database.revokeDeskSessions(coachId: coach)
+            ended = try runtime.database.revokeDeskSessions(coachId: coach, now: runtime.clock())
         } catch {
             throw CommandLineOutput.fail(error)
         }

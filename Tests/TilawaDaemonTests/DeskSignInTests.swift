@@ -9,7 +9,7 @@ import TilawaCore
 import TilawaTestSupport
 
 /// A signed-in desk: the session cookie and its CSRF token.
-private struct DeskLogin {
+struct DeskLogin {
     var cookie: String
     var csrf: String
 
@@ -169,7 +169,7 @@ struct DeskSignInTests {
             // Revoked from the command line's store call: every session of the coach ends.
             let third = try await signIn(daemon, client)
             let fourth = try await signIn(daemon, client)
-            #expect(try daemon.runtime.database.revokeDeskSessions(coachId: "C01") == 2)
+            #expect(try daemon.runtime.database.revokeDeskSessions(coachId: "C01", now: daemon.clock.now) == 2)
             for login in [third, fourth] {
                 #expect(try await client.execute(uri: "/desk/session", method: .get, headers: login.headers()).status == .unauthorized)
             }

@@ -110,12 +110,13 @@ extension AppDatabase {
     }
 
     /// Ends every session of `coachId` and voids the coach's unused login links (`tilawa
-    /// sessions revoke`); returns how many sessions ended.
+    /// sessions revoke`); returns how many live sessions ended.
     @discardableResult
-    public func revokeDeskSessions(coachId: String) throws -> Int {
+    public func revokeDeskSessions(coachId: String, now: Date) throws -> Int {
         try writer.write { db in
+            let ended = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM deskSession WHERE coachId = ? AND expiresAt > ?",
+                                         arguments: [coachId, now]) ?? 0
             try db.execute(sql: "DELETE FROM deskSession WHERE coachId = ?", arguments: [coachId])
-            let ended = db.changesCount
             try db.execute(sql: "DELETE FROM loginLink WHERE coachId = ? AND usedAt IS NULL", arguments: [coachId])
             return ended
         }
