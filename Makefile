@@ -12,13 +12,15 @@ BIN_RELEASE  := .build/release/tilawa
 RUNTIME_PACKAGES := libavformat-dev libavcodec-dev libswresample-dev libavutil-dev \
                     libopusenc-dev libopus-dev libogg-dev libebur128-dev libasound2-dev \
                     libsqlite3-dev pkg-config
-TEST_PACKAGES    := opus-tools faketime python3 python3-venv ffmpeg
+TEST_PACKAGES    := opus-tools faketime python3 python3-venv ffmpeg chromium chromium-driver fonts-hosny-amiri
 # Python peers the tests run against, from PyPI, in a virtual environment of the project's:
 # the OpenAPI response validator (jsonschema with its RFC 3339 format check, PyYAML) and
 # the Standard Webhooks verifier (standardwebhooks) the webhook tests check deliveries with, and
-# the tus client (tuspy) the resumable-upload test drives the daemon with.
+# the tus client (tuspy) the resumable-upload test drives the daemon with, and Selenium, which
+# drives Debian's headless Chromium (chromium, chromium-driver; fonts-hosny-amiri for the
+# Arabic text) through the coach's desk.
 TEST_VENV        := .venv-test
-TEST_PYTHON_PACKAGES := jsonschema==4.26.0 referencing==0.37.0 rfc3339-validator==0.1.4 PyYAML==6.0.3 standardwebhooks==1.1.0 tuspy==1.1.0
+TEST_PYTHON_PACKAGES := jsonschema==4.26.0 referencing==0.37.0 rfc3339-validator==0.1.4 PyYAML==6.0.3 standardwebhooks==1.1.0 tuspy==1.1.0 selenium==4.38.0
 # Only for regenerating audio-fixtures/ and for the benchmarks (python3-dev: bench-encode builds
 # PyPI's pesq from source for its PESQ-WB figure; linux-perf: the CPU ratios by libopus share).
 TOOL_PACKAGES    := sox espeak-ng ffmpeg opus-tools bc curl sqlite3 socat python3-dev python3-venv linux-perf

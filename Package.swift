@@ -77,7 +77,7 @@ let package = Package(
                 .product(name: "HummingbirdCore", package: "hummingbird"),
             ],
             exclude: ["Configuration/CONFIGURATION.md"],
-            plugins: ["EmbedOpenAPI"]
+            plugins: ["EmbedOpenAPI", "EmbedDesk"]
         ),
         // The build-time tool that embeds openapi/openapi.yaml in TilawaDaemon, and its plugin.
         .executableTarget(name: "openapi-embed"),
@@ -85,6 +85,9 @@ let package = Package(
         // The build-time tool that embeds data/quran/quran-uthmani.txt in TilawaQuran, and its plugin.
         .executableTarget(name: "text-embed"),
         .plugin(name: "EmbedQuranText", capability: .buildTool(), dependencies: ["text-embed"]),
+        // The build-time tool that embeds the coach's desk (web/desk/) in TilawaDaemon, and its plugin.
+        .executableTarget(name: "desk-embed"),
+        .plugin(name: "EmbedDesk", capability: .buildTool(), dependencies: ["desk-embed"]),
         .executableTarget(
             name: "tilawa",
             dependencies: [

@@ -10,6 +10,8 @@ struct TokenIssueCommand: AsyncParsableCommand {
         abstract: "Print a signed token (HS256, the configured key) for a student, a coach or operations.",
         discussion: """
             The token alone is printed on stdout, so TOKEN=$(tilawa token issue --student S1001) works. \
+            With --coach ID --link, a one-time login link to the coach's desk is printed instead \
+            (<desk.public_url>/desk/login?token=…, 15 minutes, one use; exit 77 for an unknown coach). \
             The id is checked for its syntax only: a token may be issued before the roster is imported. \
             When the key file is missing and auth.jwt_key_file is not set, a new key is created in the \
             state directory. Exit status: 0 printed, 64 usage, 78 bad configuration or key file.
@@ -25,6 +27,9 @@ struct TokenIssueCommand: AsyncParsableCommand {
     @Flag(help: "Issue for operations (subject \"ops\").")
     var ops = false
 
+    @Flag(help: "With --coach: print a one-time login link to the coach's desk (15 minutes, one use) instead of a token.")
+    var link = false
+
     @Option(help: ArgumentHelp(
         "Lifetime: 90s, 15m, 1h, 7d or seconds, from 60s to 365d (default: auth.default_token_ttl_seconds).",
         valueName: "duration"))
@@ -39,9 +44,12 @@ struct TokenIssueCommand: AsyncParsableCommand {
             throw ValidationError(RuleRefusal.invalidIdentifier(input: id).message(in: .gmt))
         }
         if let ttl { _ = try Self.lifetime(ttl) }
+        if link, coach == nil { throw ValidationError("--link makes a login link to the coach's desk: give it with --coach ID.") }
+        if link, ttl != nil { throw ValidationError("A login link lasts 15 minutes; --ttl does not apply to --link.") }
     }
 
     func run() async throws {
+        if link, let coach { return try await printLink(coach: coach) }
         let configuration = try config.load()
         let lifetime = try ttl.map(Self.lifetime) ?? configuration.auth.defaultTokenTTL
         let (subject, role): (String, Role) =
@@ -57,6 +65,22 @@ struct TokenIssueCommand: AsyncParsableCommand {
         } catch {
             throw CommandLineOutput.fail(error)
         }
+    }
+
+    /// `--coach ID --link`: the link alone on stdout; exit 77 for a coach not in the programme.
+    private func printLink(coach: String) async throws {
+        let runtime = try config.runtime()
+        let issued: (url: String, expiresAt: Date)?
+        do {
+            issued = try await LoginLinks(runtime: runtime).issue(coachId: coach, now: runtime.clock())
+        } catch {
+            throw CommandLineOutput.fail(error)
+        }
+        guard let issued else {
+            throw CommandLineOutput.fail(code: "unknown_coach", message: "No coach \(coach) in the programme; import the roster first.",
+                                         exit: ExitStatus.refusedByRule)
+        }
+        print(issued.url)
     }
 
     /// The seconds of a `--ttl` value, or a usage error.

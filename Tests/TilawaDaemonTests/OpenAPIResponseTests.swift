@@ -427,6 +427,30 @@ struct OpenAPIResponseTests {
             for path in ["/healthz", "/readyz", "/metrics", "/openapi.yaml"] {
                 _ = try await call(.get, path, path)
             }
+
+            // The desk: a login link, its page and exchange, the session, sign-out, the page and its files.
+            let links = "/v1/coaches/{id}/login-links"
+            let issued = try await call(.post, links, "/v1/coaches/C01/login-links", try await auth(.ops, "ops"))
+            _ = try await call(.post, links, "/v1/coaches/C01/login-links", try await auth(.coach, "C01"))
+            _ = try await call(.post, links, "/v1/coaches/C99/login-links", try await auth(.ops, "ops"))
+            _ = try await call(.post, links, "/v1/coaches/C01/login-links")
+            _ = try await call(.post, links, "/v1/coaches/bad.id/login-links", try await auth(.ops, "ops"))
+            let token = String(try #require((issued.json?["url"] as? String)?.split(separator: "=").last))
+            _ = try await call(.get, "/desk/login", "/desk/login?token=\(token)")
+            _ = try await call(.get, "/desk/login", "/desk/login?token=short")
+            let form: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+            let signedIn = try await call(.post, "/desk/login", "/desk/login", form, body: ByteBuffer(string: "token=\(token)"))
+            _ = try await call(.post, "/desk/login", "/desk/login", form, body: ByteBuffer(string: "token=\(token)"))
+            let cookie = String(try #require(signedIn.headers[.setCookie]?.split(separator: ";").first))
+            let session = try await call(.get, "/desk/session", "/desk/session", [.cookie: cookie])
+            _ = try await call(.get, "/desk/session", "/desk/session")
+            _ = try await call(.get, "/desk", "/desk/")
+            let script = try await call(.get, "/desk/assets/{name}", "/desk/assets/desk.js")
+            _ = try await call(.get, "/desk/assets/{name}", "/desk/assets/desk.js", [.ifNoneMatch: script.headers[.eTag] ?? "*"])
+            _ = try await call(.get, "/desk/assets/{name}", "/desk/assets/nothing.js")
+            _ = try await call(.post, "/desk/logout", "/desk/logout", [.cookie: cookie])
+            _ = try await call(.post, "/desk/logout", "/desk/logout",
+                               [.cookie: cookie, .csrfToken: session.json?["csrf_token"] as? String ?? ""])
             // Last, as they close the test client's one connection: a JSON body and an upload over their limits.
             _ = try await call(.patch, "/v1/feedback/{id}", "/v1/feedback/\(feedbackId)", json,
                                body: ByteBuffer(string: "{\"notes\": \"" + String(repeating: "a", count: 70_000) + "\"}"))

@@ -83,6 +83,7 @@ extension TilawaConfiguration {
             "uploads.staging_budget_bytes", default: Int(config.uploads.stagingBudgetBytes), in: 1_048_576...Int(Int64.max / 2)))
         config.submissions.withdrawMinutes = try values.integer("submissions.withdraw_minutes", default: 10, in: 0...1_440)
         config.comments.maxPerMinute = try values.integer("comments.max_per_minute", default: config.comments.maxPerMinute, in: 0...1_000)
+        try config.readDesk(&values)
         config.idempotencyRetention = try TimeInterval(values.integer("idempotency.retention_hours", default: 24, in: 24...8760) * 3600)
         let level = try values.choice("log.level", default: config.logLevel.rawValue, among: LogLevel.allCases.map(\.rawValue))
         config.logLevel = LogLevel(rawValue: level) ?? config.logLevel
@@ -112,6 +113,20 @@ extension TilawaConfiguration {
         http.minUploadBytesPerSecond = try values.integer("http.min_upload_bytes_per_second", default: http.minUploadBytesPerSecond,
                                                           in: 0...1_073_741_824)
         http.minUploadRateWindow = try values.number("http.min_upload_rate_window_seconds", default: http.minUploadRateWindow, in: 1...3600)
+    }
+
+    private mutating func readDesk(_ values: inout ConfigurationValues) throws(ConfigurationError) {
+        if let setting = values.optionalText("desk.public_url") {
+            let rule = "must be an http or https origin such as https://tilawa.example.org (no path, query or fragment)"
+            guard let url = URL(string: setting.text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+                  let host = url.host, !host.isEmpty, url.path.isEmpty || url.path == "/", url.query == nil, url.fragment == nil,
+                  url.user == nil
+            else { throw values.invalid("desk.public_url", rule, setting) }
+            var text = setting.text
+            while text.hasSuffix("/") { text.removeLast() }
+            desk.publicURL = URL(string: text)
+        }
+        desk.sessionDays = try values.integer("desk.session_days", default: desk.sessionDays, in: 1...365)
     }
 
     private mutating func readAuth(_ values: inout ConfigurationValues) throws(ConfigurationError) {

@@ -135,6 +135,21 @@ extension TilawaConfiguration {
         public init() {}
     }
 
+    /// `desk.*`: the coach's desk in the browser (DESIGN §9).
+    public struct Desk: Sendable, Hashable {
+        /// `desk.public_url`: the origin login links are printed with (`<url>/desk/login?token=…`);
+        /// nil: `http://<http.host>:<http.port>`. With `https`, the session cookie is `Secure`.
+        public var publicURL: URL?
+        /// `desk.session_days`: a session ends this long after its last use (sliding).
+        public var sessionDays = 7
+
+        /// The defaults.
+        public init() {}
+
+        /// Seconds a session lives after its last use.
+        public var sessionLifetime: TimeInterval { TimeInterval(sessionDays) * 86_400 }
+    }
+
     /// `comments.*`: the threads under coaches' replies.
     public struct Comments: Sendable, Hashable {
         /// `comments.max_per_minute`: comments one author (a student or a coach) may write in

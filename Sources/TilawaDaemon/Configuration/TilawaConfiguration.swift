@@ -41,6 +41,8 @@ public struct TilawaConfiguration: Sendable, Equatable {
     public var submissions = Submissions()
     /// `comments.*`.
     public var comments = Comments()
+    /// `desk.*`.
+    public var desk = Desk()
     /// `idempotency.retention_hours`, in seconds.
     public var idempotencyRetention: TimeInterval = 24 * 3600
     /// `log.level`.

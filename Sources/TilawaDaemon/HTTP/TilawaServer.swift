@@ -33,7 +33,11 @@ public enum TilawaServer {
         router.add(middleware: CORSHeadersMiddleware())
         router.add(middleware: ProblemMiddleware(routes: routes))
         OperationsRoutes(api: api).register(on: router)
-        let v1 = router.group("v1").add(middleware: AuthMiddleware(authority: api.authority, clock: api.runtime.clock))
+        let sessions = DeskSessions(database: api.runtime.database, configuration: api.runtime.configuration)
+        let desk = DeskRoutes(api: api, sessions: sessions)
+        desk.register(on: router)
+        let v1 = router.group("v1").add(middleware: AuthMiddleware(authority: api.authority, sessions: sessions, clock: api.runtime.clock))
+        desk.registerAPI(on: v1)
         let http = api.runtime.configuration.http
         let receiver = UploadReceiver(
             stateDirectory: api.runtime.stateDirectory, maxBytes: http.maxUploadBytes, slots: slots,

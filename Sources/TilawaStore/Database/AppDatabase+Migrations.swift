@@ -164,6 +164,7 @@ extension AppDatabase {
         migrator.registerMigration("curriculum: ayahs", migrate: AppDatabase.migrateAyahs)
         migrator.registerMigration("idempotency: keys by owner", migrate: AppDatabase.migrateIdempotencyOwners)
         migrator.registerMigration("annotations", migrate: AppDatabase.migrateAnnotations)
+        migrator.registerMigration("desk: login links and sessions", migrate: AppDatabase.migrateDeskSessions)
         return migrator
     }
 }

@@ -1,0 +1,24 @@
+import Foundation
+import PackagePlugin
+
+/// Embeds the coach's desk (`web/desk/`: HTML, CSS, JavaScript written in this project) in
+/// the target that serves it, at build time, each file an input of the build: the installed
+/// binary needs no folder of assets beside it, and what it serves is what git holds.
+@main
+struct EmbedDesk: BuildToolPlugin {
+    func createBuildCommands(context: PluginContext, target: any Target) async throws -> [Command] {
+        let folder = context.package.directoryURL.appending(path: "web/desk")
+        let files = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: [.isRegularFileKey])
+            .filter { !$0.lastPathComponent.hasPrefix(".") && !$0.hasDirectoryPath }
+            .sorted { $0.lastPathComponent < $1.lastPathComponent }
+        let output = context.pluginWorkDirectoryURL.appending(path: "DeskAssetFiles.swift")
+        return [
+            .buildCommand(
+                displayName: "Embedding web/desk in \(target.name)",
+                executable: try context.tool(named: "desk-embed").url,
+                arguments: [output.path()] + files.map { $0.path() },
+                inputFiles: files,
+                outputFiles: [output]),
+        ]
+    }
+}

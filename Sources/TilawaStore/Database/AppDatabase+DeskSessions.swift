@@ -1,0 +1,139 @@
+import Foundation
+import GRDB
+
+/// Why a login link could not be exchanged for a session.
+public enum LoginLinkRefusal: Error, Sendable, Equatable {
+    /// No link has this secret (never issued, or mistyped).
+    case unknown
+    /// The link was exchanged already (single use).
+    case used
+    /// The link's 15 minutes have passed.
+    case expired
+    /// The coach it was issued for is no longer in the programme.
+    case unknownCoach
+}
+
+/// A signed-in desk session as the HTTP layer needs it.
+public struct DeskSession: Sendable, Equatable {
+    /// The coach the session acts for.
+    public let coachId: String
+    /// The token every state-changing request made with the session's cookie must carry.
+    public let csrfToken: String
+    /// When the session ends unless used again (sliding).
+    public let expiresAt: Date
+}
+
+extension AppDatabase {
+    /// Migration "desk: login links and sessions". Only hashes of the secrets are stored:
+    /// a copy of the database (a backup) signs nobody in.
+    static func migrateDeskSessions(_ db: Database) throws {
+        try db.create(table: "loginLink") { t in
+            t.primaryKey("secretHash", .text)
+            t.column("coachId", .text).notNull()
+            t.column("createdAt", .datetime).notNull()
+            t.column("expiresAt", .datetime).notNull()
+            t.column("usedAt", .datetime)
+        }
+        try db.create(index: "loginLink_expiresAt", on: "loginLink", columns: ["expiresAt"])
+        try db.create(table: "deskSession") { t in
+            t.primaryKey("secretHash", .text)
+            t.column("coachId", .text).notNull()
+            t.column("csrfToken", .text).notNull()
+            t.column("createdAt", .datetime).notNull()
+            t.column("lastSeenAt", .datetime).notNull()
+            t.column("expiresAt", .datetime).notNull()
+        }
+        try db.create(index: "deskSession_coachId", on: "deskSession", columns: ["coachId"])
+        try db.create(index: "deskSession_expiresAt", on: "deskSession", columns: ["expiresAt"])
+    }
+
+    /// Records a login link for `coachId` whose secret hashes to `secretHash`, valid until
+    /// `expiresAt`. False when no such coach is in the programme.
+    public func createLoginLink(coachId: String, secretHash: String, now: Date, expiresAt: Date) async throws -> Bool {
+        try await writer.write { db in
+            guard try Self.coachExistsQuery(id: coachId)(db) else { return false }
+            try db.execute(sql: "DELETE FROM loginLink WHERE expiresAt < ?", arguments: [now.addingTimeInterval(-86_400)])
+            try db.execute(sql: "INSERT INTO loginLink (secretHash, coachId, createdAt, expiresAt) VALUES (?, ?, ?, ?)",
+                           arguments: [secretHash, coachId, now, expiresAt])
+            return true
+        }
+    }
+
+    /// Exchanges the link whose secret hashes to `linkHash` for a new session, in one
+    /// transaction: the link is marked used (a second exchange, or a racing one, is refused
+    /// `used`), and the session — its secret hashing to `sessionHash`, with `csrfToken` —
+    /// lasts until `now + lifetime`.
+    public func exchangeLoginLink(linkHash: String, sessionHash: String, csrfToken: String, lifetime: TimeInterval,
+                                  now: Date) async throws -> Result<DeskSession, LoginLinkRefusal> {
+        try await immediateWrite { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT coachId, expiresAt, usedAt FROM loginLink WHERE secretHash = ?",
+                                             arguments: [linkHash]) else { return .failure(.unknown) }
+            let coachId: String = row["coachId"]
+            if (row["usedAt"] as Date?) != nil { return .failure(.used) }
+            if (row["expiresAt"] as Date) <= now { return .failure(.expired) }
+            try db.execute(sql: "UPDATE loginLink SET usedAt = ? WHERE secretHash = ?", arguments: [now, linkHash])
+            guard try Self.coachExistsQuery(id: coachId)(db) else { return .failure(.unknownCoach) }
+            let expiresAt = now.addingTimeInterval(lifetime)
+            try db.execute(sql: """
+                INSERT INTO deskSession (secretHash, coachId, csrfToken, createdAt, lastSeenAt, expiresAt) VALUES (?, ?, ?, ?, ?, ?)
+                """, arguments: [sessionHash, coachId, csrfToken, now, now, expiresAt])
+            return .success(DeskSession(coachId: coachId, csrfToken: csrfToken, expiresAt: expiresAt))
+        }
+    }
+
+    /// The live session whose secret hashes to `sessionHash`, its end moved to `now +
+    /// lifetime` (sliding; written at most once a minute, so a page's polling costs reads
+    /// only); nil for an unknown, ended or revoked session, or one whose coach is gone.
+    public func deskSession(sessionHash: String, lifetime: TimeInterval, now: Date) async throws -> DeskSession? {
+        let found = try await writer.read { db -> (DeskSession, Date)? in
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT s.coachId, s.csrfToken, s.expiresAt, s.lastSeenAt FROM deskSession s JOIN coach c ON c.id = s.coachId
+                WHERE s.secretHash = ? AND s.expiresAt > ?
+                """, arguments: [sessionHash, now]) else { return nil }
+            return (DeskSession(coachId: row["coachId"], csrfToken: row["csrfToken"], expiresAt: row["expiresAt"]), row["lastSeenAt"])
+        }
+        guard let (session, lastSeen) = found else { return nil }
+        guard now.timeIntervalSince(lastSeen) >= 60 else { return session }
+        let expiresAt = now.addingTimeInterval(lifetime)
+        try await writer.write { db in
+            try db.execute(sql: "UPDATE deskSession SET lastSeenAt = ?, expiresAt = ? WHERE secretHash = ? AND expiresAt > ?",
+                           arguments: [now, expiresAt, sessionHash, now])
+        }
+        return DeskSession(coachId: session.coachId, csrfToken: session.csrfToken, expiresAt: expiresAt)
+    }
+
+    /// Ends the session whose secret hashes to `sessionHash` (sign-out).
+    public func endDeskSession(sessionHash: String) async throws {
+        try await writer.write { db in
+            try db.execute(sql: "DELETE FROM deskSession WHERE secretHash = ?", arguments: [sessionHash])
+        }
+    }
+
+    /// Ends every session of `coachId` and voids the coach's unused login links (`tilawa
+    /// sessions revoke`); returns how many live sessions ended.
+    @discardableResult
+    public func revokeDeskSessions(coachId: String, now: Date) throws -> Int {
+        try writer.write { db in
+            let ended = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM deskSession WHERE coachId = ? AND expiresAt > ?",
+                                         arguments: [coachId, now]) ?? 0
+            try db.execute(sql: "DELETE FROM deskSession WHERE coachId = ?", arguments: [coachId])
+            try db.execute(sql: "DELETE FROM loginLink WHERE coachId = ? AND usedAt IS NULL", arguments: [coachId])
+            return ended
+        }
+    }
+
+    /// Deletes sessions and links past their end (housekeeping).
+    public func deleteEndedDeskSessions(now: Date) async throws {
+        try await writer.write { db in
+            try db.execute(sql: "DELETE FROM deskSession WHERE expiresAt <= ?", arguments: [now])
+            try db.execute(sql: "DELETE FROM loginLink WHERE expiresAt < ?", arguments: [now.addingTimeInterval(-86_400)])
+        }
+    }
+}
+
+extension AppDatabase {
+    /// The coach's display name, nil when there is no such coach.
+    public func coachName(id: String) async throws -> String? {
+        try await writer.read { db in try String.fetchOne(db, sql: "SELECT name FROM coach WHERE id = ?", arguments: [id]) }
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+// desk-embed OUTPUT FILE…: writes OUTPUT, a Swift file declaring
+// `enum DeskAssetFiles { static let files: [(name: String, text: String)] }` holding each
+// FILE's name and UTF-8 text as a raw string literal. Run by the EmbedDesk build plugin.
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 2 else {
+    FileHandle.standardError.write(Data("usage: desk-embed OUTPUT FILE…\n".utf8))
+    exit(64)
+}
+var entries: [String] = []
+for path in arguments.dropFirst(2) {
+    let name = URL(fileURLWithPath: path).lastPathComponent
+    guard name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }) else {
+        FileHandle.standardError.write(Data("desk-embed: \(name): a desk file's name is letters, digits, '.', '_' and '-'\n".utf8))
+        exit(65)
+    }
+    let text: String
+    do {
+        text = try String(contentsOfFile: path, encoding: .utf8)
+    } catch {
+        FileHandle.standardError.write(Data("desk-embed: cannot read \(path) as UTF-8 text: \(error)\n".utf8))
+        exit(66)
+    }
+    // A delimiter the text can neither close nor escape: more `#` than any `"#…` or `\#…` run in it.
+    var hashes = "#"
+    while text.contains("\"" + hashes) || text.contains("\\" + hashes) { hashes += "#" }
+    entries.append("        (\"\(name)\", \(hashes)\"\"\"\n\(text)\n\"\"\"\(hashes)),")
+}
+let source = """
+// Generated at build time from web/desk/ by the EmbedDesk plugin; not in git.
+
+/// The desk's files as `web/desk/` holds them.
+enum DeskAssetFiles {
+    static let files: [(name: String, text: String)] = [
+\(entries.joined(separator: "\n"))
+    ]
+}
+
+"""
+do {
+    try Data(source.utf8).write(to: URL(fileURLWithPath: arguments[1]), options: .atomic)
+} catch {
+    FileHandle.standardError.write(Data("desk-embed: cannot write \(arguments[1]): \(error)\n".utf8))
+    exit(73)
+}

@@ -1,0 +1,225 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import TilawaCore
+@testable import TilawaDaemon
+@_spi(Testing) @testable import TilawaStore
+import TilawaTestSupport
+
+/// A signed-in desk: the session cookie and its CSRF token.
+struct DeskLogin {
+    var cookie: String
+    var csrf: String
+
+    func headers(_ extra: HTTPFields = [:], csrf withToken: Bool = false) -> HTTPFields {
+        var fields = extra
+        fields[.cookie] = "tilawa_desk=\(cookie)"
+        if withToken { fields[.csrfToken] = csrf }
+        return fields
+    }
+}
+
+@Suite("The coach's desk: sign-in by login link, sessions, CSRF (live)")
+struct DeskSignInTests {
+    /// A link for `coach` by the ops route; its secret.
+    func link(_ daemon: TestDaemon, _ client: some TestClientProtocol, coach: String = "C01") async throws -> String {
+        let issued = try await client.execute(uri: "/v1/coaches/\(coach)/login-links", method: .post,
+                                              headers: try await daemon.headers(.ops, "ops"))
+        #expect(issued.status == .created)
+        let url = try #require(issued.json?["url"] as? String)
+        #expect(url.hasPrefix("http://127.0.0.1:0/desk/login?token="), "\(url)")
+        return String(try #require(url.split(separator: "=").last))
+    }
+
+    /// Exchanges `token` as the page's button does; the answer.
+    func exchange(_ client: some TestClientProtocol, _ token: String, html: Bool = false) async throws -> TestResponse {
+        var headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+        if html { headers[.accept] = "text/html" }
+        return try await client.execute(uri: "/desk/login", method: .post, headers: headers, body: ByteBuffer(string: "token=\(token)"))
+    }
+
+    func signIn(_ daemon: TestDaemon, _ client: some TestClientProtocol, coach: String = "C01") async throws -> DeskLogin {
+        let answer = try await exchange(client, try await link(daemon, client, coach: coach))
+        #expect(answer.status == .seeOther && answer.headers[.location] == "/desk/")
+        let setCookie = try #require(answer.headers[.setCookie])
+        let value = try #require(setCookie.split(separator: ";").first?.split(separator: "=", maxSplits: 1).last.map(String.init))
+        let session = try await client.execute(uri: "/desk/session", method: .get, headers: [.cookie: "tilawa_desk=\(value)"])
+        #expect(session.status == .ok && session.json?["coach_id"] as? String == coach)
+        return DeskLogin(cookie: value, csrf: try #require(session.json?["csrf_token"] as? String))
+    }
+
+    @Test("the link opens a page whose button signs in; the cookie is HttpOnly, SameSite=Strict, Path=/; a used or expired link is 401 login_link_invalid")
+    func signIn() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        try await daemon.application().test(.live) { client in
+            let token = try await link(daemon, client)
+            // Opening the link spends nothing (mail scanners prefetch): a page with a form.
+            for _ in 0..<2 {
+                let page = try await client.execute(uri: "/desk/login?token=\(token)", method: .get)
+                #expect(page.status == .ok)
+                let html = String(buffer: page.body)
+                #expect(html.contains(#"<form method="post" action="/desk/login">"#) && html.contains(#"name="token" value="\#(token)""#))
+                #expect(page.headers[.referrerPolicy] == "no-referrer" && page.headers[.cacheControl] == "no-store")
+                let policy = try #require(page.headers[.contentSecurityPolicy])
+                #expect(policy.contains("script-src 'self'") && policy.contains("frame-ancestors 'none'") && !policy.contains("unsafe-inline"))
+            }
+            let answer = try await exchange(client, token)
+            #expect(answer.status == .seeOther && answer.headers[.location] == "/desk/")
+            let cookie = try #require(answer.headers[.setCookie])
+            for attribute in ["HttpOnly", "SameSite=Strict", "Path=/"] { #expect(cookie.contains(attribute), "\(cookie)") }
+            #expect(!cookie.contains("Secure"), "no Secure on a plain-http desk")
+            #expect(!cookie.contains(token), "the cookie is not the link")
+
+            // The link is spent: again is 401, as a page for a browser.
+            let replay = try await exchange(client, token)
+            #expect(replay.status == .unauthorized && replay.json?["code"] as? String == "login_link_invalid")
+            let replayPage = try await exchange(client, token, html: true)
+            #expect(replayPage.status == .unauthorized && String(buffer: replayPage.body).contains("used already"))
+
+            // A link past its 15 minutes.
+            let late = try await link(daemon, client)
+            daemon.clock.advance(by: 15 * 60 + 1)
+            let expired = try await exchange(client, late)
+            #expect(expired.status == .unauthorized && expired.json?["code"] as? String == "login_link_invalid")
+            #expect((expired.json?["detail"] as? String)?.contains("expired") == true)
+            // Made up.
+            let forged = try await exchange(client, String(repeating: "A", count: 43))
+            #expect(forged.status == .unauthorized && forged.json?["code"] as? String == "login_link_invalid")
+            // Only hashes are stored.
+            let stored = try await daemon.runtime.database.writer.read { db in try String.fetchAll(db, sql: "SELECT secretHash FROM loginLink") }
+            #expect(!stored.contains(token) && stored.contains(DeskSecret.hash(token)))
+        }
+    }
+
+    @Test("a session has exactly its coach's rights: another coach's student and queue are 404; a change without the CSRF token is 403; a bearer token wins over the cookie")
+    func sessionRights() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        try await daemon.application().test(.live) { client in
+            let upload = try await client.execute(uri: "/v1/students/S1001/weeks/12/submissions", method: .post,
+                                                  headers: try await daemon.headers(.student, "S1001", [.contentType: "audio/ogg"]),
+                                                  body: try TestDaemon.fixture("speech.opus"))
+            let id = try #require(upload.json?["id"] as? String)
+            #expect(await daemon.eventually { try daemon.runtime.database.submission(id: id)?.state == .awaitingFeedback })
+            let c01 = try await signIn(daemon, client, coach: "C01")
+            let c02 = try await signIn(daemon, client, coach: "C02")
+
+            #expect(try await client.execute(uri: "/v1/coaches/C01/queue", method: .get, headers: c01.headers()).status == .ok)
+            #expect(try await client.execute(uri: "/v1/coaches/C02/queue", method: .get, headers: c01.headers()).status == .notFound)
+            #expect(try await client.execute(uri: "/v1/students/S1001/timeline", method: .get, headers: c01.headers()).status == .ok)
+            #expect(try await client.execute(uri: "/v1/students/S1001/timeline", method: .get, headers: c02.headers()).status == .notFound)
+            #expect(try await client.execute(uri: "/v1/submissions/\(id)", method: .get, headers: c02.headers()).status == .notFound)
+
+            // A change: without the token 403, with another session's 403, with its own it goes through.
+            let opus = try TestDaemon.fixture("speech.opus")
+            let bare = try await client.execute(uri: "/v1/submissions/\(id)/feedback", method: .post,
+                                                headers: c01.headers([.contentType: "audio/ogg"]), body: opus)
+            #expect(bare.status == .forbidden && bare.json?["code"] as? String == "csrf_token_missing")
+            var crossed = c01.headers([.contentType: "audio/ogg"])
+            crossed[.csrfToken] = c02.csrf
+            let wrong = try await client.execute(uri: "/v1/submissions/\(id)/feedback", method: .post, headers: crossed, body: opus)
+            #expect(wrong.status == .forbidden && wrong.json?["code"] as? String == "csrf_token_invalid")
+            // Another coach's session, with its own token, reaches nothing of C01's student.
+            let hostile = try await client.execute(uri: "/v1/submissions/\(id)/feedback", method: .post,
+                                                   headers: c02.headers([.contentType: "audio/ogg"], csrf: true), body: opus)
+            #expect(hostile.status == .notFound || hostile.status == .forbidden, "\(hostile.status)")
+            let reply = try await client.execute(uri: "/v1/submissions/\(id)/feedback", method: .post,
+                                                 headers: c01.headers([.contentType: "audio/ogg"], csrf: true), body: opus)
+            #expect(reply.status == .created)
+
+            // A bearer token beside the cookie decides: C02's token with C01's cookie is C02.
+            var both = c01.headers()
+            both[.authorization] = "Bearer \(try await daemon.token(.coach, "C02"))"
+            #expect(try await client.execute(uri: "/v1/coaches/C02/queue", method: .get, headers: both).status == .ok)
+            #expect(try await client.execute(uri: "/v1/coaches/C01/queue", method: .get, headers: both).status == .notFound)
+            // A bad bearer token is refused even with a good cookie.
+            both[.authorization] = "Bearer nonsense"
+            #expect(try await client.execute(uri: "/v1/coaches/C01/queue", method: .get, headers: both).status == .unauthorized)
+            // A made-up cookie is no session.
+            let made = try await client.execute(uri: "/v1/coaches/C01/queue", method: .get,
+                                                headers: [.cookie: "tilawa_desk=\(String(repeating: "B", count: 43))"])
+            #expect(made.status == .unauthorized && made.json?["code"] as? String == "session_ended")
+        }
+    }
+
+    @Test("sign-out needs the CSRF token and ends the session; sessions slide for desk.session_days; tilawa sessions revoke ends them all")
+    func signOutAndExpiry() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        try await daemon.application().test(.live) { client in
+            let login = try await signIn(daemon, client)
+            #expect(try await client.execute(uri: "/desk/logout", method: .post, headers: login.headers()).status == .forbidden)
+            let out = try await client.execute(uri: "/desk/logout", method: .post, headers: login.headers(csrf: true))
+            #expect(out.status == .noContent && (out.headers[.setCookie] ?? "").contains("Max-Age=0"))
+            #expect(try await client.execute(uri: "/desk/session", method: .get, headers: login.headers()).status == .unauthorized)
+            #expect(try await client.execute(uri: "/v1/coaches/C01/queue", method: .get, headers: login.headers()).status == .unauthorized)
+
+            // Sliding: used within each 7 days, a session lives on; 7 idle days end it.
+            let second = try await signIn(daemon, client)
+            for _ in 0..<3 {
+                daemon.clock.advance(by: 6 * 86_400)
+                #expect(try await client.execute(uri: "/v1/coaches/C01/queue", method: .get, headers: second.headers()).status == .ok)
+            }
+            daemon.clock.advance(by: 7 * 86_400 + 1)
+            #expect(try await client.execute(uri: "/v1/coaches/C01/queue", method: .get, headers: second.headers()).status == .unauthorized)
+
+            // Revoked from the command line's store call: every session of the coach ends.
+            let third = try await signIn(daemon, client)
+            let fourth = try await signIn(daemon, client)
+            #expect(try daemon.runtime.database.revokeDeskSessions(coachId: "C01", now: daemon.clock.now) == 2)
+            for login in [third, fourth] {
+                #expect(try await client.execute(uri: "/desk/session", method: .get, headers: login.headers()).status == .unauthorized)
+            }
+        }
+    }
+
+    @Test("repeated bad exchanges from one address are slowed: 429 with Retry-After, even for a good link, until the window passes")
+    func throttled() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        try await daemon.application().test(.live) { client in
+            for attempt in 0..<10 {
+                let bad = try await exchange(client, String(repeating: "x", count: 42) + "\(attempt % 10)")
+                #expect(bad.status == .unauthorized)
+            }
+            let good = try await link(daemon, client)
+            let slowed = try await exchange(client, good)
+            #expect(slowed.status == .tooManyRequests && slowed.headers[.retryAfter] != nil)
+            #expect(slowed.json?["code"] as? String == "too_many_login_attempts")
+        }
+    }
+
+    @Test("the desk's page and files: strict CSP, no inline script, no-store on the page, ETags on the files; ops alone issue links")
+    func pageAndFiles() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        try await daemon.application().test(.live) { client in
+            let page = try await client.execute(uri: "/desk/", method: .get)
+            #expect(page.status == .ok && page.headers[.cacheControl] == "no-store")
+            #expect(page.headers[.contentSecurityPolicy]?.contains("default-src 'none'") == true)
+            let html = String(buffer: page.body)
+            // Every script is a file of ours: no inline script, no inline handlers.
+            let scripts = html.components(separatedBy: "<script").dropFirst()
+            #expect(!scripts.isEmpty && scripts.allSatisfy { $0.hasPrefix(#" type="module" src="/desk/assets/"#) })
+            #expect(html.range(of: #"\son[a-z]+="#, options: .regularExpression) == nil)
+            for name in ["desk.js", "api.js", "queue.js", "desk.css"] {
+                let file = try await client.execute(uri: "/desk/assets/\(name)", method: .get)
+                #expect(file.status == .ok, "\(name)")
+                let etag = try #require(file.headers[.eTag])
+                let again = try await client.execute(uri: "/desk/assets/\(name)", method: .get, headers: [.ifNoneMatch: etag])
+                #expect(again.status == .notModified)
+            }
+            #expect(try await client.execute(uri: "/desk/assets/desk.js", method: .get).headers[.contentType] == "text/javascript; charset=utf-8")
+            #expect(try await client.execute(uri: "/desk/assets/nothing.js", method: .get).status == .notFound)
+            #expect(try await client.execute(uri: "/desk/assets/..%2Findex.html", method: .get).status == .notFound)
+
+            let asCoach = try await client.execute(uri: "/v1/coaches/C01/login-links", method: .post, headers: try await daemon.headers(.coach, "C01"))
+            #expect(asCoach.status == .forbidden)
+            let unknown = try await client.execute(uri: "/v1/coaches/C99/login-links", method: .post, headers: try await daemon.headers(.ops, "ops"))
+            #expect(unknown.status == .notFound)
+        }
+    }
+}

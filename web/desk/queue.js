@@ -1,0 +1,58 @@
+// The coach's queue: overdue first, then by when the reply is due (the route itself is
+// oldest-first); times in the browser's own zone. Rendered with DOM nodes, never HTML strings.
+
+const KIND_LABEL = { week: "Week", eoc: "End-of-course", assessment: "Placement assessment" };
+
+export function sortQueue(items) {
+  return [...items].sort((a, b) => {
+    if (a.overdue !== b.overdue) return a.overdue ? -1 : 1;
+    return Date.parse(a.due_at) - Date.parse(b.due_at);
+  });
+}
+
+export function timeLeft(dueAt, now = Date.now()) {
+  const minutes = Math.round((Date.parse(dueAt) - now) / 60000);
+  const span = Math.abs(minutes);
+  const text = span >= 1440 ? `${Math.round(span / 1440)} d` : span >= 60 ? `${Math.round(span / 60)} h` : `${span} min`;
+  return minutes >= 0 ? `${text} left` : `${text} overdue`;
+}
+
+function element(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+export function renderQueue(list, items, now = Date.now()) {
+  const formatter = new Intl.DateTimeFormat(undefined, { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" });
+  list.replaceChildren(...sortQueue(items).map((item) => {
+    const submission = item.submission;
+    const row = element("li", item.overdue ? "overdue" : "");
+    row.dataset.submission = submission.id;
+    const student = element("span", "student", submission.student_name ?? submission.student_id);
+    const kind = KIND_LABEL[submission.kind] ?? submission.kind;
+    const title = submission.week_title ? " — " + submission.week_title : "";
+    const week = element("span", "week", submission.week ? `${kind} ${submission.week}${title}` : kind);
+    if (submission.late) week.append(element("span", "tag late", "late"));
+    const due = element("span", "due" + (item.overdue ? " overdue" : ""));
+    due.append(element("span", "", timeLeft(item.due_at, now)));
+    due.append(document.createElement("br"));
+    const when = element("time", "", formatter.format(new Date(item.due_at)));
+    when.dateTime = item.due_at;
+    due.append(when);
+    row.append(student, due, week);
+    if (submission.passage) row.append(element("span", "week", submission.passage));
+    return row;
+  }));
+}
+
+export function renderQuestions(list, questions) {
+  list.replaceChildren(...questions.map((question) => {
+    const row = element("li");
+    const comment = question.comment ?? {};
+    row.append(element("span", "student", comment.student_id ?? ""));
+    row.append(element("span", "week", comment.text ?? ""));
+    return row;
+  }));
+}
