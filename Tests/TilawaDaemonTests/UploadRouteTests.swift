@@ -22,11 +22,12 @@ struct UploadRouteTests {
             ($0["file"] as? String ?? "", $0["verdict"] as? String == "accepted", $0["reasons"] as? [String] ?? [])
         }
         try await daemon.application().test(.live) { client in
+            let port = try #require(client.port)
             // The placement assessment uses no attempt, so every fixture can be sent by one student.
             let headers = try await daemon.headers(.student, "S1001", audio)
             for (file, isAccepted, reasons) in fixtures {
-                let response = try await client.execute(uri: "/v1/students/S1001/weeks/assessment/submissions", method: .post,
-                                                        headers: headers, body: try TestDaemon.fixture(file))
+                let response = try await daemon.request(port: port, method: .post, "/v1/students/S1001/weeks/assessment/submissions",
+                                                        headers: headers, body: Data(buffer: try TestDaemon.fixture(file)))
                 if isAccepted {
                     #expect(response.status == .created, "\(file): \(String(buffer: response.body))")
                     #expect(response.json?["kind"] as? String == "assessment")
@@ -213,8 +214,8 @@ struct UploadRouteTests {
             // The cut upload took nothing: the same key with the whole recording is a first request.
             var headers = try await daemon.headers(.student, "S1006", audio)
             headers[.idempotencyKey] = "cut-1"
-            let retry = try await client.execute(uri: "/v1/students/S1006/weeks/12/submissions", method: .post,
-                                                 headers: headers, body: try TestDaemon.fixture("speech_mono_s16_48k.wav"))
+            let retry = try await daemon.request(port: port, method: .post, "/v1/students/S1006/weeks/12/submissions",
+                                                 headers: headers, body: Data(buffer: try TestDaemon.fixture("speech_mono_s16_48k.wav")))
             #expect(retry.status == .created)
             #expect(retry.headers[.idempotentReplayed] == nil)
             #expect((retry.json?["attempts"] as? [String: Any])?["used"] as? Int == 1)
