@@ -9,7 +9,6 @@ import TilawaStore
 struct AnnotationRoutes: Sendable {
     let api: APIContext
     let receiver: UploadReceiver
-    let artifacts = ArtifactResponder()
 
     func register(on group: RouterGroup<TilawaRequestContext>) {
         group.post("submissions/:id/annotations", use: create)
@@ -157,8 +156,7 @@ struct AnnotationRoutes: Sendable {
     @Sendable func waveform(_ request: Request, context: TilawaRequestContext) async throws -> Response {
         let annotation = try await visibleAnnotation(context)
         guard let path = annotation.waveformPath else { throw APIProblem.notFound("spoken correction for this annotation") }
-        return try await artifacts.respond(path: api.runtime.stateDirectory.artifactStore.path(path), id: annotation.id + "-peaks",
-                                           contentType: "application/json", request: request, context: context)
+        return try await api.respondWaveform(artifact: path, id: annotation.id, request: request, context: context)
     }
 
     // MARK: Reading the request

@@ -67,3 +67,12 @@ extension APIContext {
         return response
     }
 }
+
+extension APIContext {
+    /// Serves an artifact's waveform peaks (audiowaveform JSON; `artifact` relative to the
+    /// artifact store) for the recording, reply, comment or annotation `id`, with its own ETag.
+    func respondWaveform(artifact: String, id: String, request: Request, context: TilawaRequestContext) async throws -> Response {
+        try await ArtifactResponder().respond(path: runtime.stateDirectory.artifactStore.path(artifact), id: id + "-peaks",
+                                              contentType: "application/json", request: request, context: context)
+    }
+}

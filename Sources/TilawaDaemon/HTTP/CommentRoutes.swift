@@ -9,7 +9,6 @@ import TilawaStore
 struct CommentRoutes: Sendable {
     let api: APIContext
     let receiver: UploadReceiver
-    let artifacts = ArtifactResponder()
 
     func register(on group: RouterGroup<TilawaRequestContext>) {
         group.post("feedback/:id/comments", use: comment)
@@ -144,7 +143,6 @@ struct CommentRoutes: Sendable {
     @Sendable func waveform(_ request: Request, context: TilawaRequestContext) async throws -> Response {
         let comment = try await visibleComment(context)
         guard let path = comment.waveformPath else { throw APIProblem.notFound("voice message for this comment") }
-        return try await artifacts.respond(path: api.runtime.stateDirectory.artifactStore.path(path), id: comment.id + "-peaks",
-                                           contentType: "application/json", request: request, context: context)
+        return try await api.respondWaveform(artifact: path, id: comment.id, request: request, context: context)
     }
 }

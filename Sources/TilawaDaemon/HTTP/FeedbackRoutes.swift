@@ -8,7 +8,6 @@ import TilawaStore
 struct FeedbackRoutes: Sendable {
     let api: APIContext
     let receiver: UploadReceiver
-    let artifacts = ArtifactResponder()
 
     func register(on group: RouterGroup<TilawaRequestContext>) {
         group.post("submissions/:id/feedback", use: upload)
@@ -229,8 +228,7 @@ struct FeedbackRoutes: Sendable {
     @Sendable func waveform(_ request: Request, context: TilawaRequestContext) async throws -> Response {
         let feedback = try await visibleFeedback(context)
         guard let path = feedback.waveformPath else { throw Self.notReady }
-        return try await artifacts.respond(path: api.runtime.stateDirectory.artifactStore.path(path), id: feedback.id + "-peaks",
-                                           contentType: "application/json", request: request, context: context)
+        return try await api.respondWaveform(artifact: path, id: feedback.id, request: request, context: context)
     }
 
     static let notReady = APIProblem(.conflict, code: "not_ready", detail: "The reply is still being processed; try again in a few seconds.",

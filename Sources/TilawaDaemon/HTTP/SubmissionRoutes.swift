@@ -9,7 +9,6 @@ struct SubmissionRoutes: Sendable {
     let api: APIContext
     let receiver: UploadReceiver
     let uploads: ResumableUploads
-    let artifacts = ArtifactResponder()
 
     func register(on group: RouterGroup<TilawaRequestContext>) {
         group.post("students/:id/weeks/:slot/submissions", use: upload)
@@ -194,8 +193,7 @@ struct SubmissionRoutes: Sendable {
     @Sendable func waveform(_ request: Request, context: TilawaRequestContext) async throws -> Response {
         let submission = try await visibleSubmission(context)
         guard let path = submission.waveformPath else { throw Self.notReady(submission) }
-        return try await artifacts.respond(path: api.runtime.stateDirectory.artifactStore.path(path), id: submission.id + "-peaks",
-                                           contentType: "application/json", request: request, context: context)
+        return try await api.respondWaveform(artifact: path, id: submission.id, request: request, context: context)
     }
 
     static func notReady(_ submission: SubmissionRecord) -> APIProblem {
