@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make run`: imports the sample programme into ./var (idempotent), prints a ready-to-paste
-# upload line with a fresh student token, and runs the daemon in the foreground.
+# upload line with a fresh student token and a login link to the coach's desk, and runs the
+# daemon in the foreground.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tilawa=${1:-.build/debug/tilawa}
@@ -11,6 +12,8 @@ port=${TILAWA_HTTP_PORT:-8080}
 student=S1001
 token=$("$tilawa" token issue --student "$student" --ttl 12h)
 ops=$("$tilawa" token issue --ops --ttl 12h)
+# A one-time login link to the coach's desk for the student's coach (15 minutes, one use).
+desk=$(TILAWA_HTTP_PORT=$port "$tilawa" token issue --coach C01 --link)
 # The current week of the sample semester (the newest one unlocked), so the upload is accepted;
 # before the semester opens or once it has closed (15 weeks + 7 days + 14 days of catch-up),
 # the placement assessment, which is open any time.
@@ -36,6 +39,8 @@ Upload a recording as student ${student} for ${what} (paste in another terminal)
 Then listen to it (the id is in the answer):  curl -sS -H 'Authorization: Bearer ${token}' -o reply.opus \\
     http://127.0.0.1:${port}/v1/submissions/<id>/audio
 Operations:  curl -sS -H 'Authorization: Bearer ${ops}' http://127.0.0.1:${port}/v1/status
+The coach's desk, as coach C01 (open within 15 minutes; a new one: tilawa token issue --coach C01 --link):
+  ${desk}
 Stop with Ctrl-C.
 
 TXT
