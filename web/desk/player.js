@@ -91,6 +91,7 @@ export class Player {
   setRate(rate) {
     const clamped = Math.min(SPEEDS.at(-1), Math.max(SPEEDS[0], rate));
     this.#audio.preservesPitch = true;
+    this.#audio.webkitPreservesPitch = true; // Safari before 15
     this.#audio.playbackRate = clamped;
     this.#audio.defaultPlaybackRate = clamped;
   }

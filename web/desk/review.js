@@ -60,7 +60,7 @@ export async function openReview(api, review, queueItem) {
   const audio = $("audio");
   review.waveform = new Waveform({
     slider: $("waveform"), overview: $("overview"), zoomview: $("zoomview"),
-    onSeek: (seconds) => review.player.seek(seconds),
+    onSeek: (seconds) => review.player.seek(seconds), signal,
   });
   review.player = new Player(audio, review.playback, (seconds) => frame(review, seconds), signal);
   review.player.load(submission.links?.audio ?? `/v1/submissions/${encodeURIComponent(review.id)}/audio`);
@@ -72,11 +72,13 @@ export async function openReview(api, review, queueItem) {
   showPlaying(review);
 
   try {
-    review.waveform.setPeaks(await api.get(submission.links?.waveform ?? `/v1/submissions/${encodeURIComponent(review.id)}/waveform`));
+    const peaks = await api.get(submission.links?.waveform ?? `/v1/submissions/${encodeURIComponent(review.id)}/waveform`);
+    if (signal.aborted) return; // the coach left this review meanwhile
+    review.waveform.setPeaks(peaks);
     showTime(review);
     showZoom(review);
   } catch (error) {
-    status(error.message);
+    if (!signal.aborted) status(error.message);
   }
 }
 
@@ -123,7 +125,7 @@ function renderAyahs(review) {
     const { basmala, text } = splitBasmala(entry);
     if (basmala) item.append(element("p", { className: "basmala", lang: "ar", dir: "rtl" }, basmala));
     const verse = element("p", { className: "verse", lang: "ar", dir: "rtl" }, text + " ");
-    verse.append(element("span", { className: "end", "aria-label": `ayah ${entry.ayah}` }, "\u06DD" + arabicNumber(entry.ayah)));
+    verse.append(element("span", { className: "end" }, "\u06DD" + arabicNumber(entry.ayah)));
     item.append(verse);
     return item;
   }));

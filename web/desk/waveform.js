@@ -48,9 +48,10 @@ export class Waveform {
 
   /**
    * `slider`: the overview canvas's wrapper (role="slider", tabindex="0"); `overview`,
-   * `zoomview`: the canvases; `onSeek(seconds)`: where a click, drag or key asks to go.
+   * `zoomview`: the canvases; `onSeek(seconds)`: where a click, drag or key asks to go;
+   * `signal`: ends its listeners (the elements outlive one review).
    */
-  constructor({ slider, overview, zoomview, onSeek }) {
+  constructor({ slider, overview, zoomview, onSeek, signal }) {
     this.#slider = slider;
     this.#overview = overview;
     this.#zoomview = zoomview;
@@ -58,18 +59,20 @@ export class Waveform {
     this.#observer = new ResizeObserver(() => this.#resize());
     this.#observer.observe(slider);
     this.#observer.observe(zoomview);
-    slider.addEventListener("keydown", (event) => this.#key(event));
-    overview.addEventListener("pointerdown", (event) => this.#press(event));
-    overview.addEventListener("pointermove", (event) => this.#drag(event));
-    overview.addEventListener("pointerup", (event) => this.#release(event));
-    overview.addEventListener("pointercancel", (event) => this.#release(event));
-    zoomview.addEventListener("pointerdown", (event) => {
+    const on = (target, type, handler) => target.addEventListener(type, handler, { signal });
+    on(slider, "keydown", (event) => this.#key(event));
+    on(overview, "pointerdown", (event) => this.#press(event));
+    on(overview, "pointermove", (event) => this.#drag(event));
+    on(overview, "pointerup", (event) => this.#release(event));
+    on(overview, "pointercancel", (event) => this.#release(event));
+    on(zoomview, "pointerdown", (event) => {
       if (event.button !== 0 || !this.#duration) return;
       event.preventDefault();
       slider.focus();
       const span = this.zoomSeconds();
       this.#onSeek(this.#windowStart + this.#fraction(event, zoomview) * span);
     });
+    signal?.addEventListener("abort", () => this.#observer.disconnect());
   }
 
   destroy() { this.#observer.disconnect(); }
