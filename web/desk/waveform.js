@@ -303,8 +303,10 @@ export class Waveform {
 
     const playhead = x(this.#time);
     if (playhead >= 0 && playhead <= width) {
+      // Kept whole inside the canvas at the very start and end.
+      const thickness = Math.max(1, Math.round(2 * ratio));
       ctx.fillStyle = this.#colors.playhead;
-      ctx.fillRect(Math.round(playhead - ratio), 0, Math.max(1, Math.round(2 * ratio)), height);
+      ctx.fillRect(Math.min(width - thickness, Math.max(0, Math.round(playhead - ratio))), 0, thickness, height);
     }
   }
 }
