@@ -73,6 +73,7 @@ export class Waveform {
       this.#onSeek(this.#windowStart + this.#fraction(event, zoomview) * span);
     });
     signal?.addEventListener("abort", () => this.#observer.disconnect());
+    this.#watchPixelRatio(signal);
   }
 
   destroy() { this.#observer.disconnect(); }
@@ -132,6 +133,16 @@ export class Waveform {
   canZoom(direction) {
     const next = this.#zoom + direction;
     return next >= 0 && next < ZOOM_SECONDS.length;
+  }
+
+  /** A new devicePixelRatio (browser zoom, another screen) changes no CSS size: ResizeObserver misses it. */
+  #watchPixelRatio(signal) {
+    if (signal?.aborted) return;
+    const query = window.matchMedia(`(resolution: ${window.devicePixelRatio || 1}dppx)`);
+    query.addEventListener("change", () => {
+      this.#resize();
+      this.#watchPixelRatio(signal);
+    }, { once: true, signal });
   }
 
   // MARK: Input
