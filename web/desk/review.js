@@ -33,6 +33,7 @@ export function newReview(id) {
     currentAyah: -1,
     player: null,
     waveform: null,
+    api: null,
     listeners: new AbortController(),
   };
 }
@@ -40,6 +41,7 @@ export function newReview(id) {
 /** Opens `review` (from newReview): reads the submission, renders it, loads the audio and peaks. */
 export async function openReview(api, review, queueItem) {
   const signal = review.listeners.signal;
+  review.api = api;
   $("review-error").hidden = true;
   $("review-title").textContent = queueItem?.submission.student_name ?? "Recording";
   $("review-meta").textContent = "";
@@ -170,9 +172,25 @@ function wireControls(review, signal) {
   on(audio, "pause", () => showPlaying(review));
   on(audio, "ended", () => showPlaying(review));
   on(audio, "ratechange", () => { speed.value = String(audio.playbackRate); status(`Speed ${audio.playbackRate}×`); });
-  on(audio, "error", () => status("This browser could not play the recording" + (audio.error?.message ? `: ${audio.error.message}` : ".")));
+  on(audio, "error", () => explainAudioError(review, signal));
   on(document, "keydown", (event) => key(review, event));
   showZoom(review);
+}
+
+/**
+ * The <audio> element says only that it failed; the route says why. Its first byte is asked
+ * for again, so a refusal shows the problem document's own sentence; when the route answers,
+ * the browser could not decode what it got, and that is said.
+ */
+async function explainAudioError(review, signal) {
+  const source = review.player.audio.currentSrc;
+  if (!source) return;
+  try {
+    await review.api.get(source, { headers: { Range: "bytes=0-0" } });
+    if (!signal.aborted) status(`This browser could not play the recording${review.player.audio.error?.message ? ` (${review.player.audio.error.message})` : ""}.`);
+  } catch (error) {
+    if (!signal.aborted) status(error.message);
+  }
 }
 
 function togglePlay(review) {
