@@ -149,6 +149,40 @@ def review_flow(driver, base, shots, oldest):
     keys(driver, Keys.ARROW_LEFT)
     wait(driver, lambda d: audio(d, "audio.currentTime") < 0.01 and slider_value(d) == 0, "← to seek back 5 s")
 
+    # Click on the waveform seeks there; a drag seeks along: a quarter, then three quarters.
+    overview = driver.find_element(By.ID, "overview")
+    duration = audio(driver, "audio.duration")
+    width = overview.size["width"]
+    ActionChains(driver).move_to_element_with_offset(overview, -width // 4, 0).click().perform()
+    wait(driver, lambda d: abs(audio(d, "audio.currentTime") - duration / 4) < 0.1, "a click a quarter along the waveform to seek there")
+    ActionChains(driver).move_to_element_with_offset(overview, -width // 4, 0).click_and_hold() \
+        .move_by_offset(width // 4, 0).move_by_offset(width // 4, 0).release().perform()
+    wait(driver, lambda d: abs(audio(d, "audio.currentTime") - 3 * duration / 4) < 0.1, "a drag to three quarters to seek there")
+    check(driver.switch_to.active_element == waveform, "clicking the waveform does not give the slider the focus")
+    keys(driver, Keys.HOME)
+    wait(driver, lambda d: audio(d, "audio.currentTime") == 0, "Home to seek to the start again")
+
+    # The canvases are drawn in device pixels, following the layout and the pixel ratio.
+    def sharp(ratio):
+        return lambda d: d.execute_script(
+            "const c = document.getElementById('overview'); const w = c.getBoundingClientRect().width;"
+            " return devicePixelRatio === arguments[0] && c.width === Math.round(w * arguments[0]) && w > 100", ratio)
+    wait(driver, sharp(1), "the overview drawn at the layout's width")
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 1280, "height": 800, "deviceScaleFactor": 2, "mobile": False})
+    wait(driver, sharp(2), "the overview redrawn at twice the pixels on a HiDPI screen")
+    driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    wait(driver, sharp(1), "the overview back at one device pixel per CSS pixel")
+
+    # Safari gets the MP4 variant: the choice, and the route's answer to a Range request.
+    chosen = driver.execute_async_script("""const done = arguments[arguments.length - 1];
+        import('/desk/assets/player.js').then((m) => done([m.audioSource(document.getElementById('audio'), '/a'),
+            m.audioSource({canPlayType: () => ''}, '/a')]));""")
+    check(chosen == ["/a", "/a?format=mp4"], f"the player chooses {chosen}, not Ogg here and MP4 where Ogg is not played")
+    mp4 = driver.execute_async_script("""const done = arguments[arguments.length - 1];
+        fetch('/v1/submissions/' + arguments[0] + '/audio?format=mp4', {credentials: 'same-origin', headers: {Range: 'bytes=0-99'}})
+          .then((r) => done([r.status, r.headers.get('Content-Type')])).catch((e) => done([0, String(e)]));""", oldest)
+    check(mp4[0] == 206 and "mp4" in (mp4[1] or ""), f"the MP4 variant answers a Range request with {mp4}")
+
     # `[` is one step slower: 0.75×, pitch kept; the speed list says so.
     keys(driver, "[")
     if wait(driver, lambda d: audio(d, "audio.playbackRate") == 0.75, "`[` to set 0.75×"):
@@ -181,6 +215,10 @@ def review_flow(driver, base, shots, oldest):
     keys(driver, Keys.SPACE)
     wait(driver, lambda d: audio(d, "audio.paused"), "Space to pause the loop")
 
+    # On a phone the canvas follows the narrower layout (ResizeObserver).
+    driver.set_window_size(*SIZES["phone"])
+    wait(driver, lambda d: sharp(1)(d) and d.execute_script("return document.getElementById('overview').width < 390"),
+         "the overview redrawn at a phone's width")
     driver.execute_script("window.scrollTo(0, 0)")
     screenshots(driver, shots, "review")
     keys(driver, "l")
