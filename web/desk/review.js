@@ -43,6 +43,7 @@ export async function openReview(api, review, queueItem) {
   const signal = review.listeners.signal;
   review.api = api;
   $("review-error").hidden = true;
+  $("review-body").hidden = true;
   $("review-title").textContent = queueItem?.submission.student_name ?? "Recording";
   $("review-meta").textContent = "";
   $("review-passage").textContent = "";
@@ -56,6 +57,7 @@ export async function openReview(api, review, queueItem) {
   }
   if (signal.aborted) return;
   const submission = review.submission;
+  $("review-body").hidden = false;
   renderHeader(submission, queueItem);
   renderAyahs(review);
 
@@ -126,8 +128,9 @@ function renderAyahs(review) {
     item.append(head);
     const { basmala, text } = splitBasmala(entry);
     if (basmala) item.append(element("p", { className: "basmala", lang: "ar", dir: "rtl" }, basmala));
-    const verse = element("p", { className: "verse", lang: "ar", dir: "rtl" }, text + " ");
-    verse.append(element("span", { className: "end" }, "\u06DD" + arabicNumber(entry.ayah)));
+    const verse = element("p", { className: "verse", lang: "ar", dir: "rtl" }, text);
+    // The end-of-ayah mark with its number; an opening recited before ayah 1 (`ayah: 0`) has none.
+    if (entry.ayah > 0) verse.append(" ", element("span", { className: "end" }, "\u06DD" + arabicNumber(entry.ayah)));
     item.append(verse);
     return item;
   }));
