@@ -66,6 +66,14 @@ def wait(driver, condition, what, seconds=30):
         return None
 
 
+def tanzil(surah, ayah):
+    """An ayah's text from the repository's Tanzil file (data/quran/quran-uthmani.txt)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "data", "quran", "quran-uthmani.txt")
+    prefix = f"{surah}|{ayah}|"
+    with open(path, encoding="utf-8") as file:
+        return next(line.rstrip("\n")[len(prefix):] for line in file if line.startswith(prefix))
+
+
 def keys(driver, *sequence):
     """Types to whatever has the focus, as a person would."""
     ActionChains(driver).send_keys(*sequence).perform()
@@ -172,6 +180,23 @@ def review_flow(driver, base, shots, oldest):
     wait(driver, sharp(2), "the overview redrawn at twice the pixels on a HiDPI screen")
     driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
     wait(driver, sharp(1), "the overview back at one device pixel per CSS pixel")
+
+    # The zoom view: `-` shows more seconds, `+` fewer again.
+    zoom_in = driver.find_element(By.ID, "zoom-in")
+    check(not zoom_in.is_enabled(), "an 11-s recording's zoom view does not start at its closest")
+    keys(driver, "-")
+    wait(driver, lambda d: zoom_in.is_enabled() and "10 s" in d.find_element(By.ID, "player-status").text, "`-` to zoom out to 10 s")
+    keys(driver, "+")
+    wait(driver, lambda d: not zoom_in.is_enabled() and "5 s" in d.find_element(By.ID, "player-status").text, "`+` to zoom in to 5 s")
+
+    # The page splits the basmala as the server's TilawaQuran does, on Tanzil's own text.
+    split = driver.execute_async_script("""const done = arguments[arguments.length - 1];
+        import('/desk/assets/ayahs.js').then((m) => done(arguments[0].map((a) => m.splitBasmala(a).basmala)));""",
+        [{"surah": s, "ayah": a, "text": tanzil(s, a)} for s, a in [(95, 1), (97, 1), (1, 1), (9, 1), (27, 30), (114, 1)]])
+    check([b is not None for b in split] == [True, True, False, False, False, True],
+          f"the basmala split differs from the server's rules (95:1, 97:1 split; 1:1, 9:1, 27:30 whole; 114:1 split): {split}")
+    check(split[0] == " ".join(tanzil(95, 1).split(" ")[:4]) and split[0] != tanzil(1, 1),
+          "95:1's basmala is not Tanzil's own four words (with their shadda)")
 
     # Safari gets the MP4 variant: the choice, and the route's answer to a Range request.
     chosen = driver.execute_async_script("""const done = arguments[arguments.length - 1];
