@@ -69,7 +69,7 @@ export async function openReview(api, review, queueItem) {
   review.player = new Player(audio, review.playback, (seconds) => frame(review, seconds), signal);
   review.player.load(submission.links?.audio ?? `/v1/submissions/${encodeURIComponent(review.id)}/audio`);
   review.player.setRate(1);
-  review.waveform.setPoints((submission.annotations ?? []).map((note) => ({ time: note.at_seconds, label: note.kind })));
+  review.waveform.setPoints((submission.annotations ?? []).map((note) => ({ time: note.at_seconds, labelText: note.kind })));
   wireControls(review, signal);
   showLoop(review);
   showTime(review);
@@ -141,9 +141,9 @@ function renderAyahs(review) {
 
 function segments(review) {
   const ayahs = review.submission?.ayahs ?? [];
-  const list = timed(ayahs) ? ayahs.map((entry) => ({ start: entry.start_seconds, end: entry.end_seconds, label: ayahName(entry), kind: "ayah" })) : [];
+  const list = timed(ayahs) ? ayahs.map((entry) => ({ startTime: entry.start_seconds, endTime: entry.end_seconds, labelText: ayahName(entry), kind: "ayah" })) : [];
   const loop = review.playback.loop;
-  if (loop.a !== null && loop.b !== null) list.push({ start: Math.min(loop.a, loop.b), end: Math.max(loop.a, loop.b), label: "loop", kind: "loop" });
+  if (loop.a !== null && loop.b !== null) list.push({ startTime: Math.min(loop.a, loop.b), endTime: Math.max(loop.a, loop.b), labelText: "loop", kind: "loop" });
   return list;
 }
 

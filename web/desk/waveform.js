@@ -112,10 +112,10 @@ export class Waveform {
     this.#draw();
   }
 
-  /** `[{start, end, label, kind}]`: bands behind the waveform (`kind` "loop" or "ayah", styled apart). */
+  /** `[{startTime, endTime, labelText, kind}]` (peaks.js's segment fields): bands behind the waveform (`kind` "loop" or "ayah", styled apart). */
   setSegments(segments) { this.#segments = segments; this.#draw(); }
 
-  /** `[{time, label}]`: marks along the top (annotations). */
+  /** `[{time, labelText}]` (peaks.js's point fields): marks along the top (annotations). */
   setPoints(points) { this.#points = points; this.#draw(); }
 
   /** The zoom view's span in seconds. */
@@ -262,17 +262,17 @@ export class Waveform {
     const x = (seconds) => ((seconds - start) / span) * width;
 
     for (const segment of this.#segments) {
-      const x0 = Math.max(0, x(segment.start));
-      const x1 = Math.min(width, x(segment.end));
+      const x0 = Math.max(0, x(segment.startTime));
+      const x1 = Math.min(width, x(segment.endTime));
       if (x1 <= x0) continue;
       ctx.fillStyle = segment.kind === "loop" ? this.#colors.loop : this.#colors.ayah;
       ctx.fillRect(x0, 0, x1 - x0, height);
       if (segment.kind === "ayah") {
         ctx.fillStyle = this.#colors.unplayed;
         ctx.fillRect(Math.round(x0), 0, ratio, height);
-        if (labels && segment.label) {
+        if (labels && segment.labelText) {
           ctx.font = `${11 * ratio}px system-ui, sans-serif`;
-          ctx.fillText(segment.label, x0 + 3 * ratio, height - 4 * ratio);
+          ctx.fillText(segment.labelText, x0 + 3 * ratio, height - 4 * ratio);
         }
       }
     }
