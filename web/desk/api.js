@@ -22,8 +22,8 @@ export class Api {
     return body;
   }
 
-  async get(path) {
-    return this.#read(await fetch(path, { credentials: "same-origin", cache: "no-store" }));
+  async get(path, { headers = {} } = {}) {
+    return this.#read(await fetch(path, { credentials: "same-origin", cache: "no-store", headers }));
   }
 
   async send(method, path, { json, body, headers = {} } = {}) {

@@ -1,10 +1,11 @@
-// The desk's entry point: who is signed in, the queue, sign-out. State lives here, in one
-// object; the other modules are functions of it.
+// The desk's entry point: who is signed in, the route (the queue, or `#/review/<id>`), and
+// sign-out. State lives here, in one object; the other modules are functions of it.
 import { Api, ApiError } from "./api.js";
 import { renderQueue, renderQuestions } from "./queue.js";
+import { closeReview, newReview, openReview } from "./review.js";
 
 const api = new Api();
-const state = { session: null, queue: null, timer: null };
+const state = { session: null, queue: null, timer: null, review: null, lastReviewed: null };
 const $ = (id) => document.getElementById(id);
 
 async function refreshQueue() {
@@ -29,11 +30,54 @@ async function refreshQueue() {
 
 function showSignedOut() {
   clearInterval(state.timer);
+  closeReview(state.review);
+  state.review = null;
   state.session = null;
   $("queue").hidden = true;
+  $("review").hidden = true;
   $("signout").hidden = true;
   $("who").textContent = "";
   $("signedout").hidden = false;
+}
+
+/** `#/review/<id>` opens a recording's review; anything else is the queue. */
+function parseRoute(hash) {
+  const match = /^#\/review\/([^/]+)$/.exec(hash);
+  return match ? { view: "review", id: decodeURIComponent(match[1]) } : { view: "queue" };
+}
+
+async function route() {
+  if (!state.session) return;
+  const target = parseRoute(location.hash);
+  if (target.view === "review") {
+    if (state.review?.id === target.id) return;
+    clearInterval(state.timer);
+    closeReview(state.review);
+    state.review = newReview(target.id);
+    state.lastReviewed = target.id;
+    $("queue").hidden = true;
+    $("review").hidden = false;
+    document.title = "Review — Tilawa desk";
+    const item = (state.queue?.items ?? []).find((entry) => entry.submission.id === target.id);
+    const opening = openReview(api, state.review, item);
+    // The heading (named at once from the queue) takes the focus: the review's keys work from there.
+    $("review-title").focus();
+    await opening;
+    return;
+  }
+  closeReview(state.review);
+  state.review = null;
+  $("review").hidden = true;
+  $("queue").hidden = false;
+  document.title = "Tilawa — coach's desk";
+  await refreshQueue();
+  // Back from a review: the focus returns to the row it was opened from.
+  if (state.lastReviewed) {
+    document.querySelector(`#queue-list li[data-submission="${CSS.escape(state.lastReviewed)}"] a.open`)?.focus();
+  }
+  clearInterval(state.timer);
+  // New recordings appear within seconds, without a reload.
+  state.timer = setInterval(refreshQueue, 5000);
 }
 
 async function start() {
@@ -46,15 +90,15 @@ async function start() {
   if (!state.session) return showSignedOut();
   $("who").textContent = `Signed in as ${state.session.coach_name ?? state.session.coach_id}`;
   $("signout").hidden = false;
-  $("queue").hidden = false;
-  await refreshQueue();
-  // New recordings appear within seconds, without a reload.
-  state.timer = setInterval(refreshQueue, 5000);
+  // Under a review's address the queue comes first: the review names the student from it.
+  if (parseRoute(location.hash).view === "review") await refreshQueue();
+  await route();
 }
 
 $("signout").addEventListener("click", async () => {
   await api.signOut();
   showSignedOut();
 });
+window.addEventListener("hashchange", route);
 
 start();

@@ -1,7 +1,9 @@
 // The coach's queue: overdue first, then by when the reply is due (the route itself is
 // oldest-first); times in the browser's own zone. Rendered with DOM nodes, never HTML strings.
+// Each row's student name is a link to the recording's review (`#/review/<id>`); the link
+// covers the whole row (CSS), so a click anywhere on it or Enter on the link opens it.
 
-const KIND_LABEL = { week: "Week", eoc: "End-of-course", assessment: "Placement assessment" };
+export const KIND_LABEL = { week: "Week", eoc: "End-of-course", assessment: "Placement assessment" };
 
 export function sortQueue(items) {
   return [...items].sort((a, b) => {
@@ -24,13 +26,21 @@ function element(tag, className, text) {
   return node;
 }
 
+/** The review's address for a submission. */
+export function reviewHash(id) {
+  return `#/review/${encodeURIComponent(id)}`;
+}
+
 export function renderQueue(list, items, now = Date.now()) {
+  // A refresh must not take the focus from the row the coach is on.
+  const focused = list.contains(document.activeElement) ? document.activeElement.closest("li")?.dataset.submission : null;
   const formatter = new Intl.DateTimeFormat(undefined, { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" });
   list.replaceChildren(...sortQueue(items).map((item) => {
     const submission = item.submission;
     const row = element("li", item.overdue ? "overdue" : "");
     row.dataset.submission = submission.id;
-    const student = element("span", "student", submission.student_name ?? submission.student_id);
+    const student = element("a", "student open", submission.student_name ?? submission.student_id);
+    student.href = reviewHash(submission.id);
     const kind = KIND_LABEL[submission.kind] ?? submission.kind;
     const title = submission.week_title ? " — " + submission.week_title : "";
     const week = element("span", "week", submission.week ? `${kind} ${submission.week}${title}` : kind);
@@ -45,6 +55,7 @@ export function renderQueue(list, items, now = Date.now()) {
     if (submission.passage) row.append(element("span", "week", submission.passage));
     return row;
   }));
+  if (focused) list.querySelector(`li[data-submission="${CSS.escape(focused)}"] a.open`)?.focus();
 }
 
 export function renderQuestions(list, questions) {

@@ -1,0 +1,65 @@
+// A submission's passage, ayah by ayah: the text as Tanzil gives it (never changed), the
+// basmala split onto a line of its own at display time, and — once a recording is aligned —
+// where each ayah starts and ends in it.
+//
+// Ayah markers (`start_seconds`, `end_seconds`) are not sent yet (DESIGN §9: another piece of
+// work aligns recordings). Everything here that needs them asks `timed(ayahs)` first; while it
+// is false the review hides "loop this ayah" and Shift+←/→ does nothing, and the list says
+// why. When the server starts sending times, those features appear with no other change.
+
+const ARABIC_DIGITS = "٠١٢٣٤٥٦٧٨٩";
+
+/** The number in Arabic-Indic digits, as printed in a mushaf's end-of-ayah mark. */
+export function arabicNumber(number) {
+  return String(number).replace(/[0-9]/g, (digit) => ARABIC_DIGITS[digit]);
+}
+
+// The basmala's letters, word by word, without marks (Tanzil's 1:1 with its harakat removed).
+const BASMALA_LETTERS = ["بسم", "ٱلله", "ٱلرحمـن", "ٱلرحيم"];
+const letters = (word) => word.replace(/\p{Mn}/gu, "");
+
+/**
+ * Tanzil prefixes the basmala to ayah 1 of every surah but 1 (where it is ayah 1) and 9
+ * (which has none): the first four words of that text when their letters are the basmala's
+ * (in 95 and 97 the first letter carries a shadda, `بِّسْمِ`), as the server's own split
+ * (TilawaQuran's `displayText`) decides it. Returns `{basmala, text}`, `basmala` null when
+ * there is none.
+ */
+export function splitBasmala({ surah, ayah, text }) {
+  if (ayah !== 1 || surah === 1 || surah === 9) return { basmala: null, text };
+  const words = text.split(" ");
+  if (words.length <= 4 || !BASMALA_LETTERS.every((word, index) => letters(words[index]) === word)) return { basmala: null, text };
+  return { basmala: words.slice(0, 4).join(" "), text: words.slice(4).join(" ") };
+}
+
+/** Whether every recited ayah of the list carries its times in the recording. */
+export function timed(ayahs) {
+  return ayahs.length > 0 && ayahs.every((entry) => Number.isFinite(entry.start_seconds) && Number.isFinite(entry.end_seconds));
+}
+
+/** The index of the ayah being recited at `seconds` (the last one started), or -1. */
+export function ayahAt(ayahs, seconds) {
+  let found = -1;
+  ayahs.forEach((entry, index) => {
+    if (entry.start_seconds <= seconds + 0.001) found = index;
+  });
+  return found;
+}
+
+/**
+ * Where Shift+← / Shift+→ go from `seconds`: the start of the next ayah, or of the current
+ * one — or the previous one when within a second of the current one's start, as a player's
+ * "previous track" does. Null when there is nowhere to go.
+ */
+export function ayahStep(ayahs, seconds, direction) {
+  const index = ayahAt(ayahs, seconds);
+  if (direction > 0) return index + 1 < ayahs.length ? ayahs[index + 1].start_seconds : null;
+  if (index < 0) return null;
+  if (seconds - ayahs[index].start_seconds > 1 || index === 0) return ayahs[index].start_seconds;
+  return ayahs[index - 1].start_seconds;
+}
+
+/** A short name of an ayah for buttons and announcements: "104:3", or the opening for ayah 0. */
+export function ayahName(entry) {
+  return entry.ayah === 0 ? `before ${entry.surah}:1` : `${entry.surah}:${entry.ayah}`;
+}

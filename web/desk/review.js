@@ -1,0 +1,332 @@
+// The review of one recording: who and what (student, kind, week, passage), the player and its
+// waveform, and the passage ayah by ayah in Arabic. The review's state is the `review` object
+// desk.js keeps in its state; this module renders it and wires the controls and keys.
+//
+// Keys (anywhere in the review, except in a text field or list box): Space play/pause, ←/→
+// 5 s, `[` `]` slower/faster (0.5–1.5×, pitch kept), `A` `B` set the loop's ends, `L` loop
+// on/off (A–B, else the whole recording), `+` `-` zoom; Shift+←/→ previous/next ayah once the
+// recording's ayahs carry times (see ayahs.js: until then those are off and the page says so).
+import { ApiError } from "./api.js";
+import { arabicNumber, ayahAt, ayahName, ayahStep, splitBasmala, timed } from "./ayahs.js";
+import { clock, Player, SKIP_SECONDS, SPEEDS } from "./player.js";
+import { KIND_LABEL } from "./queue.js";
+import { Waveform } from "./waveform.js";
+
+const $ = (id) => document.getElementById(id);
+
+function element(tag, attributes = {}, text) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (name === "className") node.className = value;
+    else node.setAttribute(name, value);
+  }
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+/** A fresh review state for submission `id`, kept by desk.js. */
+export function newReview(id) {
+  return {
+    id,
+    submission: null,
+    playback: { loop: { a: null, b: null, on: false, ayah: null } },
+    currentAyah: -1,
+    player: null,
+    waveform: null,
+    api: null,
+    listeners: new AbortController(),
+  };
+}
+
+/** Opens `review` (from newReview): reads the submission, renders it, loads the audio and peaks. */
+export async function openReview(api, review, queueItem) {
+  const signal = review.listeners.signal;
+  review.api = api;
+  $("review-error").hidden = true;
+  $("review-body").hidden = true;
+  $("review-title").textContent = queueItem?.submission.student_name ?? "Recording";
+  $("review-meta").textContent = "";
+  $("review-passage").textContent = "";
+  $("ayah-list").replaceChildren();
+  try {
+    review.submission = await api.get(`/v1/submissions/${encodeURIComponent(review.id)}`);
+  } catch (error) {
+    $("review-error").textContent = error instanceof ApiError ? error.message : String(error);
+    $("review-error").hidden = false;
+    return;
+  }
+  if (signal.aborted) return;
+  const submission = review.submission;
+  $("review-body").hidden = false;
+  renderHeader(submission, queueItem);
+  renderAyahs(review);
+
+  const audio = $("audio");
+  review.waveform = new Waveform({
+    slider: $("waveform"), overview: $("overview"), zoomview: $("zoomview"),
+    onSeek: (seconds) => review.player.seek(seconds), signal,
+  });
+  review.player = new Player(audio, review.playback, (seconds) => frame(review, seconds), signal);
+  review.player.load(submission.links?.audio ?? `/v1/submissions/${encodeURIComponent(review.id)}/audio`);
+  review.player.setRate(1);
+  review.waveform.setPoints((submission.annotations ?? []).map((note) => ({ time: note.at_seconds, labelText: note.kind })));
+  wireControls(review, signal);
+  showLoop(review);
+  showTime(review);
+  showPlaying(review);
+
+  try {
+    const peaks = await api.get(submission.links?.waveform ?? `/v1/submissions/${encodeURIComponent(review.id)}/waveform`);
+    if (signal.aborted) return; // the coach left this review meanwhile
+    review.waveform.setPeaks(peaks);
+    showTime(review);
+    showZoom(review);
+  } catch (error) {
+    if (!signal.aborted) status(error.message);
+  }
+}
+
+/** Leaves the review: the audio stops and every listener the review added goes. */
+export function closeReview(review) {
+  if (!review) return;
+  review.listeners.abort();
+  review.player?.unload();
+  review.waveform?.destroy();
+}
+
+function renderHeader(submission, queueItem) {
+  const summary = queueItem?.submission ?? {};
+  const kind = KIND_LABEL[submission.kind] ?? submission.kind;
+  const title = summary.week_title ? ` — ${summary.week_title}` : "";
+  $("review-title").textContent = summary.student_name ?? submission.student_id;
+  $("review-meta").replaceChildren(submission.week ? `${kind} ${submission.week}${title}` : kind);
+  if (submission.late) $("review-meta").append(element("span", { className: "tag late" }, "late"));
+  $("review-passage").textContent = submission.passage ?? "";
+  $("review-passage").hidden = !submission.passage;
+}
+
+function renderAyahs(review) {
+  const ayahs = review.submission.ayahs ?? [];
+  const withTimes = timed(ayahs);
+  const reason = review.submission.ayahs_unavailable_reason;
+  $("ayahs-section").hidden = ayahs.length === 0;
+  $("ayah-times").textContent = withTimes
+    ? "Shift+← and Shift+→ go to the previous and next ayah; each ayah can be looped."
+    : `Ayah markers are not available for this recording${reason ? `: ${reason}` : " yet"}; looping an ayah and Shift+←/→ come with them.`;
+  $("ayah-list").replaceChildren(...ayahs.map((entry, index) => {
+    const item = element("li", { className: "ayah", "data-index": String(index) });
+    const head = element("div", { className: "ayah-head" });
+    if (withTimes) {
+      const go = element("button", { type: "button", className: "ref", "aria-label": `Play from ${ayahName(entry)}` }, ayahName(entry));
+      go.addEventListener("click", () => review.player.seek(entry.start_seconds));
+      const loop = element("button", { type: "button", className: "ayah-loop", "aria-pressed": "false" }, "Loop this ayah");
+      loop.addEventListener("click", () => loopAyah(review, index));
+      head.append(go, loop);
+    } else {
+      head.append(element("span", { className: "ref" }, ayahName(entry)));
+    }
+    item.append(head);
+    const { basmala, text } = splitBasmala(entry);
+    if (basmala) item.append(element("p", { className: "basmala", lang: "ar", dir: "rtl" }, basmala));
+    const verse = element("p", { className: "verse", lang: "ar", dir: "rtl" }, text);
+    // The end-of-ayah mark with its number; an opening recited before ayah 1 (`ayah: 0`) has none.
+    if (entry.ayah > 0) verse.append(" ", element("span", { className: "end" }, "\u06DD" + arabicNumber(entry.ayah)));
+    item.append(verse);
+    return item;
+  }));
+  if (withTimes) {
+    review.waveform?.setSegments(segments(review));
+  }
+}
+
+function segments(review) {
+  const ayahs = review.submission?.ayahs ?? [];
+  const list = timed(ayahs) ? ayahs.map((entry) => ({ startTime: entry.start_seconds, endTime: entry.end_seconds, labelText: ayahName(entry), kind: "ayah" })) : [];
+  const loop = review.playback.loop;
+  if (loop.a !== null && loop.b !== null) list.push({ startTime: Math.min(loop.a, loop.b), endTime: Math.max(loop.a, loop.b), labelText: "loop", kind: "loop" });
+  return list;
+}
+
+// MARK: Controls
+
+function wireControls(review, signal) {
+  const { player, waveform } = review;
+  const audio = player.audio;
+  const on = (target, type, handler) => target.addEventListener(type, handler, { signal });
+
+  on($("play"), "click", () => togglePlay(review));
+  on($("back-5"), "click", () => player.skip(-SKIP_SECONDS));
+  on($("forward-5"), "click", () => player.skip(SKIP_SECONDS));
+  const speed = $("speed");
+  speed.replaceChildren(...SPEEDS.map((rate) => element("option", { value: String(rate) }, `${rate}×`)));
+  speed.value = "1";
+  on(speed, "change", () => player.setRate(Number(speed.value)));
+  on($("set-a"), "click", () => setLoopEnd(review, "a"));
+  on($("set-b"), "click", () => setLoopEnd(review, "b"));
+  on($("loop"), "click", () => toggleLoop(review));
+  on($("clear-loop"), "click", () => clearLoop(review));
+  on($("zoom-in"), "click", () => zoom(review, -1));
+  on($("zoom-out"), "click", () => zoom(review, 1));
+
+  on(audio, "loadedmetadata", () => { waveform.setDuration(player.duration()); showTime(review); showZoom(review); });
+  on(audio, "durationchange", () => { waveform.setDuration(player.duration()); showTime(review); });
+  on(audio, "timeupdate", () => showTime(review));
+  on(audio, "play", () => showPlaying(review));
+  on(audio, "pause", () => showPlaying(review));
+  on(audio, "ended", () => showPlaying(review));
+  on(audio, "ratechange", () => { speed.value = String(audio.playbackRate); status(`Speed ${audio.playbackRate}×`); });
+  on(audio, "error", () => explainAudioError(review, signal));
+  on(document, "keydown", (event) => key(review, event));
+  showZoom(review);
+}
+
+/**
+ * The <audio> element says only that it failed; the route says why. Its first byte is asked
+ * for again, so a refusal shows the problem document's own sentence; when the route answers,
+ * the browser could not decode what it got, and that is said.
+ */
+async function explainAudioError(review, signal) {
+  const source = review.player.audio.currentSrc;
+  if (!source) return;
+  try {
+    await review.api.get(source, { headers: { Range: "bytes=0-0" } });
+    if (!signal.aborted) status(`This browser could not play the recording${review.player.audio.error?.message ? ` (${review.player.audio.error.message})` : ""}.`);
+  } catch (error) {
+    if (!signal.aborted) status(error.message);
+  }
+}
+
+function togglePlay(review) {
+  review.player.toggle().catch((error) => status(`The recording did not start: ${error.message}`));
+}
+
+function setLoopEnd(review, end) {
+  const loop = review.playback.loop;
+  loop[end] = review.player.currentTime;
+  loop.ayah = null;
+  if (loop.a !== null && loop.b !== null && Math.abs(loop.a - loop.b) < 0.1) loop[end === "a" ? "b" : "a"] = null;
+  showLoop(review);
+  status(`Loop ${end.toUpperCase()} at ${clock(loop[end])}`);
+}
+
+function toggleLoop(review) {
+  const loop = review.playback.loop;
+  loop.on = !loop.on;
+  showLoop(review);
+  const { a, b } = review.player.loopSpan();
+  status(loop.on ? `Looping ${clock(a)}–${clock(b)}` : "Loop off");
+  if (loop.on && (review.player.currentTime < a || review.player.currentTime > b)) review.player.seek(a);
+}
+
+function clearLoop(review) {
+  review.playback.loop = Object.assign(review.playback.loop, { a: null, b: null, on: false, ayah: null });
+  showLoop(review);
+  status("Loop cleared");
+}
+
+/** "Loop this ayah": the loop becomes the ayah's span (again: off). Only offered with times. */
+function loopAyah(review, index) {
+  const entry = review.submission.ayahs[index];
+  const loop = review.playback.loop;
+  if (loop.on && loop.ayah === index) return clearLoop(review);
+  Object.assign(loop, { a: entry.start_seconds, b: entry.end_seconds, on: true, ayah: index });
+  review.player.seek(entry.start_seconds);
+  showLoop(review);
+  status(`Looping ayah ${ayahName(entry)}`);
+}
+
+function zoom(review, direction) {
+  const seconds = review.waveform.zoom(direction);
+  showZoom(review);
+  status(`The zoom view shows ${seconds} s`);
+}
+
+/** The review's keys; a key some control handles itself (Space on a button, arrows in the speed list) is left to it. */
+function key(review, event) {
+  if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
+  const target = event.target;
+  if (target.closest?.("input, textarea, select, [contenteditable=true]")) return;
+  const onButton = target.closest?.("button, a[href], summary");
+  const ayahs = review.submission?.ayahs ?? [];
+  let handled = true;
+  switch (event.key) {
+    case " ":
+      if (onButton) return;
+      togglePlay(review);
+      break;
+    case "ArrowLeft":
+    case "ArrowRight": {
+      const direction = event.key === "ArrowRight" ? 1 : -1;
+      if (!event.shiftKey) {
+        review.player.skip(direction * SKIP_SECONDS);
+      } else if (timed(ayahs)) {
+        const target = ayahStep(ayahs, review.player.currentTime, direction);
+        if (target !== null) review.player.seek(target);
+      } else {
+        handled = false;
+      }
+      break;
+    }
+    case "[": review.player.stepRate(-1); break;
+    case "]": review.player.stepRate(1); break;
+    case "l": case "L": toggleLoop(review); break;
+    case "a": case "A": setLoopEnd(review, "a"); break;
+    case "b": case "B": setLoopEnd(review, "b"); break;
+    case "+": case "=": zoom(review, -1); break;
+    case "-": zoom(review, 1); break;
+    default: handled = false;
+  }
+  if (handled) event.preventDefault();
+}
+
+// MARK: What the page shows
+
+function status(text) {
+  $("player-status").textContent = text;
+}
+
+/** Every frame while playing, and after each seek: the playhead, the time, the current ayah. */
+function frame(review, seconds) {
+  review.waveform.setTime(seconds);
+  showTime(review);
+  const ayahs = review.submission?.ayahs ?? [];
+  if (!timed(ayahs)) return;
+  const index = ayahAt(ayahs, seconds);
+  if (index === review.currentAyah) return;
+  review.currentAyah = index;
+  for (const item of $("ayah-list").children) {
+    const current = Number(item.dataset.index) === index;
+    item.classList.toggle("current", current);
+    if (current) item.setAttribute("aria-current", "true");
+    else item.removeAttribute("aria-current");
+  }
+}
+
+function showTime(review) {
+  const duration = review.player.duration(review.waveform.duration);
+  const text = `${clock(review.player.currentTime)} / ${clock(duration)}`;
+  if ($("time").textContent !== text) $("time").textContent = text;
+}
+
+function showPlaying(review) {
+  const playing = !review.player.paused;
+  $("play").textContent = playing ? "Pause" : "Play";
+}
+
+function showLoop(review) {
+  const loop = review.playback.loop;
+  $("loop").setAttribute("aria-pressed", String(loop.on));
+  $("loop-a").textContent = loop.a === null ? "–" : clock(loop.a);
+  $("loop-b").textContent = loop.b === null ? "–" : clock(loop.b);
+  $("clear-loop").disabled = loop.a === null && loop.b === null && !loop.on;
+  for (const button of document.querySelectorAll("#ayah-list .ayah-loop")) {
+    const index = Number(button.closest("li").dataset.index);
+    button.setAttribute("aria-pressed", String(loop.on && loop.ayah === index));
+  }
+  review.waveform?.setSegments(segments(review));
+}
+
+function showZoom(review) {
+  $("zoom-in").disabled = !review.waveform.canZoom(-1);
+  $("zoom-out").disabled = !review.waveform.canZoom(1);
+}
