@@ -12,12 +12,15 @@ struct EmbedDesk: BuildToolPlugin {
             .filter { !$0.lastPathComponent.hasPrefix(".") && !$0.hasDirectoryPath }
             .sorted { $0.lastPathComponent < $1.lastPathComponent }
         let output = context.pluginWorkDirectoryURL.appending(path: "DeskAssetFiles.swift")
+        // The folder itself is an input too, and the tool lists it when it runs: a file added
+        // to (or removed from) web/desk/ changes the folder, so the command runs again and sees
+        // it even when the build plan (and this file list) is not made anew.
         return [
             .buildCommand(
                 displayName: "Embedding web/desk in \(target.name)",
                 executable: try context.tool(named: "desk-embed").url,
-                arguments: [output.path()] + files.map { $0.path() },
-                inputFiles: files,
+                arguments: [output.path(), folder.path()],
+                inputFiles: [folder] + files,
                 outputFiles: [output]),
         ]
     }

@@ -1,16 +1,29 @@
 import Foundation
 
-// desk-embed OUTPUT FILE…: writes OUTPUT, a Swift file declaring
-// `enum DeskAssetFiles { static let files: [(name: String, text: String)] }` holding each
-// FILE's name and UTF-8 text as a raw string literal. Run by the EmbedDesk build plugin.
+// desk-embed OUTPUT FOLDER: writes OUTPUT, a Swift file declaring
+// `enum DeskAssetFiles { static let files: [(name: String, text: String)] }` holding the name
+// and UTF-8 text of each file of FOLDER (not hidden ones) as a raw string literal. Run by the
+// EmbedDesk build plugin.
 
 let arguments = CommandLine.arguments
-guard arguments.count >= 2 else {
-    FileHandle.standardError.write(Data("usage: desk-embed OUTPUT FILE…\n".utf8))
+guard arguments.count == 3 else {
+    FileHandle.standardError.write(Data("usage: desk-embed OUTPUT FOLDER\n".utf8))
     exit(64)
 }
+let folder = URL(fileURLWithPath: arguments[2])
+let paths: [String]
+do {
+    paths = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        .filter { !$0.hasPrefix(".") }
+        .sorted()
+        .map { folder.appendingPathComponent($0).path }
+        .filter { var isFolder: ObjCBool = false; return FileManager.default.fileExists(atPath: $0, isDirectory: &isFolder) && !isFolder.boolValue }
+} catch {
+    FileHandle.standardError.write(Data("desk-embed: cannot list \(folder.path): \(error)\n".utf8))
+    exit(66)
+}
 var entries: [String] = []
-for path in arguments.dropFirst(2) {
+for path in paths {
     let name = URL(fileURLWithPath: path).lastPathComponent
     guard name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }) else {
         FileHandle.standardError.write(Data("desk-embed: \(name): a desk file's name is letters, digits, '.', '_' and '-'\n".utf8))
