@@ -35,7 +35,7 @@ public struct AyahAligner: Sendable {
     public var secondsPerLetter: ClosedRange<Double>
 
     /// An aligner with the calibrated defaults.
-    public init(misfitLimit: Double = 0.7, pauseReward: Double = 0.3, sharedBlockCost: Double = 3, breathSeconds: Double = 4,
+    public init(misfitLimit: Double = 0.6, pauseReward: Double = 0.3, sharedBlockCost: Double = 3, breathSeconds: Double = 4,
                 extraPauseCost: Double = 1, secondsPerLetter: ClosedRange<Double> = 0.03...0.6) {
         self.misfitLimit = misfitLimit
         self.pauseReward = pauseReward
