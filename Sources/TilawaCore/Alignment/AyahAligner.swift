@@ -68,12 +68,20 @@ public struct AyahAligner: Sendable {
         let hypotheses = Set([requiredLetters, requiredLetters + optionalLetters.reduce(0, +)]
             + optionalLetters.map { requiredLetters + $0 }).sorted()
         var best: Placement? = nil
+        // Hypotheses often settle on the same letters: place each pace once.
+        var placed: [Int: Placement?] = [:]
         for hypothesis in hypotheses {
             var letters = hypothesis
             var settled: Placement? = nil
             for _ in 0..<4 {
-                guard let found = place(segments: segments, speechBefore: speechBefore, units: units,
-                                        secondsPerLetter: totalSpeech / Double(letters)) else { break }
+                let found: Placement?
+                if let known = placed[letters] {
+                    found = known
+                } else {
+                    found = place(segments: segments, speechBefore: speechBefore, units: units, secondsPerLetter: totalSpeech / Double(letters))
+                    placed[letters] = found
+                }
+                guard let found else { break }
                 settled = found
                 let foundLetters = found.units.reduce(0) { $0 + Self.weight(units[$1.unit]) }
                 if foundLetters == letters { break }
@@ -142,10 +150,11 @@ public struct AyahAligner: Sendable {
                 guard j < count else { continue }
                 for next in (j + 1)...count {
                     let duration = speechBefore[next] - speechBefore[j]
-                    // A block far longer than the unit (and the pair) cannot be it; stop extending.
-                    if next > j + 1 && duration > 4 * max(single, pair) + 3 { break }
+                    // A block far longer than the unit (and the pair) cannot be it (past 2.5 times, its
+                    // squared z-score alone outweighs any placement that fits); stop extending.
+                    if next > j + 1 && duration > 2.5 * max(single, pair) + 2 { break }
                     let reward = next < count ? pauseReward * Self.pauseBonus(segments[next].start - segments[next - 1].end) : 0
-                    if next == j + 1 || duration <= 4 * single + 3 {
+                    if next == j + 1 || duration <= 2.5 * single + 2 {
                         let z = Self.zScore(duration: duration, expected: single, letters: unit.letters)
                         let total = before + z * z / 2 - reward + extraPauses(next - j - 1, expected: single)
                         if total < cost[k + 1][next] {
