@@ -96,7 +96,7 @@ public struct EncodeJobRunner: Sendable {
         let kept = try database.completeSubmissionEncode(
             jobId: jobId, submissionId: submission.id, audioPath: artifacts.audioPath, audioBytes: artifacts.encoded.bytes,
             waveformPath: artifacts.waveformPath, outputGainDB: artifacts.encoded.outputGainDB,
-            ayahMarkers: try ayahMarkers(for: submission), now: clock())
+            ayahMarkers: ayahMarkers(for: submission), now: clock())
         if !kept {
             // Withdrawn while it was encoded: nothing points to these files.
             stateDirectory.artifactStore.remove(artifacts.audioPath)
@@ -108,9 +108,11 @@ public struct EncodeJobRunner: Sendable {
     /// Where the submission's ayahs are, from the speech segments its judging pass kept (the
     /// detector does not run again: the alignment is a small dynamic programme over a few
     /// hundred pauses); nil when its passage names no ayahs or the row predates the segments.
-    private func ayahMarkers(for submission: SubmissionRecord) throws -> AyahMarkers? {
+    /// Markers are an aid to the coach: a failure to read the passage leaves the recording
+    /// without them rather than failing its encode.
+    private func ayahMarkers(for submission: SubmissionRecord) -> AyahMarkers? {
         guard let segments = submission.speechSegments,
-              let ayahs = try database.submissionExtras(submission).ayahs, !ayahs.isEmpty else { return nil }
+              let ayahs = (try? database.submissionExtras(submission))?.ayahs, !ayahs.isEmpty else { return nil }
         return AyahMarking.markers(ayahs: ayahs, segments: segments).markers
     }
 
