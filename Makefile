@@ -27,7 +27,7 @@ TOOL_PACKAGES    := sox espeak-ng ffmpeg opus-tools bc curl sqlite3 socat python
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps deps-tools test-venv build release test run soak bench bench-encode bench-analyze bench-upload bench-load bench-burst bench-status bench-ready fixtures clean
+.PHONY: deps deps-tools test-venv build release test run soak bench bench-encode bench-analyze bench-upload bench-load bench-burst bench-status bench-ready bench-align fixtures clean
 
 define install_missing
 	@missing=""; for p in $(1); do \
@@ -102,6 +102,12 @@ bench-load: deps-tools release
 # 1,000 one-minute M4A uploads at once: drain time and throughput relative to one core.
 bench-burst: deps-tools release
 	scripts/bench-burst.sh $(BIN_RELEASE)
+
+# Ayah markers on a generated espeak-ng bench set: ayah starts within 300 ms (target >= 90 %),
+# wrong-passage recordings without times (target >= 90 %). `scripts/bench-align.sh .build/debug/tilawa`
+# runs it on a debug build (same figures).
+bench-align: deps-tools release
+	scripts/bench-align.sh $(BIN_RELEASE)
 
 # Time from `tilawa serve` to READY=1 on an empty state directory.
 bench-ready: deps-tools release

@@ -151,6 +151,7 @@ FIXTURES = [
  ("speech.webm", "same speech, Opus 32 kb/s in WebM (Matroska), mono", "webm", True, A, [], []),
  ("speech.caf", "same speech, Apple Lossless (ALAC) in CAF, 16-bit 16 kHz mono", "caf", False, A, [], []),
  ("speech_leading_silence_20s.wav", "20 s of -70 dBFS noise, then the speech; 16-bit 16 kHz mono", "wav", False, A, [], ["long_leading_silence"]),
+ ("recitation_fatiha_16k.wav", "espeak-ng Arabic isti'adha then Al-Fatiha 1:1-7 ayah by ayah (1:7 in two halves), pauses 0.5-0.9 s, white noise 20 dB under the speech; 16-bit 16 kHz mono; ayah_starts = where each clip starts", "wav", False, A, [], []),
  ("speech_clipped.wav", "the speech +12 dB, hard-clipped at full scale (~2-3 % of samples); 16-bit 16 kHz mono", "wav", False, A, [], ["clipping"]),
  ("digital_silence.wav", "12 s of exact zeros, 16-bit 8 kHz mono", "wav", False, R, ["silent", "too_quiet"], []),
  ("low_noise.wav", "12 s of steady white noise at -60 dBFS RMS, 16-bit 8 kHz mono", "wav", False, R, ["silent", "too_quiet"], []),
@@ -309,6 +310,10 @@ def cmd_manifest(dirpath):
                                      or "format %s, streams [%s], no audio stream" % (fmt, kinds))
         e["bytes"] = len(data)
         e["sha256"] = hashlib.sha256(data).hexdigest()
+        # Facts the generator knows and no measurement can (the recitation's ayah starts).
+        extra = os.path.join(os.environ.get("FIXTURE_EXTRAS", ""), name + ".json")
+        if os.path.exists(extra):
+            e.update(json.load(open(extra)))
         out.append(e)
     extra = sorted(set(os.listdir(dirpath)) - names - {"generate.sh", "manifest.json", ".gitattributes", "README.md"})
     if extra:
@@ -424,6 +429,41 @@ mix "$TMP/loud16.wav" "$TMP/n16.wav" "$TMP/loudmix16.wav"
 frac=$(py clip_fraction "$HERE/speech_clipped.wav")
 python3 -c "import sys; f=float(sys.argv[1]); sys.exit(0 if 0.01 <= f <= 0.05 else 1)" "$frac" \
   || { echo "speech_clipped.wav clipped fraction $frac outside 1-5 %" >&2; exit 1; }
+
+# A recitation for the ayah aligner: the isti'adha, then Al-Fatiha ayah by ayah from Tanzil's
+# Simple-Clean text (espeak-ng does not read the Uthmani marks), 1:7 split at a word boundary
+# with a pause inside it longer than most between ayahs; each clip trimmed of espeak-ng's own
+# silence so its offset is where its speech starts; white noise 20 dB under the speech's RMS.
+REC_TEXTS=("أعوذ بالله من الشيطان الرجيم" "بسم الله الرحمن الرحيم" "الحمد لله رب العالمين" "الرحمن الرحيم"
+           "مالك يوم الدين" "إياك نعبد وإياك نستعين" "اهدنا الصراط المستقيم" "صراط الذين أنعمت عليهم"
+           "غير المغضوب عليهم ولا الضالين")
+REC_AYAHS=(0 1 2 3 4 5 6 7 -)
+REC_PAUSES=(0.8 0.6 0.9 0.5 0.7 0.6 0.8 1.1)
+"${SOX[@]}" -r 16000 -n -c 1 -b 32 -e floating-point "$TMP/rec_lead.wav" trim 0 8000s   # -r before -n: the null input's rate
+rec_parts=("$TMP/rec_lead.wav"); rec_clips=(); rec_starts=(); rec_at=$(soxi -s "$TMP/rec_lead.wav")
+for i in "${!REC_TEXTS[@]}"; do
+  espeak-ng -v ar -s 140 -w "$TMP/rec_raw$i.wav" "${REC_TEXTS[$i]}"
+  "${SOX[@]}" "$TMP/rec_raw$i.wav" -r 16000 -c 1 -b 32 -e floating-point "$TMP/rec_clip$i.wav" \
+    silence 1 0.01 -45d reverse silence 1 0.01 -45d reverse
+  [[ ${REC_AYAHS[$i]} == - ]] || rec_starts+=("{\"surah\": 1, \"ayah\": ${REC_AYAHS[$i]}, \"start_seconds\": $(python3 -c "print(round($rec_at / 16000, 4))")}")
+  rec_parts+=("$TMP/rec_clip$i.wav"); rec_clips+=("$TMP/rec_clip$i.wav")
+  rec_at=$((rec_at + $(soxi -s "$TMP/rec_clip$i.wav")))
+  if ((i < ${#REC_PAUSES[@]})); then
+    "${SOX[@]}" -r 16000 -n -c 1 -b 32 -e floating-point "$TMP/rec_pause$i.wav" trim 0 "${REC_PAUSES[$i]}"
+    rec_parts+=("$TMP/rec_pause$i.wav"); rec_at=$((rec_at + $(soxi -s "$TMP/rec_pause$i.wav")))
+  fi
+done
+"${SOX[@]}" -r 16000 -n -c 1 -b 32 -e floating-point "$TMP/rec_tail.wav" trim 0 12800s
+rec_parts+=("$TMP/rec_tail.wav")
+"${SOX[@]}" "${rec_clips[@]}" "$TMP/rec_speech.wav"
+rec_rms=$("${SOX[@]}" "$TMP/rec_speech.wav" -n stat 2>&1 | awk '/RMS +amplitude/ {print $3}')
+"${SOX[@]}" "${rec_parts[@]}" "$TMP/rec_clean.wav"
+noise "$TMP/rec_noise.wav" 16000 1 "$(soxi -s "$TMP/rec_clean.wav")" "$(python3 -c "import math; print(20 * math.log10($rec_rms) - 20)")"
+mix "$TMP/rec_clean.wav" "$TMP/rec_noise.wav" "$TMP/rec_mix.wav"
+"${SOX[@]}" "$TMP/rec_mix.wav" "${S16[@]}" "${W[@]}" "$HERE/recitation_fatiha_16k.wav"
+mkdir -p "$TMP/extras"
+(IFS=,; echo "{\"ayahs\": \"1:1-7\", \"ayah_starts\": [${rec_starts[*]}]}") > "$TMP/extras/recitation_fatiha_16k.wav.json"
+export FIXTURE_EXTRAS="$TMP/extras"
 
 # --------------------------------------------------------------------------
 # Rejected fixtures

@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 import TilawaCore
 @testable import TilawaDaemon
+@_spi(Testing) import TilawaStore
 import TilawaTestSupport
 
 /// Real responses, written down as `Tests/contract/validate_responses.py` reads them.
@@ -151,6 +152,18 @@ struct OpenAPIResponseTests {
             _ = try await call(.post, upload, "/v1/students/S1001/weeks/assessment/submissions", try await auth(.student, "S1001", ogg), body: opus)
 
             #expect(await daemon.eventually { try daemon.runtime.database.submission(id: id)?.state == .awaitingFeedback })
+
+            // An aligned recording: its ayahs carry start_seconds and end_seconds, the isti'adha is ayah 0.
+            try await daemon.runtime.database.writer.write { db in
+                try db.execute(sql: "UPDATE curriculumWeek SET ayahs = '1:1-7' WHERE levelId = 'L1' AND week = 12")
+            }
+            let recited = try await call(.post, upload, "/v1/students/S1008/weeks/12/submissions",
+                                         try await auth(.student, "S1008", [.contentType: "audio/wav"]),
+                                         body: try TestDaemon.fixture("recitation_fatiha_16k.wav"))
+            let recitedId = try #require(recited.json?["id"] as? String)
+            #expect(await daemon.eventually { try daemon.runtime.database.submission(id: recitedId)?.state == .awaitingFeedback })
+            let aligned = try await call(.get, "/v1/submissions/{id}", "/v1/submissions/\(recitedId)", try await auth(.student, "S1008"))
+            #expect((aligned.json?["ayahs"] as? [[String: Any]])?.first?["start_seconds"] is Double)
 
             // Reading a student's data.
             let student = try await auth(.student, "S1001")

@@ -27,6 +27,10 @@ public final class AudioAnalyzer {
         speech.add(block)
     }
 
+    /// The stretches of speech `finish()` found (empty before it): the frame-level result of
+    /// the speech detector, a few floats a second, kept for the ayah aligner.
+    public private(set) var speechSegments: [SpeechSegment] = []
+
     /// Samples seen so far.
     public var samples: Int { signal.samples }
 
@@ -34,6 +38,7 @@ public final class AudioAnalyzer {
     public func finish() -> AudioAnalysis {
         let duration = Double(signal.samples) / Double(sampleRate)
         let activity = speech.finish(durationSeconds: duration)
+        speechSegments = activity.segments
         let analysis = AudioAnalysis(
             durationSeconds: duration,
             speechSeconds: activity.speechSeconds,

@@ -1,4 +1,5 @@
 import Foundation
+import TilawaCore
 
 /// Finds where someone is speaking, from band-limited frame energy against an adaptive noise floor.
 ///
@@ -61,7 +62,22 @@ struct SpeechActivityDetector {
         let speech = min(Double(speechFrames) * Self.frameSeconds, durationSeconds)
         let leading = Double(first) * Self.frameSeconds
         let trailing = max(0, durationSeconds - Double(last + 1) * Self.frameSeconds)
-        return SpeechActivity(speechSeconds: speech, leadingSilenceSeconds: leading, trailingSilenceSeconds: trailing)
+        return SpeechActivity(speechSeconds: speech, leadingSilenceSeconds: leading, trailingSilenceSeconds: trailing,
+                              segments: Self.segments(active, durationSeconds: durationSeconds))
+    }
+
+    /// The runs of speech frames as segments in seconds (the last one ends at `durationSeconds` at the latest).
+    static func segments(_ active: [Bool], durationSeconds: Double) -> [SpeechSegment] {
+        var segments: [SpeechSegment] = []
+        var index = 0
+        while index < active.count {
+            guard active[index] else { index += 1; continue }
+            var end = index
+            while end < active.count && active[end] { end += 1 }
+            segments.append(SpeechSegment(start: Double(index) * frameSeconds, end: min(Double(end) * frameSeconds, durationSeconds)))
+            index = end
+        }
+        return segments
     }
 
     /// Marks each frame as speech or not (exposed for tests of the decision rule).

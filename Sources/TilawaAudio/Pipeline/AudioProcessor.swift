@@ -72,7 +72,8 @@ public struct AudioProcessor: Sendable {
             let bytes = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
             encoded = EncodedAudio(path: output, bytes: bytes, outputGainDB: Double(q78) / 256, durationSeconds: analysis.durationSeconds)
         }
-        return ProcessedAudio(source: decoder.source, analysis: analysis, verdict: verdict, encoded: encoded)
+        return ProcessedAudio(source: decoder.source, analysis: analysis, verdict: verdict, encoded: encoded,
+                              speechSegments: analyzer.speechSegments)
     }
 
     /// Encodes a recording already judged, without analysing it again: one decode feeds the

@@ -11,4 +11,7 @@ public struct ProcessedAudio: Sendable {
     public var verdict: AudioVerdict
     /// The Ogg Opus file, when one was kept.
     public var encoded: EncodedAudio?
+    /// Where the speech detector found speech: kept with an accepted submission so its
+    /// encode job can place the ayahs without running the detector again.
+    public var speechSegments: [SpeechSegment] = []
 }

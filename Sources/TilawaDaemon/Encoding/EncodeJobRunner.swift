@@ -95,13 +95,25 @@ public struct EncodeJobRunner: Sendable {
                                    processor: processor, analysis: submission.analysis)
         let kept = try database.completeSubmissionEncode(
             jobId: jobId, submissionId: submission.id, audioPath: artifacts.audioPath, audioBytes: artifacts.encoded.bytes,
-            waveformPath: artifacts.waveformPath, outputGainDB: artifacts.encoded.outputGainDB, now: clock())
+            waveformPath: artifacts.waveformPath, outputGainDB: artifacts.encoded.outputGainDB,
+            ayahMarkers: ayahMarkers(for: submission), now: clock())
         if !kept {
             // Withdrawn while it was encoded: nothing points to these files.
             stateDirectory.artifactStore.remove(artifacts.audioPath)
             stateDirectory.artifactStore.remove(artifacts.waveformPath)
             for variant in ArtifactStore.variants(ofAudio: artifacts.audioPath) { stateDirectory.artifactStore.remove(variant) }
         }
+    }
+
+    /// Where the submission's ayahs are, from the speech segments its judging pass kept (the
+    /// detector does not run again: the alignment is a small dynamic programme over a few
+    /// hundred pauses); nil when its passage names no ayahs or the row predates the segments.
+    /// Markers are an aid to the coach: a failure to read the passage leaves the recording
+    /// without them rather than failing its encode.
+    private func ayahMarkers(for submission: SubmissionRecord) -> AyahMarkers? {
+        guard let segments = submission.speechSegments,
+              let ayahs = (try? database.submissionExtras(submission))?.ayahs, !ayahs.isEmpty else { return nil }
+        return AyahMarking.markers(ayahs: ayahs, segments: segments).markers
     }
 
     /// Encodes an original to `<family>/YYYY/MM/<id>.opus` and its peaks to `<id>.peaks.json`,

@@ -67,11 +67,13 @@ public struct SubmissionIntake: Sendable {
         let verdict: AudioVerdict
         var analysis: AudioAnalysis?
         var source: AudioSource?
+        var speechSegments: [SpeechSegment] = []
         do {
             let processed = try processor.process(path: stagedPath)
             verdict = processed.verdict
             analysis = processed.analysis
             source = processed.source
+            speechSegments = processed.speechSegments
         } catch let rejection as AudioRejection {
             verdict = AudioVerdict(rejection: rejection)
         }
@@ -90,11 +92,12 @@ public struct SubmissionIntake: Sendable {
         let originalPath = store.relativePath(.originals, name: "\(submissionId).\(safeExtension.isEmpty ? "bin" : safeExtension)", date: receivedAt)
         try staged.place(into: store, at: originalPath)
 
-        let request = AdmissionRequest(
+        var request = AdmissionRequest(
             submissionId: submissionId, studentId: studentId, slot: slot, receivedAt: receivedAt, analysis: analysis,
             source: source, warnings: verdict.warnings.map(\.code), originalPath: originalPath, originalBytes: bytes,
             origin: origin, recordedAt: recordedAt?.claimed,
             lateReference: recordedAt?.lateReference(uploadBegan: uploadBegan ?? receivedAt, receivedAt: receivedAt, maxOffline: maxOffline))
+        request.speechSegments = speechSegments
         let outcome: AdmissionOutcome
         do {
             outcome = try database.admitSubmission(request, policy: policy)

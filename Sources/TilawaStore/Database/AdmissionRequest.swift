@@ -19,6 +19,8 @@ public struct AdmissionRequest: Sendable {
     public var recordedAt: Date?
     /// The instant `late` is judged at when the claim is believable (`RecordedAt.lateReference`).
     public var lateReference: Date?
+    /// The speech detector's stretches of speech, for the ayah markers of the encode job.
+    public var speechSegments: [SpeechSegment] = []
 
     /// Creates a request.
     public init(submissionId: String, studentId: String, slot: Slot, receivedAt: Date, analysis: AudioAnalysis,

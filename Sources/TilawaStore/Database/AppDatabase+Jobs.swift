@@ -78,7 +78,7 @@ extension AppDatabase {
     @discardableResult
     public func completeSubmissionEncode(
         jobId: Int64, submissionId: String, audioPath: String, audioBytes: Int, waveformPath: String,
-        outputGainDB: Double, now: Date
+        outputGainDB: Double, ayahMarkers: AyahMarkers? = nil, now: Date
     ) throws -> Bool {
         try immediateWrite { db in
             guard var submission = try SubmissionRecord.fetchOne(db, key: submissionId) else {
@@ -94,6 +94,7 @@ extension AppDatabase {
             submission.waveformPath = waveformPath
             submission.outputGainDB = outputGainDB
             submission.encodedAt = now
+            if let ayahMarkers { submission.ayahMarkers = ayahMarkers }
             let becameReady = submission.state == .processing
             if becameReady { submission.state = .awaitingFeedback }
             try submission.update(db)

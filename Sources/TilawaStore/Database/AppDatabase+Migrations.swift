@@ -165,6 +165,7 @@ extension AppDatabase {
         migrator.registerMigration("idempotency: keys by owner", migrate: AppDatabase.migrateIdempotencyOwners)
         migrator.registerMigration("annotations", migrate: AppDatabase.migrateAnnotations)
         migrator.registerMigration("desk: login links and sessions", migrate: AppDatabase.migrateDeskSessions)
+        migrator.registerMigration("submissions: ayah markers", migrate: AppDatabase.migrateAyahMarkers)
         return migrator
     }
 }

@@ -27,7 +27,8 @@ extension AppDatabase {
                     source: request.source, warnings: request.warnings, originalPath: request.originalPath,
                     originalBytes: request.originalBytes, audioPath: nil, audioBytes: nil, waveformPath: nil,
                     outputGainDB: nil, encodedAt: nil, failureReason: nil, origin: request.origin, overdueNotifiedAt: nil,
-                    feedbackDueAt: dueAt, result: nil, supersededBy: nil, withdrawnAt: nil, recordedAt: request.recordedAt)
+                    feedbackDueAt: dueAt, result: nil, supersededBy: nil, withdrawnAt: nil, recordedAt: request.recordedAt,
+                    speechSegments: request.speechSegments)
                 try submission.insert(db)
                 for superseded in admission.supersedes {
                     try db.execute(

@@ -44,6 +44,11 @@ public struct SubmissionRecord: Codable, Sendable, Equatable, FetchableRecord, P
     public var withdrawnAt: Date?
     /// When the app says it was recorded (`Recorded-At`, an offline recording); as claimed.
     public var recordedAt: Date?
+    /// The speech detector's stretches of speech from the judging pass; nil for rows from
+    /// before they were kept.
+    public var speechSegments: [SpeechSegment]? = nil
+    /// Where the ayahs of its passage are in the recording, once encoded; nil before.
+    public var ayahMarkers: AyahMarkers? = nil
 
     /// The slot this submission is for.
     public var slot: Slot {

@@ -1,4 +1,5 @@
 import TilawaQuran
+import TilawaStore
 
 /// One ayah of a passage as the API shows it (DESIGN §9): `{surah, ayah, text}`, the same
 /// shape on the timeline's weeks and EOC and on a submission.
@@ -6,12 +7,15 @@ import TilawaQuran
 /// `text` is Tanzil's Uthmani text verbatim (Tanzil Project, tanzil.net, CC BY 3.0), so
 /// ayah 1 of a surah other than 1 and 9 starts with the basmala Tanzil prefixes to it;
 /// clients that show the basmala apart split it (`QuranText.displayText` does it here).
-/// `start_seconds`, `end_seconds` and the submission's `ayahs_unavailable_reason` are
-/// reserved for the alignment of a recording to its ayahs and are not sent yet.
+/// On a submission whose recording was aligned, each entry has `start_seconds` and
+/// `end_seconds`, and an isti'adha or basmala recited before a surah is an entry of its own
+/// with `ayah` 0.
 struct AyahResource: Encodable, Sendable, Equatable {
     var surah: Int
     var ayah: Int
     var text: String
+    var startSeconds: Double?
+    var endSeconds: Double?
 
     init(_ ayah: QuranAyah) {
         surah = ayah.surah
@@ -19,8 +23,36 @@ struct AyahResource: Encodable, Sendable, Equatable {
         text = ayah.text
     }
 
+    init(surah: Int, ayah: Int, text: String, startSeconds: Double?, endSeconds: Double?) {
+        self.surah = surah
+        self.ayah = ayah
+        self.text = text
+        self.startSeconds = startSeconds
+        self.endSeconds = endSeconds
+    }
+
     /// The ayahs of a stored range list (`1:1-7; 114:1-6`) with their text; empty for none.
     static func list(_ ranges: String?) -> [AyahResource] {
         QuranText.uthmani.ayahs(inList: ranges).map(AyahResource.init)
+    }
+
+    /// A submission's ayahs: with times when `markers` were found for the passage `ranges`
+    /// as it is now, and otherwise without, with the reason (nil while not encoded yet).
+    static func list(_ ranges: String?, markers: AyahMarkers?) -> (ayahs: [AyahResource], unavailableReason: String?) {
+        let plain = list(ranges)
+        guard let markers, !plain.isEmpty else { return (plain, nil) }
+        guard markers.ayahs == ranges else { return (plain, "passage_changed") }
+        if let reason = markers.unavailableReason { return (plain, reason) }
+        let quran = QuranText.uthmani
+        let timed = markers.markers.compactMap { marker -> AyahResource? in
+            let text: String? = switch marker.preface {
+            case .istiadha: AyahMarking.istiadha
+            case .basmala: quran.displayText(surah: marker.surah, ayah: 1)?.basmala ?? quran.ayah(surah: 1, ayah: 1)
+            case nil: quran.ayah(surah: marker.surah, ayah: marker.ayah)
+            }
+            return text.map { AyahResource(surah: marker.surah, ayah: marker.ayah, text: $0,
+                                           startSeconds: marker.startSeconds, endSeconds: marker.endSeconds) }
+        }
+        return (timed, nil)
     }
 }

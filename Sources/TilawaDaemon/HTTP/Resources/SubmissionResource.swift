@@ -48,6 +48,9 @@ public struct SubmissionResource: Encodable, Sendable, Equatable {
     /// That passage ayah by ayah, `[{surah, ayah, text}]` as on the timeline; empty when
     /// there is none (a placement assessment, a programme file without `ayahs`).
     var ayahs: [AyahResource]
+    /// Why no entry of `ayahs` has times although the recording was encoded
+    /// (`AlignmentRefusal` codes, or `passage_changed`); nil when they have, or before encoding.
+    public var ayahsUnavailableReason: String?
     /// The playback gain (dB) the Ogg's OpusHead and the MP4's dOps carry; a player of the CAF
     /// variant, which has no place for it, applies it itself. Null until encoded.
     public var playbackGainDB: Double?
@@ -96,7 +99,7 @@ public struct SubmissionResource: Encodable, Sendable, Equatable {
         coach = extras.coach.map { CoachRef(id: $0.id, name: $0.name) }
         result = record.result
         passage = extras.passage
-        ayahs = AyahResource.list(extras.ayahs)
+        (ayahs, ayahsUnavailableReason) = AyahResource.list(extras.ayahs, markers: record.ayahMarkers)
         feedback = extras.replies.map { reply in
             Reply(id: reply.id, coachName: extras.coachNames[reply.coachId], receivedAt: reply.receivedAt, notes: reply.notes,
                   result: reply.result, comments: (extras.comments[reply.id] ?? []).map(CommentResource.init),
@@ -110,6 +113,7 @@ public struct SubmissionResource: Encodable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case id, week, kind, state, late, analysis, source, warnings, attempts, links, coach, result, feedback, passage, ayahs, annotations
+        case ayahsUnavailableReason
         case studentId
         case receivedAt
         case semesterId
@@ -144,5 +148,6 @@ public struct SubmissionResource: Encodable, Sendable, Equatable {
         try container.encode(playbackGainDB, forKey: .playbackGainDB)
         try container.encode(passage, forKey: .passage)
         try container.encode(ayahs, forKey: .ayahs)
+        try container.encode(ayahsUnavailableReason, forKey: .ayahsUnavailableReason)
     }
 }

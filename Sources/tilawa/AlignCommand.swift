@@ -1,0 +1,70 @@
+import ArgumentParser
+import Foundation
+import TilawaAudio
+import TilawaCore
+import TilawaDaemon
+import TilawaQuran
+import TilawaStore
+
+/// `tilawa align FILE --ayahs RANGES [--json]`: where the ayahs are in a recording, as the
+/// encode job would store them, without storing anything (and what `make bench-align` runs).
+struct AlignCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "align",
+        abstract: "Find where each ayah of a passage starts and ends in a recording.",
+        discussion: "Exit status: 0 aligned, 65 when the recording cannot be aligned with confidence (the reason is printed)."
+    )
+
+    @Argument(help: "The recording (any format FFmpeg reads).")
+    var file: String
+
+    @Option(help: "The passage's ayah ranges, as in program.yaml (e.g. \"1:1-7; 114:1-6\").")
+    var ayahs: String
+
+    @Flag(help: "Print the result as JSON on stdout.")
+    var json = false
+
+    struct Report: Encodable {
+        var file: String
+        var ayahs: String
+        var markers: [AyahMarkers.Marker]
+        var unavailableReason: String?
+        var misfit: Double?
+        /// The detector's stretches of speech the alignment worked from.
+        var speechSegments: [SpeechSegment]
+    }
+
+    func validate() throws {
+        do {
+            _ = try AyahRange.parseList(ayahs, in: .uthmani)
+        } catch {
+            throw ValidationError("--ayahs: \(error)")
+        }
+    }
+
+    func run() throws {
+        try CommandLineOutput.requireReadableFile(file)
+        let processed: ProcessedAudio
+        do {
+            processed = try AudioProcessor().process(path: file)
+        } catch let rejection as AudioRejection {
+            throw CommandLineOutput.fail(code: rejection.code, message: rejection.message, exit: ExitStatus.dataRejected)
+        }
+        let normalised = (try? AyahRange.parseList(ayahs, in: .uthmani).listDescription) ?? ayahs
+        let (markers, alignment) = AyahMarking.markers(ayahs: normalised, segments: processed.speechSegments)
+        let report = Report(file: file, ayahs: normalised, markers: markers.markers, unavailableReason: markers.unavailableReason,
+                            misfit: alignment.misfit, speechSegments: processed.speechSegments)
+        if json {
+            try CommandLineOutput.printJSON(report)
+        } else {
+            CommandLineOutput.printRows([("file", file), ("ayahs", normalised)] + markers.markers.map { marker in
+                let name = marker.preface?.rawValue ?? "\(marker.surah):\(marker.ayah)"
+                return (name, String(format: "%.2f–%.2f s", marker.startSeconds, marker.endSeconds))
+            })
+        }
+        if let reason = markers.unavailableReason {
+            throw CommandLineOutput.fail(code: reason, message: "the recording cannot be aligned to \(normalised) with confidence",
+                                         exit: ExitStatus.dataRejected)
+        }
+    }
+}

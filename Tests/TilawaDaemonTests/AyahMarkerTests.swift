@@ -1,0 +1,108 @@
+import Foundation
+import GRDB
+import HTTPTypes
+import HummingbirdTesting
+import Testing
+import TilawaAudio
+import TilawaCore
+import TilawaQuran
+@_spi(Testing) import TilawaStore
+import TilawaTestSupport
+@testable import TilawaDaemon
+
+/// The ayah markers (DESIGN §9): the passage's units, the alignment of a real recording, and
+/// the submission's `ayahs` gaining `start_seconds`/`end_seconds` after its encode job.
+@Suite("Ayah markers")
+struct AyahMarkerTests {
+    /// The recitation fixture's truth, from the manifest: (surah, ayah) → where its speech starts.
+    private func recitationTruth() throws -> (ayahs: String, starts: [(surah: Int, ayah: Int, start: Double)]) {
+        let data = try Data(contentsOf: Fixtures.directory.appendingPathComponent("manifest.json"))
+        let manifest = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let fixtures = try #require(manifest["fixtures"] as? [[String: Any]])
+        let entry = try #require(fixtures.first { $0["file"] as? String == "recitation_fatiha_16k.wav" })
+        let starts = try #require(entry["ayah_starts"] as? [[String: Any]]).compactMap { start -> (Int, Int, Double)? in
+            guard let surah = start["surah"] as? Int, let ayah = start["ayah"] as? Int, let at = start["start_seconds"] as? Double else { return nil }
+            return (surah, ayah, at)
+        }
+        return (try #require(entry["ayahs"] as? String), starts)
+    }
+
+    @Test("the units: an optional isti'adha, an optional basmala before a surah but not before Al-Fatiha or At-Tawba, ayah 1 without Tanzil's basmala")
+    func plan() throws {
+        let fatiha = AyahMarking.plan(ayahs: "1:1-7")
+        #expect(fatiha.map(\.ayah) == [0, 1, 2, 3, 4, 5, 6, 7])
+        #expect(fatiha.map(\.preface) == [.istiadha, nil, nil, nil, nil, nil, nil, nil])
+        #expect(fatiha.map(\.unit.optional) == [true] + Array(repeating: false, count: 7))
+        #expect(fatiha[1].unit.letters == 19)
+
+        let two = AyahMarking.plan(ayahs: "112:1-4; 9:1-2")
+        #expect(two.map(\.preface) == [.istiadha, .basmala, nil, nil, nil, nil, nil, nil])
+        #expect(two.map(\.surah) == [112, 112, 112, 112, 112, 112, 9, 9])
+        // قُلْ هُوَ ٱللَّهُ أَحَدٌ without the basmala Tanzil writes before it.
+        #expect(two[2].unit.letters == QuranText.letterCount(of: "قُلْ هُوَ ٱللَّهُ أَحَدٌ"))
+        #expect(AyahMarking.plan(ayahs: "115:1").isEmpty)
+    }
+
+    @Test("a real recitation (isti'adha, Al-Fatiha, a pause inside 1:7, noise at 20 dB SNR) gets each ayah's start within 300 ms")
+    func realRecitation() throws {
+        let truth = try recitationTruth()
+        let processed = try AudioProcessor().process(path: Fixtures.directory.appendingPathComponent("recitation_fatiha_16k.wav").path)
+        let (markers, _) = AyahMarking.markers(ayahs: truth.ayahs, segments: processed.speechSegments)
+        #expect(markers.unavailableReason == nil)
+        #expect(markers.markers.map(\.ayah) == truth.starts.map(\.ayah))
+        for (marker, expected) in zip(markers.markers, truth.starts) {
+            #expect(abs(marker.startSeconds - expected.start) <= 0.3, "\(marker.surah):\(marker.ayah) at \(marker.startSeconds), truth \(expected.start)")
+            #expect(marker.endSeconds > marker.startSeconds)
+        }
+        // The same recording is not Al-Ikhlas and An-Nas.
+        #expect(AyahMarking.markers(ayahs: "112:1-4; 114:1-6", segments: processed.speechSegments).markers.unavailableReason != nil)
+    }
+
+    @Test("after encoding, GET /v1/submissions/{id} gives each ayah its times, the isti'adha as ayah 0; another passage gets a reason and no times")
+    func submissionRoute() async throws {
+        let truth = try recitationTruth()
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        // Week 12 of S1001's level recites Al-Fatiha for this test; S1003's level (L2) stays Al-Fajr 89:1-14.
+        try await daemon.runtime.database.writer.write { db in
+            try db.execute(sql: "UPDATE curriculumWeek SET ayahs = '1:1-7' WHERE levelId = 'L1' AND week = 12")
+        }
+        try await daemon.application().test(.live) { client in
+            let upload = try await client.execute(uri: "/v1/students/S1001/weeks/12/submissions", method: .post,
+                                                  headers: try await daemon.headers(.student, "S1001", [.contentType: "audio/wav"]),
+                                                  body: try TestDaemon.fixture("recitation_fatiha_16k.wav"))
+            #expect(upload.status == .created)
+            let id = try #require(upload.json?["id"] as? String)
+            #expect(await daemon.eventually { try daemon.runtime.database.submission(id: id)?.state == .awaitingFeedback })
+            let read = try await client.execute(uri: "/v1/submissions/\(id)", method: .get, headers: try await daemon.headers(.coach, "C01"))
+            #expect(read.status == .ok)
+            #expect(read.json?["ayahs_unavailable_reason"] is NSNull)
+            let ayahs = try #require(read.json?["ayahs"] as? [[String: Any]])
+            #expect(ayahs.map { $0["ayah"] as? Int } == truth.starts.map(\.ayah))
+            #expect(ayahs.first?["text"] as? String == AyahMarking.istiadha)
+            #expect(ayahs.dropFirst().first?["text"] as? String == QuranText.uthmani.ayah(surah: 1, ayah: 1))
+            for (ayah, expected) in zip(ayahs, truth.starts) {
+                let start = try #require(ayah["start_seconds"] as? Double)
+                let end = try #require(ayah["end_seconds"] as? Double)
+                #expect(abs(start - expected.start) <= 0.3)
+                #expect(end > start)
+            }
+            let row = try #require(try await daemon.runtime.database.submission(id: id))
+            // Bounded: the detector's segments, a few per second at most.
+            let segments = try #require(row.speechSegments)
+            #expect(!segments.isEmpty && Double(segments.count) <= row.analysis.durationSeconds * 2.5)
+
+            // Another passage (Al-Fajr) for the same recording: no entry has times, and the reason says why.
+            let other = try await client.execute(uri: "/v1/students/S1003/weeks/12/submissions", method: .post,
+                                                 headers: try await daemon.headers(.student, "S1003", [.contentType: "audio/wav"]),
+                                                 body: try TestDaemon.fixture("recitation_fatiha_16k.wav"))
+            let otherId = try #require(other.json?["id"] as? String)
+            #expect(await daemon.eventually { try daemon.runtime.database.submission(id: otherId)?.state == .awaitingFeedback })
+            let refused = try await client.execute(uri: "/v1/submissions/\(otherId)", method: .get, headers: try await daemon.headers(.coach, "C01"))
+            let reason = try #require(refused.json?["ayahs_unavailable_reason"] as? String)
+            #expect(AlignmentRefusal(rawValue: reason) != nil)
+            let plain = try #require(refused.json?["ayahs"] as? [[String: Any]])
+            #expect(plain.count == 14 && plain.allSatisfy { $0["start_seconds"] == nil && $0["end_seconds"] == nil })
+        }
+    }
+}
