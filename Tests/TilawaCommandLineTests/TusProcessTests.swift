@@ -12,24 +12,27 @@ struct TusProcessTests {
         defer { state.remove() }
         let manifest = Fixtures.all
         try #require(!manifest.isEmpty)
-        // Two recordings a week per student: the accepted fixtures go two by two to S1001…S1009.
-        // Rejections use no attempt, so they all go to S1001, first (once its attempts are used,
-        // an upload is refused `attempt_limit` at creation, before any byte).
+        // Two recordings a week per student: the accepted fixtures go two by two to S1001…S1009's
+        // week 12, and past those 18 to their placement assessments (which use no attempt).
+        // Rejections use no attempt, so they all go to S1001's week 12, first (once its attempts
+        // are used, an upload is refused `attempt_limit` at creation, before any byte).
         var fixtures: [[String: String]] = []
         var accepted = 0
         var expected: [String: String] = [:]
         for entry in manifest.filter({ !$0.isAccepted }) + manifest.filter(\.isAccepted) {
             let student: String
+            var slot = "12"
             if entry.verdict == "accepted" {
-                student = "S100\(1 + accepted / 2)"
+                student = accepted < 18 ? "S100\(1 + accepted / 2)" : "S100\(1 + (accepted - 18) % 9)"
+                if accepted >= 18 { slot = "assessment" }
                 accepted += 1
             } else {
                 student = "S1001"
             }
             expected[entry.file] = entry.verdict
-            fixtures.append(["file": CommandLineStateFixture.fixture(entry.file), "student": student, "type": Self.mediaType(entry.file)])
+            fixtures.append(["file": CommandLineStateFixture.fixture(entry.file), "student": student, "slot": slot,
+                             "type": Self.mediaType(entry.file)])
         }
-        #expect(accepted <= 18)
         var tokens: [String: String] = [:]
         for number in 1...9 {
             let student = "S100\(number)"
