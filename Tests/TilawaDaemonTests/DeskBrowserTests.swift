@@ -9,10 +9,27 @@ import TilawaTestSupport
 /// each screen at 1280×800 and 390×844 are left in `.build/desk-screenshots/` to look at.
 @Suite("The coach's desk in Chromium (Selenium, headless)")
 struct DeskBrowserTests {
-    @Test("sign in by the link's button with the keyboard, the queue lists the coach's student, the oldest recording's review by keyboard (play, seek, 0.75×, ayahs in Arabic), a used link is refused, sign-out ends the session, another coach sees none of it")
+    static let shots = packageRoot.appendingPathComponent(".build/desk-screenshots").path
+    static let python = packageRoot.appendingPathComponent(".venv-test/bin/python").path
+    /// What Chromium's fake microphone hears when the coach records: 11 s of speech, looped.
+    static let microphone = Fixtures.directory.appendingPathComponent("speech_mono_s16_48k.wav").path
+
+    static func script(_ name: String) -> String { packageRoot.appendingPathComponent("Tests/browser/\(name)").path }
+
+    /// A login link for `coach` on the live port (the configured origin has port 0 in tests).
+    static func link(_ daemon: TestDaemon, _ coach: String, base: String) async throws -> String {
+        let issued = try #require(try await LoginLinks(runtime: daemon.runtime).issue(coachId: coach, now: daemon.clock.now))
+        return base + "/desk/login?token=" + String(try #require(issued.url.split(separator: "=").last))
+    }
+
+    @Test("sign in by the link's button with the keyboard, the queue lists the coach's student, the oldest recording's review by keyboard (play, seek, 0.75×, ayahs in Arabic), a used link is refused, sign-out ends the session, another coach sees none of it; then an aligned recording: loop ayah 2, mark it, record a 5-s reply, send — the student's timeline shows that reply on that week with the mark")
     func deskFlows() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
+        // Week 11 of S1001's level recites Al-Fatiha here, so its recording is aligned ayah by ayah.
+        try await daemon.runtime.database.writer.write { db in
+            try db.execute(sql: "UPDATE curriculumWeek SET ayahs = '1:1-7' WHERE levelId = 'L1' AND week = 11")
+        }
         try await daemon.application().test(.live) { client in
             let port = try #require(client.port)
             let upload = try await client.execute(uri: "/v1/students/S1001/weeks/12/submissions", method: .post,
@@ -23,24 +40,65 @@ struct DeskBrowserTests {
             // A newer recording beside it (week 11, a minute later): the review flow opens the oldest.
             daemon.clock.advance(by: 60)
             let newer = try await client.execute(uri: "/v1/students/S1001/weeks/11/submissions", method: .post,
-                                                 headers: try await daemon.headers(.student, "S1001", [.contentType: "audio/ogg"]),
-                                                 body: try TestDaemon.fixture("speech.opus"))
+                                                 headers: try await daemon.headers(.student, "S1001", [.contentType: "audio/wav"]),
+                                                 body: try TestDaemon.fixture("recitation_fatiha_16k.wav"))
             #expect(newer.status == .created)
             let newerId = try #require(newer.json?["id"] as? String)
             // The review plays the encoded audio and draws its stored peaks: both are encoded first.
             #expect(await daemon.eventually { try daemon.runtime.database.submission(id: oldest)?.state == .awaitingFeedback })
             #expect(await daemon.eventually { try daemon.runtime.database.submission(id: newerId)?.state == .awaitingFeedback })
             let base = "http://127.0.0.1:\(port)"
-            func link(_ coach: String) async throws -> String {
-                let issued = try #require(try await LoginLinks(runtime: daemon.runtime).issue(coachId: coach, now: daemon.clock.now))
-                // The configured origin has port 0 in tests: the same link on the live port.
-                return base + "/desk/login?token=" + String(try #require(issued.url.split(separator: "=").last))
-            }
-            let shots = packageRoot.appendingPathComponent(".build/desk-screenshots").path
-            let python = packageRoot.appendingPathComponent(".venv-test/bin/python").path
-            let script = packageRoot.appendingPathComponent("Tests/browser/desk_flow.py").path
-            let result = try await runProcess(python, [script, base, try await link("C01"), try await link("C02"), shots, oldest], timeout: 600)
+            let result = try await runProcess(Self.python, [Self.script("desk_flow.py"), base, try await Self.link(daemon, "C01", base: base),
+                                                            try await Self.link(daemon, "C02", base: base), Self.shots, oldest], timeout: 600)
             #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+
+            let reply = try await runProcess(Self.python, [
+                Self.script("desk_reply_flow.py"), base, try await Self.link(daemon, "C01", base: base), try await Self.link(daemon, "C02", base: base),
+                Self.shots, newerId, oldest, Self.microphone,
+            ], timeout: 600)
+            #expect(reply.status == 0, "\(reply.stdout)\n\(reply.stderr)")
+
+            // The student's timeline: week 11's recording carries the mark, and the reply is there once encoded.
+            #expect(await daemon.eventually { try daemon.runtime.database.submission(id: newerId)?.state == .feedbackReady })
+            let timeline = try await client.execute(uri: "/v1/students/S1001/timeline", method: .get, headers: try await daemon.headers(.student, "S1001"))
+            let week = try #require((timeline.json?["weeks"] as? [[String: Any]])?.first { $0["number"] as? Int == 11 })
+            let submission = try #require((week["submissions"] as? [[String: Any]])?.first { $0["id"] as? String == newerId })
+            let marks = try #require(submission["annotations"] as? [[String: Any]])
+            #expect(marks.count == 1 && marks.first?["kind"] as? String == "tajweed" && marks.first?["ayah"] as? Int == 2)
+            let feedback = week["feedback"] as? [String: Any] ?? (week["feedback"] as? [[String: Any]])?.first
+            #expect(feedback?["submission_id"] as? String == newerId, "\(String(describing: week["feedback"]))")
+            #expect(feedback?["notes"] as? String == "Good recitation; mind the madd in 1:2.")
+            let week12 = try #require((timeline.json?["weeks"] as? [[String: Any]])?.first { $0["number"] as? Int == 12 })
+            #expect(week12["feedback"] == nil || week12["feedback"] is NSNull || (week12["feedback"] as? [Any])?.isEmpty == true,
+                    "the reply landed on another week")
+        }
+    }
+
+    @Test("an end-of-course reply is refused without a result (by the desk and the route) and stored with pass; a placing coach places an assessment from the desk")
+    func endOfCourseAndPlacement() async throws {
+        let daemon = try await TestDaemon(at: EndOfCourseRouteTests.week14)
+        defer { daemon.remove() }
+        try EndOfCourseRouteTests.seedTwelveWeeks(daemon)
+        try await daemon.application().test(.live) { client in
+            let port = try #require(client.port)
+            let eoc = try await client.execute(uri: "/v1/students/S1001/weeks/eoc/submissions", method: .post,
+                                               headers: try await daemon.headers(.student, "S1001", [.contentType: "audio/ogg"]),
+                                               body: try TestDaemon.fixture("speech.opus"))
+            let eocId = try #require(eoc.json?["id"] as? String)
+            let assessment = try await client.execute(uri: "/v1/students/S1011/weeks/assessment/submissions", method: .post,
+                                                      headers: try await daemon.headers(.student, "S1011", [.contentType: "audio/ogg"]),
+                                                      body: try TestDaemon.fixture("speech.opus"))
+            let assessmentId = try #require(assessment.json?["id"] as? String)
+            #expect(await daemon.eventually { try daemon.runtime.database.submission(id: eocId)?.state == .awaitingFeedback })
+            #expect(await daemon.eventually { try daemon.runtime.database.submission(id: assessmentId)?.state == .awaitingFeedback })
+            let base = "http://127.0.0.1:\(port)"
+            let result = try await runProcess(Self.python, [
+                Self.script("desk_eoc_flow.py"), base, try await Self.link(daemon, "C01", base: base), Self.shots, eocId, assessmentId, Self.microphone,
+            ], timeout: 600)
+            #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+            let timeline = try await client.execute(uri: "/v1/students/S1011/timeline", method: .get, headers: try await daemon.headers(.student, "S1011"))
+            #expect((timeline.json?["level"] as? [String: Any])?["id"] as? String == "L1", "\(String(describing: timeline.json?["level"]))")
+            #expect((timeline.json?["coach"] as? [String: Any])?["id"] as? String == "C02", "\(String(describing: timeline.json?["coach"]))")
         }
     }
 }

@@ -145,6 +145,27 @@ struct DeskSignInTests {
         }
     }
 
+    @Test("the session says whether its coach places students, and only a placing coach's lists the levels and coaches to place with")
+    func sessionProfile() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        try await daemon.application().test(.live) { client in
+            let placing = try await signIn(daemon, client, coach: "C01")
+            let mine = try await client.execute(uri: "/desk/session", method: .get, headers: placing.headers())
+            #expect(mine.json?["coach_name"] as? String == "Ustadha Maryam Haddad" && mine.json?["places"] as? Bool == true)
+            let choices = try #require(mine.json?["placement"] as? [String: Any])
+            let levels = (choices["levels"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
+            let coaches = (choices["coaches"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
+            #expect(levels == ["L1", "L2", "L3", "L4"], "\(String(describing: levels))")
+            #expect(Set(coaches ?? []) == ["C01", "C02", "C03"], "\(String(describing: coaches))")
+
+            let other = try await signIn(daemon, client, coach: "C02")
+            let theirs = try await client.execute(uri: "/desk/session", method: .get, headers: other.headers())
+            #expect(theirs.json?["places"] as? Bool == false)
+            #expect(theirs.json?["placement"] == nil || theirs.json?["placement"] is NSNull, "a coach who does not place is not told the levels")
+        }
+    }
+
     @Test("sign-out needs the CSRF token and ends the session; sessions slide for desk.session_days; tilawa sessions revoke ends them all")
     func signOutAndExpiry() async throws {
         let daemon = try await TestDaemon()

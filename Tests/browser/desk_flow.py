@@ -21,72 +21,13 @@ Screenshots of each screen at 1280x800 and 390x844 go to SCREENSHOT_DIR.
 """
 import os
 import sys
-import time
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
-from selenium.webdriver.support.ui import WebDriverWait
 
-SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
-failures = []
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-
-
-def browser():
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--lang=en-US",
-                     "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream"]:
-        options.add_argument(argument)
-    # Debian's chromedriver, never Selenium Manager (which would try the network).
-    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-
-
-def screenshots(driver, directory, name):
-    for label, (width, height) in SIZES.items():
-        driver.set_window_size(width, height)
-        time.sleep(0.2)  # let the layout settle after the resize (not a timing assertion)
-        driver.save_screenshot(os.path.join(directory, f"{name}-{label}.png"))
-    driver.set_window_size(*SIZES["desktop"])
-
-
-def wait(driver, condition, what, seconds=30):
-    try:
-        return WebDriverWait(driver, seconds).until(condition)
-    except Exception:
-        failures.append(f"timed out waiting for {what} (at {driver.current_url})")
-        return None
-
-
-def tanzil(surah, ayah):
-    """An ayah's text from the repository's Tanzil file (data/quran/quran-uthmani.txt)."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "data", "quran", "quran-uthmani.txt")
-    prefix = f"{surah}|{ayah}|"
-    with open(path, encoding="utf-8") as file:
-        return next(line.rstrip("\n")[len(prefix):] for line in file if line.startswith(prefix))
-
-
-def keys(driver, *sequence):
-    """Types to whatever has the focus, as a person would."""
-    ActionChains(driver).send_keys(*sequence).perform()
-
-
-def audio(driver, expression):
-    return driver.execute_script("const audio = document.getElementById('audio'); return " + expression + ";")
-
-
-def slider_value(driver):
-    value = driver.find_element(By.ID, "waveform").get_attribute("aria-valuenow")
-    return int(value) if value is not None else None
-
+from desk_common import audio, browser, check, failures, keys, screenshots, slider_value, tanzil, wait
 
 def review_flow(driver, base, shots, oldest):
     """The oldest recording's review, with the keyboard alone."""

@@ -37,6 +37,36 @@ export class Api {
     return this.#read(await fetch(path, init));
   }
 
+  /**
+   * Sends a recording (a Blob) as the request's body, reporting `onProgress(sent, total)` as
+   * it goes (fetch cannot report an upload's progress; XMLHttpRequest can). Resolves with the
+   * JSON answer and its headers; a refusal is an ApiError with the problem's sentence, a lost
+   * connection an ApiError of status 0 (the caller may retry with the same Idempotency-Key).
+   */
+  upload(path, blob, { headers = {}, onProgress = () => {} } = {}) {
+    return new Promise((resolve, reject) => {
+      const request = new XMLHttpRequest();
+      request.open("POST", path);
+      request.withCredentials = true;
+      request.responseType = "text";
+      for (const [name, value] of Object.entries({ ...headers, "X-CSRF-Token": this.#csrf ?? "" })) request.setRequestHeader(name, value);
+      request.upload.addEventListener("progress", (event) => onProgress(event.loaded, event.lengthComputable ? event.total : blob.size));
+      request.addEventListener("load", () => {
+        let body = null;
+        try { body = request.responseText ? JSON.parse(request.responseText) : null; } catch { body = null; }
+        if (request.status >= 200 && request.status < 300) {
+          resolve({ body, replayed: request.getResponseHeader("Idempotent-Replayed") === "true" });
+        } else {
+          reject(new ApiError(request.status, body));
+        }
+      });
+      const lost = () => reject(new ApiError(0, { detail: "The connection was lost before the server answered; send again — it will not be sent twice." }));
+      request.addEventListener("error", lost);
+      request.addEventListener("timeout", lost);
+      request.send(blob);
+    });
+  }
+
   async signOut() {
     await fetch("/desk/logout", { method: "POST", credentials: "same-origin", headers: { "X-CSRF-Token": this.#csrf ?? "" } });
     this.#csrf = null;
@@ -48,4 +78,13 @@ export class Api {
     if (!response.ok) throw new ApiError(response.status, typeof body === "object" ? body : null);
     return body;
   }
+}
+
+/**
+ * A new Idempotency-Key: 128 random bits. (crypto.randomUUID exists only on secure origins;
+ * getRandomValues everywhere.)
+ */
+export function newIdempotencyKey() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return "desk-" + Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
 }

@@ -59,7 +59,9 @@ async function route() {
     $("review").hidden = false;
     document.title = "Review — Tilawa desk";
     const item = (state.queue?.items ?? []).find((entry) => entry.submission.id === target.id);
-    const opening = openReview(api, state.review, item);
+    const question = (state.queue?.questions ?? []).find((entry) => entry.comment?.submission_id === target.id);
+    const studentName = item?.submission.student_name ?? question?.student_name;
+    const opening = openReview(api, state.review, { studentName, session: state.session, queueItem: item });
     // The heading (named at once from the queue) takes the focus: the review's keys work from there.
     $("review-title").focus();
     await opening;

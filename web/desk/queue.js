@@ -42,7 +42,7 @@ export function renderQueue(list, items, now = Date.now()) {
     const student = element("a", "student open", submission.student_name ?? submission.student_id);
     student.href = reviewHash(submission.id);
     const kind = KIND_LABEL[submission.kind] ?? submission.kind;
-    const title = submission.week_title ? " — " + submission.week_title : "";
+    const title = submission.title ? " — " + submission.title : "";
     const week = element("span", "week", submission.week ? `${kind} ${submission.week}${title}` : kind);
     if (submission.late) week.append(element("span", "tag late", "late"));
     const due = element("span", "due" + (item.overdue ? " overdue" : ""));
@@ -58,12 +58,19 @@ export function renderQueue(list, items, now = Date.now()) {
   if (focused) list.querySelector(`li[data-submission="${CSS.escape(focused)}"] a.open`)?.focus();
 }
 
-export function renderQuestions(list, questions) {
+/** The students' open questions: who asked about which reply, and what; each opens that recording. */
+export function renderQuestions(list, questions, now = Date.now()) {
   list.replaceChildren(...questions.map((question) => {
-    const row = element("li");
     const comment = question.comment ?? {};
-    row.append(element("span", "student", comment.student_id ?? ""));
-    row.append(element("span", "week", comment.text ?? ""));
+    const row = element("li", question.overdue ? "overdue" : "");
+    row.dataset.submission = comment.submission_id;
+    const student = element("a", "student open", question.student_name ?? comment.author_id ?? "");
+    student.href = reviewHash(comment.submission_id);
+    const kind = KIND_LABEL[question.kind] ?? question.kind ?? "";
+    const about = element("span", "week", question.week ? `about the reply to ${kind} ${question.week}` : `about the reply to the ${kind.toLowerCase()}`);
+    const asked = element("span", "due" + (question.overdue ? " overdue" : ""), question.overdue ? "overdue" : "open");
+    row.append(student, asked, about);
+    row.append(element("span", "question-text", comment.text ? `“${comment.text}”` : "a voice message"));
     return row;
   }));
 }

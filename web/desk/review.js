@@ -34,17 +34,23 @@ export function newReview(id) {
     player: null,
     waveform: null,
     api: null,
+    marks: newMarks(),
+    reply: newReply(),
     listeners: new AbortController(),
   };
 }
 
-/** Opens `review` (from newReview): reads the submission, renders it, loads the audio and peaks. */
-export async function openReview(api, review, queueItem) {
+/**
+ * Opens `review` (from newReview): reads the submission, renders it, loads the audio and
+ * peaks, and wires the marks and the reply. `studentName` names the student (from the queue);
+ * `session` is the desk's session (whether the coach places students).
+ */
+export async function openReview(api, review, { studentName, session, queueItem } = {}) {
   const signal = review.listeners.signal;
   review.api = api;
   $("review-error").hidden = true;
   $("review-body").hidden = true;
-  $("review-title").textContent = queueItem?.submission.student_name ?? "Recording";
+  $("review-title").textContent = studentName ?? "Recording";
   $("review-meta").textContent = "";
   $("review-passage").textContent = "";
   $("ayah-list").replaceChildren();
@@ -58,7 +64,7 @@ export async function openReview(api, review, queueItem) {
   if (signal.aborted) return;
   const submission = review.submission;
   $("review-body").hidden = false;
-  renderHeader(submission, queueItem);
+  renderHeader(submission, queueItem, studentName);
   renderAyahs(review);
 
   const audio = $("audio");
@@ -71,6 +77,10 @@ export async function openReview(api, review, queueItem) {
   review.player.setRate(1);
   review.waveform.setPoints((submission.annotations ?? []).map((note) => ({ time: note.at_seconds, labelText: note.kind })));
   wireControls(review, signal);
+  const name = studentName ?? submission.student_id;
+  const refresh = () => refreshSubmission(review, signal);
+  openMarks(api, review, { seek: (seconds) => review.player.seek(seconds), refresh, currentTime: () => review.player.currentTime, signal });
+  openReply(api, review, { session, studentName: name, refresh, signal });
   showLoop(review);
   showTime(review);
   showPlaying(review);
@@ -86,19 +96,32 @@ export async function openReview(api, review, queueItem) {
   }
 }
 
-/** Leaves the review: the audio stops and every listener the review added goes. */
+/** Reads the submission again (after a mark, a reply, an answer) and shows what changed. */
+async function refreshSubmission(review, signal) {
+  const submission = await review.api.get(`/v1/submissions/${encodeURIComponent(review.id)}`);
+  if (signal.aborted) return submission;
+  review.submission = submission;
+  renderMarks(review.api, review, { seek: (seconds) => review.player.seek(seconds), refresh: () => refreshSubmission(review, signal) });
+  review.waveform?.setPoints((submission.annotations ?? []).map((note) => ({ time: note.at_seconds, labelText: note.kind })));
+  renderStored(review);
+  return submission;
+}
+
+/** Leaves the review: the audio stops, recordings in progress end, every listener the review added goes. */
 export function closeReview(review) {
   if (!review) return;
+  closeMarks(review);
+  closeReply(review);
   review.listeners.abort();
   review.player?.unload();
   review.waveform?.destroy();
 }
 
-function renderHeader(submission, queueItem) {
+function renderHeader(submission, queueItem, studentName) {
   const summary = queueItem?.submission ?? {};
   const kind = KIND_LABEL[submission.kind] ?? submission.kind;
-  const title = summary.week_title ? ` — ${summary.week_title}` : "";
-  $("review-title").textContent = summary.student_name ?? submission.student_id;
+  const title = summary.title ? ` — ${summary.title}` : "";
+  $("review-title").textContent = studentName ?? submission.student_id;
   $("review-meta").replaceChildren(submission.week ? `${kind} ${submission.week}${title}` : kind);
   if (submission.late) $("review-meta").append(element("span", { className: "tag late" }, "late"));
   $("review-passage").textContent = submission.passage ?? "";
@@ -272,6 +295,7 @@ function key(review, event) {
     case "l": case "L": toggleLoop(review); break;
     case "a": case "A": setLoopEnd(review, "a"); break;
     case "b": case "B": setLoopEnd(review, "b"); break;
+    case "m": case "M": markHere(review, review.player.currentTime); break;
     case "+": case "=": zoom(review, -1); break;
     case "-": zoom(review, 1); break;
     default: handled = false;

@@ -117,9 +117,11 @@ struct DeskRoutes: Sendable {
         guard let (session, _) = try await sessions.session(of: request, now: api.now) else {
             throw APIProblem.unauthorized("session_ended", "You are not signed in to the desk; open your login link.")
         }
-        let name = try await api.runtime.database.coachName(id: session.coachId)
-        return try api.json(DeskSessionResource(coachId: session.coachId, coachName: name, csrfToken: session.csrfToken,
-                                                expiresAt: session.expiresAt), headers: [.cacheControl: "no-store"])
+        let profile = try await api.runtime.database.deskProfile(coachId: session.coachId)
+        let placement = profile.flatMap { $0.places ? DeskSessionResource.PlacementChoices(levels: $0.levels, coaches: $0.coaches) : nil }
+        return try api.json(DeskSessionResource(coachId: session.coachId, coachName: profile?.name, csrfToken: session.csrfToken,
+                                                expiresAt: session.expiresAt, places: profile?.places ?? false, placement: placement),
+                            headers: [.cacheControl: "no-store"])
     }
 
     // MARK: The page
@@ -184,8 +186,18 @@ struct LoginLinkResource: Encodable {
 
 /// `GET /desk/session`.
 struct DeskSessionResource: Encodable {
+    /// What a placing coach chooses from when placing an assessment.
+    struct PlacementChoices: Encodable {
+        var levels: [DeskProfile.Choice]
+        var coaches: [DeskProfile.Choice]
+    }
+
     var coachId: String
     var coachName: String?
     var csrfToken: String
     var expiresAt: Date
+    /// Whether the coach places students (the desk offers placement on assessments).
+    var places: Bool
+    /// The levels and coaches to place with; null for a coach who does not place.
+    var placement: PlacementChoices?
 }

@@ -195,14 +195,27 @@ extension AppDatabase {
     }
 
     /// Students' questions not answered yet that `coachId` may answer, oldest first.
-    public func openQuestions(coachId: String) async throws -> [CommentRecord] {
+    public func openQuestions(coachId: String) async throws -> [OpenQuestion] {
         try await writer.read { db in
-            try CommentRecord.fetchAll(db, sql: """
-                SELECT comment.* FROM comment JOIN submission ON submission.id = comment.submissionId
+            try Row.fetchAll(db, sql: """
+                SELECT comment.*, student.name AS studentName, submission.week AS submissionWeek, submission.kind AS submissionKind
+                FROM comment JOIN submission ON submission.id = comment.submissionId
                 JOIN enrolment ON enrolment.id = submission.enrolmentId
+                JOIN student ON student.id = submission.studentId
                 WHERE comment.author = 'student' AND comment.answeredAt IS NULL AND enrolment.coachId = ?
                 ORDER BY comment.createdAt
-                """, arguments: [coachId])
+                """, arguments: [coachId]).map { row in
+                OpenQuestion(comment: try CommentRecord(row: row), studentName: row["studentName"], week: row["submissionWeek"],
+                             kind: SubmissionKind(rawValue: row["submissionKind"] ?? "") ?? .week)
+            }
         }
     }
+}
+
+/// A student's question waiting for its coach, with whose recording it is about.
+public struct OpenQuestion: Sendable {
+    public var comment: CommentRecord
+    public var studentName: String
+    public var week: Int?
+    public var kind: SubmissionKind
 }

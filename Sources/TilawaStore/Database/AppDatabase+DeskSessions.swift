@@ -136,4 +136,35 @@ extension AppDatabase {
     public func coachName(id: String) async throws -> String? {
         try await writer.read { db in try String.fetchOne(db, sql: "SELECT name FROM coach WHERE id = ?", arguments: [id]) }
     }
+
+    /// What the desk shows of its coach: the name, whether they place students, and — only for
+    /// a placing coach — the levels (in the programme's order) and coaches a placement chooses
+    /// from. Nil for a coach no longer in the programme.
+    public func deskProfile(coachId: String) async throws -> DeskProfile? {
+        try await writer.read { db in
+            guard let coach = try CoachRecord.fetchOne(db, key: coachId) else { return nil }
+            guard try Self.mayPlace(db, coachId: coachId) else {
+                return DeskProfile(name: coach.name, places: false, levels: [], coaches: [])
+            }
+            let levels = try Row.fetchAll(db, sql: "SELECT id, name FROM level ORDER BY position, id")
+                .map { DeskProfile.Choice(id: $0["id"], name: $0["name"]) }
+            let coaches = try Row.fetchAll(db, sql: "SELECT id, name FROM coach ORDER BY name, id")
+                .map { DeskProfile.Choice(id: $0["id"], name: $0["name"]) }
+            return DeskProfile(name: coach.name, places: true, levels: levels, coaches: coaches)
+        }
+    }
+}
+
+/// The desk's view of its coach (`AppDatabase.deskProfile`).
+public struct DeskProfile: Sendable, Equatable {
+    /// A level or a coach to choose in a placement.
+    public struct Choice: Sendable, Equatable, Encodable {
+        public var id: String
+        public var name: String
+    }
+
+    public var name: String
+    public var places: Bool
+    public var levels: [Choice]
+    public var coaches: [Choice]
 }

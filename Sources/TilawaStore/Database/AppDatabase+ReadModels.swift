@@ -74,14 +74,22 @@ extension AppDatabase {
         { db in
             let placing = try mayPlace(db, coachId: coachId)
             let rows = try Row.fetchAll(db, sql: """
-                SELECT submission.*, student.name AS studentName FROM submission
+                SELECT submission.*, student.name AS studentName,
+                    CASE submission.kind WHEN 'week' THEN curriculumWeek.title WHEN 'eoc' THEN level.eocTitle END AS passageTitle,
+                    CASE submission.kind WHEN 'week' THEN curriculumWeek.passage WHEN 'eoc' THEN level.eocPassage END AS passageText
+                FROM submission
                 JOIN enrolment ON enrolment.id = submission.enrolmentId
                 JOIN student ON student.id = submission.studentId
+                LEFT JOIN level ON level.id = enrolment.levelId
+                LEFT JOIN curriculumWeek ON curriculumWeek.levelId = enrolment.levelId AND curriculumWeek.week = submission.week
                 WHERE submission.state = ? AND (enrolment.coachId = ?
                     OR (? AND submission.kind = 'assessment' AND enrolment.levelId IS NULL))
                 ORDER BY submission.receivedAt
                 """, arguments: [SubmissionState.awaitingFeedback.rawValue, coachId, placing])
-            return try rows.map { QueueItem(submission: try SubmissionRecord(row: $0), studentName: $0["studentName"]) }
+            return try rows.map {
+                QueueItem(submission: try SubmissionRecord(row: $0), studentName: $0["studentName"],
+                          title: $0["passageTitle"], passage: $0["passageText"])
+            }
         }
     }
 

@@ -31,9 +31,13 @@ struct CoachQueueResource: Encodable {
         var studentName: String
         var week: Int?
         var kind: SubmissionKind
+        /// The week's title or the end-of-course title; null for a placement assessment.
+        var title: String?
+        /// The passage recited; null for a placement assessment.
+        var passage: String?
 
         enum CodingKeys: String, CodingKey {
-            case id, state, late, links, week, kind
+            case id, state, late, links, week, kind, title, passage
             case receivedAt
             case studentId
             case studentName
@@ -50,6 +54,8 @@ struct CoachQueueResource: Encodable {
             try container.encode(studentName, forKey: .studentName)
             try container.encode(week, forKey: .week)
             try container.encode(kind, forKey: .kind)
+            try container.encode(title, forKey: .title)
+            try container.encode(passage, forKey: .passage)
         }
     }
 
@@ -57,6 +63,23 @@ struct CoachQueueResource: Encodable {
     struct Question: Encodable {
         var comment: CommentResource
         var overdue: Bool
+        var studentName: String
+        var week: Int?
+        var kind: SubmissionKind
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(comment, forKey: .comment)
+            try container.encode(overdue, forKey: .overdue)
+            try container.encode(studentName, forKey: .studentName)
+            try container.encode(week, forKey: .week)
+            try container.encode(kind, forKey: .kind)
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case comment, overdue, week, kind
+            case studentName
+        }
     }
 
     var coachId: String
@@ -64,9 +87,12 @@ struct CoachQueueResource: Encodable {
     /// Students' questions about replies, oldest first (answer with `POST /v1/feedback/{id}/comments`).
     var questions: [Question]
 
-    init(coachId: String, items: [QueueItem], questions: [CommentRecord] = [], now: Date) {
+    init(coachId: String, items: [QueueItem], questions: [OpenQuestion] = [], now: Date) {
         self.coachId = coachId
-        self.questions = questions.map { Question(comment: CommentResource($0), overdue: ($0.dueAt.map { now > $0 }) ?? false) }
+        self.questions = questions.map {
+            Question(comment: CommentResource($0.comment), overdue: ($0.comment.dueAt.map { now > $0 }) ?? false,
+                     studentName: $0.studentName, week: $0.week, kind: $0.kind)
+        }
         self.items = items.map { item in
             let record = item.submission
             let dueAt = record.feedbackDueAt
@@ -74,7 +100,8 @@ struct CoachQueueResource: Encodable {
             var links = ["self": base, "audio": base + "/audio", "waveform": base + "/waveform", "feedback": base + "/feedback"]
             if let id = Identifier(rawValue: record.id) { links["app"] = DeepLink.submission(record.slot, id: id).absoluteString }
             let submission = Submission(id: record.id, state: record.state, receivedAt: record.receivedAt, late: record.late, links: links,
-                                        studentId: record.studentId, studentName: item.studentName, week: record.week, kind: record.kind)
+                                        studentId: record.studentId, studentName: item.studentName, week: record.week, kind: record.kind,
+                                        title: item.title, passage: item.passage)
             return Item(submission: submission, ageSeconds: max(0, Int(now.timeIntervalSince(record.receivedAt))), dueAt: dueAt,
                         overdue: now > dueAt)
         }

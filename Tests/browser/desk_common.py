@@ -1,0 +1,92 @@
+"""What the desk's browser flows share: Debian's headless Chromium driven by Selenium, the
+failures list each flow appends to, screenshots at a desktop's and a phone's size, waits that
+record what they waited for, and signing in by a login link's button."""
+import os
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
+failures = []
+
+
+def check(condition, message):
+    if not condition:
+        failures.append(message)
+
+
+def browser(microphone=None):
+    """Headless Chromium; `microphone` (an absolute path to a WAV) is what its fake microphone hears."""
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--lang=en-US",
+                     "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
+                     "--autoplay-policy=no-user-gesture-required"]:
+        options.add_argument(argument)
+    if microphone:
+        options.add_argument("--use-file-for-fake-audio-capture=" + os.path.abspath(microphone))
+    # Debian's chromedriver, never Selenium Manager (which would try the network).
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+def screenshots(driver, directory, name):
+    for label, (width, height) in SIZES.items():
+        driver.set_window_size(width, height)
+        time.sleep(0.2)  # let the layout settle after the resize (not a timing assertion)
+        driver.save_screenshot(os.path.join(directory, f"{name}-{label}.png"))
+    driver.set_window_size(*SIZES["desktop"])
+
+
+def wait(driver, condition, what, seconds=30):
+    try:
+        return WebDriverWait(driver, seconds).until(condition)
+    except Exception:
+        failures.append(f"timed out waiting for {what} (at {driver.current_url})")
+        return None
+
+
+def tanzil(surah, ayah):
+    """An ayah's text from the repository's Tanzil file (data/quran/quran-uthmani.txt)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "data", "quran", "quran-uthmani.txt")
+    prefix = f"{surah}|{ayah}|"
+    with open(path, encoding="utf-8") as file:
+        return next(line.rstrip("\n")[len(prefix):] for line in file if line.startswith(prefix))
+
+
+def keys(driver, *sequence):
+    """Types to whatever has the focus, as a person would."""
+    ActionChains(driver).send_keys(*sequence).perform()
+
+
+def audio(driver, expression):
+    return driver.execute_script("const audio = document.getElementById('audio'); return " + expression + ";")
+
+
+def slider_value(driver):
+    value = driver.find_element(By.ID, "waveform").get_attribute("aria-valuenow")
+    return int(value) if value is not None else None
+
+
+
+
+def sign_in(driver, link, base):
+    """Opens a login link and presses its button; True once the desk's queue shows."""
+    driver.get(link)
+    button = wait(driver, EC.element_to_be_clickable((By.CSS_SELECTOR, "form button[type=submit]")), "the sign-in button")
+    if not button:
+        return False
+    button.click()
+    return wait(driver, EC.visibility_of_element_located((By.ID, "queue")), "the queue after signing in") is not None
+
+
+def fetch(driver, method, path, headers=None, body=None):
+    """A request made by the page itself (its cookie, no CSRF token unless given): [status, JSON or None]."""
+    return driver.execute_async_script("""const [method, path, headers, body, done] = arguments;
+        fetch(path, {method, headers, body, credentials: 'same-origin'})
+          .then(async (r) => done([r.status, (r.headers.get('Content-Type') || '').includes('json') ? await r.json() : null]))
+          .catch((e) => done([0, String(e)]));""", method, path, headers or {}, body)

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""The coach's desk in a real browser: an end-of-course reply and a placement.
+
+Usage: desk_eoc_flow.py BASE_URL LOGIN_LINK SCREENSHOT_DIR EOC_SUBMISSION_ID ASSESSMENT_ID MICROPHONE_WAV
+
+LOGIN_LINK signs in a placing coach whose queue holds an end-of-course recording
+(EOC_SUBMISSION_ID) and an unplaced student's placement assessment (ASSESSMENT_ID). Flows:
+- the queue names both kinds (end-of-course, placement assessment);
+- an end-of-course reply without a result is refused by the desk with a sentence (nothing
+  sent), and by the route itself (422 `eoc_result_missing`); with "pass" it is stored and
+  shown under the recording with its result;
+- the assessment offers placement (the levels and coaches of the programme); placing the
+  student in L1 with coach C02 says so, and the route's placement stands.
+"""
+import sys
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import Select
+
+from desk_common import browser, check, failures, fetch, screenshots, sign_in, wait
+
+
+def record(driver, seconds=3):
+    button = driver.find_element(By.ID, "reply-record")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+    button.click()
+    if wait(driver, lambda d: button.text == "Stop recording", "the recording to start"):
+        wait(driver, lambda d: int(d.find_element(By.ID, "reply-clock").text.split(":")[-1]) >= seconds, f"{seconds} s of recording")
+        button.click()
+    wait(driver, EC.visibility_of_element_located((By.ID, "reply-preview")), "the take to listen to")
+
+
+def main(argv):
+    base, link, shots, eoc, assessment, microphone = argv[1:7]
+    driver = browser(microphone=microphone)
+    try:
+        if not sign_in(driver, link, base):
+            return report()
+        wait(driver, EC.visibility_of_element_located((By.CSS_SELECTOR, "#queue-list li")), "the queue's rows")
+        rows = {r.get_attribute("data-submission"): r.text for r in driver.find_elements(By.CSS_SELECTOR, "#queue-list li")}
+        check("End-of-course" in rows.get(eoc, ""), f"the queue does not show the end-of-course recording as such: {rows.get(eoc)!r}")
+        check("Placement assessment" in rows.get(assessment, ""), f"the queue does not show the assessment as such: {rows.get(assessment)!r}")
+        screenshots(driver, shots, "queue-eoc")
+
+        # End of course: the result is required, by the desk and by the route.
+        driver.get(base + "/desk/#/review/" + eoc)
+        result = wait(driver, EC.visibility_of_element_located((By.ID, "reply-result")), "the end-of-course result's choice")
+        check(result is not None and "required" in result.text, "the result is not said to be required")
+        check(not driver.find_element(By.ID, "placement").is_displayed(), "placement is offered on an end-of-course recording")
+        record(driver)
+        driver.find_element(By.ID, "reply-send").click()
+        wait(driver, lambda d: "pass or retake" in d.find_element(By.ID, "reply-status").text, "the desk's refusal without a result")
+        check((fetch(driver, "GET", "/v1/submissions/" + eoc)[1] or {}).get("feedback") is None, "a reply was stored without a result")
+        csrf = (fetch(driver, "GET", "/desk/session")[1] or {}).get("csrf_token", "")
+        direct = fetch(driver, "POST", f"/v1/submissions/{eoc}/feedback", {"Content-Type": "audio/ogg", "X-CSRF-Token": csrf}, "OggS")
+        check(direct[0] == 422 and (direct[1] or {}).get("code") == "eoc_result_missing", f"the route without a result: {direct}")
+        screenshots(driver, shots, "eoc-result-missing")
+        driver.find_element(By.CSS_SELECTOR, "#reply-result input[value=pass]").click()
+        driver.find_element(By.ID, "reply-send").click()
+        wait(driver, EC.visibility_of_element_located((By.ID, "reply-sent")), "the stored end-of-course reply", seconds=60)
+        check("result: pass" in driver.find_element(By.ID, "reply-sent-meta").text, "the stored reply does not show its result")
+        check(((fetch(driver, "GET", "/v1/submissions/" + eoc)[1] or {}).get("feedback") or {}).get("result") == "pass",
+              "the stored reply's result is not pass")
+
+        # A placement assessment: the placing coach places the student.
+        driver.get(base + "/desk/#/review/" + assessment)
+        panel = wait(driver, EC.visibility_of_element_located((By.ID, "placement")), "the placement panel")
+        if panel:
+            levels = [o.get_attribute("value") for o in Select(driver.find_element(By.ID, "place-level")).options]
+            check(levels[:2] == ["L1", "L2"], f"the levels offered: {levels}")
+            check(not driver.find_element(By.ID, "reply-result").is_displayed(), "an assessment asks for an end-of-course result")
+            Select(driver.find_element(By.ID, "place-level")).select_by_value("L1")
+            Select(driver.find_element(By.ID, "place-coach")).select_by_value("C02")
+            screenshots(driver, shots, "placement")
+            driver.find_element(By.ID, "place-send").click()
+            wait(driver, lambda d: "is placed in" in d.find_element(By.ID, "placement-status").text, "the placement's confirmation")
+            status = driver.find_element(By.ID, "placement-status").text
+            check("Foundations" in status and "Yusuf" in status, f"the confirmation does not name the level and coach: {status!r}")
+    finally:
+        driver.quit()
+    return report()
+
+
+def report():
+    for failure in failures:
+        print("FAIL " + failure)
+    print(f"desk end-of-course and placement flows: {len(failures)} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

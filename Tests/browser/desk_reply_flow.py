@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""The coach's desk in a real browser: a review ending in a reply recorded in place.
+
+Usage: desk_reply_flow.py BASE_URL LOGIN_LINK OTHER_COACH_LINK SCREENSHOT_DIR SUBMISSION_ID OTHER_SUBMISSION_ID MICROPHONE_WAV
+
+SUBMISSION_ID is an aligned recitation of Al-Fatiha (the isti'adha, then 1:1-7) that the
+coach answers; OTHER_SUBMISSION_ID another recording of the same student, never answered here.
+Chromium's fake microphone hears MICROPHONE_WAV. Flows, each asserted:
+- the review lists the passage with its times: "loop this ayah" on 1:2 loops exactly 1:2;
+- `M` marks the moment on the ayah being recited, the note takes the focus; a kind, a note,
+  Enter: the mark is listed (time, kind, ayah) and on the submission;
+- the reply: Record, the level meter moves while the fake microphone speaks, Stop at 0:05, a
+  take to listen to; beside the send button the student, the week and the recording; notes;
+  Send: the stored reply is shown under this recording, with its notes; the submission has it;
+- a change without the CSRF token is 403 `csrf_token_missing`;
+- another coach's session: the recording is 404 (the desk says it is not found), a reply
+  to it 404 even with that session's own CSRF token.
+Screenshots of the review with its mark and reply at 1280x800 and 390x844.
+"""
+import sys
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import Select
+
+from desk_common import audio, browser, check, failures, fetch, keys, screenshots, sign_in, wait
+
+
+def clock_seconds(text):
+    minutes, seconds = text.split(":")[-2:]
+    return int(minutes) * 60 + int(seconds.split(".")[0])
+
+
+def main(argv):
+    base, link, other_link, shots, submission, other_submission, microphone = argv[1:8]
+    driver = browser(microphone=microphone)
+    try:
+        if not sign_in(driver, link, base):
+            return report()
+        driver.get(base + "/desk/#/review/" + submission)
+        wait(driver, EC.visibility_of_element_located((By.CSS_SELECTOR, "#ayah-list .ayah-loop")), "the aligned ayahs' loop buttons")
+        wait(driver, lambda d: audio(d, "audio.duration > 20"), "the recording's length")
+
+        # "Loop this ayah" on 1:2: the loop is exactly the ayah's span, and it is on.
+        detail = fetch(driver, "GET", "/v1/submissions/" + submission)[1] or {}
+        ayahs = detail.get("ayahs") or []
+        second = next((a for a in ayahs if a.get("surah") == 1 and a.get("ayah") == 2), None)
+        check(second is not None and isinstance(second.get("start_seconds"), (int, float)), "1:2 carries no times")
+        rows = driver.find_elements(By.CSS_SELECTOR, "#ayah-list li")
+        row = next((r for r in rows if r.find_element(By.CSS_SELECTOR, ".ref").text == "1:2"), None)
+        if row is None or second is None:
+            failures.append("the review lists no 1:2 to loop")
+            return report()
+        button = row.find_element(By.CSS_SELECTOR, ".ayah-loop")
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+        button.click()
+        wait(driver, lambda d: button.get_attribute("aria-pressed") == "true"
+             and d.find_element(By.ID, "loop").get_attribute("aria-pressed") == "true", "\"loop this ayah\" on 1:2")
+        check(abs(audio(driver, "audio.currentTime") - second["start_seconds"]) < 0.05, "looping 1:2 does not start at 1:2")
+        check("Looping ayah 1:2" in driver.find_element(By.ID, "player-status").text, "the page does not say it loops 1:2")
+
+        # `M` marks here: the moment (1:2's start), the ayah 1:2; the note field takes the focus.
+        driver.execute_script("document.getElementById('review-title').focus()")
+        keys(driver, "m")
+        wait(driver, lambda d: d.switch_to.active_element.get_attribute("id") == "mark-text", "`M` to put the focus on the mark's note")
+        check(Select(driver.find_element(By.ID, "mark-ayah")).first_selected_option.text == "1:2", "the mark is not on the ayah being recited")
+        check(clock_seconds(driver.find_element(By.ID, "mark-at").text) == int(second["start_seconds"]), "the mark is not at the playhead")
+        Select(driver.find_element(By.ID, "mark-kind")).select_by_value("tajweed")
+        driver.find_element(By.ID, "mark-text").send_keys("The madd in ar-rahman is too short", Keys.ENTER)
+        wait(driver, EC.visibility_of_element_located((By.CSS_SELECTOR, "#mark-list li")), "the mark listed")
+        marks = driver.find_elements(By.CSS_SELECTOR, "#mark-list li")
+        check(len(marks) == 1 and "Tajweed" in marks[0].text and "1:2" in marks[0].text and "madd" in marks[0].text,
+              "the mark is not listed with its kind, ayah and note")
+        stored = (fetch(driver, "GET", "/v1/submissions/" + submission)[1] or {}).get("annotations") or []
+        check(len(stored) == 1 and stored[0].get("kind") == "tajweed" and stored[0].get("ayah") == 2, f"the submission's annotations: {stored}")
+
+        # The reply, recorded in place: Record, the meter moves, Stop after 5 s, a take to listen to.
+        target = driver.find_element(By.ID, "reply-target").text
+        check("Aisha" in target and "Week 11" in target and "received" in target, f"beside the send button: {target!r}")
+        check(driver.find_element(By.ID, "reply-send").text == "Send reply to Aisha Rahman", "the send button does not name the student")
+        record = driver.find_element(By.ID, "reply-record")
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", record)
+        record.click()
+        if wait(driver, lambda d: record.text == "Stop recording", "the recording to start"):
+            check(wait(driver, lambda d: d.execute_script(
+                "return parseFloat(document.getElementById('reply-level').style.width) > 0"), "the level meter to move") is not None,
+                "the level meter never moves while the microphone speaks")
+            wait(driver, lambda d: clock_seconds(d.find_element(By.ID, "reply-clock").text) >= 5, "five seconds of recording")
+            record.click()
+        wait(driver, EC.visibility_of_element_located((By.ID, "reply-preview")), "the take to listen to")
+        check(driver.find_element(By.ID, "reply-preview").get_attribute("src").startswith("blob:"), "the take is not offered to listen to")
+        check(record.text == "Record again", "after a take the record button does not offer to record again")
+        driver.find_element(By.ID, "reply-notes").send_keys("Good recitation; mind the madd in 1:2.")
+        driver.find_element(By.ID, "reply-send").click()
+        wait(driver, EC.visibility_of_element_located((By.ID, "reply-sent")), "the stored reply under the recording", seconds=60)
+        check("Sent" in driver.find_element(By.ID, "reply-sent-meta").text, "the stored reply does not say when it was sent")
+        check("mind the madd" in driver.find_element(By.ID, "reply-sent-notes").text, "the stored reply does not show its notes")
+        check("/v1/feedback/" in (driver.find_element(By.ID, "reply-audio").get_attribute("src") or ""), "the stored reply's audio is not its route")
+        after = fetch(driver, "GET", "/v1/submissions/" + submission)[1] or {}
+        reply = after.get("feedback") or {}
+        check(reply.get("notes") == "Good recitation; mind the madd in 1:2.", f"the submission's reply: {reply}")
+        other = fetch(driver, "GET", "/v1/submissions/" + other_submission)[1] or {}
+        check(other.get("feedback") is None, "the other recording of the same student got a reply")
+        driver.execute_script("window.scrollTo(0, 0)")
+        screenshots(driver, shots, "review-replied")
+        driver.execute_script("document.getElementById('reply').scrollIntoView()")
+        screenshots(driver, shots, "reply-sent")
+
+        # A change without the CSRF token: 403, nothing stored.
+        bare = fetch(driver, "POST", f"/v1/submissions/{other_submission}/feedback", {"Content-Type": "audio/ogg"}, "OggS")
+        check(bare[0] == 403 and (bare[1] or {}).get("code") == "csrf_token_missing", f"a reply without the CSRF token: {bare}")
+
+        # Another coach's session reaches nothing of this student: 404 to read, 404 to reply.
+        driver.delete_all_cookies()
+        if sign_in(driver, other_link, base):
+            check(fetch(driver, "GET", "/v1/submissions/" + submission)[0] == 404, "another coach reads the recording")
+            csrf = (fetch(driver, "GET", "/desk/session")[1] or {}).get("csrf_token", "")
+            hostile = fetch(driver, "POST", f"/v1/submissions/{other_submission}/feedback",
+                            {"Content-Type": "audio/ogg", "X-CSRF-Token": csrf}, "OggS")
+            check(hostile[0] == 404, f"another coach's reply to the recording: {hostile[0]}")
+            driver.get(base + "/desk/#/review/" + submission)
+            error = wait(driver, EC.visibility_of_element_located((By.ID, "review-error")), "the review's refusal for another coach")
+            check(error is not None and "not" in error.text.lower(), "the desk does not say the recording is not found")
+            check(not driver.find_element(By.ID, "review-body").is_displayed(), "another coach sees the review's body")
+    finally:
+        driver.quit()
+    return report()
+
+
+def report():
+    for failure in failures:
+        print("FAIL " + failure)
+    print(f"desk reply flows: {len(failures)} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

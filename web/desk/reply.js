@@ -1,0 +1,329 @@
+// The reply, recorded in place and bound to its recording. The take is recorded here
+// (recorder.js), listened to, and sent to `POST /v1/submissions/<id>/feedback` — the id of the
+// review it was recorded in, which the send button names (student, week, when the recording
+// came in). Each take has its own Idempotency-Key (one per result chosen), so pressing send
+// again after a lost answer stores one reply, never two. Once stored, the reply is shown
+// under the recording with its notes, result and question thread, answered by text or voice.
+// An end-of-course reply must carry its result; a placing coach places an assessment here.
+import { ApiError, newIdempotencyKey } from "./api.js";
+import { clock } from "./player.js";
+import { KIND_LABEL } from "./queue.js";
+import { Recorder } from "./recorder.js";
+
+const REPLY_MAX_SECONDS = 600;
+const $ = (id) => document.getElementById(id);
+
+function element(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+const when = (iso) => new Intl.DateTimeFormat(undefined, { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" })
+  .format(new Date(iso));
+
+/** A new reply state, kept in the review. */
+export function newReply() {
+  return { recorder: null, take: null, keys: new Map(), sending: false, answer: { recorder: null, take: null } };
+}
+
+/** What the reply answers, in words: the student, the kind and week, when the recording came in. */
+export function replyTarget(submission, studentName) {
+  const kind = KIND_LABEL[submission.kind] ?? submission.kind;
+  const what = submission.week ? `${kind} ${submission.week}` : kind;
+  return `${studentName} · ${what} · the recording received ${when(submission.received_at)}`;
+}
+
+/**
+ * Wires the reply panel of `review`: the composer while no reply is stored, else the stored
+ * reply and its thread; the placement panel for a placing coach on an assessment.
+ * `refresh()` reads the submission again (and re-renders the review's parts that show it).
+ */
+export function openReply(api, review, { session, studentName, refresh, signal }) {
+  const reply = review.reply;
+  const on = (target, type, handler) => target.addEventListener(type, handler, { signal });
+  const submission = review.submission;
+  $("reply-target").textContent = `Replying to ${replyTarget(submission, studentName)}`;
+  $("reply-send").textContent = `Send reply to ${studentName}`;
+  $("reply-result").hidden = submission.kind !== "eoc";
+  for (const radio of document.querySelectorAll("#reply-result input")) radio.checked = false;
+  $("reply-notes").value = "";
+  $("answer-text").value = "";
+  replyStatus("");
+  $("answer-status").textContent = "";
+  showTake(reply);
+
+  on($("reply-record"), "click", () => toggleRecording(review, signal));
+  on($("reply-send"), "click", () => send(api, review, refresh, signal));
+  on($("answer-form"), "submit", (event) => { event.preventDefault(); answer(api, review, refresh); });
+  on($("answer-record"), "click", () => toggleAnswerRecording(review, signal));
+  on(window, "beforeunload", (event) => {
+    if (reply.sending || reply.take) event.preventDefault();
+  });
+  renderStored(review);
+  openPlacement(api, review, { session, studentName, refresh, on });
+}
+
+export function closeReply(review) {
+  const reply = review.reply;
+  if (!reply) return;
+  reply.recorder?.cancel();
+  reply.answer.recorder?.cancel();
+  discard(reply);
+}
+
+function replyStatus(text) {
+  $("reply-status").textContent = text;
+}
+
+function discard(reply) {
+  if (reply.take?.url) URL.revokeObjectURL(reply.take.url);
+  reply.take = null;
+}
+
+async function toggleRecording(review, signal) {
+  const reply = review.reply;
+  const button = $("reply-record");
+  if (reply.recorder?.recording) {
+    const take = await reply.recorder.stop();
+    reply.recorder = null;
+    button.classList.remove("recording");
+    $("reply-level").style.width = "0";
+    if (signal.aborted) return;
+    if (!take) return replyStatus("Nothing was recorded; check the microphone and record again.");
+    discard(reply);
+    reply.take = { ...take, url: URL.createObjectURL(take.blob) };
+    showTake(reply);
+    replyStatus(`Recorded ${clock(take.seconds)}. Listen, then send.`);
+    $("reply-preview").focus();
+    return;
+  }
+  if (reply.sending) return;
+  review.player?.audio.pause();
+  reply.recorder = new Recorder({
+    maxSeconds: REPLY_MAX_SECONDS,
+    onLevel: (level, seconds) => {
+      $("reply-level").style.width = `${Math.round(Math.sqrt(level) * 100)}%`;
+      $("reply-clock").textContent = clock(seconds);
+    },
+  });
+  try {
+    await reply.recorder.start();
+    button.textContent = "Stop recording";
+    button.classList.add("recording");
+    replyStatus("Recording… press Stop recording when you have finished.");
+  } catch (error) {
+    reply.recorder = null;
+    replyStatus(error.message);
+  }
+}
+
+function showTake(reply) {
+  const take = reply.take;
+  $("reply-take").hidden = !take;
+  const preview = $("reply-preview");
+  if (take) {
+    if (preview.src !== take.url) preview.src = take.url;
+    $("reply-clock").textContent = clock(take.seconds);
+  } else {
+    preview.removeAttribute("src");
+    $("reply-clock").textContent = "0:00";
+  }
+  // Once there is a take, the record button records it again (the new take replaces it when stopped).
+  $("reply-record").textContent = reply.recorder?.recording ? "Stop recording" : take ? "Record again" : "Record reply";
+}
+
+function chosenResult() {
+  return document.querySelector("#reply-result input:checked")?.value ?? null;
+}
+
+async function send(api, review, refresh, signal) {
+  const reply = review.reply;
+  const submission = review.submission;
+  if (reply.sending) return;
+  if (reply.recorder?.recording) return replyStatus("Stop the recording first, listen to it, then send.");
+  if (!reply.take) {
+    $("reply-record").focus();
+    return replyStatus("Record your reply first.");
+  }
+  const result = submission.kind === "eoc" ? chosenResult() : null;
+  if (submission.kind === "eoc" && !result) {
+    document.querySelector("#reply-result input")?.focus();
+    return replyStatus("Choose pass or retake: an end-of-course reply carries its result.");
+  }
+  // One key per take and result: a retry of the same send is recognised, another result is another request.
+  const take = reply.take;
+  const keyName = result ?? "";
+  if (!take.keys) take.keys = new Map();
+  if (!take.keys.has(keyName)) take.keys.set(keyName, newIdempotencyKey());
+  const query = result ? `?result=${result}` : "";
+  const progress = $("reply-progress");
+  reply.sending = true;
+  $("reply-send").disabled = true;
+  $("reply-record").disabled = true;
+  progress.hidden = false;
+  progress.value = 0;
+  replyStatus("Sending…");
+  try {
+    const answer = await api.upload(`/v1/submissions/${encodeURIComponent(submission.id)}/feedback${query}`, take.blob, {
+      headers: { "Content-Type": take.type, "Idempotency-Key": take.keys.get(keyName) },
+      onProgress: (sent, total) => { progress.value = total > 0 ? sent / total : 0; },
+    });
+    const notes = $("reply-notes").value.trim();
+    if (notes) {
+      try {
+        await api.send("PATCH", `/v1/feedback/${encodeURIComponent(answer.body.id)}`, { json: { notes } });
+      } catch (error) {
+        if (!signal.aborted) replyStatus(`The reply is sent, but its notes were not saved: ${error.message}`);
+      }
+    }
+    discard(reply);
+    if (signal.aborted) return;
+    await refresh();
+    if (!notes || $("reply-status").textContent === "Sending…") replyStatus("");
+    $("reply-sent-meta").focus();
+  } catch (error) {
+    if (signal.aborted) return;
+    const retry = error instanceof ApiError && (error.status === 0 || error.status >= 500 || error.code === "idempotency_key_in_use");
+    replyStatus(retry ? `${error.message} Press send again: the reply will not be stored twice.` : error.message);
+  } finally {
+    reply.sending = false;
+    progress.hidden = true;
+    $("reply-send").disabled = false;
+    $("reply-record").disabled = false;
+  }
+}
+
+/** The stored reply under its recording: when, the result, the notes, its audio, the thread. */
+export function renderStored(review) {
+  const stored = review.submission?.feedback ?? null;
+  $("reply-compose").hidden = Boolean(stored);
+  $("reply-sent").hidden = !stored;
+  $("reply-title").textContent = stored ? "Your reply" : "Reply";
+  if (!stored) return;
+  const parts = [`Sent ${when(stored.received_at)}`];
+  if (stored.coach_name) parts.push(`by ${stored.coach_name}`);
+  if (stored.result) parts.push(`result: ${stored.result === "pass" ? "pass" : "retake"}`);
+  $("reply-sent-meta").textContent = parts.join(" · ");
+  $("reply-sent-meta").tabIndex = -1;
+  const audio = $("reply-audio");
+  const link = stored.links?.audio;
+  if (link && audio.getAttribute("src") !== link) audio.src = link;
+  $("reply-sent-notes").textContent = stored.notes ?? "";
+  $("reply-sent-notes").hidden = !stored.notes;
+  const comments = stored.comments ?? [];
+  $("thread").replaceChildren(...comments.map((comment) => {
+    const item = element("li", comment.author === "student" ? "question" : "answer");
+    const who = comment.author === "student" ? "Student" : "Coach";
+    item.append(element("span", "who", `${who}, ${when(comment.created_at)}`));
+    if (comment.text) item.append(element("p", "", comment.text));
+    if (comment.audio?.links?.audio) {
+      const clip = element("audio");
+      clip.controls = true;
+      clip.preload = "none";
+      clip.src = comment.audio.links.audio;
+      item.append(clip);
+    }
+    if (comment.author === "student" && !comment.answered_at) item.append(element("span", "tag late", "open"));
+    return item;
+  }));
+  $("thread-empty").hidden = comments.length > 0;
+}
+
+async function toggleAnswerRecording(review, signal) {
+  const answer = review.reply.answer;
+  const button = $("answer-record");
+  if (answer.recorder?.recording) {
+    const take = await answer.recorder.stop();
+    answer.recorder = null;
+    if (signal.aborted) return;
+    if (take) answer.take = { ...take, url: URL.createObjectURL(take.blob) };
+    showAnswerTake(answer);
+    return;
+  }
+  if (answer.take) {
+    URL.revokeObjectURL(answer.take.url);
+    answer.take = null;
+    showAnswerTake(answer);
+    return;
+  }
+  answer.recorder = new Recorder({ maxSeconds: 180, onLevel: (_, seconds) => { $("answer-take").textContent = `recording ${clock(seconds)}`; } });
+  try {
+    await answer.recorder.start();
+    button.textContent = "Stop";
+  } catch (error) {
+    answer.recorder = null;
+    $("answer-status").textContent = error.message;
+  }
+}
+
+function showAnswerTake(answer) {
+  $("answer-take").replaceChildren();
+  if (answer.take) {
+    const clip = element("audio");
+    clip.controls = true;
+    clip.src = answer.take.url;
+    $("answer-take").append(`voice answer ${clock(answer.take.seconds)} `, clip);
+  }
+  $("answer-record").textContent = answer.take ? "Remove the voice answer" : "Answer by voice";
+}
+
+async function answer(api, review, refresh) {
+  const state = review.reply.answer;
+  const stored = review.submission?.feedback;
+  if (!stored || state.busy) return;
+  const text = $("answer-text").value.trim();
+  if (!text && !state.take) return void ($("answer-status").textContent = "Write an answer or record one.");
+  const path = `/v1/feedback/${encodeURIComponent(stored.id)}/comments`;
+  state.busy = true;
+  try {
+    if (state.take) {
+      await api.upload(text ? `${path}?text=${encodeURIComponent(text)}` : path, state.take.blob, { headers: { "Content-Type": state.take.type } });
+      URL.revokeObjectURL(state.take.url);
+      state.take = null;
+      showAnswerTake(state);
+    } else {
+      await api.send("POST", path, { json: { text } });
+    }
+    $("answer-text").value = "";
+    $("answer-status").textContent = "Answer sent; the student is told.";
+    await refresh();
+  } catch (error) {
+    $("answer-status").textContent = error.message;
+  } finally {
+    state.busy = false;
+  }
+}
+
+// MARK: Placement (a placing coach, on a placement assessment)
+
+function openPlacement(api, review, { session, studentName, refresh, on }) {
+  const submission = review.submission;
+  const choices = session?.placement;
+  const show = submission.kind === "assessment" && session?.places && choices;
+  $("placement").hidden = !show;
+  $("placement-status").textContent = "";
+  if (!show) return;
+  const option = ({ id, name }) => Object.assign(element("option", "", name), { value: id });
+  $("place-level").replaceChildren(...choices.levels.map(option));
+  $("place-coach").replaceChildren(...choices.coaches.map(option));
+  $("place-coach").value = session.coach_id;
+  $("placement-title").textContent = `Place ${studentName}`;
+  on($("placement-form"), "submit", async (event) => {
+    event.preventDefault();
+    const level = $("place-level").selectedOptions[0];
+    const coach = $("place-coach").selectedOptions[0];
+    $("place-send").disabled = true;
+    try {
+      await api.send("PUT", `/v1/students/${encodeURIComponent(submission.student_id)}/placement`,
+        { json: { level_id: level.value, coach_id: coach.value } });
+      $("placement-status").textContent = `${studentName} is placed in ${level.textContent} with ${coach.textContent}; the student is told.`;
+      await refresh();
+    } catch (error) {
+      $("placement-status").textContent = error.message;
+    } finally {
+      $("place-send").disabled = false;
+    }
+  });
+}
