@@ -27,7 +27,7 @@ TOOL_PACKAGES    := sox espeak-ng ffmpeg opus-tools bc curl sqlite3 socat python
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps deps-tools test-venv build release test run soak bench bench-encode bench-analyze bench-upload bench-load bench-burst bench-status bench-ready bench-align fixtures clean
+.PHONY: deps deps-tools test-venv build release test run soak bench bench-encode bench-analyze bench-upload bench-load bench-burst bench-status bench-ready bench-align bench-desk fixtures clean
 
 define install_missing
 	@missing=""; for p in $(1); do \
@@ -108,6 +108,12 @@ bench-burst: deps-tools release
 # runs it on a debug build (same figures).
 bench-align: deps-tools release
 	scripts/bench-align.sh $(BIN_RELEASE)
+
+# The coach's desk in headless Chromium on loopback, a queue of 500 and a 15-minute recording:
+# navigation start to the first queue row painted (target < 500 ms), the play click to sound
+# (target < 200 ms), from 0:00 and at 10:00.
+bench-desk: deps-tools test-venv release
+	scripts/bench-desk.sh $(BIN_RELEASE)
 
 # Time from `tilawa serve` to READY=1 on an empty state directory.
 bench-ready: deps-tools release

@@ -2,6 +2,7 @@ import Foundation
 import HummingbirdTesting
 import Testing
 @testable import TilawaDaemon
+@_spi(Testing) import TilawaStore
 import TilawaTestSupport
 
 /// The desk in a real browser: Debian's headless Chromium, driven by Selenium from the test

@@ -96,12 +96,15 @@ def main(argv):
         wait(driver, EC.visibility_of_element_located((By.ID, "reply-sent")), "the stored reply under the recording", seconds=60)
         check("Sent" in driver.find_element(By.ID, "reply-sent-meta").text, "the stored reply does not say when it was sent")
         check("mind the madd" in driver.find_element(By.ID, "reply-sent-notes").text, "the stored reply does not show its notes")
-        check("/v1/feedback/" in (driver.find_element(By.ID, "reply-audio").get_attribute("src") or ""), "the stored reply's audio is not its route")
+        # Encoded, the reply plays from its own route (the page reads the submission again until then).
+        if wait(driver, EC.visibility_of_element_located((By.ID, "reply-audio")), "the reply's audio once it is ready", seconds=120):
+            check("/v1/feedback/" in (driver.find_element(By.ID, "reply-audio").get_attribute("src") or ""), "the stored reply's audio is not its route")
+            check("being prepared" not in driver.find_element(By.ID, "reply-sent-meta").text, "the ready reply is still said to be prepared")
         after = fetch(driver, "GET", "/v1/submissions/" + submission)[1] or {}
-        reply = after.get("feedback") or {}
-        check(reply.get("notes") == "Good recitation; mind the madd in 1:2.", f"the submission's reply: {reply}")
+        replies = after.get("feedback") or []
+        check(len(replies) == 1 and replies[0].get("notes") == "Good recitation; mind the madd in 1:2.", f"the submission's replies: {replies}")
         other = fetch(driver, "GET", "/v1/submissions/" + other_submission)[1] or {}
-        check(other.get("feedback") is None, "the other recording of the same student got a reply")
+        check(other.get("feedback") == [], "the other recording of the same student got a reply")
         driver.execute_script("window.scrollTo(0, 0)")
         screenshots(driver, shots, "review-replied")
         driver.execute_script("document.getElementById('reply').scrollIntoView()")

@@ -41,6 +41,7 @@ export function renderQueue(list, items, now = Date.now()) {
     row.dataset.submission = submission.id;
     const student = element("a", "student open", submission.student_name ?? submission.student_id);
     student.href = reviewHash(submission.id);
+    student.setAttribute("elementtiming", "queue-row"); // when the first row is painted (`make bench-desk`)
     const kind = KIND_LABEL[submission.kind] ?? submission.kind;
     const title = submission.title ? " — " + submission.title : "";
     const week = element("span", "week", submission.week ? `${kind} ${submission.week}${title}` : kind);

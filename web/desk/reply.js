@@ -25,7 +25,7 @@ const when = (iso) => new Intl.DateTimeFormat(undefined, { weekday: "short", day
 
 /** A new reply state, kept in the review. */
 export function newReply() {
-  return { recorder: null, take: null, keys: new Map(), sending: false, answer: { recorder: null, take: null } };
+  return { recorder: null, take: null, sending: false, sent: null, answer: { recorder: null, take: null } };
 }
 
 /** What the reply answers, in words: the student, the kind and week, when the recording came in. */
@@ -170,10 +170,12 @@ async function send(api, review, refresh, signal) {
       headers: { "Content-Type": take.type, "Idempotency-Key": take.keys.get(keyName) },
       onProgress: (sent, total) => { progress.value = total > 0 ? sent / total : 0; },
     });
+    reply.sent = answer.body;
     const notes = $("reply-notes").value.trim();
+    replyStatus("");
     if (notes) {
       try {
-        await api.send("PATCH", `/v1/feedback/${encodeURIComponent(answer.body.id)}`, { json: { notes } });
+        reply.sent = await api.send("PATCH", `/v1/feedback/${encodeURIComponent(answer.body.id)}`, { json: { notes } });
       } catch (error) {
         if (!signal.aborted) replyStatus(`The reply is sent, but its notes were not saved: ${error.message}`);
       }
@@ -181,8 +183,8 @@ async function send(api, review, refresh, signal) {
     discard(reply);
     if (signal.aborted) return;
     await refresh();
-    if (!notes || $("reply-status").textContent === "Sending…") replyStatus("");
     $("reply-sent-meta").focus();
+    awaitReady(review, refresh, signal);
   } catch (error) {
     if (signal.aborted) return;
     const retry = error instanceof ApiError && (error.status === 0 || error.status >= 500 || error.code === "idempotency_key_in_use");
@@ -195,9 +197,22 @@ async function send(api, review, refresh, signal) {
   }
 }
 
+/**
+ * A reply is listed on its submission once it is encoded (`feedback`, newest first); until
+ * then the page shows the reply the route answered with, and reads the submission again every
+ * two seconds (for at most two minutes) until the reply is ready to play.
+ */
+async function awaitReady(review, refresh, signal) {
+  for (let tries = 0; tries < 60 && !signal.aborted && !(review.submission?.feedback ?? []).length; tries += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    if (!signal.aborted) await refresh().catch(() => {});
+  }
+}
+
 /** The stored reply under its recording: when, the result, the notes, its audio, the thread. */
 export function renderStored(review) {
-  const stored = review.submission?.feedback ?? null;
+  const ready = (review.submission?.feedback ?? [])[0] ?? null;
+  const stored = ready ?? review.reply?.sent ?? null;
   $("reply-compose").hidden = Boolean(stored);
   $("reply-sent").hidden = !stored;
   $("reply-title").textContent = stored ? "Your reply" : "Reply";
@@ -205,10 +220,12 @@ export function renderStored(review) {
   const parts = [`Sent ${when(stored.received_at)}`];
   if (stored.coach_name) parts.push(`by ${stored.coach_name}`);
   if (stored.result) parts.push(`result: ${stored.result === "pass" ? "pass" : "retake"}`);
+  if (!ready) parts.push("being prepared: the student is told once it is ready");
   $("reply-sent-meta").textContent = parts.join(" · ");
   $("reply-sent-meta").tabIndex = -1;
   const audio = $("reply-audio");
-  const link = stored.links?.audio;
+  const link = ready ? stored.links?.audio : null;
+  audio.hidden = !link;
   if (link && audio.getAttribute("src") !== link) audio.src = link;
   $("reply-sent-notes").textContent = stored.notes ?? "";
   $("reply-sent-notes").hidden = !stored.notes;
@@ -271,7 +288,7 @@ function showAnswerTake(answer) {
 
 async function answer(api, review, refresh) {
   const state = review.reply.answer;
-  const stored = review.submission?.feedback;
+  const stored = (review.submission?.feedback ?? [])[0] ?? review.reply.sent;
   if (!stored || state.busy) return;
   const text = $("answer-text").value.trim();
   if (!text && !state.take) return void ($("answer-status").textContent = "Write an answer or record one.");

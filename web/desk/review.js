@@ -8,8 +8,10 @@
 // recording's ayahs carry times (see ayahs.js: until then those are off and the page says so).
 import { ApiError } from "./api.js";
 import { arabicNumber, ayahAt, ayahName, ayahStep, splitBasmala, timed } from "./ayahs.js";
+import { closeMarks, markHere, newMarks, openMarks, renderMarks } from "./marks.js";
 import { clock, Player, SKIP_SECONDS, SPEEDS } from "./player.js";
 import { KIND_LABEL } from "./queue.js";
+import { closeReply, newReply, openReply, renderStored } from "./reply.js";
 import { Waveform } from "./waveform.js";
 
 const $ = (id) => document.getElementById(id);

@@ -52,6 +52,7 @@ enum DeskPages {
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <meta name="referrer" content="no-referrer">
         <title>\(escape(title))</title>
+        <link rel="icon" href="data:,">
         <link rel="stylesheet" href="/desk/assets/desk.css">
         </head>
         <body class="signin">
