@@ -55,6 +55,7 @@ def main(argv):
         csrf = (fetch(driver, "GET", "/desk/session")[1] or {}).get("csrf_token", "")
         direct = fetch(driver, "POST", f"/v1/submissions/{eoc}/feedback", {"Content-Type": "audio/ogg", "X-CSRF-Token": csrf}, "OggS")
         check(direct[0] == 422 and (direct[1] or {}).get("code") == "eoc_result_missing", f"the route without a result: {direct}")
+        driver.execute_script("document.getElementById('reply').scrollIntoView()")
         screenshots(driver, shots, "eoc-result-missing")
         driver.find_element(By.CSS_SELECTOR, "#reply-result input[value=pass]").click()
         driver.find_element(By.ID, "reply-send").click()

@@ -27,7 +27,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 
-from desk_common import audio, browser, check, failures, keys, screenshots, slider_value, tanzil, wait
+from desk_common import SIZES, audio, browser, check, failures, keys, screenshots, slider_value, tanzil, wait
 
 def review_flow(driver, base, shots, oldest):
     """The oldest recording's review, with the keyboard alone."""

@@ -245,7 +245,9 @@ export function renderStored(review) {
     if (comment.author === "student" && !comment.answered_at) item.append(element("span", "tag late", "open"));
     return item;
   }));
-  $("thread-empty").hidden = comments.length > 0;
+  // The thread and its answer form appear once the student has written.
+  $("thread-title").hidden = comments.length === 0;
+  $("answer-form").hidden = comments.length === 0;
 }
 
 async function toggleAnswerRecording(review, signal) {

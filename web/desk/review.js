@@ -59,7 +59,9 @@ export async function openReview(api, review, { studentName, session, queueItem 
   try {
     review.submission = await api.get(`/v1/submissions/${encodeURIComponent(review.id)}`);
   } catch (error) {
-    $("review-error").textContent = error instanceof ApiError ? error.message : String(error);
+    $("review-error").textContent = error instanceof ApiError && error.status === 404
+      ? "This recording was not found among your students' recordings: it may have been withdrawn, or belong to another coach's student."
+      : error instanceof ApiError ? error.message : String(error);
     $("review-error").hidden = false;
     return;
   }
@@ -130,6 +132,16 @@ function renderHeader(submission, queueItem, studentName) {
   $("review-passage").hidden = !submission.passage;
 }
 
+/** The server's `ayahs_unavailable_reason` codes in words. */
+const UNALIGNED = {
+  no_ayahs: "the passage has no ayahs to find",
+  no_speech: "no speech was found in it",
+  too_few_pauses: "it has fewer pauses than the passage has ayahs",
+  duration_mismatch: "its length does not fit the passage at any usual pace",
+  poor_fit: "its pauses do not fit the passage's ayahs (another passage, or ayahs repeated or skipped?)",
+  passage_changed: "the week's passage changed after it was recorded",
+};
+
 function renderAyahs(review) {
   const ayahs = review.submission.ayahs ?? [];
   const withTimes = timed(ayahs);
@@ -137,7 +149,7 @@ function renderAyahs(review) {
   $("ayahs-section").hidden = ayahs.length === 0;
   $("ayah-times").textContent = withTimes
     ? "Shift+← and Shift+→ go to the previous and next ayah; each ayah can be looped."
-    : `Ayah markers are not available for this recording${reason ? `: ${reason}` : " yet"}; looping an ayah and Shift+←/→ come with them.`;
+    : `Ayah markers are not available for this recording${reason ? ` — ${UNALIGNED[reason] ?? reason}` : " yet"}; looping an ayah and Shift+←/→ come with them.`;
   $("ayah-list").replaceChildren(...ayahs.map((entry, index) => {
     const item = element("li", { className: "ayah", "data-index": String(index) });
     const head = element("div", { className: "ayah-head" });
