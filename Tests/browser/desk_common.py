@@ -34,10 +34,14 @@ def browser(microphone=None):
     return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 
 
-def screenshots(driver, directory, name):
+def screenshots(driver, directory, name, show=None):
+    """The window at each size of SIZES into DIRECTORY/NAME-<size>.png; `show` is the id of
+    an element scrolled to the top after each resize (the layout moves it)."""
     for label, (width, height) in SIZES.items():
         driver.set_window_size(width, height)
         time.sleep(0.2)  # let the layout settle after the resize (not a timing assertion)
+        if show:
+            driver.execute_script("document.getElementById(arguments[0]).scrollIntoView()", show)
         driver.save_screenshot(os.path.join(directory, f"{name}-{label}.png"))
     driver.set_window_size(*SIZES["desktop"])
 

@@ -5,7 +5,7 @@ Usage: desk_reply_flow.py BASE_URL LOGIN_LINK OTHER_COACH_LINK SCREENSHOT_DIR SU
 
 SUBMISSION_ID is an aligned recitation of Al-Fatiha (the isti'adha, then 1:1-7) that the
 coach answers; OTHER_SUBMISSION_ID another recording of the same student, never answered here.
-Chromium's fake microphone hears MICROPHONE_WAV. Flows, each asserted:
+Chromium's fake microphone hears MICROPHONE_WAV. Flows, each asserted, with the keyboard alone (Tab, Enter, typing; no clicks):
 - the review lists the passage with its times: "loop this ayah" on 1:2 loops exactly 1:2;
 - `M` marks the moment on the ayah being recited, the note takes the focus; a kind, a note,
   Enter: the mark is listed (time, kind, ayah) and on the submission;
@@ -19,12 +19,23 @@ Screenshots of the review with its mark and reply at 1280x800 and 390x844.
 """
 import sys
 
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select
 
 from desk_common import audio, browser, check, failures, fetch, keys, screenshots, sign_in, wait
+
+
+def tab_to(driver, found, what, limit=60):
+    """Presses Tab until `found(active element)`; False (a failure recorded) when it never is."""
+    for _ in range(limit):
+        keys(driver, Keys.TAB)
+        if found(driver.switch_to.active_element):
+            return True
+    failures.append(f"Tab never reaches {what}")
+    return False
 
 
 def clock_seconds(text):
@@ -53,21 +64,26 @@ def main(argv):
             failures.append("the review lists no 1:2 to loop")
             return report()
         button = row.find_element(By.CSS_SELECTOR, ".ayah-loop")
-        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
-        button.click()
+        # With the keyboard alone from here: Tab from the review's heading to 1:2's loop, Enter.
+        driver.execute_script("document.getElementById('review-title').focus()")
+        if tab_to(driver, lambda active: active == button, "1:2's \"Loop this ayah\""):
+            keys(driver, Keys.ENTER)
         wait(driver, lambda d: button.get_attribute("aria-pressed") == "true"
              and d.find_element(By.ID, "loop").get_attribute("aria-pressed") == "true", "\"loop this ayah\" on 1:2")
         check(abs(audio(driver, "audio.currentTime") - second["start_seconds"]) < 0.05, "looping 1:2 does not start at 1:2")
         check("Looping ayah 1:2" in driver.find_element(By.ID, "player-status").text, "the page does not say it loops 1:2")
 
         # `M` marks here: the moment (1:2's start), the ayah 1:2; the note field takes the focus.
-        driver.execute_script("document.getElementById('review-title').focus()")
         keys(driver, "m")
         wait(driver, lambda d: d.switch_to.active_element.get_attribute("id") == "mark-text", "`M` to put the focus on the mark's note")
         check(Select(driver.find_element(By.ID, "mark-ayah")).first_selected_option.text == "1:2", "the mark is not on the ayah being recited")
         check(clock_seconds(driver.find_element(By.ID, "mark-at").text) == int(second["start_seconds"]), "the mark is not at the playhead")
-        Select(driver.find_element(By.ID, "mark-kind")).select_by_value("tajweed")
-        driver.find_element(By.ID, "mark-text").send_keys("The madd in ar-rahman is too short", Keys.ENTER)
+        # Shift+Tab back to the kind of mistake; typing "t" picks Tajweed.
+        ActionChains(driver).key_down(Keys.SHIFT).send_keys(Keys.TAB).key_up(Keys.SHIFT).perform()
+        check(driver.switch_to.active_element.get_attribute("id") == "mark-kind", "Shift+Tab from the note is not the kind of mistake")
+        keys(driver, "t")
+        wait(driver, lambda d: Select(d.find_element(By.ID, "mark-kind")).first_selected_option.get_attribute("value") == "tajweed", "`t` to choose Tajweed")
+        keys(driver, Keys.TAB, "The madd in ar-rahman is too short", Keys.ENTER)
         wait(driver, EC.visibility_of_element_located((By.CSS_SELECTOR, "#mark-list li")), "the mark listed")
         marks = driver.find_elements(By.CSS_SELECTOR, "#mark-list li")
         check(len(marks) == 1 and "Tajweed" in marks[0].text and "1:2" in marks[0].text and "madd" in marks[0].text,
@@ -80,19 +96,22 @@ def main(argv):
         check("Aisha" in target and "Week 11" in target and "received" in target, f"beside the send button: {target!r}")
         check(driver.find_element(By.ID, "reply-send").text == "Send reply to Aisha Rahman", "the send button does not name the student")
         record = driver.find_element(By.ID, "reply-record")
-        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", record)
-        record.click()
+        if tab_to(driver, lambda active: active == record, "the reply's record button"):
+            keys(driver, Keys.ENTER)
         if wait(driver, lambda d: record.text == "Stop recording", "the recording to start"):
             check(wait(driver, lambda d: d.execute_script(
                 "return parseFloat(document.getElementById('reply-level').style.width) > 0"), "the level meter to move") is not None,
                 "the level meter never moves while the microphone speaks")
             wait(driver, lambda d: clock_seconds(d.find_element(By.ID, "reply-clock").text) >= 5, "five seconds of recording")
-            record.click()
+            keys(driver, Keys.ENTER)
         wait(driver, EC.visibility_of_element_located((By.ID, "reply-preview")), "the take to listen to")
         check(driver.find_element(By.ID, "reply-preview").get_attribute("src").startswith("blob:"), "the take is not offered to listen to")
         check(record.text == "Record again", "after a take the record button does not offer to record again")
-        driver.find_element(By.ID, "reply-notes").send_keys("Good recitation; mind the madd in 1:2.")
-        driver.find_element(By.ID, "reply-send").click()
+        check(driver.switch_to.active_element.get_attribute("id") == "reply-preview", "after a take the focus is not on listening to it")
+        if tab_to(driver, lambda active: active.get_attribute("id") == "reply-notes", "the reply's notes"):
+            keys(driver, "Good recitation; mind the madd in 1:2.")
+        if tab_to(driver, lambda active: active.get_attribute("id") == "reply-send", "the send button"):
+            keys(driver, Keys.ENTER)
         wait(driver, EC.visibility_of_element_located((By.ID, "reply-sent")), "the stored reply under the recording", seconds=60)
         check("Sent" in driver.find_element(By.ID, "reply-sent-meta").text, "the stored reply does not say when it was sent")
         check("mind the madd" in driver.find_element(By.ID, "reply-sent-notes").text, "the stored reply does not show its notes")
@@ -107,8 +126,7 @@ def main(argv):
         check(other.get("feedback") == [], "the other recording of the same student got a reply")
         driver.execute_script("window.scrollTo(0, 0)")
         screenshots(driver, shots, "review-replied")
-        driver.execute_script("document.getElementById('reply').scrollIntoView()")
-        screenshots(driver, shots, "reply-sent")
+        screenshots(driver, shots, "marks-and-reply", show="marks")
 
         # A change without the CSRF token: 403, nothing stored.
         bare = fetch(driver, "POST", f"/v1/submissions/{other_submission}/feedback", {"Content-Type": "audio/ogg"}, "OggS")
