@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TilawaDaemon
+import TilawaTestSupport
 
 @Suite("TilawaConfiguration secrets")
 struct ConfigurationSecretTests {
@@ -83,6 +84,44 @@ struct ConfigurationSecretTests {
         // Without the variable the working directory's file is used.
         let plain = try scratch.load(environment: ["TILAWA_WEBHOOK_URL": "https://hooks.example.org/tilawa", "TILAWA_WEBHOOK_SECRET_FILE": "webhook.secret"])
         #expect(try plain.readWebhookSecret() == Array("from-working-directory".utf8))
+    }
+
+    @Test("a whsec_ webhook secret is its base64-decoded key (both files); a raw one its bytes; bad base64 or a key under 24 bytes names the key")
+    func standardWebhooksSecret() async throws {
+        let scratch = try ConfigurationScratch()
+        defer { scratch.remove() }
+        let key = (0..<32).map { UInt8($0 * 7 & 0xFF) }
+        let previous = Array(repeating: UInt8(0xA5), count: 24)
+        try scratch.write("hook.secret", "whsec_" + Data(key).base64EncodedString() + "\n")
+        try scratch.write("old.secret", "whsec_" + Data(previous).base64EncodedString())
+        let config = try scratch.load(environment: ["TILAWA_WEBHOOK_URL": "https://hooks.example.org/tilawa",
+                                                    "TILAWA_WEBHOOK_SECRET_FILE": "hook.secret", "TILAWA_WEBHOOK_PREVIOUS_SECRET_FILE": "old.secret"])
+        #expect(try config.readWebhookSecret() == key)
+        #expect(try config.readPreviousWebhookSecret() == previous)
+        let endpoint = try #require(try WebhookEndpoint.configured(in: config))
+        #expect(endpoint.secrets == [key, previous])
+        // The stock verifier, given each file's own string, accepts a delivery signed with them.
+        let body = Array(#"{"id":"evt_1","type":"feedback_ready"}"#.utf8)
+        let headers = StandardWebhookSignature.headers(id: "evt_1", body: body, secrets: endpoint.secrets,
+                                                     timestamp: Int64(Date().timeIntervalSince1970))
+        let delivery: [String: Any] = ["body": Data(body).base64EncodedString(), "headers": Dictionary(uniqueKeysWithValues: headers)]
+        let file = try scratch.write("deliveries.jsonl", String(decoding: try JSONSerialization.data(withJSONObject: delivery), as: UTF8.self) + "\n")
+        let verified = try await runProcess(packageRoot.appendingPathComponent(".venv-test/bin/python").path, [
+            packageRoot.appendingPathComponent("Tests/contract/verify_standard_webhooks.py").path, file,
+            "whsec_" + Data(key).base64EncodedString(), "whsec_" + Data(previous).base64EncodedString(),
+        ])
+        #expect(verified.status == 0, "\(verified.stdout)\(verified.stderr)")
+
+        try scratch.write("raw.secret", "whsec-not-the-prefix")
+        let raw = try scratch.load(environment: ["TILAWA_WEBHOOK_URL": "https://hooks.example.org/tilawa", "TILAWA_WEBHOOK_SECRET_FILE": "raw.secret"])
+        #expect(try raw.readWebhookSecret() == Array("whsec-not-the-prefix".utf8))
+
+        for (file, words) in [("whsec_***not base64***", "not base64"), ("whsec_" + Data(repeating: 1, count: 16).base64EncodedString(), "16 bytes")] {
+            try scratch.write("bad.secret", file)
+            let bad = try scratch.load(environment: ["TILAWA_WEBHOOK_URL": "https://hooks.example.org/tilawa", "TILAWA_WEBHOOK_SECRET_FILE": "bad.secret"])
+            let error = #expect(throws: ConfigurationError.self) { try WebhookEndpoint.configured(in: bad) }
+            #expect(error?.key == "webhook.secret_file" && error?.message.contains(words) == true, "\(String(describing: error))")
+        }
     }
 
     @Test("the default key file is in the state directory, not explicit, and reading it before it exists names the key")

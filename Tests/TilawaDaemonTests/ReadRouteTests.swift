@@ -123,6 +123,34 @@ struct ReadRouteTests {
             // Events: the student's own feed and ops.
             #expect(try await client.execute(uri: "/v1/students/S1001/events", method: .get, headers: try await daemon.headers(.student, "S1002")).status == .notFound)
             #expect(try await client.execute(uri: "/v1/students/S1001/events", method: .get, headers: try await daemon.headers(.ops, "ops")).status == .ok)
+
+            // The desk: a session has exactly its coach's rights on the same routes — C01's
+            // session reads, C02's is told no such thing (404) — and the desk's own routes.
+            let desk = DeskSignInTests()
+            let mine = try await desk.signIn(daemon, client, coach: "C01")
+            let theirs = try await desk.signIn(daemon, client, coach: "C02")
+            for route in routes + ["/v1/coaches/C01/queue"] {
+                #expect(try await client.execute(uri: route, method: .get, headers: mine.headers()).status == .ok, "C01's session \(route)")
+                #expect(try await client.execute(uri: route, method: .get, headers: theirs.headers()).status == .notFound, "C02's session \(route)")
+            }
+            let markBySession = try await client.execute(uri: "/v1/submissions/\(id)/annotations", method: .post,
+                                                         headers: theirs.headers([.contentType: "application/json"], csrf: true), body: mark)
+            #expect(markBySession.status == .notFound, "C02's session annotates C01's student")
+            #expect(try await client.execute(uri: "/v1/submissions/\(id)/annotations", method: .post,
+                                             headers: mine.headers([.contentType: "application/json"]), body: mark).status == .forbidden,
+                    "a change without the CSRF token")
+            // /desk/session: the cookie's coach, 401 without one; login links: ops alone (a session is a coach).
+            #expect(try await client.execute(uri: "/desk/session", method: .get, headers: mine.headers()).status == .ok)
+            #expect(try await client.execute(uri: "/desk/session", method: .get).status == .unauthorized)
+            for headers in [mine.headers(csrf: true), try await daemon.headers(.coach, "C01"), try await daemon.headers(.student, "S1001")] {
+                #expect(try await client.execute(uri: "/v1/coaches/C01/login-links", method: .post, headers: headers).status == .forbidden)
+            }
+            #expect(try await client.execute(uri: "/v1/coaches/C01/login-links", method: .post, headers: try await daemon.headers(.ops, "ops")).status == .created)
+            // /desk/logout: the CSRF token, then 204; /desk/ and its files need no session.
+            #expect(try await client.execute(uri: "/desk/logout", method: .post, headers: theirs.headers()).status == .forbidden)
+            #expect(try await client.execute(uri: "/desk/logout", method: .post, headers: theirs.headers(csrf: true)).status == .noContent)
+            #expect(try await client.execute(uri: "/desk/", method: .get).status == .ok)
+            #expect(try await client.execute(uri: "/desk/assets/desk.js", method: .get).status == .ok)
         }
     }
 

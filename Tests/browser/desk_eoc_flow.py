@@ -6,6 +6,7 @@ Usage: desk_eoc_flow.py BASE_URL LOGIN_LINK SCREENSHOT_DIR EOC_SUBMISSION_ID ASS
 LOGIN_LINK signs in a placing coach whose queue holds an end-of-course recording
 (EOC_SUBMISSION_ID) and an unplaced student's placement assessment (ASSESSMENT_ID). Flows:
 - the queue names both kinds (end-of-course, placement assessment);
+- a mark with a spoken correction recorded in place is listed with its audio;
 - an end-of-course reply without a result is refused by the desk with a sentence (nothing
   sent), and by the route itself (422 `eoc_result_missing`); with "pass" it is stored and
   shown under the recording with its result;
@@ -48,6 +49,21 @@ def main(argv):
         result = wait(driver, EC.visibility_of_element_located((By.ID, "reply-result")), "the end-of-course result's choice")
         check(result is not None and "required" in result.text, "the result is not said to be required")
         check(not driver.find_element(By.ID, "placement").is_displayed(), "placement is offered on an end-of-course recording")
+        # A mark with a spoken correction recorded in place (1–30 s, through the audio chain).
+        driver.find_element(By.ID, "mark-here").click()
+        correction = driver.find_element(By.ID, "mark-record")
+        correction.click()
+        if wait(driver, lambda d: correction.text == "Stop", "the correction's recording to start"):
+            wait(driver, lambda d: "0:02" in d.find_element(By.ID, "mark-take").text, "two seconds of correction")
+            correction.click()
+        wait(driver, EC.visibility_of_element_located((By.CSS_SELECTOR, "#mark-take audio")), "the correction to listen to")
+        driver.find_element(By.ID, "mark-add").click()
+        spoken = wait(driver, EC.visibility_of_element_located((By.CSS_SELECTOR, "#mark-list li audio")), "the mark with its spoken correction", seconds=60)
+        if spoken:
+            check("/v1/annotations/" in (spoken.get_attribute("src") or ""), "the spoken correction does not play from its route")
+        notes = (fetch(driver, "GET", "/v1/submissions/" + eoc)[1] or {}).get("annotations") or []
+        check(len(notes) == 1 and notes[0].get("audio") is not None, f"the submission's marks: {notes}")
+
         record(driver)
         driver.find_element(By.ID, "reply-send").click()
         wait(driver, lambda d: "pass or retake" in d.find_element(By.ID, "reply-status").text, "the desk's refusal without a result")

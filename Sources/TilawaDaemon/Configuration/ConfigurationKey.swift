@@ -61,7 +61,7 @@ public struct ConfigurationKey: Sendable, Hashable {
         .init("webhook.url", "none",
               "http(s) URL that receives each notification; none keeps notifications in the outbox only."),
         .init("webhook.secret_file", "none",
-              "File holding the HMAC-SHA256 signing key; required when `webhook.url` is set."),
+              "File holding the HMAC-SHA256 signing key (its bytes, or a Standard Webhooks `whsec_<base64>` secret, decoded); required when `webhook.url` is set."),
         .init("webhook.previous_secret_file", "none",
               "The signing key being rotated out: while set, deliveries carry a signature with each key (both headers)."),
         .init("webhook.timeout_seconds", "`10`", "Timeout of one webhook delivery (1–300 s)."),
