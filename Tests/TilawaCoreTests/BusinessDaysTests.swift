@@ -94,8 +94,8 @@ struct EOCStatusTests {
     func unplaced() throws {
         let unplaced = try SubmissionRules(calendar: try springSemester(), placed: false)
         let now = unplaced.calendar.unlock(week: 6)
-        #expect(unplaced.admit(slot: .week(1), history: [], now: now) == .failure(.notPlaced))
-        #expect(unplaced.admit(slot: .eoc, history: [], now: now) == .failure(.notPlaced))
+        #expect(unplaced.admit(slot: .week(1), history: [], now: now) == .failure(.notPlaced(placementDueHours: 48)))
+        #expect(unplaced.admit(slot: .eoc, history: [], now: now) == .failure(.notPlaced(placementDueHours: 48)))
         #expect((try? unplaced.admit(slot: .assessment, history: [], now: now).get()) != nil)
         #expect(unplaced.behindCount(history: [], now: now) == 0)
         #expect(unplaced.eocStatus(history: [], now: unplaced.eocOpensAt).state == .locked)

@@ -10,7 +10,7 @@ struct RuleRefusalTests {
         (.eocNotEligible(have: 11, need: 12, opensAt: nil), "eoc_not_eligible"),
         (.eocUnderReview, "eoc_under_review"),
         (.eocPassed, "eoc_passed"),
-        (.notPlaced, "not_placed"),
+        (.notPlaced(placementDueHours: 48), "not_placed"),
         (.semesterClosed(closedAt: Date(timeIntervalSince1970: 0)), "semester_closed"),
         (.attemptLimit(nextAttemptAt: Date(timeIntervalSince1970: 0), used: 2, limit: 2), "attempt_limit"),
         (.unknownStudent(id: id("S9")), "unknown_student"),

@@ -11,6 +11,27 @@ import TilawaTestSupport
 
 @Suite("PUT /v1/students/{id}/placement once there are recordings")
 struct PlacementRouteTests {
+    @Test("an unplaced student is promised placement within program.placement_due_hours, not a fixed 48 hours: the not_placed refusal and the timeline say 24")
+    func placementPromiseFromConfiguration() async throws {
+        let daemon = try await TestDaemon(configure: { $0.program.placementDue = 24 * 3600 })
+        defer { daemon.remove() }
+        try await daemon.application().test(.live) { client in
+            let student = try await daemon.headers(.student, "S1011", [.contentType: "audio/ogg"])
+            let assessment = try await client.execute(uri: "/v1/students/S1011/weeks/assessment/submissions", method: .post, headers: student,
+                                                      body: try TestDaemon.fixture("speech.opus"))
+            #expect(assessment.status == .created)
+            let week = try await client.execute(uri: "/v1/students/S1011/weeks/1/submissions", method: .post, headers: student,
+                                                body: try TestDaemon.fixture("speech.opus"))
+            #expect(week.status == .conflict && week.json?["code"] as? String == "not_placed")
+            let detail = try #require(week.json?["detail"] as? String)
+            #expect(detail.contains("within 24 hours") && !detail.contains("48"), "\(detail)")
+            let timeline = try await client.execute(uri: "/v1/students/S1011/timeline", method: .get, headers: try await daemon.headers(.student, "S1011"))
+            let placement = try #require(timeline.json?["placement"] as? [String: Any])
+            #expect((placement["message"] as? String)?.contains("within 24 hours") == true, "\(placement)")
+            #expect((timeline.json?["catch_up_message"] as? String)?.contains("within 24 hours") == true)
+        }
+    }
+
     @Test("a student with a week's recording and its reply: another level or coach is 409 already_placed naming the enrolment; the same placement is a 200 that writes nothing; another semester and a student without recordings are placed")
     func noSilentReplacement() async throws {
         let daemon = try await TestDaemon()

@@ -205,7 +205,7 @@ struct ProgrammeYearTests {
         let submission = try #require(assessment.submission)
         #expect(submission.feedbackDueAt == after.addingTimeInterval(48 * 3_600))
         try encode(store, assessment, at: after.addingTimeInterval(60))
-        #expect(try store.database.admitSubmission(store.request("S2001", .week(1), at: after), policy: policy).refusal == .notPlaced)
+        #expect(try store.database.admitSubmission(store.request("S2001", .week(1), at: after), policy: policy).refusal == .notPlaced(placementDueHours: 48))
         let timeline = try await #require(try store.database.timeline(studentId: "S2001", policy: policy, now: after))
         #expect(timeline.pendingAssessment?.id == submission.id && !timeline.enrolment.isPlaced)
 

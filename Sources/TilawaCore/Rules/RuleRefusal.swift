@@ -17,8 +17,9 @@ public enum RuleRefusal: Error, Sendable, Hashable, CustomStringConvertible {
     case eocUnderReview
     /// The end-of-course assessment of this level is passed.
     case eocPassed
-    /// The student has not been placed in a level yet: only the placement assessment is accepted.
-    case notPlaced
+    /// The student has not been placed in a level yet: only the placement assessment is
+    /// accepted; placements are promised within `placementDueHours` (`program.placement_due_hours`).
+    case notPlaced(placementDueHours: Double)
     /// The semester closed at `closedAt` (`unlock(last) + 7 days + catch_up_grace_days`).
     case semesterClosed(closedAt: Date)
     /// All attempts of the rolling window are used; the next one opens at `nextAttemptAt`.
@@ -69,8 +70,8 @@ public enum RuleRefusal: Error, Sendable, Hashable, CustomStringConvertible {
             return "Your end-of-course assessment is being reviewed; you can record it again only if your coach asks for a retake."
         case .eocPassed:
             return "You have already passed this level's end-of-course assessment."
-        case .notPlaced:
-            return StudentMessages.awaitingPlacement
+        case let .notPlaced(hours):
+            return StudentMessages.awaitingPlacement(placementDueHours: hours)
         case let .semesterClosed(closedAt):
             return "The semester closed on \(HumanDate.format(closedAt, in: timeZone)); recordings can no longer be submitted."
         case let .attemptLimit(nextAttemptAt, _, limit):

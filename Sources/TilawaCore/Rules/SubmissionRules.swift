@@ -16,6 +16,8 @@ public struct SubmissionRules: Sendable, Hashable, Codable {
     /// Whether the enrolment has a level and a coach; before placement only the
     /// placement `assessment` is accepted.
     public let placed: Bool
+    /// `program.placement_due_hours`: how soon a placement is promised (the `not_placed` sentence).
+    public let placementDueHours: Double
 
     /// The rules for one enrolment's semester.
     ///
@@ -26,7 +28,8 @@ public struct SubmissionRules: Sendable, Hashable, Codable {
         attemptWindow: AttemptWindow = .standard,
         eocRequiredWeeks: Int = 12,
         eocOpensWeek: Int = 14,
-        placed: Bool = true
+        placed: Bool = true,
+        placementDueHours: Double = 48
     ) throws(RuleConfigurationError) {
         guard (0...calendar.weekCount).contains(eocRequiredWeeks) else {
             throw .invalidEOCRequiredWeeks(eocRequiredWeeks, weekCount: calendar.weekCount)
@@ -39,6 +42,7 @@ public struct SubmissionRules: Sendable, Hashable, Codable {
         self.eocRequiredWeeks = eocRequiredWeeks
         self.eocOpensWeek = eocOpensWeek
         self.placed = placed
+        self.placementDueHours = placementDueHours
     }
 
     /// The instant the end-of-course assessment opens: the unlock of `eocOpensWeek`.
@@ -75,7 +79,7 @@ public struct SubmissionRules: Sendable, Hashable, Codable {
             return .failure(.invalidWeek(input: slot.description, weekCount: calendar.weekCount))
         }
         if slot != .assessment {
-            guard placed else { return .failure(.notPlaced) }
+            guard placed else { return .failure(.notPlaced(placementDueHours: placementDueHours)) }
             if calendar.isClosed(at: now) {
                 return .failure(.semesterClosed(closedAt: calendar.closesAt))
             }

@@ -69,9 +69,11 @@ public enum StudentMessages {
     }
 
 
-    /// The sentence an unplaced student reads on the timeline and on `not_placed`.
-    public static let awaitingPlacement =
-        "We're reviewing your assessment — you'll be placed in a level within 48 hours. Weekly lessons start once you are placed."
+    /// The sentence an unplaced student reads on the timeline and on `not_placed`, with the
+    /// programme's own promise (`program.placement_due_hours`).
+    public static func awaitingPlacement(placementDueHours: Double) -> String {
+        "We're reviewing your assessment — you'll be placed in a level within \(hours(placementDueHours)). Weekly lessons start once you are placed."
+    }
 
     /// The sentence of an unplaced student who has not recorded the assessment yet.
     public static let recordPlacement =

@@ -260,7 +260,7 @@ public struct TimelineResource: Encodable, Sendable {
             placement = Placement(state: "placed", placementExpectedBy: nil, message: nil)
         } else if let pending = data.pendingAssessment {
             placement = Placement(state: "awaiting_placement", placementExpectedBy: pending.feedbackDueAt,
-                                  message: StudentMessages.awaitingPlacement)
+                                  message: StudentMessages.awaitingPlacement(placementDueHours: data.rules.placementDueHours))
         } else {
             placement = Placement(state: "awaiting_placement", placementExpectedBy: nil, message: StudentMessages.recordPlacement)
         }
@@ -271,7 +271,7 @@ public struct TimelineResource: Encodable, Sendable {
         behindCount = data.rules.behindCount(history: data.history, now: now)
         catchUpMessage = placed
             ? data.rules.catchUpMessage(history: data.history, now: now, elsewhere: data.elsewhere)
-            : (data.pendingAssessment == nil ? StudentMessages.recordPlacement : StudentMessages.awaitingPlacement)
+            : (data.pendingAssessment == nil ? StudentMessages.recordPlacement : StudentMessages.awaitingPlacement(placementDueHours: data.rules.placementDueHours))
 
         let feedbackBySubmission = Dictionary(grouping: data.feedback, by: \.submissionId)
         func summary(_ record: SubmissionRecord) -> SubmissionSummary {
