@@ -41,7 +41,8 @@ enum StagedSubmission {
             if json {
                 try CommandLineOutput.printJSON(resource)
             } else {
-                CommandLineOutput.printRows(SubmissionRows.rows(for: resource))
+                CommandLineOutput.printRows(SubmissionRows.rows(
+                    for: resource, windowDays: Int((runtime.configuration.attemptWindow.length / 86_400).rounded())))
             }
         case let .rejected(verdict, analysis):
             let primary = verdict.primaryRejection ?? .unreadable(detail: "")

@@ -7,7 +7,8 @@ import TilawaStore
 
 /// Human rows for a submission.
 enum SubmissionRows {
-    static func rows(for resource: SubmissionResource) -> [(String, String)] {
+    /// `windowDays`: `attempts.window_days`, named in the attempts row.
+    static func rows(for resource: SubmissionResource, windowDays: Int = 7) -> [(String, String)] {
         let slot = resource.week.map { "week \($0)" } ?? resource.kind.rawValue
         var rows: [(String, String)] = [
             ("submission", resource.id),
@@ -16,7 +17,7 @@ enum SubmissionRows {
             ("state", resource.state.rawValue),
             ("received", ISO8601DateFormatter().string(from: resource.receivedAt)),
             ("duration", String(format: "%.1f s, %.1f s of speech", resource.analysis.durationSeconds, resource.analysis.speechSeconds)),
-            ("attempts", "\(resource.attempts.used) of \(resource.attempts.limit) used in the last 7 days"),
+            ("attempts", "\(resource.attempts.used) of \(resource.attempts.limit) used in the last \(windowDays == 1 ? "day" : "\(windowDays) days")"),
         ]
         if let next = resource.attempts.nextAttemptAt {
             rows.append(("next attempt", ISO8601DateFormatter().string(from: next)))
