@@ -61,7 +61,8 @@ struct DeskBrowserTests {
 
             // The student's timeline: week 11's recording carries the mark, and the reply is there once encoded.
             #expect(await daemon.eventually { try daemon.runtime.database.submission(id: newerId)?.state == .feedbackReady })
-            let timeline = try await client.execute(uri: "/v1/students/S1001/timeline", method: .get, headers: try await daemon.headers(.student, "S1001"))
+            // A fresh connection: the test client's own was idle while the browser worked, and the server may have closed it.
+            let timeline = try await daemon.request(port: port, method: .get, "/v1/students/S1001/timeline", headers: try await daemon.headers(.student, "S1001"))
             let week = try #require((timeline.json?["weeks"] as? [[String: Any]])?.first { $0["number"] as? Int == 11 })
             let submission = try #require((week["submissions"] as? [[String: Any]])?.first { $0["id"] as? String == newerId })
             let marks = try #require(submission["annotations"] as? [[String: Any]])
@@ -69,6 +70,11 @@ struct DeskBrowserTests {
             let feedback = week["feedback"] as? [String: Any] ?? (week["feedback"] as? [[String: Any]])?.first
             #expect(feedback?["submission_id"] as? String == newerId, "\(String(describing: week["feedback"]))")
             #expect(feedback?["notes"] as? String == "Good recitation; mind the madd in 1:2.")
+            // The send whose answer was lost and the send again stored one reply.
+            let stored = try await daemon.runtime.database.writer.read { db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM feedback WHERE submissionId = ?", arguments: [newerId])
+            }
+            #expect(stored == 1)
             let week12 = try #require((timeline.json?["weeks"] as? [[String: Any]])?.first { $0["number"] as? Int == 12 })
             #expect(week12["feedback"] == nil || week12["feedback"] is NSNull || (week12["feedback"] as? [Any])?.isEmpty == true,
                     "the reply landed on another week")
@@ -97,7 +103,7 @@ struct DeskBrowserTests {
                 Self.script("desk_eoc_flow.py"), base, try await Self.link(daemon, "C01", base: base), Self.shots, eocId, assessmentId, Self.microphone,
             ], timeout: 600)
             #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
-            let timeline = try await client.execute(uri: "/v1/students/S1011/timeline", method: .get, headers: try await daemon.headers(.student, "S1011"))
+            let timeline = try await daemon.request(port: port, method: .get, "/v1/students/S1011/timeline", headers: try await daemon.headers(.student, "S1011"))
             #expect((timeline.json?["level"] as? [String: Any])?["id"] as? String == "L1", "\(String(describing: timeline.json?["level"]))")
             #expect((timeline.json?["coach"] as? [String: Any])?["id"] as? String == "C02", "\(String(describing: timeline.json?["coach"]))")
         }

@@ -11,7 +11,8 @@ Chromium's fake microphone hears MICROPHONE_WAV. Flows, each asserted, with the 
   Enter: the mark is listed (time, kind, ayah) and on the submission;
 - the reply: Record, the level meter moves while the fake microphone speaks, Stop at 0:05, a
   take to listen to; beside the send button the student, the week and the recording; notes;
-  Send: the stored reply is shown under this recording, with its notes; the submission has it;
+  Send, the answer lost on the way back: the desk says to send again; again: one reply, shown
+  under this recording with its notes; the submission has exactly it;
 - a change without the CSRF token is 403 `csrf_token_missing`;
 - another coach's session: the recording is 404 (the desk says it is not found), a reply
   to it 404 even with that session's own CSRF token.
@@ -110,8 +111,26 @@ def main(argv):
         check(driver.switch_to.active_element.get_attribute("id") == "reply-preview", "after a take the focus is not on listening to it")
         if tab_to(driver, lambda active: active.get_attribute("id") == "reply-notes", "the reply's notes"):
             keys(driver, "Good recitation; mind the madd in 1:2.")
+        # The first send's answer is lost on the way back (the server stores the reply; the page
+        # sees status 0, as when a phone's connection drops): the desk says to send again, and
+        # sending again stores nothing twice — the same take carries the same Idempotency-Key.
+        driver.execute_script("""
+            const open = XMLHttpRequest.prototype.open, send = XMLHttpRequest.prototype.send;
+            window.lostAnswers = 0;
+            XMLHttpRequest.prototype.open = function (method, url, ...rest) { this.lostUrl = url; return open.call(this, method, url, ...rest); };
+            XMLHttpRequest.prototype.send = function (body) {
+              if (window.lostAnswers === 0 && String(this.lostUrl).includes('/feedback')) {
+                window.lostAnswers = 1;
+                Object.defineProperty(this, 'status', {get: () => 0});
+                Object.defineProperty(this, 'responseText', {get: () => ''});
+              }
+              return send.call(this, body);
+            };""")
         if tab_to(driver, lambda active: active.get_attribute("id") == "reply-send", "the send button"):
             keys(driver, Keys.ENTER)
+        wait(driver, lambda d: "send again" in d.find_element(By.ID, "reply-status").text.lower(), "the desk to offer sending again after a lost answer")
+        check(driver.switch_to.active_element.get_attribute("id") == "reply-send", "the send button lost the focus")
+        keys(driver, Keys.ENTER)
         wait(driver, EC.visibility_of_element_located((By.ID, "reply-sent")), "the stored reply under the recording", seconds=60)
         check("Sent" in driver.find_element(By.ID, "reply-sent-meta").text, "the stored reply does not say when it was sent")
         check("mind the madd" in driver.find_element(By.ID, "reply-sent-notes").text, "the stored reply does not show its notes")

@@ -159,9 +159,10 @@ async function send(api, review, refresh, signal) {
   if (!take.keys.has(keyName)) take.keys.set(keyName, newIdempotencyKey());
   const query = result ? `?result=${result}` : "";
   const progress = $("reply-progress");
+  // Not `disabled`: a disabled button drops the keyboard's focus. `reply.sending` refuses a second press.
   reply.sending = true;
-  $("reply-send").disabled = true;
-  $("reply-record").disabled = true;
+  $("reply-send").setAttribute("aria-disabled", "true");
+  $("reply-record").setAttribute("aria-disabled", "true");
   progress.hidden = false;
   progress.value = 0;
   replyStatus("Sending…");
@@ -192,8 +193,8 @@ async function send(api, review, refresh, signal) {
   } finally {
     reply.sending = false;
     progress.hidden = true;
-    $("reply-send").disabled = false;
-    $("reply-record").disabled = false;
+    $("reply-send").removeAttribute("aria-disabled");
+    $("reply-record").removeAttribute("aria-disabled");
   }
 }
 
