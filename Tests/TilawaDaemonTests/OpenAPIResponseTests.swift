@@ -275,6 +275,14 @@ struct OpenAPIResponseTests {
             _ = try await call(.post, listened, "/v1/feedback/\(feedbackId)/listened", try await auth(.coach, "C01"))
             _ = try await call(.post, listened, "/v1/feedback/\(feedbackId)/listened")
             _ = try await call(.post, listened, "/v1/feedback/bad.id/listened", student)
+            let oneRead = "/v1/students/{id}/events/{event_id}/read"
+            let feedPage = try await call(.get, "/v1/students/{id}/events", "/v1/students/S1001/events", student)
+            let eventId = try #require((feedPage.json?["events"] as? [[String: Any]])?.first?["id"] as? String)
+            _ = try await call(.post, oneRead, "/v1/students/S1001/events/\(eventId)/read", student)
+            _ = try await call(.post, oneRead, "/v1/students/S1001/events/evt_none/read", student)
+            _ = try await call(.post, oneRead, "/v1/students/S1001/events/\(eventId)/read", try await auth(.coach, "C01"))
+            _ = try await call(.post, oneRead, "/v1/students/S1001/events/bad.id/read", student)
+            _ = try await call(.post, oneRead, "/v1/students/S1001/events/\(eventId)/read")
 
             // Annotations: written and spoken, each documented refusal, the correction's audio, the history, deleting.
             let annotations = "/v1/submissions/{id}/annotations"

@@ -76,6 +76,75 @@ struct ReadStateRouteTests {
         }
     }
 
+    @Test("events carry push (false for the student's own recording), one event is read by id, listening reads its feedback_ready; unread_count stays exact with cursor and single reads interleaved")
+    func pushAndSingleReads() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        try await daemon.application().test(.live) { client in
+            let student = try await daemon.headers(.student, "S1001")
+            func feed() async throws -> (events: [[String: Any]], unread: Int) {
+                let page = try await client.execute(uri: "/v1/students/S1001/events?limit=500", method: .get, headers: student)
+                return (page.json?["events"] as? [[String: Any]] ?? [], page.json?["unread_count"] as? Int ?? -1)
+            }
+            func readOne(_ id: String, as headers: HTTPFields? = nil, student owner: String = "S1001") async throws -> TestResponse {
+                try await client.execute(uri: "/v1/students/\(owner)/events/\(id)/read", method: .post, headers: headers ?? student)
+            }
+            let upload = try await client.execute(uri: "/v1/students/S1001/weeks/12/submissions", method: .post,
+                                                  headers: try await daemon.headers(.student, "S1001", [.contentType: "audio/ogg"]),
+                                                  body: try TestDaemon.fixture("speech.opus"))
+            let submissionId = try #require(upload.json?["id"] as? String)
+            #expect(await daemon.eventually { try daemon.runtime.database.submission(id: submissionId)?.state == .awaitingFeedback })
+            let reply = try await client.execute(uri: "/v1/submissions/\(submissionId)/feedback", method: .post,
+                                                 headers: try await daemon.headers(.coach, "C01", [.contentType: "audio/ogg"]),
+                                                 body: try TestDaemon.fixture("speech.opus"))
+            let feedbackId = try #require(reply.json?["id"] as? String)
+            #expect(await daemon.eventually { try daemon.runtime.database.submission(id: submissionId)?.state == .feedbackReady })
+
+            var (events, unread) = try await feed()
+            let received = try #require(events.first { $0["type"] as? String == "submission_received" })
+            let ready = try #require(events.first { $0["type"] as? String == "feedback_ready" })
+            #expect(received["push"] as? Bool == false, "the student's own recording is not pushed to them")
+            #expect(ready["push"] as? Bool == true)
+            #expect(events.allSatisfy { $0["read"] as? Bool == false } && unread == events.count)
+            let total = events.count
+
+            // One by one: the received notice; again changes nothing.
+            let receivedId = try #require(received["id"] as? String)
+            #expect(try await readOne(receivedId).json?["unread_count"] as? Int == total - 1)
+            #expect(try await readOne(receivedId).json?["unread_count"] as? Int == total - 1)
+            (events, unread) = try await feed()
+            #expect(events.first { $0["id"] as? String == receivedId }?["read"] as? Bool == true && unread == total - 1)
+
+            // The cursor up to the received notice (already read by itself): nothing is counted twice.
+            let json = try await daemon.headers(.student, "S1001", [.contentType: "application/json"])
+            let upTo = try #require(received["cursor"] as? String)
+            let before = events.prefix { $0["id"] as? String != receivedId }.count
+            let moved = try await client.execute(uri: "/v1/students/S1001/events/read", method: .post, headers: json,
+                                                 body: ByteBuffer(string: #"{"cursor": "\#(upTo)"}"#))
+            #expect(moved.json?["unread_count"] as? Int == total - 1 - before, "\(String(describing: moved.json))")
+
+            // Listening to the reply reads its feedback_ready, once.
+            let listened = try await client.execute(uri: "/v1/feedback/\(feedbackId)/listened", method: .post, headers: student)
+            #expect(listened.status == .ok)
+            (events, unread) = try await feed()
+            #expect(events.first { $0["type"] as? String == "feedback_ready" }?["read"] as? Bool == true)
+            #expect(unread == total - 2 - before, "unread \(unread) of \(total)")
+            #expect(unread == events.filter { $0["read"] as? Bool == false }.count, "unread_count is the events not read")
+
+            // Not this student's event, or not an event: 404; another role: 403; a malformed id: 400.
+            #expect(try await readOne("evt_none").status == .notFound)
+            let other = try await readOne(receivedId, as: try await daemon.headers(.student, "S1002"), student: "S1002")
+            #expect(other.status == .notFound && other.json?["code"] as? String == "unknown_event")
+            #expect(try await readOne(receivedId, as: try await daemon.headers(.coach, "C01")).status == .forbidden)
+            #expect(try await readOne("bad.id").status == .badRequest)
+
+            // A coach's feed pushes and has no read state.
+            let coachFeed = try await client.execute(uri: "/v1/coaches/C01/events", method: .get, headers: try await daemon.headers(.coach, "C01"))
+            let coachEvents = try #require(coachFeed.json?["events"] as? [[String: Any]])
+            #expect(!coachEvents.isEmpty && coachEvents.allSatisfy { $0["push"] as? Bool == true && $0["read"] == nil })
+        }
+    }
+
     @Test("a reply fetched halfway is not listened; fetched to its last byte (end first, then the start) it is, and its week is complete")
     func listenedByBytes() async throws {
         let daemon = try await TestDaemon()

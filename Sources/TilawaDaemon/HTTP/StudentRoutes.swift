@@ -12,6 +12,7 @@ struct StudentRoutes: Sendable {
         group.get("students/:id/timeline", use: timeline)
         group.get("students/:id/events", use: events)
         group.post("students/:id/events/read", use: markRead)
+        group.post("students/:id/events/:event_id/read", use: markOneRead)
         group.get("coaches/:id/queue", use: queue)
         group.get("coaches/:id/events", use: coachEvents)
         group.put("students/:id/placement", use: place)
@@ -140,6 +141,19 @@ struct StudentRoutes: Sendable {
             try await database.coachEvents(coachId: coachId, after: after ?? 0, limit: limit)
         }
         return try api.json(CoachEventFeed(records: records, from: before ?? after ?? 0, cursors: cursors))
+    }
+
+    /// `POST /v1/students/{id}/events/{event_id}/read` (the student): that one event is read;
+    /// again changes nothing. An event not of this student's feed is 404 `unknown_event`.
+    @Sendable func markOneRead(_ request: Request, context: TilawaRequestContext) async throws -> Response {
+        let principal = try context.requirePrincipal()
+        let studentId = try api.identifier("id", in: context)
+        try await api.access.requireStudent(studentId, for: principal, roles: [.student])
+        let eventId = try api.identifier("event_id", in: context)
+        guard let state = try await api.runtime.database.markEventRead(studentId: studentId, eventId: eventId, now: api.now) else {
+            throw APIProblem(.notFound, code: "unknown_event", detail: "This student's feed has no event \(eventId).")
+        }
+        return try api.json(ReadStateResource(state, cursors: EventCursor(key: api.authority.cursorKey, recipient: .student(studentId))))
     }
 
     /// `POST /v1/students/{id}/events/read` (the student): `{"cursor": "…"}` marks every event

@@ -166,6 +166,7 @@ extension AppDatabase {
         migrator.registerMigration("annotations", migrate: AppDatabase.migrateAnnotations)
         migrator.registerMigration("desk: login links and sessions", migrate: AppDatabase.migrateDeskSessions)
         migrator.registerMigration("submissions: ayah markers", migrate: AppDatabase.migrateAyahMarkers)
+        migrator.registerMigration("notifications: read one by one", migrate: AppDatabase.migrateEventReadAt)
         return migrator
     }
 }

@@ -18,11 +18,18 @@ extension AppDatabase {
         }
     }
 
+    /// The migration "notifications: read one by one": an event read by itself. Never edited once landed.
+    static func migrateEventReadAt(_ db: Database) throws {
+        try db.alter(table: "event") { t in
+            t.add(column: "readAt", .datetime)
+        }
+    }
+
     /// A student's feed position: the last event read and how many are newer.
     public struct ReadState: Sendable, Equatable {
         /// The `seq` read up to (0: nothing read).
         public var readCursor: Int64
-        /// Events newer than it.
+        /// Events newer than it and not read one by one.
         public var unreadCount: Int
     }
 
@@ -33,8 +40,9 @@ extension AppDatabase {
 
     static func readState(_ db: Database, studentId: String) throws -> ReadState {
         let cursor = try Int64.fetchOne(db, sql: "SELECT seq FROM eventReadCursor WHERE studentId = ?", arguments: [studentId]) ?? 0
-        let unread = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM event WHERE studentId = ? AND recipient = 'student' AND seq > ?",
-                                      arguments: [studentId, cursor]) ?? 0
+        let unread = try Int.fetchOne(db, sql: """
+            SELECT COUNT(*) FROM event WHERE studentId = ? AND recipient = 'student' AND seq > ? AND readAt IS NULL
+            """, arguments: [studentId, cursor]) ?? 0
         return ReadState(readCursor: cursor, unreadCount: unread)
     }
 
@@ -52,6 +60,28 @@ extension AppDatabase {
                 """, arguments: [studentId, target, now])
             return try Self.readState(db, studentId: studentId)
         }
+    }
+
+    /// Marks one event of `studentId`'s feed read (`eventId`, the `evt_…` id); reading it again
+    /// changes nothing. Nil when the student has no such event (another's is none of theirs).
+    public func markEventRead(studentId: String, eventId: String, now: Date) async throws -> ReadState? {
+        try await writer.write { db in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM event WHERE id = ? AND studentId = ? AND recipient = 'student'",
+                                    arguments: [eventId, studentId]) == true else { return nil }
+            try db.execute(sql: "UPDATE event SET readAt = ? WHERE id = ? AND readAt IS NULL", arguments: [now, eventId])
+            return try Self.readState(db, studentId: studentId)
+        }
+    }
+
+    /// The reply's `feedback_ready` events are read (inside the transaction that makes it listened).
+    static func markFeedbackReadyRead(_ db: Database, feedbackId: String, now: Date) throws {
+        try db.execute(sql: """
+            UPDATE event SET readAt = ?
+            WHERE recipient = 'student' AND type = 'feedback_ready' AND readAt IS NULL
+              AND studentId = (SELECT submission.studentId FROM feedback JOIN submission ON submission.id = feedback.submissionId
+                               WHERE feedback.id = ?)
+              AND json_extract(CAST(payload AS TEXT), '$.feedback_id') = ?
+            """, arguments: [now, feedbackId, feedbackId])
     }
 
     /// A student's notification feed before `cursor` (a `seq`), newest first.
@@ -78,6 +108,7 @@ extension AppDatabase {
             let listenedAt: Date? = coverage.isListened(size: size) ? now : nil
             try db.execute(sql: "UPDATE feedback SET fetchedRanges = ?, listenedAt = ? WHERE id = ?",
                            arguments: [String(decoding: try JSONEncoder().encode(coverage), as: UTF8.self), listenedAt, feedbackId])
+            if listenedAt != nil { try Self.markFeedbackReadyRead(db, feedbackId: feedbackId, now: now) }
             return listenedAt
         }
     }
@@ -86,6 +117,7 @@ extension AppDatabase {
     public func markFeedbackListened(feedbackId: String, now: Date) async throws -> Date? {
         try await writer.write { db in
             try db.execute(sql: "UPDATE feedback SET listenedAt = ? WHERE id = ? AND listenedAt IS NULL", arguments: [now, feedbackId])
+            try Self.markFeedbackReadyRead(db, feedbackId: feedbackId, now: now)
             return try Date.fetchOne(db, sql: "SELECT listenedAt FROM feedback WHERE id = ?", arguments: [feedbackId])
         }
     }

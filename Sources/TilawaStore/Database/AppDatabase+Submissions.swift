@@ -124,6 +124,15 @@ extension AppDatabase {
         }
     }
 
+    /// Whether an event is pushed to its recipient's device: not what a student did
+    /// themselves (their recording received, their own withdrawal: they are looking at the
+    /// app), everything else. (Per-category preferences are not built yet: every other event
+    /// pushes.)
+    static func pushes(_ type: EventType, to recipient: EventRecipient) -> Bool {
+        guard case .student = recipient else { return true }
+        return ![.submissionReceived, .submissionWithdrawn].contains(type)
+    }
+
     /// Inserts an outbox event (inside the caller's transaction). `levelId` names the week's
     /// title and passage (the enrolment's level; nil before placement).
     @discardableResult
@@ -142,11 +151,12 @@ extension AppDatabase {
         } else {
             link = .week(slot)
         }
-        let payload = EventPayload(
+        var payload = EventPayload(
             id: id, type: type.rawValue, recipient: recipient.role, recipientId: recipient.id, studentId: studentId,
             occurredAt: occurredAt, week: week,
             submissionId: submissionId, feedbackId: feedbackId, coachName: coachName, message: message,
             link: link.absoluteString, extra: extra)
+        payload.push = Self.pushes(type, to: recipient)
         var event = EventRecord(id: id, studentId: studentId, type: type.rawValue, payload: try payload.jsonData(), occurredAt: occurredAt,
                                 recipient: recipient)
         try event.insert(db)
@@ -165,10 +175,11 @@ extension AppDatabase {
             throw StoreError.internalInconsistency("a student's event must name its student")
         }
         let id = IdentifierGenerator.make("evt", now: occurredAt)
-        let payload = EventPayload(
+        var payload = EventPayload(
             id: id, type: type.rawValue, recipient: recipient.role, recipientId: recipient.id, studentId: nil,
             occurredAt: occurredAt, week: nil, submissionId: nil, feedbackId: nil, coachName: nil, message: message,
             link: link.absoluteString, extra: extra)
+        payload.push = Self.pushes(type, to: recipient)
         var event = EventRecord(id: id, studentId: nil, type: type.rawValue, payload: try payload.jsonData(), occurredAt: occurredAt,
                                 recipient: recipient)
         try event.insert(db)

@@ -137,9 +137,13 @@ public struct EventPayload: Codable, Sendable, Equatable {
     public var link: String
     /// Placement, enrolment and EOC results only; omitted otherwise.
     public var extra: Extra?
+    /// Whether the app should push it to the device (DESIGN §14): false for what the student
+    /// did themselves; decided when the event is written. Absent from events stored before it
+    /// existed.
+    public var push: Bool? = nil
 
     enum CodingKeys: String, CodingKey {
-        case id, type, recipient, week, message, link, extra
+        case id, type, recipient, week, message, link, extra, push
         case recipientId = "recipient_id"
         case studentId = "student_id"
         case occurredAt = "occurred_at"
@@ -165,6 +169,7 @@ public struct EventPayload: Codable, Sendable, Equatable {
         try container.encode(message, forKey: .message)
         try container.encode(link, forKey: .link)
         try container.encodeIfPresent(extra, forKey: .extra)
+        try container.encodeIfPresent(push, forKey: .push)
     }
 
     /// Compact JSON with RFC 3339 UTC instants.

@@ -27,6 +27,10 @@ public struct EventRecord: Codable, Sendable, Equatable, FetchableRecord, Mutabl
     /// The delivery queue, in order: `student:<id>`, `coach:<id>` or `ops`. One event of a
     /// queue is in flight at a time, so each recipient gets theirs in order.
     public var queue: String
+    /// When the student read this event by itself (`POST …/events/{id}/read`, or listening to
+    /// the reply of a `feedback_ready`); nil otherwise. Read also when at or before the
+    /// student's read cursor.
+    public var readAt: Date? = nil
 
     /// A new, undelivered event for the student `studentId`.
     public init(id: String, studentId: String, type: String, payload: Data, occurredAt: Date) {

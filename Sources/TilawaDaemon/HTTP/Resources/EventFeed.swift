@@ -20,7 +20,7 @@ struct EventFeed: Encodable {
     /// A page read from `position` (the request's `after` or `before`, or 0) onwards, in the
     /// page's order, with the cursors of `cursors`' feed.
     init(records: [EventRecord], from position: Int64, readState: AppDatabase.ReadState, cursors: EventCursor) {
-        events = records.compactMap { EventFeedItem($0, cursors: cursors) }
+        events = records.compactMap { EventFeedItem($0, cursors: cursors, readCursor: readState.readCursor) }
         nextCursor = cursors.text(for: records.last?.seq ?? position)
         unreadCount = readState.unreadCount
         readCursor = cursors.text(for: readState.readCursor)
