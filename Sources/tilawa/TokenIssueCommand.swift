@@ -61,10 +61,21 @@ struct TokenIssueCommand: AsyncParsableCommand {
             throw CommandLineOutput.fail(code: error.code, message: error.description, exit: ExitStatus.configuration)
         }
         do {
-            print(try await authority.issue(subject: subject, role: role, ttl: lifetime, now: Date()))
+            print(try await authority.issue(subject: subject, role: role, ttl: lifetime, now: Self.now()))
         } catch {
             throw CommandLineOutput.fail(error)
         }
+    }
+
+    /// When a token or link is issued: now — or, in a debug build under `TILAWA_TEST_CLOCK`,
+    /// the test clock's programme time, so a test's child daemon living at another date
+    /// accepts it (a release build ignores the variable, as `serve` does).
+    static func now() -> Date {
+        #if DEBUG
+        AcceleratedClock(environment: ProcessInfo.processInfo.environment)?.now() ?? Date()
+        #else
+        Date()
+        #endif
     }
 
     /// `--coach ID --link`: the link alone on stdout; exit 77 for a coach not in the programme.
@@ -72,7 +83,7 @@ struct TokenIssueCommand: AsyncParsableCommand {
         let runtime = try config.runtime()
         let issued: (url: String, expiresAt: Date)?
         do {
-            issued = try await LoginLinks(runtime: runtime).issue(coachId: coach, now: runtime.clock())
+            issued = try await LoginLinks(runtime: runtime).issue(coachId: coach, now: Self.now())
         } catch {
             throw CommandLineOutput.fail(error)
         }

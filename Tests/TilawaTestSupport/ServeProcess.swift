@@ -11,7 +11,9 @@ public final class ServeProcess {
     public let logPath: String
     public let port: Int
 
-    public init(stateDirectory: String, port: Int, directory: String, environment extra: [String: String] = [:]) throws {
+    /// `command`: what to run instead of `tilawa serve` (a script that ends by exec'ing it).
+    public init(stateDirectory: String, port: Int, directory: String, environment extra: [String: String] = [:],
+                command: [String]? = nil) throws {
         self.port = port
         logPath = directory + "/serve.log"
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
@@ -19,7 +21,7 @@ public final class ServeProcess {
         // Through env(1), which execs in place (same pid): a binary started straight from
         // Foundation's Process with libfaketime preloaded sees no arguments.
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [tilawaBinary, "serve"]
+        process.arguments = command ?? [tilawaBinary, "serve"]
         var environment = ProcessInfo.processInfo.environment
         environment["TILAWA_STATE_DIR"] = stateDirectory
         environment["TILAWA_HTTP_PORT"] = String(port)
