@@ -53,7 +53,8 @@ struct DemoRunTests {
         let answer = (try? JSONSerialization.jsonObject(with: Data(pasted.stdout.utf8))) as? [String: Any]
         #expect(answer?["week"] as? Int == 4 && answer?["code"] == nil, "\(pasted.stdout)\(pasted.stderr)")
 
-        let environment = ["TILAWA_STATE_DIR": state]
+        // Tokens for the daemon's March 2027 (token issue honours the test clock as serve does).
+        let environment = ["TILAWA_STATE_DIR": state, "TILAWA_TEST_CLOCK": "\(Int(Self.march2027.timeIntervalSince1970)),1"]
         let coach = try await runProcess(tilawaBinary, ["token", "issue", "--coach", "C01"], environment: environment)
             .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let queue = try await get(port, "/v1/coaches/C01/queue", token: coach)
