@@ -94,3 +94,11 @@ def fetch(driver, method, path, headers=None, body=None):
         fetch(path, {method, headers, body, credentials: 'same-origin'})
           .then(async (r) => done([r.status, (r.headers.get('Content-Type') || '').includes('json') ? await r.json() : null]))
           .catch((e) => done([0, String(e)]));""", method, path, headers or {}, body)
+
+
+def report(name):
+    """Prints each failure and a summary line; the exit status (1 on any failure)."""
+    for failure in failures:
+        print("FAIL " + failure)
+    print(f"{name}: {len(failures)} failures")
+    return 1 if failures else 0

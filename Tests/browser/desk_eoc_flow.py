@@ -19,7 +19,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select
 
-from desk_common import browser, check, failures, fetch, screenshots, sign_in, wait
+from desk_common import browser, check, failures, fetch, report, screenshots, sign_in, wait
 
 
 def record(driver, seconds=3):
@@ -37,7 +37,7 @@ def main(argv):
     driver = browser(microphone=microphone)
     try:
         if not sign_in(driver, link, base):
-            return report()
+            return report("desk end-of-course and placement flows")
         wait(driver, EC.visibility_of_element_located((By.CSS_SELECTOR, "#queue-list li")), "the queue's rows")
         rows = {r.get_attribute("data-submission"): r.text for r in driver.find_elements(By.CSS_SELECTOR, "#queue-list li")}
         check("End-of-course" in rows.get(eoc, ""), f"the queue does not show the end-of-course recording as such: {rows.get(eoc)!r}")
@@ -96,14 +96,8 @@ def main(argv):
             check("Foundations" in status and "Yusuf" in status, f"the confirmation does not name the level and coach: {status!r}")
     finally:
         driver.quit()
-    return report()
+    return report("desk end-of-course and placement flows")
 
-
-def report():
-    for failure in failures:
-        print("FAIL " + failure)
-    print(f"desk end-of-course and placement flows: {len(failures)} failures")
-    return 1 if failures else 0
 
 
 if __name__ == "__main__":

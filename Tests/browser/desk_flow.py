@@ -27,7 +27,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 
-from desk_common import SIZES, audio, browser, check, failures, keys, screenshots, slider_value, tanzil, wait
+from desk_common import SIZES, audio, browser, check, failures, keys, report, screenshots, slider_value, tanzil, wait
 
 def review_flow(driver, base, shots, oldest):
     """The oldest recording's review, with the keyboard alone."""
@@ -279,10 +279,7 @@ def main(argv):
                   "another coach's desk lists the first coach's student")
     finally:
         driver.quit()
-    for failure in failures:
-        print("FAIL " + failure)
-    print(f"desk flows: {len(failures)} failures")
-    return 1 if failures else 0
+    return report("desk flows")
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select
 
-from desk_common import audio, browser, check, failures, fetch, keys, screenshots, sign_in, wait
+from desk_common import audio, browser, check, failures, fetch, keys, report, screenshots, sign_in, wait
 
 
 def tab_to(driver, found, what, limit=60):
@@ -49,7 +49,7 @@ def main(argv):
     driver = browser(microphone=microphone)
     try:
         if not sign_in(driver, link, base):
-            return report()
+            return report("desk reply flows")
         driver.get(base + "/desk/#/review/" + submission)
         wait(driver, EC.visibility_of_element_located((By.CSS_SELECTOR, "#ayah-list .ayah-loop")), "the aligned ayahs' loop buttons")
         wait(driver, lambda d: audio(d, "audio.duration > 20"), "the recording's length")
@@ -63,7 +63,7 @@ def main(argv):
         row = next((r for r in rows if r.find_element(By.CSS_SELECTOR, ".ref").text == "1:2"), None)
         if row is None or second is None:
             failures.append("the review lists no 1:2 to loop")
-            return report()
+            return report("desk reply flows")
         button = row.find_element(By.CSS_SELECTOR, ".ayah-loop")
         # With the keyboard alone from here: Tab from the review's heading to 1:2's loop, Enter.
         driver.execute_script("document.getElementById('review-title').focus()")
@@ -165,14 +165,8 @@ def main(argv):
             check(not driver.find_element(By.ID, "review-body").is_displayed(), "another coach sees the review's body")
     finally:
         driver.quit()
-    return report()
+    return report("desk reply flows")
 
-
-def report():
-    for failure in failures:
-        print("FAIL " + failure)
-    print(f"desk reply flows: {len(failures)} failures")
-    return 1 if failures else 0
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@
 import { ApiError } from "./api.js";
 import { ayahAt, ayahName, timed } from "./ayahs.js";
 import { clock } from "./player.js";
-import { Recorder } from "./recorder.js";
+import { ClipRecorder } from "./recorder.js";
 
 export const MARK_KINDS = {
   wrong_word: "Wrong word", harakah: "Harakah", tajweed: "Tajweed", stop_start: "Stopping / starting", fluency: "Fluency", other: "Other",
@@ -26,7 +26,7 @@ const ayahKey = (surah, ayah) => `${surah}:${ayah}`;
 
 /** A new marks state, kept in the review. */
 export function newMarks() {
-  return { at: 0, take: null, recorder: null, history: new Map(), busy: false };
+  return { at: 0, clip: null, history: new Map(), busy: false };
 }
 
 /**
@@ -51,12 +51,15 @@ export function openMarks(api, review, { seek, refresh, currentTime, signal }) {
   $("mark-text").value = "";
   $("mark-kind").value = "wrong_word";
   setAt(marks, 0);
-  showTake(marks);
+  marks.clip = new ClipRecorder({
+    button: $("mark-record"), node: $("mark-take"), name: "correction", idle: "Record a correction",
+    maxSeconds: CORRECTION_MAX_SECONDS, onError: status,
+  });
   status("");
 
   on($("mark-here"), "click", () => markHere(review, currentTime()));
   on(select, "change", () => showHistory(review));
-  on($("mark-record"), "click", () => toggleCorrection(review, signal));
+  on($("mark-record"), "click", () => marks.clip.toggle(signal));
   on($("mark-form"), "submit", (event) => { event.preventDefault(); addMark(api, review, refresh); });
   renderMarks(api, review, { seek, refresh });
   loadHistory(api, review, signal);
@@ -77,8 +80,7 @@ export function markHere(review, seconds) {
 }
 
 export function closeMarks(review) {
-  review.marks?.recorder?.cancel();
-  if (review.marks?.take?.url) URL.revokeObjectURL(review.marks.take.url);
+  review.marks?.clip?.cancel();
 }
 
 function setAt(marks, seconds) {
@@ -97,56 +99,14 @@ function chosenAyah() {
   return { surah, ayah };
 }
 
-async function toggleCorrection(review, signal) {
-  const marks = review.marks;
-  const button = $("mark-record");
-  if (marks.recorder?.recording) {
-    const take = await marks.recorder.stop();
-    marks.recorder = null;
-    button.textContent = "Record a correction";
-    if (signal.aborted) return;
-    if (take) marks.take = { ...take, url: URL.createObjectURL(take.blob) };
-    showTake(marks);
-    return;
-  }
-  if (marks.take) {
-    URL.revokeObjectURL(marks.take.url);
-    marks.take = null;
-    showTake(marks);
-    return;
-  }
-  marks.recorder = new Recorder({
-    maxSeconds: CORRECTION_MAX_SECONDS,
-    onLevel: (_, seconds) => { $("mark-take").textContent = `recording ${clock(seconds)} (at most 0:30)`; },
-  });
-  try {
-    await marks.recorder.start();
-    button.textContent = "Stop";
-  } catch (error) {
-    marks.recorder = null;
-    status(error.message);
-  }
-}
-
-function showTake(marks) {
-  const take = marks.take;
-  $("mark-take").replaceChildren();
-  if (take) {
-    const audio = element("audio");
-    audio.controls = true;
-    audio.src = take.url;
-    $("mark-take").append(`correction ${clock(take.seconds)} `, audio);
-  }
-  $("mark-record").textContent = take ? "Remove the correction" : "Record a correction";
-}
-
 async function addMark(api, review, refresh) {
   const marks = review.marks;
   if (marks.busy) return;
-  if (marks.recorder?.recording) return status("Stop the correction's recording first.");
+  const take = marks.clip.take;
+  if (marks.clip.recording) return status("Stop the correction's recording first.");
   const text = $("mark-text").value.trim();
   const kind = $("mark-kind").value;
-  if (!text && !marks.take) {
+  if (!text && !take) {
     $("mark-text").focus();
     return status("Write a note (or record a spoken correction) for the mark.");
   }
@@ -156,18 +116,17 @@ async function addMark(api, review, refresh) {
   marks.busy = true;
   $("mark-add").disabled = true;
   try {
-    if (marks.take) {
+    if (take) {
       const query = new URLSearchParams(Object.entries(fields).map(([name, value]) => [name, String(value)]));
-      await api.upload(`${path}?${query}`, marks.take.blob, { headers: { "Content-Type": marks.take.type } });
+      await api.upload(`${path}?${query}`, take.blob, { headers: { "Content-Type": take.type } });
     } else {
       await api.send("POST", path, { json: fields });
     }
     const where = fields.surah ? `, ${ayahName(fields)}` : "";
     status(`Marked ${clock(fields.at_seconds)}${where}: ${MARK_KINDS[kind]}.`);
     $("mark-text").value = "";
-    if (marks.take) URL.revokeObjectURL(marks.take.url);
-    marks.take = null;
-    showTake(marks);
+    marks.clip.discard();
+    marks.clip.show();
     await refresh();
   } catch (error) {
     status(error instanceof ApiError ? error.message : String(error));

@@ -3,6 +3,7 @@
 // server decodes, shows the level while recording, and hands back the take as a Blob with its
 // length and type. The browser's own processing (echo cancellation, noise suppression, gain)
 // is off: the server measures loudness and normalises every recording itself.
+import { clock } from "./player.js";
 
 /**
  * The type to record in: `audio/mp4` first (Safari records AAC in MP4 reliably), then WebM
@@ -134,5 +135,76 @@ export class Recorder {
     this.#context = null;
     for (const track of this.#stream?.getTracks() ?? []) track.stop();
     this.#stream = null;
+  }
+}
+
+/**
+ * A short clip recorded in place beside a form (a spoken correction, a voice answer): one
+ * button records, stops, and removes the take; `node` shows the take with a player to listen.
+ * `take` is `{blob, seconds, type, url}` once recorded.
+ */
+export class ClipRecorder {
+  take = null;
+  #recorder = null;
+  #options;
+
+  /**
+   * `button`, `node`: the page's; `name`: what the take is called ("correction"); `idle`:
+   * the button's label with no take ("Record a correction"); `maxSeconds`; `onError(sentence)`.
+   */
+  constructor(options) {
+    this.#options = options;
+    this.show();
+  }
+
+  get recording() { return this.#recorder?.recording ?? false; }
+
+  /** The button's press: record, stop, or remove the take. */
+  async toggle(signal) {
+    const { button, node, maxSeconds, onError } = this.#options;
+    if (this.#recorder?.recording) {
+      const take = await this.#recorder.stop();
+      this.#recorder = null;
+      if (signal?.aborted) return;
+      if (take) this.take = { ...take, url: URL.createObjectURL(take.blob) };
+      return this.show();
+    }
+    if (this.take) {
+      this.discard();
+      return this.show();
+    }
+    this.#recorder = new Recorder({ maxSeconds, onLevel: (_, seconds) => { node.textContent = `recording ${clock(seconds)} (at most ${clock(maxSeconds)})`; } });
+    try {
+      await this.#recorder.start();
+      button.textContent = "Stop";
+    } catch (error) {
+      this.#recorder = null;
+      onError(error.message);
+    }
+  }
+
+  /** Forgets the take (after it is sent, or removed). */
+  discard() {
+    if (this.take?.url) URL.revokeObjectURL(this.take.url);
+    this.take = null;
+  }
+
+  /** Stops without a take and forgets any (the review was left). */
+  cancel() {
+    this.#recorder?.cancel();
+    this.#recorder = null;
+    this.discard();
+  }
+
+  show() {
+    const { button, node, name, idle } = this.#options;
+    node.replaceChildren();
+    if (this.take) {
+      const audio = document.createElement("audio");
+      audio.controls = true;
+      audio.src = this.take.url;
+      node.append(`${name} ${clock(this.take.seconds)} `, audio);
+    }
+    button.textContent = this.take ? `Remove the ${name}` : idle;
   }
 }

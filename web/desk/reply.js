@@ -8,7 +8,7 @@
 import { ApiError, newIdempotencyKey } from "./api.js";
 import { clock } from "./player.js";
 import { KIND_LABEL } from "./queue.js";
-import { Recorder } from "./recorder.js";
+import { ClipRecorder, Recorder } from "./recorder.js";
 
 const REPLY_MAX_SECONDS = 600;
 const $ = (id) => document.getElementById(id);
@@ -25,7 +25,7 @@ const when = (iso) => new Intl.DateTimeFormat(undefined, { weekday: "short", day
 
 /** A new reply state, kept in the review. */
 export function newReply() {
-  return { recorder: null, take: null, sending: false, sent: null, answer: { recorder: null, take: null } };
+  return { recorder: null, take: null, sending: false, sent: null, answer: { clip: null, busy: false } };
 }
 
 /** What the reply answers, in words: the student, the kind and week, when the recording came in. */
@@ -57,7 +57,11 @@ export function openReply(api, review, { session, studentName, refresh, signal }
   on($("reply-record"), "click", () => toggleRecording(review, signal));
   on($("reply-send"), "click", () => send(api, review, refresh, signal));
   on($("answer-form"), "submit", (event) => { event.preventDefault(); answer(api, review, refresh); });
-  on($("answer-record"), "click", () => toggleAnswerRecording(review, signal));
+  reply.answer.clip = new ClipRecorder({
+    button: $("answer-record"), node: $("answer-take"), name: "voice answer", idle: "Answer by voice",
+    maxSeconds: 180, onError: (sentence) => { $("answer-status").textContent = sentence; },
+  });
+  on($("answer-record"), "click", () => reply.answer.clip.toggle(signal));
   on(window, "beforeunload", (event) => {
     if (reply.sending || reply.take) event.preventDefault();
   });
@@ -69,7 +73,7 @@ export function closeReply(review) {
   const reply = review.reply;
   if (!reply) return;
   reply.recorder?.cancel();
-  reply.answer.recorder?.cancel();
+  reply.answer.clip?.cancel();
   discard(reply);
 }
 
@@ -251,58 +255,21 @@ export function renderStored(review) {
   $("answer-form").hidden = comments.length === 0;
 }
 
-async function toggleAnswerRecording(review, signal) {
-  const answer = review.reply.answer;
-  const button = $("answer-record");
-  if (answer.recorder?.recording) {
-    const take = await answer.recorder.stop();
-    answer.recorder = null;
-    if (signal.aborted) return;
-    if (take) answer.take = { ...take, url: URL.createObjectURL(take.blob) };
-    showAnswerTake(answer);
-    return;
-  }
-  if (answer.take) {
-    URL.revokeObjectURL(answer.take.url);
-    answer.take = null;
-    showAnswerTake(answer);
-    return;
-  }
-  answer.recorder = new Recorder({ maxSeconds: 180, onLevel: (_, seconds) => { $("answer-take").textContent = `recording ${clock(seconds)}`; } });
-  try {
-    await answer.recorder.start();
-    button.textContent = "Stop";
-  } catch (error) {
-    answer.recorder = null;
-    $("answer-status").textContent = error.message;
-  }
-}
-
-function showAnswerTake(answer) {
-  $("answer-take").replaceChildren();
-  if (answer.take) {
-    const clip = element("audio");
-    clip.controls = true;
-    clip.src = answer.take.url;
-    $("answer-take").append(`voice answer ${clock(answer.take.seconds)} `, clip);
-  }
-  $("answer-record").textContent = answer.take ? "Remove the voice answer" : "Answer by voice";
-}
-
 async function answer(api, review, refresh) {
   const state = review.reply.answer;
   const stored = (review.submission?.feedback ?? [])[0] ?? review.reply.sent;
   if (!stored || state.busy) return;
   const text = $("answer-text").value.trim();
-  if (!text && !state.take) return void ($("answer-status").textContent = "Write an answer or record one.");
+  const take = state.clip.take;
+  if (state.clip.recording) return void ($("answer-status").textContent = "Stop the voice answer's recording first.");
+  if (!text && !take) return void ($("answer-status").textContent = "Write an answer or record one.");
   const path = `/v1/feedback/${encodeURIComponent(stored.id)}/comments`;
   state.busy = true;
   try {
-    if (state.take) {
-      await api.upload(text ? `${path}?text=${encodeURIComponent(text)}` : path, state.take.blob, { headers: { "Content-Type": state.take.type } });
-      URL.revokeObjectURL(state.take.url);
-      state.take = null;
-      showAnswerTake(state);
+    if (take) {
+      await api.upload(text ? `${path}?text=${encodeURIComponent(text)}` : path, take.blob, { headers: { "Content-Type": take.type } });
+      state.clip.discard();
+      state.clip.show();
     } else {
       await api.send("POST", path, { json: { text } });
     }
