@@ -11,6 +11,50 @@ import TilawaTestSupport
 
 @Suite("PUT /v1/students/{id}/placement once there are recordings")
 struct PlacementRouteTests {
+    @Test("a student placed in week 12 owes from week 12: earlier weeks are not_owed, never late or behind; the EOC needs only the weeks owed before it opens; their coach hears of the weeks they owed, not of the ones before")
+    func placedLateOwesFromThePlacement() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        try await daemon.application().test(.live) { client in
+            let placed = try await client.execute(uri: "/v1/students/S1011/placement", method: .put,
+                                                  headers: try await daemon.headers(.ops, "ops", [.contentType: "application/json"]),
+                                                  body: ByteBuffer(string: #"{"level_id": "L1", "coach_id": "C01"}"#))
+            #expect(placed.status == .ok)
+            let owes = try await daemon.runtime.database.writer.read { db in
+                try Int.fetchOne(db, sql: "SELECT owesFromWeek FROM enrolment WHERE studentId = 'S1011'")
+            }
+            #expect(owes == 12)
+
+            let student = try await daemon.headers(.student, "S1011")
+            let timeline = try await client.execute(uri: "/v1/students/S1011/timeline", method: .get, headers: student)
+            let weeks = try #require(timeline.json?["weeks"] as? [[String: Any]])
+            #expect(weeks.prefix(11).allSatisfy { $0["state"] as? String == "not_owed" }, "\(weeks.prefix(11).map { $0["state"] ?? "" })")
+            #expect(weeks[11]["state"] as? String == "open")
+            #expect(timeline.json?["behind_count"] as? Int == 0 && timeline.json?["catch_up_message"] as? String == "You are up to date.")
+            #expect((timeline.json?["eoc"] as? [String: Any])?["need"] as? Int == 2, "the weeks owed before the EOC opens in week 14")
+
+            // A week before it may still be recorded: never late.
+            let early = try await client.execute(uri: "/v1/students/S1011/weeks/3/submissions", method: .post,
+                                                 headers: try await daemon.headers(.student, "S1011", [.contentType: "audio/ogg"]),
+                                                 body: try TestDaemon.fixture("speech.opus"))
+            #expect(early.status == .created && early.json?["late"] as? Bool == false)
+
+            // Two weeks on, weeks 12 and 13 are missed: behind 2, and the coach hears of those two only.
+            daemon.clock.advance(by: 14 * 86_400)
+            let later = try await daemon.request(port: try #require(client.port), method: .get, "/v1/students/S1011/timeline",
+                                                 headers: try await daemon.headers(.student, "S1011"))
+            #expect(later.json?["behind_count"] as? Int == 2)
+            #expect(try await daemon.runtime.database.recordFallingBehind(now: daemon.clock.now) >= 1)
+            let message = try await daemon.runtime.database.writer.read { db in
+                try String.fetchOne(db, sql: """
+                    SELECT json_extract(CAST(payload AS TEXT), '$.message') FROM event
+                    WHERE type = 'student_falling_behind' AND studentId = 'S1011'
+                    """)
+            }
+            #expect(message?.contains("has nothing in after 2 weeks") == true, "\(message ?? "none")")
+        }
+    }
+
     @Test("an unplaced student is promised placement within program.placement_due_hours, not a fixed 48 hours: the not_placed refusal and the timeline say 24")
     func placementPromiseFromConfiguration() async throws {
         let daemon = try await TestDaemon(configure: { $0.program.placementDue = 24 * 3600 })

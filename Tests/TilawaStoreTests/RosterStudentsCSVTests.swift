@@ -19,6 +19,14 @@ struct RosterStudentsCSVTests {
         ])
     }
 
+    @Test("the optional owes_from_week column: a week 1-15, or empty for the default")
+    func owesFromWeek() throws {
+        let text = "\(header),owes_from_week\nS1001,Aisha Rahman,L1,C01,fall-2026,6\nS1002,Omar Farouk,L2,C02,fall-2026,\n"
+        let rows = try StudentsCSV.parse(text, source: source)
+        #expect(rows.map(\.owesFromWeek) == [6, nil])
+        #expect(try StudentsCSV.parse("\(header)\nS1001,Aisha Rahman,L1,C01,fall-2026\n", source: source).first?.owesFromWeek == nil)
+    }
+
     @Test("a header alone is an empty roster", arguments: [
         "student_id,name,level,coach_id,semester_id",
         "student_id,name,level,coach_id,semester_id\n",
@@ -133,6 +141,14 @@ struct RosterStudentsCSVTests {
                           .invalidIdentifier, line: "S1002", mentions: ["semester id", "\"../fall\""]),
             RosterBadCase("the first bad row wins", "\(h)\nS1002,Omar,L1,C01\n\"S1003\n",
                           .malformedCSV, line: "S1002", mentions: ["found 4"]),
+            RosterBadCase("an unknown column after the five", "\(h),favourite_surah\n\(ok),Al-Kahf\n",
+                          .malformedCSV, line: "student_id", mentions: ["unknown column", "\"favourite_surah\"", "owes_from_week"]),
+            RosterBadCase("owes_from_week past the weeks", "\(h),owes_from_week\n\(ok),16\n",
+                          .invalidValue, line: "S1001", mentions: ["owes_from_week", "\"16\"", "1 to 15"]),
+            RosterBadCase("owes_from_week not a number", "\(h),owes_from_week\n\(ok),six\n",
+                          .invalidValue, line: "S1001", mentions: ["\"six\""]),
+            RosterBadCase("a row without the optional column's cell", "\(h),owes_from_week\n\(ok)\n",
+                          .malformedCSV, line: "S1001", mentions: ["expected 6 fields", "found 5"]),
         ]
     }()
 }

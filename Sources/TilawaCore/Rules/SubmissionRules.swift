@@ -18,6 +18,10 @@ public struct SubmissionRules: Sendable, Hashable, Codable {
     public let placed: Bool
     /// `program.placement_due_hours`: how soon a placement is promised (the `not_placed` sentence).
     public let placementDueHours: Double
+    /// The first week the enrolment owes (DESIGN §14): the weeks before it may be recorded but
+    /// are never late, missed or behind, and the end-of-course assessment needs no more weeks
+    /// than were owed before it opens.
+    public let owesFromWeek: Int
 
     /// The rules for one enrolment's semester.
     ///
@@ -29,7 +33,8 @@ public struct SubmissionRules: Sendable, Hashable, Codable {
         eocRequiredWeeks: Int = 12,
         eocOpensWeek: Int = 14,
         placed: Bool = true,
-        placementDueHours: Double = 48
+        placementDueHours: Double = 48,
+        owesFromWeek: Int = 1
     ) throws(RuleConfigurationError) {
         guard (0...calendar.weekCount).contains(eocRequiredWeeks) else {
             throw .invalidEOCRequiredWeeks(eocRequiredWeeks, weekCount: calendar.weekCount)
@@ -39,7 +44,9 @@ public struct SubmissionRules: Sendable, Hashable, Codable {
         }
         self.calendar = calendar
         self.attemptWindow = attemptWindow
-        self.eocRequiredWeeks = eocRequiredWeeks
+        // A late joiner's EOC: at most the weeks owed before it opens.
+        self.owesFromWeek = min(max(owesFromWeek, 1), calendar.weekCount + 1)
+        self.eocRequiredWeeks = min(eocRequiredWeeks, max(0, eocOpensWeek - self.owesFromWeek))
         self.eocOpensWeek = eocOpensWeek
         self.placed = placed
         self.placementDueHours = placementDueHours
@@ -110,7 +117,7 @@ public struct SubmissionRules: Sendable, Hashable, Codable {
             }
             attempts = attemptWindow.status(countedAt: counted + [now], now: now)
         }
-        let late = slot.week.map { calendar.isLate(week: $0, receivedAt: recordedAt ?? now) } ?? false
+        let late = slot.week.map { owes(week: $0) && calendar.isLate(week: $0, receivedAt: recordedAt ?? now) } ?? false
         let supersedes = history
             .filter { $0.slot == slot && $0.state.isSupersedable }
             .sorted { ($0.receivedAt, $0.id) < ($1.receivedAt, $1.id) }
@@ -164,13 +171,16 @@ public struct SubmissionRules: Sendable, Hashable, Codable {
                          submissionId: newest?.id)
     }
 
-    /// Weeks whose deadline has passed at `now` with no accepted submission (DESIGN §1 behind count).
-    /// Zero before placement: an unplaced student has no weeks to fall behind on.
+    /// Whether the enrolment owes `week` (it is not before `owesFromWeek`).
+    public func owes(week: Int) -> Bool { week >= owesFromWeek }
+
+    /// Owed weeks whose deadline has passed at `now` with no accepted submission (DESIGN §1
+    /// behind count). Zero before placement: an unplaced student has no weeks to fall behind on.
     public func behindCount(history: [AcceptedSubmission], now: Date) -> Int {
         guard placed else { return 0 }
         let covered = Set(history.lazy.filter(\.state.countsAsAccepted).compactMap(\.slot.week))
         return (1...calendar.weekCount).count { week in
-            calendar.isLate(week: week, receivedAt: now) && !covered.contains(week)
+            owes(week: week) && calendar.isLate(week: week, receivedAt: now) && !covered.contains(week)
         }
     }
 

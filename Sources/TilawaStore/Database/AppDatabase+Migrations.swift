@@ -167,6 +167,7 @@ extension AppDatabase {
         migrator.registerMigration("desk: login links and sessions", migrate: AppDatabase.migrateDeskSessions)
         migrator.registerMigration("submissions: ayah markers", migrate: AppDatabase.migrateAyahMarkers)
         migrator.registerMigration("notifications: read one by one", migrate: AppDatabase.migrateEventReadAt)
+        migrator.registerMigration("enrolments: weeks owed", migrate: AppDatabase.migrateWeeksOwed)
         return migrator
     }
 }

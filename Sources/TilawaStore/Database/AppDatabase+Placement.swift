@@ -87,6 +87,9 @@ extension AppDatabase {
         let isNew = enrolment.id == nil
         enrolment.levelId = level.id
         enrolment.coachId = coach.id
+        // A placement owes from the week it is made in (week 1 before the semester starts):
+        // the weeks that passed before it were never the student's to record.
+        enrolment.owesFromWeek = try semester.calendar().currentWeek(at: now) ?? 1
         enrolment.placedAt = now
         enrolment.placedBy = placer.audit
         try enrolment.save(db)
@@ -119,5 +122,13 @@ extension AppDatabase {
             SELECT COUNT(*) FROM submission
             WHERE enrolmentId = ? AND kind IN (?, ?) AND state NOT IN \(SubmissionState.notCountedSQL)
             """, arguments: [enrolmentId, SubmissionKind.week.rawValue, SubmissionKind.eoc.rawValue]) ?? 0
+    }
+
+    /// The migration "enrolments: weeks owed": the first week an enrolment owes (1 for every
+    /// enrolment there is: they were all owed from week 1). Never edited once landed.
+    static func migrateWeeksOwed(_ db: Database) throws {
+        try db.alter(table: "enrolment") { t in
+            t.add(column: "owesFromWeek", .integer).notNull().defaults(to: 1)
+        }
     }
 }

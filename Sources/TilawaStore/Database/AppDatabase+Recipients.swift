@@ -59,11 +59,14 @@ extension AppDatabase {
                     """, arguments: [semester.id, lastPassed - 1, lastPassed]))
                 for enrolment in enrolments {
                     guard let enrolmentId = enrolment.id, let coachId = enrolment.coachId, !recent.contains(enrolmentId) else { continue }
+                    // Only weeks the enrolment owes: a student placed in week 6 has missed nothing before it.
+                    let owed = enrolment.owesFromWeek
+                    guard lastPassed - 1 >= owed else { continue }
                     let covered = Set(try Int.fetchAll(db, sql: """
                         SELECT DISTINCT week FROM submission WHERE enrolmentId = ? AND kind = 'week' AND state NOT IN \(SubmissionState.notCountedSQL)
                         """, arguments: [enrolmentId]))
                     var start = lastPassed - 1
-                    while start > 1, !covered.contains(start - 1) { start -= 1 }
+                    while start > owed, !covered.contains(start - 1) { start -= 1 }
                     try db.execute(sql: """
                         INSERT OR IGNORE INTO scheduledNotice (enrolmentId, kind, week, daysBefore, eventId, sentAt)
                         VALUES (?, 'student_falling_behind', ?, 0, '', ?)
@@ -72,7 +75,7 @@ extension AppDatabase {
                     let student = try StudentRecord.fetchOne(db, key: enrolment.studentId)
                     let missed = lastPassed - start + 1
                     let name = student?.name ?? enrolment.studentId
-                    let message = start == 1
+                    let message = start == owed
                         ? "\(name) has nothing in after \(missed) weeks — a call from you now is what brings new students back."
                         : "\(name) has missed \(missed) deadlines in a row (weeks \(start)–\(lastPassed)) — a call from you may bring them back."
                     let eventId = try Self.recordEvent(

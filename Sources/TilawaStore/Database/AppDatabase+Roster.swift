@@ -77,10 +77,17 @@ extension AppDatabase {
             var created = EnrolmentRecord(
                 studentId: student, semesterId: semesterId, levelId: level, coachId: coach, createdAt: now,
                 placedAt: level == nil ? nil : now, placedBy: level == nil ? nil : "roster")
+            // A roster row owes from week 1 unless it says otherwise: importing it late excuses no one.
+            created.owesFromWeek = row.owesFromWeek ?? 1
             try created.insert(db)
             try recordEnrolmentChange(db, created, .enrolled, at: now, by: "roster")
             if created.isPlaced, !closed { try recordEnrolled(db, created, now: now) }
             return
+        }
+        // A row's owes_from_week changes what the enrolment owes; an empty cell keeps it.
+        if let owes = row.owesFromWeek, owes != enrolment.owesFromWeek, !closed {
+            enrolment.owesFromWeek = owes
+            try enrolment.update(db)
         }
         // An unplaced row never undoes a placement, and an identical row changes nothing.
         guard let level, let coach, level != enrolment.levelId || coach != enrolment.coachId else { return }

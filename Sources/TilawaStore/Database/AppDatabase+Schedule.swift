@@ -50,7 +50,8 @@ extension AppDatabase {
                 for enrolment in enrolments {
                     guard let enrolmentId = enrolment.id, let levelId = enrolment.levelId else { continue }
                     for notice in due where !alreadySent.contains("\(enrolmentId)|\(notice.kind.rawValue)|\(notice.daysBefore)") {
-                        if notice.kind == .deadlineReminder, submitted.contains(enrolmentId) { continue }
+                        // No reminder for a week the student has in, or does not owe (placed later).
+                        if notice.kind == .deadlineReminder, submitted.contains(enrolmentId) || week < enrolment.owesFromWeek { continue }
                         let curriculum = try titles[levelId] ?? CurriculumWeekRecord.fetchOne(db, key: ["levelId": levelId, "week": week])
                         titles[levelId] = curriculum
                         let title = curriculum?.title ?? "Week \(week)"

@@ -34,7 +34,7 @@ struct StudentContext {
             calendar: calendar, attemptWindow: policy.attemptWindow,
             eocRequiredWeeks: min(policy.eocRequiredWeeks, calendar.weekCount),
             eocOpensWeek: min(max(level?.eocOpensWeek ?? 14, 1), calendar.weekCount), placed: enrolment.isPlaced,
-            placementDueHours: policy.placementDueHours)
+            placementDueHours: policy.placementDueHours, owesFromWeek: enrolment.owesFromWeek)
         let titles = Dictionary(
             try CurriculumWeekRecord.filter(Column("levelId") == enrolment.levelId).fetchAll(db).map { ($0.week, $0.title) },
             uniquingKeysWith: { first, _ in first })

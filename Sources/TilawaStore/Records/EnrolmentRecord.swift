@@ -31,6 +31,10 @@ public struct EnrolmentRecord: Codable, Sendable, Equatable, FetchableRecord, Mu
     public var outcome: Outcome?
     /// When `eoc_available` was recorded for this enrolment (once).
     public var eocAvailableNotifiedAt: Date?
+    /// The first week the enrolment owes (DESIGN §14): 1 for a roster row unless its
+    /// `owes_from_week` says otherwise; for a placement made later, the week it was made in.
+    /// Weeks before it are never late, missed, behind or reminded.
+    public var owesFromWeek: Int = 1
 
     /// Creates a record.
     public init(studentId: String, semesterId: String, levelId: String?, coachId: String?, createdAt: Date,

@@ -18,9 +18,15 @@ public struct StudentRow: Sendable, Equatable {
     public let coachID: Identifier?
     /// `semester_id`: the semester the student is enrolled in.
     public let semesterID: Identifier
+    /// The optional `owes_from_week` column (1–15): the first week the enrolment owes; nil
+    /// when the file has no such column or the cell is empty (a new enrolment owes from week 1,
+    /// an existing one keeps what it owes).
+    public let owesFromWeek: Int?
 
     /// A row as read from the file.
-    public init(line: Int, id: Identifier, name: String, level: String?, coachID: Identifier?, semesterID: Identifier) {
+    public init(line: Int, id: Identifier, name: String, level: String?, coachID: Identifier?, semesterID: Identifier,
+                owesFromWeek: Int? = nil) {
+        self.owesFromWeek = owesFromWeek
         self.line = line
         self.id = id
         self.name = name

@@ -6,6 +6,8 @@ import TilawaCore
 public enum StudentsCSV {
     /// The header the file must start with (after an optional byte-order mark and blank lines).
     public static let header = ["student_id", "name", "level", "coach_id", "semester_id"]
+    /// Columns a file may add after the five, in any order (DESIGN §14).
+    public static let optionalColumns = ["owes_from_week"]
 
     /// Parses the rows of `config/students.csv`, checking each field's shape.
     ///
@@ -28,7 +30,16 @@ public enum StudentsCSV {
             throw RosterError(.malformedCSV, source: source, line: nil, "the file is empty; its first line must be the header \(expected)")
         }
         let found = first.fields.map { RosterText.trimmed($0) }
-        if found != header {
+        if found.count > header.count, Array(found.prefix(header.count)) == header {
+            let extra = found.dropFirst(header.count)
+            if let unknown = extra.first(where: { !optionalColumns.contains($0) }) {
+                throw RosterError(.malformedCSV, source: source, line: first.line,
+                                  "unknown column \(RosterText.quoted(unknown)); after \(expected) a file may add \(optionalColumns.joined(separator: ", "))")
+            }
+            if Set(extra).count != extra.count {
+                throw RosterError(.malformedCSV, source: source, line: first.line, "a column is named twice in the header")
+            }
+        } else if found != header {
             let looksLikeData = !found.contains { name in header.contains(name.lowercased()) }
             let detail = looksLikeData
                 ? "the header is missing; the first line must be \(expected)"
@@ -37,20 +48,20 @@ public enum StudentsCSV {
         }
         var rows = [StudentRow]()
         for record in records.dropFirst() {
-            rows.append(try row(record, source: source))
+            rows.append(try row(record, columns: found, source: source))
         }
         // Every row before it was fine, so the syntax problem is the first one in the file.
         if let syntaxProblem { throw syntaxProblem }
         return rows
     }
 
-    private static func row(_ record: CSVRecordReader.Record, source: String) throws(RosterError) -> StudentRow {
+    private static func row(_ record: CSVRecordReader.Record, columns: [String], source: String) throws(RosterError) -> StudentRow {
         let line = record.line
-        guard record.fields.count == header.count else {
-            let hint = record.fields.count > header.count ? "; a name containing a comma must be in double quotes" : ""
+        guard record.fields.count == columns.count else {
+            let hint = record.fields.count > columns.count ? "; a name containing a comma must be in double quotes" : ""
             throw RosterError(
                 .malformedCSV, source: source, line: line,
-                "expected \(header.count) fields (\(header.joined(separator: ","))), found \(record.fields.count)\(hint)"
+                "expected \(columns.count) fields (\(columns.joined(separator: ","))), found \(record.fields.count)\(hint)"
             )
         }
         let fields = record.fields.map { RosterText.trimmed($0) }
@@ -79,6 +90,14 @@ public enum StudentsCSV {
         let level = fields[2].isEmpty ? nil : try identifier(fields[2], "level").rawValue
         let coach = fields[3].isEmpty ? nil : try identifier(fields[3], "coach id")
         let semester = try identifier(fields[4], "semester id")
-        return StudentRow(line: line, id: id, name: name, level: level, coachID: coach, semesterID: semester)
+        var owesFromWeek: Int?
+        if let index = columns.firstIndex(of: "owes_from_week"), !fields[index].isEmpty {
+            guard let week = Int(fields[index]), (1...15).contains(week) else {
+                throw RosterError(.invalidValue, source: source, line: line,
+                                  "owes_from_week of student \(id) is \(RosterText.quoted(fields[index])); it must be a week from 1 to 15, or empty")
+            }
+            owesFromWeek = week
+        }
+        return StudentRow(line: line, id: id, name: name, level: level, coachID: coach, semesterID: semester, owesFromWeek: owesFromWeek)
     }
 }

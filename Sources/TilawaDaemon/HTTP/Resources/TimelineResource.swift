@@ -326,6 +326,9 @@ public struct TimelineResource: Encodable, Sendable {
                 }
             } else if now <= calendar.deadline(week: number) {
                 state = "open"
+            } else if !data.rules.owes(week: number) {
+                // Before the enrolment owed it (a late placement): may be recorded, never late.
+                state = "not_owed"
             } else {
                 // Past its deadline: still to catch up on until the semester closes.
                 state = calendar.isClosed(at: now) ? "missed" : "late"
