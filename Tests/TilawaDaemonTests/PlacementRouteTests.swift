@@ -11,6 +11,51 @@ import TilawaTestSupport
 
 @Suite("PUT /v1/students/{id}/placement once there are recordings")
 struct PlacementRouteTests {
+    @Test("same_gender_coaching: a placement or roster row pairing a student and a coach of different known genders is refused gender_mismatch; an unknown gender is not; the timeline shows the coach's bio")
+    func sameGenderCoaching() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        // The sample programme with same-gender coaching on: C01 (Ustadha Maryam) female with a bio, C02 and C03 male.
+        var programme = try String(contentsOf: packageRoot.appendingPathComponent("config/program.yaml"), encoding: .utf8)
+        programme = programme.replacingOccurrences(of: "catch_up_grace_days: 14\n", with: "catch_up_grace_days: 14\nsame_gender_coaching: true\n")
+        programme = programme.replacingOccurrences(of: "    places: true\n", with: "    places: true\n    gender: female\n    bio: Hafidha; teaches tajweed to beginners.\n")
+        programme = programme.replacingOccurrences(of: "    email: yusuf.rahman@example.org\n", with: "    email: yusuf.rahman@example.org\n    gender: male\n")
+        let program = try ProgramFile.parse(programme, source: "program.yaml")
+        #expect(program.sameGenderCoaching && program.coaches.first?.gender == "female")
+        let students = try StudentsCSV.parse("""
+            student_id,name,level,coach_id,semester_id,gender
+            S1011,Noor Al-Sayed,,,fall-2026,female
+            S1012,Zakariya Osman,,,fall-2026,
+            """, source: "students.csv")
+        _ = try daemon.runtime.database.importRoster(program: program, students: students, studentsSource: "students.csv", now: daemon.clock.now)
+
+        try await daemon.application().test(.live) { client in
+            func place(_ student: String, _ coach: String) async throws -> TestResponse {
+                try await client.execute(uri: "/v1/students/\(student)/placement", method: .put,
+                                         headers: try await daemon.headers(.ops, "ops", [.contentType: "application/json"]),
+                                         body: ByteBuffer(string: #"{"level_id": "L1", "coach_id": "\#(coach)"}"#))
+            }
+            let refused = try await place("S1011", "C02")
+            #expect(refused.status == .conflict && refused.json?["code"] as? String == "gender_mismatch")
+            #expect((refused.json?["detail"] as? String)?.contains("female") == true, "\(String(describing: refused.json))")
+            // No gender on file for S1012: any coach.
+            #expect(try await place("S1012", "C02").status == .ok)
+            #expect(try await place("S1011", "C01").status == .ok)
+            let timeline = try await client.execute(uri: "/v1/students/S1011/timeline", method: .get, headers: try await daemon.headers(.student, "S1011"))
+            let coach = try #require(timeline.json?["coach"] as? [String: Any])
+            #expect(coach["id"] as? String == "C01" && coach["bio"] as? String == "Hafidha; teaches tajweed to beginners.")
+        }
+
+        // A roster row pairing them is refused, naming its line, and nothing of the file is kept.
+        let row = try StudentsCSV.parse("student_id,name,level,coach_id,semester_id,gender\nS1013,Maryam Test,L1,C02,fall-2026,female\n",
+                                        source: "students.csv")
+        let error = #expect(throws: RosterError.self) {
+            try daemon.runtime.database.importRoster(program: nil, students: row, studentsSource: "students.csv", now: daemon.clock.now)
+        }
+        #expect(error?.code == .genderMismatch && error?.line == 2, "\(String(describing: error))")
+        #expect(try await daemon.runtime.database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM student WHERE id = 'S1013'") } == 0)
+    }
+
     @Test("a student placed in week 12 owes from week 12: earlier weeks are not_owed, never late or behind; the EOC needs only the weeks owed before it opens; their coach hears of the weeks they owed, not of the ones before")
     func placedLateOwesFromThePlacement() async throws {
         let daemon = try await TestDaemon()

@@ -78,7 +78,7 @@ struct StudentRoutes: Sendable {
         case let .failure(refusal):
             let status: HTTPResponse.Status = switch refusal {
             case .unknownStudent: .notFound
-            case .semesterClosed, .notPlacingCoach, .alreadyPlaced: .conflict
+            case .semesterClosed, .notPlacingCoach, .alreadyPlaced, .genderMismatch: .conflict
             case .unknownLevel, .unknownCoach, .unknownSemester: .unprocessableContent
             }
             throw APIProblem(status, code: refusal.code, detail: refusal.message)

@@ -168,6 +168,7 @@ extension AppDatabase {
         migrator.registerMigration("submissions: ayah markers", migrate: AppDatabase.migrateAyahMarkers)
         migrator.registerMigration("notifications: read one by one", migrate: AppDatabase.migrateEventReadAt)
         migrator.registerMigration("enrolments: weeks owed", migrate: AppDatabase.migrateWeeksOwed)
+        migrator.registerMigration("people: gender and bio", migrate: AppDatabase.migrateGenderAndBio)
         return migrator
     }
 }

@@ -84,6 +84,7 @@ extension AppDatabase {
                                                coach: enrolment.coachId, recordings: recordings))
             }
         }
+        if let refusal = try genderRefusal(db, studentId: studentId, coachId: coach.id) { return .failure(.genderMismatch(refusal)) }
         let isNew = enrolment.id == nil
         enrolment.levelId = level.id
         enrolment.coachId = coach.id

@@ -32,9 +32,11 @@ extension AppDatabase {
                     summary.semesters += 1
                 }
                 for coach in program.coaches {
-                    try CoachRecord(id: coach.id.rawValue, name: coach.name, email: coach.email, placing: coach.places).upsert(db)
+                    try CoachRecord(id: coach.id.rawValue, name: coach.name, email: coach.email, placing: coach.places,
+                                    gender: coach.gender, bio: coach.bio).upsert(db)
                     summary.coaches += 1
                 }
+                try Self.setSameGenderCoaching(db, program.sameGenderCoaching, now: now)
                 for (position, level) in program.levels.enumerated() {
                     try LevelRecord(
                         id: level.id, name: level.name, position: position, eocOpensWeek: level.eoc.opensWeek,
@@ -57,7 +59,12 @@ extension AppDatabase {
                     semesters: Set(try String.fetchAll(db, sql: "SELECT id FROM semester")),
                     source: studentsSource)
                 for row in students {
-                    try StudentRecord(id: row.id.rawValue, name: row.name).upsert(db)
+                    // An empty gender cell keeps the stored one.
+                    let stored = try StudentRecord.fetchOne(db, key: row.id.rawValue)
+                    try StudentRecord(id: row.id.rawValue, name: row.name, gender: row.gender ?? stored?.gender).upsert(db)
+                    if let coach = row.coachID?.rawValue, let refusal = try Self.genderRefusal(db, studentId: row.id.rawValue, coachId: coach) {
+                        throw RosterError(.genderMismatch, source: studentsSource, line: row.line, refusal)
+                    }
                     try Self.importEnrolment(db, row: row, source: studentsSource, now: now)
                     summary.students += 1
                 }
@@ -140,5 +147,35 @@ extension AppDatabase {
                 weekOneUnlocks: HumanDate.format(calendar.unlock(week: 1), in: calendar.timeZone)),
             extra: .init(level: .init(id: level.id, name: level.name), coach: .init(id: coach.id, name: coach.name),
                          semesterId: semester.id))
+    }
+
+    /// The migration "people: gender and bio": same-gender coaching's genders and the coach's
+    /// introduction. Never edited once landed.
+    static func migrateGenderAndBio(_ db: Database) throws {
+        try db.alter(table: "coach") { t in
+            t.add(column: "gender", .text)
+            t.add(column: "bio", .text)
+        }
+        try db.alter(table: "student") { t in
+            t.add(column: "gender", .text)
+        }
+    }
+
+    /// Records `same_gender_coaching` from the programme file (in `meta`).
+    static func setSameGenderCoaching(_ db: Database, _ on: Bool, now: Date) throws {
+        try db.execute(sql: """
+            INSERT INTO meta (key, value, updatedAt) VALUES ('same_gender_coaching', ?, ?)
+            ON CONFLICT(key) DO UPDATE SET value = excluded.value, updatedAt = excluded.updatedAt
+            """, arguments: [on ? 1 : 0, now])
+    }
+
+    /// Why `studentId` may not be coached by `coachId` under same-gender coaching (one sentence),
+    /// or nil when they may: the setting is off, a gender is unknown, or both are the same.
+    static func genderRefusal(_ db: Database, studentId: String, coachId: String) throws -> String? {
+        guard try Int.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'same_gender_coaching'") == 1 else { return nil }
+        let student = try String.fetchOne(db, sql: "SELECT gender FROM student WHERE id = ?", arguments: [studentId])
+        let coach = try String.fetchOne(db, sql: "SELECT gender FROM coach WHERE id = ?", arguments: [coachId])
+        guard !Gender.compatible(student: student, coach: coach) else { return nil }
+        return "same_gender_coaching is on, and student \(RosterText.quoted(studentId)) (\(student ?? "")) cannot be coached by coach \(RosterText.quoted(coachId)) (\(coach ?? "")); choose a \(student ?? "") coach"
     }
 }

@@ -14,6 +14,8 @@ public enum PlacementRefusal: Error, Sendable, Equatable {
     /// The enrolment already has weekly or end-of-course recordings under another level or
     /// coach: changing it is a back-office operation, not a placement.
     case alreadyPlaced(student: String, semester: String, level: String?, coach: String?, recordings: Int)
+    /// Same-gender coaching is on and the student and the coach have different known genders.
+    case genderMismatch(String)
 
     /// Stable code.
     public var code: String {
@@ -25,6 +27,7 @@ public enum PlacementRefusal: Error, Sendable, Equatable {
         case .semesterClosed: "semester_closed"
         case .notPlacingCoach: "not_placing_coach"
         case .alreadyPlaced: "already_placed"
+        case .genderMismatch: "gender_mismatch"
         }
     }
 
@@ -37,6 +40,7 @@ public enum PlacementRefusal: Error, Sendable, Equatable {
         case let .unknownSemester(id): "There is no semester \(RosterText.quoted(id)); semesters are listed in program.yaml."
         case let .semesterClosed(id): "Semester \(RosterText.quoted(id)) has closed and its enrolments are final; place the student in a later semester."
         case let .notPlacingCoach(id): "Coach \(RosterText.quoted(id)) is not one of the coaches who place students (places: true in program.yaml)."
+        case let .genderMismatch(sentence): sentence.prefix(1).uppercased() + sentence.dropFirst() + "."
         case let .alreadyPlaced(student, semester, level, coach, recordings):
             "Student \(RosterText.quoted(student)) is already placed in semester \(RosterText.quoted(semester)) at level \(RosterText.quoted(level ?? "none")) with coach \(RosterText.quoted(coach ?? "none")) and has \(recordings == 1 ? "1 weekly or end-of-course recording" : "\(recordings) weekly or end-of-course recordings") there; changing the level or coach mid-semester is a back-office change to the enrolment, not a placement."
         }

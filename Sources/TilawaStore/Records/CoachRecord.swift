@@ -11,12 +11,18 @@ public struct CoachRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     /// Listed in `program.yaml` as one who places new students (`places: true`). When no
     /// coach is, every coach may place.
     public var placing: Bool
+    /// `female` or `male` (same-gender coaching); nil when not given.
+    public var gender: String? = nil
+    /// A short introduction students see with their coach.
+    public var bio: String? = nil
 
     /// Creates a record.
-    public init(id: String, name: String, email: String?, placing: Bool = false) {
+    public init(id: String, name: String, email: String?, placing: Bool = false, gender: String? = nil, bio: String? = nil) {
         self.id = id
         self.name = name
         self.email = email
         self.placing = placing
+        self.gender = gender
+        self.bio = bio
     }
 }

@@ -8,10 +8,13 @@ public struct StudentRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
     public static let databaseTableName = "student"
     public var id: String
     public var name: String
+    /// `female` or `male` (same-gender coaching); nil when not given.
+    public var gender: String? = nil
 
     /// Creates a record.
-    public init(id: String, name: String) {
+    public init(id: String, name: String, gender: String? = nil) {
         self.id = id
         self.name = name
+        self.gender = gender
     }
 }

@@ -10,12 +10,18 @@ public struct CoachDefinition: Sendable, Equatable {
     public let email: String?
     /// `places: true`: the coach places new students (listens to placement assessments).
     public let places: Bool
+    /// `gender`: `female` or `male`, for same-gender coaching; nil when not given.
+    public let gender: String?
+    /// `bio`: a short introduction students see with their coach; nil when not given.
+    public let bio: String?
 
     /// A coach as read from the file.
-    public init(id: Identifier, name: String, email: String?, places: Bool = false) {
+    public init(id: Identifier, name: String, email: String?, places: Bool = false, gender: String? = nil, bio: String? = nil) {
         self.id = id
         self.name = name
         self.email = email
         self.places = places
+        self.gender = gender
+        self.bio = bio
     }
 }

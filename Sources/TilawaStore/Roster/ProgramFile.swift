@@ -25,6 +25,9 @@ public struct ProgramFile: Sendable, Equatable {
     public let coaches: [CoachDefinition]
     /// The levels in file order; ids are unique within the file, each has all 15 weeks.
     public let levels: [LevelDefinition]
+    /// `same_gender_coaching: true`: a placement or roster row whose student and coach both
+    /// have a known gender must have the same one.
+    public var sameGenderCoaching = false
 
     /// A programme assembled from already-validated parts; `parse(_:source:)` is the way in from a file.
     public init(

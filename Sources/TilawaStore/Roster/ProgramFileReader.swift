@@ -11,9 +11,9 @@ import Yams
 struct ProgramFileReader {
     let source: String
 
-    private static let rootKeys = ["time_zone", "catch_up_grace_days", "semesters", "coaches", "levels"]
+    private static let rootKeys = ["time_zone", "catch_up_grace_days", "same_gender_coaching", "semesters", "coaches", "levels"]
     private static let semesterKeys = ["id", "name", "start"]
-    private static let coachKeys = ["id", "name", "email", "places"]
+    private static let coachKeys = ["id", "name", "email", "places", "gender", "bio"]
     private static let levelKeys = ["id", "name", "weeks", "eoc"]
     // `arabic` (hand-typed EOC text) is still read from older files; `ayahs` replaces it.
     private static let eocKeys = ["opens_week", "title", "passage", "ayahs", "arabic", "covers"]
@@ -39,6 +39,7 @@ struct ProgramFileReader {
         }
         let coaches = problems.attempt { () throws(RosterError) in try self.coaches(top) }
         let levels = problems.attempt { () throws(RosterError) in try self.levels(top) }
+        let sameGender = problems.attempt { () throws(RosterError) in try self.flag(top, "same_gender_coaching") }
         try problems.throwIfAny()
         guard top.has("semesters") || top.has("coaches") || top.has("levels") else {
             throw RosterError(.missingField, source: source, line: top.line, "the file defines none of semesters, coaches, levels; add at least one")
@@ -47,7 +48,9 @@ struct ProgramFileReader {
             // Unreachable: each nil above recorded a problem, and throwIfAny threw it.
             throw RosterError(.invalidValue, source: source, line: nil, "the file could not be read")
         }
-        return ProgramFile(timeZone: zone, catchUpGraceDays: grace, semesters: semesters, coaches: coaches, levels: levels)
+        var program = ProgramFile(timeZone: zone, catchUpGraceDays: grace, semesters: semesters, coaches: coaches, levels: levels)
+        program.sameGenderCoaching = sameGender ?? false
+        return program
     }
 
     // MARK: Settings
@@ -178,11 +181,34 @@ struct ProgramFileReader {
             let name = problems.attempt { () throws(RosterError) in try item.text("name") ?? "" }
             let email = problems.attempt { () throws(RosterError) in try self.email(item) }
             let places = problems.attempt { () throws(RosterError) in try self.flag(item, "places") }
+            let gender = problems.attempt { () throws(RosterError) in try self.gender(item) }
+            let bio = problems.attempt { () throws(RosterError) in try self.bio(item) }
             try problems.throwIfAny()
-            guard let id, let name, let email, let places else { continue }
-            coaches.append(CoachDefinition(id: id, name: name, email: email, places: places))
+            guard let id, let name, let email, let places, let gender, let bio else { continue }
+            coaches.append(CoachDefinition(id: id, name: name, email: email, places: places, gender: gender, bio: bio))
         }
         return coaches
+    }
+
+    /// The optional `gender`: `female` or `male`; nil when absent.
+    private func gender(_ item: YAMLMapping) throws(RosterError) -> String? {
+        guard let text = try item.text("gender", required: false) else { return nil }
+        guard let gender = Gender.normalised(text) else {
+            throw RosterError(.invalidValue, source: source, line: item.line(of: "gender"),
+                              "\(item.path("gender")) must be female or male, not \(RosterText.quoted(text))")
+        }
+        return gender
+    }
+
+    /// The optional `bio`: plain text, at most 600 characters, no control characters but line breaks.
+    private func bio(_ item: YAMLMapping) throws(RosterError) -> String? {
+        guard let text = try item.text("bio", required: false) else { return nil }
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard trimmed.count <= 600, !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" }) else {
+            throw RosterError(.invalidValue, source: source, line: item.line(of: "bio"),
+                              "\(item.path("bio")) must be plain text of at most 600 characters")
+        }
+        return trimmed.isEmpty ? nil : trimmed
     }
 
     /// The optional `email`, checked only for the shape `local@domain` with no spaces.

@@ -48,6 +48,8 @@ public struct RosterError: Error, Sendable, Equatable, CustomStringConvertible {
         case semesterClosed = "semester_closed"
         /// A row would change the level of an enrolment that already has weekly or
         /// end-of-course recordings (a coach change stays allowed).
+        /// Same-gender coaching is on and the row pairs a student and a coach of different genders.
+        case genderMismatch = "gender_mismatch"
         case alreadyPlaced = "already_placed"
 
         /// The snake_case code, so that string interpolation prints `unknown_coach`, not `unknownCoach`.

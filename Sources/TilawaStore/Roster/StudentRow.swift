@@ -22,11 +22,15 @@ public struct StudentRow: Sendable, Equatable {
     /// when the file has no such column or the cell is empty (a new enrolment owes from week 1,
     /// an existing one keeps what it owes).
     public let owesFromWeek: Int?
+    /// The optional `gender` column: `female` or `male`; nil when absent or empty (the
+    /// stored value is kept).
+    public let gender: String?
 
     /// A row as read from the file.
     public init(line: Int, id: Identifier, name: String, level: String?, coachID: Identifier?, semesterID: Identifier,
-                owesFromWeek: Int? = nil) {
+                owesFromWeek: Int? = nil, gender: String? = nil) {
         self.owesFromWeek = owesFromWeek
+        self.gender = gender
         self.line = line
         self.id = id
         self.name = name

@@ -7,7 +7,7 @@ public enum StudentsCSV {
     /// The header the file must start with (after an optional byte-order mark and blank lines).
     public static let header = ["student_id", "name", "level", "coach_id", "semester_id"]
     /// Columns a file may add after the five, in any order (DESIGN §14).
-    public static let optionalColumns = ["owes_from_week"]
+    public static let optionalColumns = ["owes_from_week", "gender"]
 
     /// Parses the rows of `config/students.csv`, checking each field's shape.
     ///
@@ -98,6 +98,15 @@ public enum StudentsCSV {
             }
             owesFromWeek = week
         }
-        return StudentRow(line: line, id: id, name: name, level: level, coachID: coach, semesterID: semester, owesFromWeek: owesFromWeek)
+        var gender: String?
+        if let index = columns.firstIndex(of: "gender"), !fields[index].isEmpty {
+            guard let value = Gender.normalised(fields[index]) else {
+                throw RosterError(.invalidValue, source: source, line: line,
+                                  "gender of student \(id) is \(RosterText.quoted(fields[index])); it must be female or male, or empty")
+            }
+            gender = value
+        }
+        return StudentRow(line: line, id: id, name: name, level: level, coachID: coach, semesterID: semester, owesFromWeek: owesFromWeek,
+                          gender: gender)
     }
 }

@@ -20,6 +20,23 @@ public struct TimelineResource: Encodable, Sendable {
         var name: String
     }
 
+    /// The enrolment's coach as the student meets them: name and, when the programme gives
+    /// one, a short introduction (`bio`, null otherwise).
+    struct Coach: Encodable, Sendable {
+        var id: String
+        var name: String
+        var bio: String?
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(name, forKey: .name)
+            try container.encode(bio, forKey: .bio)
+        }
+
+        enum CodingKeys: String, CodingKey { case id, name, bio }
+    }
+
     /// One of the student's semesters (the learning history).
     struct EnrolmentSummary: Encodable, Sendable {
         var semesterId: String
@@ -198,7 +215,7 @@ public struct TimelineResource: Encodable, Sendable {
     var semester: Semester
     var semesters: [EnrolmentSummary]
     var level: Named?
-    var coach: Named?
+    var coach: Coach?
     var placement: Placement
     var graduated: Bool
     var currentWeek: Int?
@@ -255,7 +272,7 @@ public struct TimelineResource: Encodable, Sendable {
                              outcome: item.enrolment.outcome?.rawValue, selected: item.enrolment.id == data.enrolment.id)
         }
         level = data.level.map { Named(id: $0.id, name: $0.name) }
-        coach = data.coach.map { Named(id: $0.id, name: $0.name) }
+        coach = data.coach.map { Coach(id: $0.id, name: $0.name, bio: $0.bio) }
         if placed {
             placement = Placement(state: "placed", placementExpectedBy: nil, message: nil)
         } else if let pending = data.pendingAssessment {
