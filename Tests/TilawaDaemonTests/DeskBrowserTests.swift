@@ -55,7 +55,7 @@ struct DeskBrowserTests {
 
             let reply = try await runProcess(Self.python, [
                 Self.script("desk_reply_flow.py"), base, try await Self.link(daemon, "C01", base: base), try await Self.link(daemon, "C02", base: base),
-                Self.shots, newerId, oldest, Self.microphone,
+                Self.shots, newerId, oldest, Self.microphone, try await daemon.token(.student, "S1003"),
             ], timeout: 600)
             #expect(reply.status == 0, "\(reply.stdout)\n\(reply.stderr)")
 

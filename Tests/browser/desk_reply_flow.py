@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """The coach's desk in a real browser: a review ending in a reply recorded in place.
 
-Usage: desk_reply_flow.py BASE_URL LOGIN_LINK OTHER_COACH_LINK SCREENSHOT_DIR SUBMISSION_ID OTHER_SUBMISSION_ID MICROPHONE_WAV
+Usage: desk_reply_flow.py BASE_URL LOGIN_LINK OTHER_COACH_LINK SCREENSHOT_DIR SUBMISSION_ID OTHER_SUBMISSION_ID MICROPHONE_WAV STUDENT_TOKEN
 
 SUBMISSION_ID is an aligned recitation of Al-Fatiha (the isti'adha, then 1:1-7) that the
 coach answers; OTHER_SUBMISSION_ID another recording of the same student, never answered here.
-Chromium's fake microphone hears MICROPHONE_WAV. Flows, each asserted, with the keyboard alone (Tab, Enter, typing; no clicks):
+Chromium's fake microphone hears MICROPHONE_WAV; STUDENT_TOKEN is S1003's (the same coach's).
+Flows, each asserted, with the keyboard alone (Tab, Enter, typing; no clicks):
+- S1003 uploads a recording while the queue is open: it appears there without a reload;
 - the review lists the passage with its times: "loop this ayah" on 1:2 loops exactly 1:2;
 - `M` marks the moment on the ayah being recited, the note takes the focus; a kind, a note,
   Enter: the mark is listed (time, kind, ayah) and on the submission;
@@ -18,6 +20,8 @@ Chromium's fake microphone hears MICROPHONE_WAV. Flows, each asserted, with the 
   to it 404 even with that session's own CSRF token.
 Screenshots of the review with its mark and reply at 1280x800 and 390x844.
 """
+import base64
+import os
 import sys
 
 from selenium.webdriver.common.action_chains import ActionChains
@@ -45,11 +49,26 @@ def clock_seconds(text):
 
 
 def main(argv):
-    base, link, other_link, shots, submission, other_submission, microphone = argv[1:8]
+    base, link, other_link, shots, submission, other_submission, microphone, student_token = argv[1:9]
     driver = browser(microphone=microphone)
     try:
         if not sign_in(driver, link, base):
             return report("desk reply flows")
+
+        # A recording made while the queue is open appears in it within seconds, without a reload.
+        wait(driver, EC.visibility_of_element_located((By.CSS_SELECTOR, "#queue-list li")), "the queue's rows")
+        driver.execute_script("window.notReloaded = true")
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "audio-fixtures", "speech.opus"), "rb") as file:
+            audio_bytes = base64.b64encode(file.read()).decode()
+        created = driver.execute_async_script("""const [token, data, done] = arguments;
+            const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+            fetch('/v1/students/S1003/weeks/12/submissions', {method: 'POST', body: bytes,
+                  headers: {'Authorization': 'Bearer ' + token, 'Content-Type': 'audio/ogg'}})
+              .then(async (r) => done([r.status, (await r.json()).id])).catch((e) => done([0, String(e)]));""", student_token, audio_bytes)
+        check(created[0] == 201, f"the student's upload while the queue is open: {created}")
+        if wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, f"#queue-list li[data-submission='{created[1]}']")),
+                "the new recording in the open queue", seconds=60):
+            check(driver.execute_script("return window.notReloaded === true"), "the queue reloaded the page to show the new recording")
         driver.get(base + "/desk/#/review/" + submission)
         wait(driver, EC.visibility_of_element_located((By.CSS_SELECTOR, "#ayah-list .ayah-loop")), "the aligned ayahs' loop buttons")
         wait(driver, lambda d: audio(d, "audio.duration > 20"), "the recording's length")

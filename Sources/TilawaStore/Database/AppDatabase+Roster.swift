@@ -176,6 +176,6 @@ extension AppDatabase {
         let student = try String.fetchOne(db, sql: "SELECT gender FROM student WHERE id = ?", arguments: [studentId])
         let coach = try String.fetchOne(db, sql: "SELECT gender FROM coach WHERE id = ?", arguments: [coachId])
         guard !Gender.compatible(student: student, coach: coach) else { return nil }
-        return "same_gender_coaching is on, and student \(RosterText.quoted(studentId)) (\(student ?? "")) cannot be coached by coach \(RosterText.quoted(coachId)) (\(coach ?? "")); choose a \(student ?? "") coach"
+        return "student \(RosterText.quoted(studentId)) (\(student ?? "")) cannot be coached by coach \(RosterText.quoted(coachId)) (\(coach ?? "")) while same-gender coaching is on (same_gender_coaching in program.yaml); choose a \(student ?? "") coach"
     }
 }
