@@ -284,6 +284,22 @@ struct OpenAPIResponseTests {
             _ = try await call(.post, oneRead, "/v1/students/S1001/events/bad.id/read", student)
             _ = try await call(.post, oneRead, "/v1/students/S1001/events/\(eventId)/read")
 
+            // Announcements: now (published), later (scheduled, then cancelled), refusals.
+            let announcer = try await auth(.ops, "ops", [.contentType: "application/json"])
+            let announcements = "/v1/announcements", announcement = "/v1/announcements/{id}"
+            _ = try await call(.post, announcements, announcements, announcer,
+                               body: ByteBuffer(string: #"{"title": "No class", "body": "Closed on Friday.", "audience": {"level": "L2"}}"#))
+            let scheduled = try await call(.post, announcements, announcements, announcer, body: ByteBuffer(string:
+                #"{"title": "Later", "body": "Soon.", "audience": {"level": "L1"}, "publish_at": "2030-01-01T00:00:00Z"}"#))
+            let scheduledId = try #require(scheduled.json?["id"] as? String)
+            _ = try await call(.post, announcements, announcements, announcer,
+                               body: ByteBuffer(string: #"{"title": "x", "body": "y", "audience": {"coach": "C99"}}"#))
+            _ = try await call(.post, announcements, announcements, announcer, body: ByteBuffer(string: #"{"title": 1}"#))
+            _ = try await call(.post, announcements, announcements, try await auth(.student, "S1001", [.contentType: "application/json"]),
+                               body: ByteBuffer(string: #"{"title": "x", "body": "y", "audience": {"all": true}}"#))
+            _ = try await call(.delete, announcement, "/v1/announcements/\(scheduledId)", try await auth(.ops, "ops"))
+            _ = try await call(.delete, announcement, "/v1/announcements/ann_none", try await auth(.ops, "ops"))
+
             // Annotations: written and spoken, each documented refusal, the correction's audio, the history, deleting.
             let annotations = "/v1/submissions/{id}/annotations"
             let markJSON = try await auth(.coach, "C01", [.contentType: "application/json"])

@@ -11,7 +11,7 @@ import Hummingbird
 struct CORSHeadersMiddleware: RouterMiddleware {
     typealias Context = TilawaRequestContext
 
-    static let allowedMethods = "GET, HEAD, POST, PATCH, DELETE, OPTIONS"
+    static let allowedMethods = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS"
     static let allowedHeaders = [
         "Authorization", "Content-Type", "Idempotency-Key", "Recorded-At", "If-None-Match", "Range", "Tus-Resumable", "Upload-Length",
         "Upload-Metadata", "Upload-Offset", "Upload-Checksum", "Upload-Defer-Length", "Upload-Complete", "Upload-Incomplete",

@@ -50,6 +50,7 @@ public enum TilawaServer {
         FeedbackRoutes(api: api, receiver: receiver).register(on: v1)
         CommentRoutes(api: api, receiver: receiver).register(on: v1)
         AnnotationRoutes(api: api, receiver: receiver).register(on: v1)
+        AnnouncementRoutes(api: api).register(on: v1)
         routes.load(router)
         return router
     }

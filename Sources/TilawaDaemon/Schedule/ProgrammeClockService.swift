@@ -43,6 +43,11 @@ public struct ProgrammeClockService: Service {
                     logger.info("students falling behind, coaches told", metadata: ["students": "\(behind)"])
                     wakeup?.signal()
                 }
+                let announced = try await runtime.database.publishDueAnnouncements(now: now)
+                if announced > 0 {
+                    logger.info("announcements published", metadata: ["events": "\(announced)"])
+                    wakeup?.signal()
+                }
                 let notices = try await runtime.database.recordScheduledNotices(policy: runtime.policy, now: now)
                 if notices > 0 {
                     logger.info("scheduled notifications recorded", metadata: ["count": "\(notices)"])

@@ -169,6 +169,7 @@ extension AppDatabase {
         migrator.registerMigration("notifications: read one by one", migrate: AppDatabase.migrateEventReadAt)
         migrator.registerMigration("enrolments: weeks owed", migrate: AppDatabase.migrateWeeksOwed)
         migrator.registerMigration("people: gender and bio", migrate: AppDatabase.migrateGenderAndBio)
+        migrator.registerMigration("announcements", migrate: AppDatabase.migrateAnnouncements)
         return migrator
     }
 }

@@ -36,9 +36,12 @@ public struct EventPayload: Codable, Sendable, Equatable {
         public var semesterId: String?
         public var queue: QueueDigest?
         public var storage: StorageFacts?
+        /// `announcement`: what the programme announced.
+        public var announcement: Announcement?
 
         public init(level: NamedRef? = nil, coach: NamedRef? = nil, result: EOCResult? = nil, semesterId: String? = nil,
-                    queue: QueueDigest? = nil, storage: StorageFacts? = nil) {
+                    queue: QueueDigest? = nil, storage: StorageFacts? = nil, announcement: Announcement? = nil) {
+            self.announcement = announcement
             self.level = level
             self.coach = coach
             self.result = result
@@ -48,8 +51,21 @@ public struct EventPayload: Codable, Sendable, Equatable {
         }
 
         enum CodingKeys: String, CodingKey {
-            case level, coach, result, queue, storage
+            case level, coach, result, queue, storage, announcement
             case semesterId = "semester_id"
+        }
+    }
+
+    /// An announcement as its event carries it.
+    public struct Announcement: Codable, Sendable, Equatable {
+        public var id: String
+        public var title: String
+        public var body: String
+
+        public init(id: String, title: String, body: String) {
+            self.id = id
+            self.title = title
+            self.body = body
         }
     }
 

@@ -19,4 +19,5 @@ public enum EventType: String, Sendable, CaseIterable {
     case coachDigest = "coach_digest"
     case submissionWithdrawn = "submission_withdrawn"
     case storageLow = "storage_low"
+    case announcement
 }
