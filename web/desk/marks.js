@@ -4,6 +4,7 @@
 // them with the reply. The ayah list also shows what was marked on each ayah in the student's
 // earlier recordings, by any coach.
 import { ApiError } from "./api.js";
+import { element } from "./dom.js";
 import { ayahAt, ayahName, timed } from "./ayahs.js";
 import { clock } from "./player.js";
 import { ClipRecorder } from "./recorder.js";
@@ -13,13 +14,6 @@ export const MARK_KINDS = {
 };
 const CORRECTION_MAX_SECONDS = 30;
 const $ = (id) => document.getElementById(id);
-
-function element(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
 
 const dateFormat = () => new Intl.DateTimeFormat(undefined, { day: "numeric", month: "short", year: "numeric" });
 const ayahKey = (surah, ayah) => `${surah}:${ayah}`;

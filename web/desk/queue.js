@@ -3,6 +3,8 @@
 // Each row's student name is a link to the recording's review (`#/review/<id>`); the link
 // covers the whole row (CSS), so a click anywhere on it or Enter on the link opens it.
 
+import { element } from "./dom.js";
+
 export const KIND_LABEL = { week: "Week", eoc: "End-of-course", assessment: "Placement assessment" };
 
 export function sortQueue(items) {
@@ -17,13 +19,6 @@ export function timeLeft(dueAt, now = Date.now()) {
   const span = Math.abs(minutes);
   const text = span >= 1440 ? `${Math.round(span / 1440)} d` : span >= 60 ? `${Math.round(span / 60)} h` : `${span} min`;
   return minutes >= 0 ? `${text} left` : `${text} overdue`;
-}
-
-function element(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
 }
 
 /** The review's address for a submission. */

@@ -6,19 +6,13 @@
 // under the recording with its notes, result and question thread, answered by text or voice.
 // An end-of-course reply must carry its result; a placing coach places an assessment here.
 import { ApiError, newIdempotencyKey } from "./api.js";
+import { element } from "./dom.js";
 import { clock } from "./player.js";
 import { KIND_LABEL } from "./queue.js";
 import { ClipRecorder, Recorder } from "./recorder.js";
 
 const REPLY_MAX_SECONDS = 600;
 const $ = (id) => document.getElementById(id);
-
-function element(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
 
 const when = (iso) => new Intl.DateTimeFormat(undefined, { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" })
   .format(new Date(iso));
