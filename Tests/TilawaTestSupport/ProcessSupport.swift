@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A fresh, empty directory under the system's temporary folder, removed by `remove()`.
 public struct ScratchDirectory: Sendable {
@@ -62,33 +65,37 @@ public func runProcessBlocking(
     _ executable: String, _ arguments: [String], environment: [String: String] = [:], directory: String? = nil,
     timeout: TimeInterval? = nil
 ) throws -> ProcessResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [executable] + arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
+    let out = try SpawnedProcess.pipe(), err = try SpawnedProcess.pipe()
+    let null = open("/dev/null", O_RDONLY | O_CLOEXEC)
+    defer { close(null) }
+    let process: SpawnedProcess
+    do {
+        process = try SpawnedProcess([executable] + arguments,
+                                     environment: ProcessInfo.processInfo.environment.merging(environment) { _, new in new },
+                                     directory: directory, stdin: null, stdout: out.write, stderr: err.write)
+    } catch {
+        for fd in [out.read, out.write, err.read, err.write] { close(fd) }
+        throw error
+    }
+    close(out.write)
+    close(err.write)
     let watchdog = timeout.map { budget -> DispatchWorkItem in
-        let item = DispatchWorkItem { [process] in if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        let item = DispatchWorkItem { [process] in if process.isRunning { kill(process.pid, SIGKILL) } }
         DispatchQueue.global().asyncAfter(deadline: .now() + budget, execute: item)
         return item
     }
     let started = Date()
     // Read both pipes concurrently with the child so a chatty child cannot fill one and block.
     let stderrData = LockedData()
-    let reader = Thread { stderrData.set(err.fileHandleForReading.readDataToEndOfFile()) }
+    let reader = Thread { stderrData.set(SpawnedProcess.readAll(err.read)) }
     reader.start()
-    let stdout = out.fileHandleForReading.readDataToEndOfFile()
+    let stdout = SpawnedProcess.readAll(out.read)
     process.waitUntilExit()
     watchdog?.cancel()
     while !stderrData.isSet { usleep(1_000) }
     var result = ProcessResult(
         status: process.terminationStatus,
-        signaled: process.terminationReason == .uncaughtSignal,
+        signaled: process.signaled,
         stdout: String(decoding: stdout, as: UTF8.self),
         stderr: String(decoding: stderrData.value, as: UTF8.self))
     if let timeout, result.signaled, result.status == SIGKILL, Date().timeIntervalSince(started) >= timeout { result.timedOut = true }

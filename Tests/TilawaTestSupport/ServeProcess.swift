@@ -7,7 +7,7 @@ import Glibc
 
 /// `tilawa serve` as a child process, its output kept in a file for diagnosis.
 public final class ServeProcess {
-    public let process = Process()
+    public let process: SpawnedProcess
     public let logPath: String
     public let port: Int
 
@@ -16,12 +16,12 @@ public final class ServeProcess {
                 command: [String]? = nil) throws {
         self.port = port
         logPath = directory + "/serve.log"
-        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        // Through env(1), which execs in place (same pid): a binary started straight from
-        // Foundation's Process with libfaketime preloaded sees no arguments.
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = command ?? [tilawaBinary, "serve"]
+        let log = open(logPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let null = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        defer {
+            close(log)
+            close(null)
+        }
         var environment = ProcessInfo.processInfo.environment
         environment["TILAWA_STATE_DIR"] = stateDirectory
         environment["TILAWA_HTTP_PORT"] = String(port)
@@ -32,15 +32,13 @@ public final class ServeProcess {
         // The daily digest depends on the hour a test runs: off unless a test asks for it.
         environment["TILAWA_NOTIFICATIONS_COACH_DIGEST"] = "none"
         environment.merge(extra) { _, new in new }
-        process.environment = environment
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = log
-        process.standardError = log
-        try process.run()
+        // Through env(1), which execs in place (same pid): a binary started with libfaketime
+        // preloaded keeps its arguments.
+        process = try SpawnedProcess(command ?? [tilawaBinary, "serve"], environment: environment, directory: directory,
+                                     stdin: null, stdout: log, stderr: log)
     }
 
-    public var pid: Int { Int(process.processIdentifier) }
+    public var pid: Int { Int(process.pid) }
 
     /// Waits (bounded) until `/readyz` answers 200; false if it never did or the process died.
     public func waitUntilReady(timeout: Duration = .seconds(60)) async -> Bool {
@@ -58,13 +56,13 @@ public final class ServeProcess {
     /// Sends SIGTERM and waits (bounded) for the exit; SIGKILL if it does not come. Returns the exit status, nil if killed.
     public func terminate(timeout: Duration = .seconds(30)) async -> Int32? {
         guard process.isRunning else { return process.terminationStatus }
-        kill(process.processIdentifier, SIGTERM)
+        kill(process.pid, SIGTERM)
         let deadline = ContinuousClock.now + timeout
         while process.isRunning, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(50))
         }
         if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
+            kill(process.pid, SIGKILL)
             process.waitUntilExit()
             return nil
         }
