@@ -129,9 +129,9 @@ enum PCM {
 /// killed (the result then says so) rather than hanging the test run.
 ///
 /// `@unchecked Sendable`: the waits hand it to a thread of their own. Its state is the child
-/// `Process` (whose `isRunning`, `terminationStatus` and `waitUntilExit` Foundation guards
-/// itself) and two `Collected` buffers (`Sendable`, behind a `Mutex`); nothing else changes
-/// after `init`, and each test drives its process from one task at a time.
+/// (`SpawnedProcess`, `Sendable`: its wait state is behind a lock) and two `Collected` buffers
+/// (`Sendable`, behind a `Mutex`); nothing else changes after `init`, and each test drives its
+/// process from one task at a time.
 final class BoundedProcess: @unchecked Sendable {
     /// What a finished (or killed) child said.
     struct Result: Sendable {
@@ -141,28 +141,32 @@ final class BoundedProcess: @unchecked Sendable {
         var stderr: String
     }
 
-    private let process = Process()
+    private let process: SpawnedProcess
     private let output = Collected()
     private let errors = Collected()
 
     /// Starts `executable` (found on `PATH` through `/usr/bin/env`, which execs it: the
     /// pid is the program's own, so signals reach it).
     init(_ executable: String, _ arguments: [String], environment: [String: String], directory: String) throws {
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [executable] + arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        output.follow(out.fileHandleForReading)
-        errors.follow(err.fileHandleForReading)
-        try process.run()
+        let out = try SpawnedProcess.pipe(), err = try SpawnedProcess.pipe()
+        let null = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        defer { close(null) }
+        do {
+            process = try SpawnedProcess([executable] + arguments,
+                                         environment: ProcessInfo.processInfo.environment.merging(environment) { _, new in new },
+                                         directory: directory, stdin: null, stdout: out.write, stderr: err.write)
+        } catch {
+            for fd in [out.read, out.write, err.read, err.write] { close(fd) }
+            throw error
+        }
+        close(out.write)
+        close(err.write)
+        output.follow(out.read)
+        errors.follow(err.read)
     }
 
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if process.isRunning { kill(process.pid, SIGKILL) }
     }
 
     /// stderr so far.
@@ -202,7 +206,7 @@ final class BoundedProcess: @unchecked Sendable {
 
     /// Sends `signal` to the child.
     func send(_ signal: Int32) {
-        if process.isRunning { kill(process.processIdentifier, signal) }
+        if process.isRunning { kill(process.pid, signal) }
     }
 
     /// Waits for the child to exit, killing it after `timeout` seconds (on a thread of its own).
@@ -216,7 +220,7 @@ final class BoundedProcess: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning, Date() < deadline { usleep(10_000) }
         let timedOut = process.isRunning
-        if timedOut { kill(process.processIdentifier, SIGKILL) }
+        if timedOut { kill(process.pid, SIGKILL) }
         process.waitUntilExit()
         // The pipes close when the child is gone; bound the wait anyway.
         let drained = Date().addingTimeInterval(5)
@@ -224,20 +228,27 @@ final class BoundedProcess: @unchecked Sendable {
         return Result(status: process.terminationStatus, timedOut: timedOut, stdout: output.text, stderr: errors.text)
     }
 
-    /// Bytes read from one pipe by its readability handler (another thread).
+    /// Bytes read from one pipe by a thread of its own, as they come.
     private final class Collected: Sendable {
         private let state = Mutex<(data: Data, closed: Bool)>((Data(), false))
 
-        func follow(_ handle: FileHandle) {
-            handle.readabilityHandler = { [self] handle in
-                let chunk = handle.availableData
-                if chunk.isEmpty {
-                    handle.readabilityHandler = nil
-                    state.withLock { $0.closed = true }
-                } else {
-                    state.withLock { $0.data.append(chunk) }
+        /// Reads `fd` until its end (retrying on EINTR), then closes it.
+        func follow(_ fd: Int32) {
+            Thread { [self] in
+                var buffer = [UInt8](repeating: 0, count: 16_384)
+                while true {
+                    let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                    if count > 0 {
+                        state.withLock { $0.data.append(contentsOf: buffer[0..<count]) }
+                    } else if count == -1, errno == EINTR {
+                        continue
+                    } else {
+                        break
+                    }
                 }
-            }
+                close(fd)
+                state.withLock { $0.closed = true }
+            }.start()
         }
 
         var text: String { state.withLock { String(decoding: $0.data, as: UTF8.self) } }
