@@ -25,6 +25,10 @@ public final class SpawnedProcess: @unchecked Sendable {
         posix_spawn_file_actions_adddup2(&actions, stdin, 0)
         posix_spawn_file_actions_adddup2(&actions, stdout, 1)
         posix_spawn_file_actions_adddup2(&actions, stderr, 2)
+        // Nothing else of this process reaches the child: a file a test holds open for writing
+        // (not close-on-exec) would otherwise stay open in every child spawned meanwhile, and
+        // its IN_CLOSE_WRITE would wait for them.
+        Self.closeFrom(3, in: &actions)
         let arguments = ["/usr/bin/env"] + (directory.map { ["-C", $0] } ?? []) + argv
         let variables = environment.map { "\($0.key)=\($0.value)" }
         var cArguments = arguments.map { strdup($0) } + [nil]
@@ -76,6 +80,26 @@ public final class SpawnedProcess: @unchecked Sendable {
     public var signaled: Bool { Self.signaled(waitUntilExit()) }
 
     static func signaled(_ status: Int32) -> Bool { (status & 0x7F) != 0 && (status & 0x7F) != 0x7F }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), looked up at run
+    /// time: Swift's Glibc module does not declare GNU extensions.
+    private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    private static let addCloseFrom: AddCloseFrom? = {
+        guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: AddCloseFrom.self)
+    }()
+
+    /// Closes every descriptor from `lowest` up in the child: with `addclosefrom` where glibc
+    /// has it, else one close action per descriptor `/proc/self/fd` lists (FileManager reads
+    /// directory entries safely; a descriptor closed meanwhile is ignored by glibc's spawn).
+    private static func closeFrom(_ lowest: Int32, in actions: inout posix_spawn_file_actions_t) {
+        if let addCloseFrom {
+            _ = addCloseFrom(&actions, lowest)
+            return
+        }
+        let open = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap { Int32($0) }
+        for fd in open where fd >= lowest { posix_spawn_file_actions_addclose(&actions, fd) }
+    }
 
     /// Held while a pipe is made close-on-exec and while a child is spawned, so that no child
     /// of these helpers inherits another one's pipe (`pipe2` is not in Swift's Glibc module).
