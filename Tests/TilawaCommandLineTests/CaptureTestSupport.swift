@@ -148,21 +148,10 @@ final class BoundedProcess: @unchecked Sendable {
     /// Starts `executable` (found on `PATH` through `/usr/bin/env`, which execs it: the
     /// pid is the program's own, so signals reach it).
     init(_ executable: String, _ arguments: [String], environment: [String: String], directory: String) throws {
-        let out = try SpawnedProcess.pipe(), err = try SpawnedProcess.pipe()
-        let null = open("/dev/null", O_RDONLY | O_CLOEXEC)
-        defer { close(null) }
-        do {
-            process = try SpawnedProcess([executable] + arguments,
-                                         environment: ProcessInfo.processInfo.environment.merging(environment) { _, new in new },
-                                         directory: directory, stdin: null, stdout: out.write, stderr: err.write)
-        } catch {
-            for fd in [out.read, out.write, err.read, err.write] { close(fd) }
-            throw error
-        }
-        close(out.write)
-        close(err.write)
-        output.follow(out.read)
-        errors.follow(err.read)
+        let (process, out, err) = try SpawnedProcess.piped([executable] + arguments, environment: environment, directory: directory)
+        self.process = process
+        output.follow(out)
+        errors.follow(err)
     }
 
     deinit {

@@ -65,20 +65,7 @@ public func runProcessBlocking(
     _ executable: String, _ arguments: [String], environment: [String: String] = [:], directory: String? = nil,
     timeout: TimeInterval? = nil
 ) throws -> ProcessResult {
-    let out = try SpawnedProcess.pipe(), err = try SpawnedProcess.pipe()
-    let null = open("/dev/null", O_RDONLY | O_CLOEXEC)
-    defer { close(null) }
-    let process: SpawnedProcess
-    do {
-        process = try SpawnedProcess([executable] + arguments,
-                                     environment: ProcessInfo.processInfo.environment.merging(environment) { _, new in new },
-                                     directory: directory, stdin: null, stdout: out.write, stderr: err.write)
-    } catch {
-        for fd in [out.read, out.write, err.read, err.write] { close(fd) }
-        throw error
-    }
-    close(out.write)
-    close(err.write)
+    let (process, out, err) = try SpawnedProcess.piped([executable] + arguments, environment: environment, directory: directory)
     let watchdog = timeout.map { budget -> DispatchWorkItem in
         let item = DispatchWorkItem { [process] in if process.isRunning { kill(process.pid, SIGKILL) } }
         DispatchQueue.global().asyncAfter(deadline: .now() + budget, execute: item)
@@ -87,9 +74,9 @@ public func runProcessBlocking(
     let started = Date()
     // Read both pipes concurrently with the child so a chatty child cannot fill one and block.
     let stderrData = LockedData()
-    let reader = Thread { stderrData.set(SpawnedProcess.readAll(err.read)) }
+    let reader = Thread { stderrData.set(SpawnedProcess.readAll(err)) }
     reader.start()
-    let stdout = SpawnedProcess.readAll(out.read)
+    let stdout = SpawnedProcess.readAll(out)
     process.waitUntilExit()
     watchdog?.cancel()
     while !stderrData.isSet { usleep(1_000) }

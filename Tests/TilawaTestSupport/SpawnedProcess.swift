@@ -115,6 +115,29 @@ public final class SpawnedProcess: @unchecked Sendable {
         return (ends[0], ends[1])
     }
 
+    /// Starts `argv` with this process's environment plus `environment`, stdin from /dev/null,
+    /// and its stdout and stderr into pipes; the child and the pipes' read ends (the caller
+    /// reads them to their end, which closes them).
+    public static func piped(_ argv: [String], environment: [String: String], directory: String?) throws
+        -> (process: SpawnedProcess, stdout: Int32, stderr: Int32) {
+        let out = try pipe(), err = try pipe()
+        let null = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        defer {
+            close(null)
+            close(out.write)
+            close(err.write)
+        }
+        do {
+            let process = try SpawnedProcess(argv, environment: ProcessInfo.processInfo.environment.merging(environment) { _, new in new },
+                                             directory: directory, stdin: null, stdout: out.write, stderr: err.write)
+            return (process, out.read, err.read)
+        } catch {
+            close(out.read)
+            close(err.read)
+            throw error
+        }
+    }
+
     /// Everything readable from `fd` until its end (retrying on EINTR), then closes it.
     public static func readAll(_ fd: Int32) -> Data {
         var data = Data()
