@@ -127,7 +127,9 @@ public struct SemesterCalendar: Sendable, Hashable, Codable {
 
     /// Local calendar days from `from`'s day to `to`'s day in the programme's zone (0 on the
     /// same day, 1 when `to` is tomorrow); never negative.
-    public func localDaysBetween(_ from: Date, and to: Date) -> Int {
+    public func localDaysBetween(_ from: Date, and to: Date, in zone: TimeZone? = nil) -> Int {
+        var calendar = self.calendar
+        if let zone { calendar.timeZone = zone }
         let days = calendar.dateComponents([.day], from: calendar.startOfDay(for: from), to: calendar.startOfDay(for: to)).day ?? 0
         return max(0, days)
     }

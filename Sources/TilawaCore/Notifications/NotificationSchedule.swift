@@ -72,10 +72,14 @@ public struct NotificationSchedule: Sendable, Hashable {
         self.coachDigest = coachDigest
     }
 
-    /// The notices of `week` in `calendar`, in due order.
-    public func notices(week: Int, calendar: SemesterCalendar) -> [Notice] {
+    /// The notices of `week` in `calendar` for a student living in `zone` (nil: the
+    /// programme's), in due order. Reminders are counted in the student's days and fire at
+    /// their local hour, out of their quiet hours, and always before the deadline — which
+    /// stays the programme's instant (Friday 23:59 in New York is Saturday 08:59 in Dubai, so
+    /// Dubai's "1 day before" is Friday 18:00 Dubai time).
+    public func notices(week: Int, calendar: SemesterCalendar, in zone: TimeZone? = nil) -> [Notice] {
         var local = Calendar(identifier: .gregorian)
-        local.timeZone = calendar.timeZone
+        local.timeZone = zone ?? calendar.timeZone
         let deadline = calendar.deadline(week: week)
         var notices = [Notice(kind: .weekUnlocked, week: week, daysBefore: 0,
                               dueAt: outOfQuietHours(calendar.unlock(week: week), before: deadline, calendar: local), expiresAt: deadline)]
@@ -83,7 +87,7 @@ public struct NotificationSchedule: Sendable, Hashable {
         for reminder in reminders {
             guard let day = local.date(byAdding: .day, value: -reminder.daysBefore, to: deadlineDay),
                   let at = local.date(bySettingHour: reminder.at.hour, minute: reminder.at.minute, second: 0, of: day),
-                  at >= calendar.unlock(week: week) else { continue }
+                  at >= calendar.unlock(week: week), at < deadline else { continue }
             notices.append(Notice(kind: .deadlineReminder, week: week, daysBefore: reminder.daysBefore,
                                   dueAt: outOfQuietHours(at, before: deadline, calendar: local), expiresAt: deadline))
         }

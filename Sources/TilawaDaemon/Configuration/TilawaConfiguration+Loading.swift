@@ -251,10 +251,7 @@ extension TilawaConfiguration {
     /// The zone named `identifier` if it is an IANA name: abbreviations such as `EST` or
     /// `GMT+5`, which Foundation also accepts, are refused because they have no DST rules.
     static func ianaTimeZone(_ identifier: String) -> TimeZone? {
-        guard let zone = TimeZone(identifier: identifier) else { return nil }
-        let isIANA = TimeZone.knownTimeZoneIdentifiers.contains(identifier)
-            || identifier == "UTC" || identifier.hasPrefix("Etc/")
-        return isIANA ? zone : nil
+        IANAZone.zone(identifier)
     }
 
     private mutating func readAttempts(_ values: inout ConfigurationValues) throws(ConfigurationError) {

@@ -168,7 +168,8 @@ struct SubmissionRoutes: Sendable {
         case .failure(.notFound):
             throw APIProblem.notFound("submission with this id")
         case let .failure(refusal):
-            throw APIProblem(.conflict, code: refusal.code, detail: refusal.message(in: api.runtime.configuration.program.timeZone))
+            let zone = try await database.studentZone(studentId: principal.subject, programme: api.runtime.configuration.program.timeZone)
+            throw APIProblem(.conflict, code: refusal.code, detail: refusal.message(in: zone))
         }
     }
 

@@ -51,6 +51,7 @@ public enum TilawaServer {
         CommentRoutes(api: api, receiver: receiver).register(on: v1)
         AnnotationRoutes(api: api, receiver: receiver).register(on: v1)
         AnnouncementRoutes(api: api).register(on: v1)
+        PreferencesRoutes(api: api).register(on: v1)
         routes.load(router)
         return router
     }

@@ -59,7 +59,7 @@ extension AppDatabase {
             db, type: .eocAvailable, studentId: studentId, levelId: enrolment.levelId, slot: .eoc, occurredAt: now,
             submissionId: nil, feedbackId: nil, coachName: coach?.name,
             message: StudentMessages.eocAvailable(
-                levelName: levelName, closes: HumanDate.format(context.calendar.closesAt, in: context.calendar.timeZone)),
+                levelName: levelName, closes: HumanDate.format(context.calendar.closesAt, in: context.zone)),
             extra: .init(level: context.level.map { .init(id: $0.id, name: $0.name) }, semesterId: enrolment.semesterId))
         return true
     }

@@ -170,6 +170,7 @@ extension AppDatabase {
         migrator.registerMigration("enrolments: weeks owed", migrate: AppDatabase.migrateWeeksOwed)
         migrator.registerMigration("people: gender and bio", migrate: AppDatabase.migrateGenderAndBio)
         migrator.registerMigration("announcements", migrate: AppDatabase.migrateAnnouncements)
+        migrator.registerMigration("students: time zone and push preferences", migrate: AppDatabase.migrateStudentPreferences)
         return migrator
     }
 }

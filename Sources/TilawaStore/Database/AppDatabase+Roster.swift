@@ -59,9 +59,16 @@ extension AppDatabase {
                     semesters: Set(try String.fetchAll(db, sql: "SELECT id FROM semester")),
                     source: studentsSource)
                 for row in students {
-                    // An empty gender cell keeps the stored one.
-                    let stored = try StudentRecord.fetchOne(db, key: row.id.rawValue)
-                    try StudentRecord(id: row.id.rawValue, name: row.name, gender: row.gender ?? stored?.gender).upsert(db)
+                    // An empty gender or time_zone cell keeps the stored one; the roster
+                    // never overwrites a zone the student chose; preferences stay as they are.
+                    var student = try StudentRecord.fetchOne(db, key: row.id.rawValue) ?? StudentRecord(id: row.id.rawValue, name: row.name)
+                    student.name = row.name
+                    student.gender = row.gender ?? student.gender
+                    if let zone = row.timeZone, [nil, "roster"].contains(student.timeZoneSetBy) {
+                        student.timeZone = zone
+                        student.timeZoneSetBy = "roster"
+                    }
+                    try student.upsert(db)
                     if let coach = row.coachID?.rawValue, let refusal = try Self.genderRefusal(db, studentId: row.id.rawValue, coachId: coach) {
                         throw RosterError(.genderMismatch, source: studentsSource, line: row.line, refusal)
                     }
@@ -139,12 +146,13 @@ extension AppDatabase {
               let level = try LevelRecord.fetchOne(db, key: levelId), let coach = try CoachRecord.fetchOne(db, key: coachId),
               let semester = try SemesterRecord.fetchOne(db, key: enrolment.semesterId) else { return }
         let calendar = try semester.calendar()
+        let zone = try studentZone(db, studentId: enrolment.studentId, programme: calendar.timeZone)
         try recordEvent(
             db, type: .enrolled, studentId: enrolment.studentId, levelId: levelId, slot: .week(1), occurredAt: now,
             submissionId: nil, feedbackId: nil, coachName: coach.name,
             message: StudentMessages.enrolled(
                 levelName: level.name, coachName: coach.name, semesterName: semester.name,
-                weekOneUnlocks: HumanDate.format(calendar.unlock(week: 1), in: calendar.timeZone)),
+                weekOneUnlocks: HumanDate.format(calendar.unlock(week: 1), in: zone)),
             extra: .init(level: .init(id: level.id, name: level.name), coach: .init(id: coach.id, name: coach.name),
                          semesterId: semester.id))
     }

@@ -31,12 +31,26 @@ extension AppDatabase {
             for semester in try SemesterRecord.fetchAll(db) {
                 let calendar = try semester.calendar()
                 guard let week = calendar.currentWeek(at: now), now <= calendar.deadline(week: week) else { continue }
-                let due = policy.notificationSchedule.notices(week: week, calendar: calendar)
-                    .filter { $0.dueAt <= now && now < $0.expiresAt }
-                guard !due.isEmpty else { continue }
+                // Each student's notices in their own zone: the deadline is the programme's
+                // instant, the reminders' hours and quiet hours are the student's.
+                var dueByZone: [String: [NotificationSchedule.Notice]] = [:]
+                func due(in zone: TimeZone) -> [NotificationSchedule.Notice] {
+                    if let known = dueByZone[zone.identifier] { return known }
+                    let notices = policy.notificationSchedule.notices(week: week, calendar: calendar, in: zone)
+                        .filter { $0.dueAt <= now && now < $0.expiresAt }
+                    dueByZone[zone.identifier] = notices
+                    return notices
+                }
                 let enrolments = try EnrolmentRecord
                     .filter(Column("semesterId") == semester.id && Column("levelId") != nil && Column("coachId") != nil)
                     .fetchAll(db)
+                let zones = Dictionary(try Row.fetchAll(db, sql: """
+                    SELECT student.id, student.timeZone FROM student JOIN enrolment ON enrolment.studentId = student.id
+                    WHERE enrolment.semesterId = ? AND student.timeZone IS NOT NULL
+                    """, arguments: [semester.id]).compactMap { row -> (String, TimeZone)? in
+                        guard let zone = TimeZone(identifier: row["timeZone"] as String) else { return nil }
+                        return (row["id"] as String, zone)
+                    }, uniquingKeysWith: { first, _ in first })
                 let alreadySent = Set(try Row.fetchAll(db, sql: """
                     SELECT scheduledNotice.enrolmentId, kind, daysBefore FROM scheduledNotice
                     JOIN enrolment ON enrolment.id = scheduledNotice.enrolmentId
@@ -49,20 +63,21 @@ extension AppDatabase {
                 var titles: [String: CurriculumWeekRecord] = [:]
                 for enrolment in enrolments {
                     guard let enrolmentId = enrolment.id, let levelId = enrolment.levelId else { continue }
-                    for notice in due where !alreadySent.contains("\(enrolmentId)|\(notice.kind.rawValue)|\(notice.daysBefore)") {
+                    let zone = zones[enrolment.studentId] ?? calendar.timeZone
+                    for notice in due(in: zone) where !alreadySent.contains("\(enrolmentId)|\(notice.kind.rawValue)|\(notice.daysBefore)") {
                         // No reminder for a week the student has in, or does not owe (placed later).
                         if notice.kind == .deadlineReminder, submitted.contains(enrolmentId) || week < enrolment.owesFromWeek { continue }
                         let curriculum = try titles[levelId] ?? CurriculumWeekRecord.fetchOne(db, key: ["levelId": levelId, "week": week])
                         titles[levelId] = curriculum
                         let title = curriculum?.title ?? "Week \(week)"
-                        let dueText = HumanDate.format(notice.expiresAt, in: calendar.timeZone)
+                        let dueText = HumanDate.format(notice.expiresAt, in: zone)
                         let message = switch notice.kind {
                         case .weekUnlocked:
                             StudentMessages.weekUnlocked(week: week, title: title, passage: curriculum?.passage, due: dueText)
                         case .deadlineReminder:
                             // A reminder sent late says how long is really left ("tomorrow", not "in 2 days").
                             StudentMessages.deadlineReminder(week: week, title: title, due: dueText,
-                                                             daysBefore: calendar.localDaysBetween(now, and: notice.expiresAt))
+                                                             daysBefore: calendar.localDaysBetween(now, and: notice.expiresAt, in: zone))
                         }
                         let eventId = try Self.recordEvent(
                             db, type: notice.kind == .weekUnlocked ? .weekUnlocked : .deadlineReminder, studentId: enrolment.studentId,

@@ -17,7 +17,7 @@ extension AppDatabase {
                 recordedAt: request.lateReference)
             switch admitted {
             case let .failure(refusal):
-                return .refused(refusal, timeZone: context.calendar.timeZone)
+                return .refused(refusal, timeZone: context.zone)
             case let .success(admission):
                 let dueAt = policy.feedbackDueAt(kind: request.slot.kind, receivedAt: request.receivedAt, timeZone: context.calendar.timeZone)
                 let submission = SubmissionRecord(
@@ -112,7 +112,7 @@ extension AppDatabase {
     static func receivedMessage(
         slot: Slot, context: StudentContext, late: Bool, coachName: String?, dueAt: Date, policy: ProgramPolicy
     ) -> String {
-        let zone = context.calendar.timeZone
+        let zone = context.zone
         return switch slot {
         case .week:
             StudentMessages.recordingReceived(context.slotTitle(slot), late: late, coachName: coachName,
@@ -128,6 +128,13 @@ extension AppDatabase {
     /// themselves (their recording received, their own withdrawal: they are looking at the
     /// app), everything else. (Per-category preferences are not built yet: every other event
     /// pushes.)
+    /// Whether the student left `type`'s category on (decided when the event is written; a
+    /// later change of preference never rewrites it). Staff events have no such choice.
+    static func studentWantsPush(_ db: Database, studentId: String, type: EventType, recipient: EventRecipient) throws -> Bool {
+        guard case .student = recipient, let category = type.pushCategory else { return true }
+        return try StudentRecord.fetchOne(db, key: studentId)?.wantsPush(category) ?? true
+    }
+
     static func pushes(_ type: EventType, to recipient: EventRecipient) -> Bool {
         guard case .student = recipient else { return true }
         return ![.submissionReceived, .submissionWithdrawn].contains(type)
@@ -156,7 +163,8 @@ extension AppDatabase {
             occurredAt: occurredAt, week: week,
             submissionId: submissionId, feedbackId: feedbackId, coachName: coachName, message: message,
             link: link.absoluteString, extra: extra)
-        payload.push = Self.pushes(type, to: recipient)
+        payload.push = try Self.pushes(type, to: recipient)
+            && Self.studentWantsPush(db, studentId: studentId, type: type, recipient: recipient)
         var event = EventRecord(id: id, studentId: studentId, type: type.rawValue, payload: try payload.jsonData(), occurredAt: occurredAt,
                                 recipient: recipient)
         try event.insert(db)
@@ -212,7 +220,7 @@ extension AppDatabase {
             }
             let admitted = context.rules.admit(slot: slot, history: context.history, now: now, elsewhere: context.elsewhere)
             if case let .failure(refusal) = admitted {
-                return Precheck(refusal: refusal, timeZone: context.calendar.timeZone)
+                return Precheck(refusal: refusal, timeZone: context.zone)
             }
             return nil
         }

@@ -21,3 +21,17 @@ public enum EventType: String, Sendable, CaseIterable {
     case storageLow = "storage_low"
     case announcement
 }
+
+extension EventType {
+    /// The push category a student may turn off for this type; nil for what a student always
+    /// hears (a recording lost or refused, a welcome, their own actions are never pushed).
+    public var pushCategory: PushCategory? {
+        switch self {
+        case .feedbackReady, .annotationAdded, .placementReady, .eocResultsReady: .feedback
+        case .weekUnlocked, .deadlineReminder, .eocAvailable: .deadlines
+        case .announcement: .announcements
+        case .questionAnswered: .questions
+        default: nil
+        }
+    }
+}

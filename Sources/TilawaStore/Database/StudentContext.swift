@@ -20,6 +20,10 @@ struct StudentContext {
     let elsewhere: [AcceptedSubmission]
     let titles: [Int: String]
 
+    /// The zone every instant in a message to this student is written in: their own, else
+    /// the programme's (the rules' instants stay the programme's).
+    var zone: TimeZone { student.zone(or: calendar.timeZone) }
+
     /// The context of `enrolment` (of `student`).
     static func load(_ db: Database, student: StudentRecord, enrolment: EnrolmentRecord, policy: ProgramPolicy) throws -> StudentContext {
         guard let enrolmentId = enrolment.id else {

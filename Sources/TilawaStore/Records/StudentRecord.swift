@@ -10,6 +10,17 @@ public struct StudentRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
     public var name: String
     /// `female` or `male` (same-gender coaching); nil when not given.
     public var gender: String? = nil
+    /// The student's own IANA zone (reminders, quiet hours and every time in a message to
+    /// them); nil: the programme's.
+    public var timeZone: String? = nil
+    /// Who set `timeZone`: `roster`, `student` or `ops` (on the student's behalf); a roster
+    /// import overwrites only its own.
+    public var timeZoneSetBy: String? = nil
+    /// Push per category (DESIGN §14), all on by default.
+    public var pushFeedback = true
+    public var pushDeadlines = true
+    public var pushAnnouncements = true
+    public var pushQuestions = true
 
     /// Creates a record.
     public init(id: String, name: String, gender: String? = nil) {
@@ -17,4 +28,35 @@ public struct StudentRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
         self.name = name
         self.gender = gender
     }
+
+    /// The zone messages to this student are written in: their own, else `programme`.
+    public func zone(or programme: TimeZone) -> TimeZone {
+        timeZone.flatMap(TimeZone.init(identifier:)) ?? programme
+    }
+
+    /// Whether the student wants pushes of `category` (nil: an event of no category, always).
+    public func wantsPush(_ category: PushCategory?) -> Bool {
+        switch category {
+        case nil: true
+        case .feedback: pushFeedback
+        case .deadlines: pushDeadlines
+        case .announcements: pushAnnouncements
+        case .questions: pushQuestions
+        }
+    }
+
+    public mutating func setPush(_ category: PushCategory, _ on: Bool) {
+        switch category {
+        case .feedback: pushFeedback = on
+        case .deadlines: pushDeadlines = on
+        case .announcements: pushAnnouncements = on
+        case .questions: pushQuestions = on
+        }
+    }
+}
+
+/// The notification categories a student may turn off (DESIGN §14). Refusals and lost
+/// recordings belong to none: a student always hears that a recording did not count.
+public enum PushCategory: String, Sendable, CaseIterable, Codable {
+    case feedback, deadlines, announcements, questions
 }

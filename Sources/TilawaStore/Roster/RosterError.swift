@@ -46,11 +46,14 @@ public struct RosterError: Error, Sendable, Equatable, CustomStringConvertible {
         case unsupportedFile = "unsupported_file"
         /// A row would change an enrolment of a semester that has closed (its history is final).
         case semesterClosed = "semester_closed"
-        /// A row would change the level of an enrolment that already has weekly or
-        /// end-of-course recordings (a coach change stays allowed).
         /// Same-gender coaching is on and the row pairs a student and a coach of different genders.
         case genderMismatch = "gender_mismatch"
+        /// A row would change the level of an enrolment that already has weekly or
+        /// end-of-course recordings (a coach change stays allowed).
         case alreadyPlaced = "already_placed"
+        /// Two rows of one student (in different semesters) give different values for one of
+        /// the student's own columns (`gender`, `time_zone`); the message names both lines.
+        case conflictingRows = "conflicting_rows"
 
         /// The snake_case code, so that string interpolation prints `unknown_coach`, not `unknownCoach`.
         public var description: String { rawValue }

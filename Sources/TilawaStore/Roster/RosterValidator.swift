@@ -13,7 +13,10 @@ public enum RosterValidator {
     ///   - levels: known level ids.
     ///   - semesters: known semester ids.
     ///   - source: the students file name as given, used in messages.
-    /// - Throws: `duplicate_id` (both lines in the message), `unknown_level`,
+    /// Two rows of one student in different semesters must agree on the student's own
+    /// columns (`gender`, `time_zone`) where both give one.
+    /// - Throws: `duplicate_id` (both lines in the message), `conflicting_rows` (both lines),
+    ///   `unknown_level`,
     ///   `unknown_coach`, `unknown_semester` (the message lists the known ids).
     public static func validate(
         students: [StudentRow],
@@ -23,7 +26,21 @@ public enum RosterValidator {
         source: String
     ) throws(RosterError) {
         var firstLine = [String: Int]()
+        var ownColumns = [String: (gender: StudentRow?, timeZone: StudentRow?)]()
         for row in students {
+            var own = ownColumns[row.id.rawValue] ?? (nil, nil)
+            for (column, value, earlier) in [("gender", row.gender, own.gender), ("time_zone", row.timeZone, own.timeZone)] {
+                guard let value, let earlier else { continue }
+                let before = column == "gender" ? earlier.gender : earlier.timeZone
+                if let before, before != value {
+                    throw RosterError(
+                        .conflictingRows, source: source, line: row.line,
+                        "student \(RosterText.quoted(row.id.rawValue)) has \(column) \(RosterText.quoted(before)) on line \(earlier.line) and \(RosterText.quoted(value)) on line \(row.line); a student's \(column) is one value, so give the same on every row or leave all but one empty")
+                }
+            }
+            if row.gender != nil, own.gender == nil { own.gender = row }
+            if row.timeZone != nil, own.timeZone == nil { own.timeZone = row }
+            ownColumns[row.id.rawValue] = own
             let key = row.id.rawValue + "\u{0}" + row.semesterID.rawValue
             if let earlier = firstLine[key] {
                 throw RosterError(

@@ -25,10 +25,14 @@ public struct StudentRow: Sendable, Equatable {
     /// The optional `gender` column: `female` or `male`; nil when absent or empty (the
     /// stored value is kept).
     public let gender: String?
+    /// The optional `time_zone` column: an IANA zone name; nil when absent or empty (the
+    /// stored value is kept; a zone the student set themselves is never overwritten).
+    public let timeZone: String?
 
     /// A row as read from the file.
     public init(line: Int, id: Identifier, name: String, level: String?, coachID: Identifier?, semesterID: Identifier,
-                owesFromWeek: Int? = nil, gender: String? = nil) {
+                owesFromWeek: Int? = nil, gender: String? = nil, timeZone: String? = nil) {
+        self.timeZone = timeZone
         self.owesFromWeek = owesFromWeek
         self.gender = gender
         self.line = line

@@ -7,7 +7,7 @@ public enum StudentsCSV {
     /// The header the file must start with (after an optional byte-order mark and blank lines).
     public static let header = ["student_id", "name", "level", "coach_id", "semester_id"]
     /// Columns a file may add after the five, in any order (DESIGN §14).
-    public static let optionalColumns = ["owes_from_week", "gender"]
+    public static let optionalColumns = ["owes_from_week", "gender", "time_zone"]
 
     /// Parses the rows of `config/students.csv`, checking each field's shape.
     ///
@@ -106,7 +106,15 @@ public enum StudentsCSV {
             }
             gender = value
         }
+        var timeZone: String?
+        if let index = columns.firstIndex(of: "time_zone"), !fields[index].isEmpty {
+            guard IANAZone.zone(fields[index]) != nil else {
+                throw RosterError(.invalidTimeZone, source: source, line: line,
+                                  "time_zone of student \(id) is \(RosterText.quoted(fields[index])); it must be an IANA zone name such as Asia/Dubai, or empty")
+            }
+            timeZone = fields[index]
+        }
         return StudentRow(line: line, id: id, name: name, level: level, coachID: coach, semesterID: semester, owesFromWeek: owesFromWeek,
-                          gender: gender)
+                          gender: gender, timeZone: timeZone)
     }
 }

@@ -261,6 +261,9 @@ public struct TimelineResource: Encodable, Sendable {
     public init(_ data: TimelineData, now: Date) {
         let calendar = data.calendar
         let zone = calendar.timeZone
+        // Every instant in a sentence is the student's own zone's; `semester.time_zone` stays
+        // the programme's, the zone the rules count in.
+        let studentZone = data.student.zone(or: zone)
         let placed = data.enrolment.isPlaced
         studentId = data.student.id
         semester = Semester(id: data.semester.id, name: data.semester.name, startsAt: calendar.unlock(week: 1),
@@ -320,7 +323,7 @@ public struct TimelineResource: Encodable, Sendable {
         eoc = EOC(
             state: status.state, have: status.have, need: status.need, opensAt: status.opensAt, closesAt: status.closesAt,
             resultsExpectedBy: underReview?.feedbackDueAt, result: eocRecords.first { $0.result != nil }?.result,
-            message: status.message(now: now, in: zone, levelName: level?.name, resultsExpectedBy: underReview?.feedbackDueAt,
+            message: status.message(now: now, in: studentZone, levelName: level?.name, resultsExpectedBy: underReview?.feedbackDueAt,
                                     businessDays: data.policy.eocFeedbackDueBusinessDays),
             passage: .init(title: level?.eocTitle, reference: level?.eocPassage, arabic: level?.eocArabic, covers: level?.eocCovers),
             ayahs: AyahResource.list(level?.eocAyahs),

@@ -1,0 +1,82 @@
+import Foundation
+import GRDB
+import TilawaCore
+
+/// A student's own settings (DESIGN §14): their time zone and which categories push.
+public struct StudentPreferences: Sendable, Equatable {
+    /// The zone in effect (theirs, else the programme's current semester's).
+    public var timeZone: String
+    /// Whether `timeZone` is the student's own (`student`), the roster's (`roster`) or the
+    /// programme's (`programme`).
+    public var timeZoneSource: String
+    public var push: [PushCategory: Bool]
+}
+
+/// What a `PUT …/preferences` changes; nil members are left as they are.
+public struct PreferencesChange: Sendable, Equatable {
+    /// A zone to set; `.some(nil)` goes back to the roster's or programme's zone.
+    public var timeZone: String??
+    public var push: [PushCategory: Bool]
+
+    public init(timeZone: String?? = nil, push: [PushCategory: Bool] = [:]) {
+        self.timeZone = timeZone
+        self.push = push
+    }
+}
+
+extension AppDatabase {
+    /// The migration "students: time zone and push preferences". Never edited once landed.
+    static func migrateStudentPreferences(_ db: Database) throws {
+        try db.alter(table: "student") { t in
+            t.add(column: "timeZone", .text)
+            t.add(column: "timeZoneSetBy", .text)
+            t.add(column: "pushFeedback", .boolean).notNull().defaults(to: true)
+            t.add(column: "pushDeadlines", .boolean).notNull().defaults(to: true)
+            t.add(column: "pushAnnouncements", .boolean).notNull().defaults(to: true)
+            t.add(column: "pushQuestions", .boolean).notNull().defaults(to: true)
+        }
+    }
+
+    /// The zone a student's messages and reminders use: their own, else `programme`.
+    static func studentZone(_ db: Database, studentId: String, programme: TimeZone) throws -> TimeZone {
+        try StudentRecord.fetchOne(db, key: studentId)?.zone(or: programme) ?? programme
+    }
+
+    /// The zone a student's messages use: their own, else `programme`.
+    public func studentZone(studentId: String, programme: TimeZone) async throws -> TimeZone {
+        try await writer.read { db in try Self.studentZone(db, studentId: studentId, programme: programme) }
+    }
+
+    /// A student's preferences, or nil for an unknown student.
+    public func preferences(studentId: String, now: Date) async throws -> StudentPreferences? {
+        try await writer.read { db in try Self.preferences(db, studentId: studentId, now: now) }
+    }
+
+    /// Changes a student's preferences in one transaction and answers the result; nil for an
+    /// unknown student. A zone set here (`by` the student or ops) is the student's own: a
+    /// roster import never overwrites it (clearing it hands the choice back to the roster).
+    public func updatePreferences(studentId: String, change: PreferencesChange, by: String, now: Date) async throws -> StudentPreferences? {
+        try await immediateWrite { db in
+            guard var student = try StudentRecord.fetchOne(db, key: studentId) else { return nil }
+            if let zone = change.timeZone {
+                student.timeZone = zone
+                student.timeZoneSetBy = zone == nil ? nil : by
+            }
+            for (category, on) in change.push { student.setPush(category, on) }
+            try student.update(db)
+            return try Self.preferences(db, studentId: studentId, now: now)
+        }
+    }
+
+    private static func preferences(_ db: Database, studentId: String, now: Date) throws -> StudentPreferences? {
+        guard let student = try StudentRecord.fetchOne(db, key: studentId) else { return nil }
+        let programme = try StudentContext.currentEnrolment(db, studentId: studentId, now: now)
+            .flatMap { try SemesterRecord.fetchOne(db, key: $0.semesterId) }
+            .flatMap { TimeZone(identifier: $0.timeZone) }
+        let own = student.timeZone.flatMap(TimeZone.init(identifier:))
+        return StudentPreferences(
+            timeZone: (own ?? programme ?? .gmt).identifier,
+            timeZoneSource: own == nil ? "programme" : (student.timeZoneSetBy ?? "roster"),
+            push: Dictionary(uniqueKeysWithValues: PushCategory.allCases.map { ($0, student.wantsPush($0)) }))
+    }
+}
