@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Formats instants the way students and coaches read them: "Saturday 14 March, 00:00 EST".
 ///
@@ -37,14 +38,34 @@ public enum HumanDate {
         return "\(weekdayNames[((parts.weekday ?? 1) - 1 + 7) % 7]) \(parts.day ?? 1) \(monthNames[((parts.month ?? 1) - 1 + 12) % 12])"
     }
 
-    /// The zone's short name at `date` ("EDT" in summer, "EST" in winter for New York).
+    /// The zone's short name at `date` ("EDT" in summer, "EST" in winter for New York; "WIB"
+    /// for Jakarta, "GST" for Dubai), or its offset ("GMT+3") where the zone has no short
+    /// name its own people write.
     ///
-    /// `TimeZone.abbreviation(for:)` on Linux answers "GMT-4"; ICU's specific short name in
-    /// English is what people read.
+    /// `TimeZone.abbreviation(for:)` on Linux answers "GMT-4"; ICU's specific short names
+    /// depend on the locale's region (en_US knows "EDT" but not "WIB", which only id_ID
+    /// has), so the name is asked of the locales of the zone's own country (tzdata's
+    /// `zone.tab`), English first, and only an all-capital Latin answer is taken.
     static func zoneName(of date: Date, in timeZone: TimeZone) -> String {
-        let style = Date.FormatStyle(timeZone: timeZone).timeZone(.specificName(.short)).locale(english)
-        return date.formatted(style)
+        let offset = timeZone.secondsFromGMT(for: date)
+        let key = "\(timeZone.identifier)|\(offset)"
+        if let known = zoneNames.withLock({ $0[key] }) { return known }
+        var name = date.formatted(Date.FormatStyle(timeZone: timeZone).timeZone(.specificName(.short)).locale(english))
+        // "GMT" itself is a name (London in winter); "GMT+7" is an offset, worth improving.
+        if name.hasPrefix("GMT+") || name.hasPrefix("GMT-"), let country = ZoneCountries.shared[timeZone.identifier] {
+            for locale in ZoneCountries.locales(of: country) {
+                let candidate = date.formatted(Date.FormatStyle(timeZone: timeZone).timeZone(.specificName(.short)).locale(locale))
+                if (2...5).contains(candidate.utf8.count), candidate.utf8.allSatisfy({ (65...90).contains($0) }), !candidate.hasPrefix("GMT") {
+                    name = candidate
+                    break
+                }
+            }
+        }
+        zoneNames.withLock { $0[key] = name }
+        return name
     }
+
+    private static let zoneNames = Mutex<[String: String]>([:])
 
     private static let english = Locale(identifier: "en_US")
 
@@ -58,5 +79,26 @@ public enum HumanDate {
 
     private static func twoDigits(_ value: Int) -> String {
         value < 10 ? "0\(value)" : "\(value)"
+    }
+}
+
+/// Which country each IANA zone belongs to, from tzdata's `zone.tab` (present wherever
+/// Foundation reads zones); empty when the file is missing, and then names fall back to en_US.
+enum ZoneCountries {
+    static let shared: [String: String] = {
+        guard let text = try? String(contentsOfFile: "/usr/share/zoneinfo/zone.tab", encoding: .utf8) else { return [:] }
+        var map = [String: String]()
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            let fields = line.split(separator: "\t")
+            if fields.count >= 3 { map[String(fields[2])] = String(fields[0]) }
+        }
+        return map
+    }()
+
+    /// The locales of `country`, English first ("en_ID", then "id_ID", …).
+    static func locales(of country: String) -> [Locale] {
+        let suffix = "_" + country
+        let names = Locale.availableIdentifiers.filter { $0.hasSuffix(suffix) }.sorted()
+        return (names.filter { $0.hasPrefix("en_") } + names.filter { !$0.hasPrefix("en_") }).map(Locale.init(identifier:))
     }
 }
