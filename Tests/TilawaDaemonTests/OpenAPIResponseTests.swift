@@ -300,6 +300,22 @@ struct OpenAPIResponseTests {
             _ = try await call(.delete, announcement, "/v1/announcements/\(scheduledId)", try await auth(.ops, "ops"))
             _ = try await call(.delete, announcement, "/v1/announcements/ann_none", try await auth(.ops, "ops"))
 
+            // Preferences: read, changed, refused (another student's, a coach, a bad zone, a bad body).
+            let preferences = "/v1/students/{id}/preferences"
+            let preferencesJSON = try await auth(.student, "S1001", [.contentType: "application/json"])
+            _ = try await call(.get, preferences, "/v1/students/S1001/preferences", student)
+            _ = try await call(.put, preferences, "/v1/students/S1001/preferences", preferencesJSON,
+                               body: ByteBuffer(string: #"{"time_zone": "Asia/Jakarta", "push": {"deadlines": false}}"#))
+            _ = try await call(.put, preferences, "/v1/students/S1001/preferences", preferencesJSON, body: ByteBuffer(string: #"{"time_zone": "EST"}"#))
+            _ = try await call(.put, preferences, "/v1/students/S1001/preferences", preferencesJSON, body: ByteBuffer(string: #"{"push": {"deadlines": 0}}"#))
+            _ = try await call(.put, preferences, "/v1/students/S1001/preferences", try await auth(.student, "S1001", [.contentType: "text/plain"]),
+                               body: ByteBuffer(string: "x"))
+            _ = try await call(.put, preferences, "/v1/students/S1002/preferences", preferencesJSON, body: ByteBuffer(string: #"{"time_zone": null}"#))
+            _ = try await call(.get, preferences, "/v1/students/S1001/preferences", try await auth(.coach, "C01"))
+            _ = try await call(.get, preferences, "/v1/students/S1001/preferences")
+            _ = try await call(.put, preferences, "/v1/students/S1001/preferences", try await auth(.ops, "ops", [.contentType: "application/json"]),
+                               body: ByteBuffer(string: #"{"time_zone": null}"#))
+
             // Annotations: written and spoken, each documented refusal, the correction's audio, the history, deleting.
             let annotations = "/v1/submissions/{id}/annotations"
             let markJSON = try await auth(.coach, "C01", [.contentType: "application/json"])
