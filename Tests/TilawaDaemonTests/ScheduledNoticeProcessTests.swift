@@ -38,12 +38,14 @@ struct ScheduledNoticeProcessTests {
             .replacingOccurrences(of: "start: 2027-01-09", with: "start: 2031-05-24")
         try #require(moved.contains("2031-01-04") && moved.contains("2031-05-24"), "the sample programme's semesters changed")
         try moved.write(toFile: state.scratch.path("program.yaml"), atomically: true, encoding: .utf8)
-        // One who submits every week (S1001), one who stops after week 2 (S1002), one who never submits (S1003).
+        // One who submits every week (S1001, New York), one who stops after week 2 (S1002, in
+        // Jakarta), two who never submit (S1003 in New York, S1004 in Dubai).
         try """
-            student_id,name,level,coach_id,semester_id
-            S1001,Aisha Rahman,L1,C01,fall-2026
-            S1002,Omar Farouk,L1,C02,fall-2026
-            S1003,"Al-Amin, Zaynab",L2,C01,fall-2026
+            student_id,name,level,coach_id,semester_id,time_zone
+            S1001,Aisha Rahman,L1,C01,fall-2026,
+            S1002,Omar Farouk,L1,C02,fall-2026,Asia/Jakarta
+            S1003,"Al-Amin, Zaynab",L2,C01,fall-2026,America/New_York
+            S1004,Maryam Idris,L1,C02,fall-2026,Asia/Dubai
 
             """.write(toFile: state.scratch.path("students.csv"), atomically: true, encoding: .utf8)
         let imported = try await state.run(["roster", "import", state.scratch.path("program.yaml"), state.scratch.path("students.csv")])
@@ -133,15 +135,19 @@ struct ScheduledNoticeProcessTests {
                 $0["\($1["levelId"] as String)/\($1["week"] as Int)"] = ($1["title"], $1["passage"])
             }
         }
-        let level = ["S1001": "L1", "S1002": "L1", "S1003": "L2"]
-        for student in ["S1001", "S1002", "S1003"] {
+        let level = ["S1001": "L1", "S1002": "L1", "S1003": "L2", "S1004": "L1"]
+        let zone = ["S1001": "America/New_York", "S1002": "Asia/Jakarta", "S1003": "America/New_York", "S1004": "Asia/Dubai"]
+            .mapValues { TimeZone(identifier: $0)! }
+        for student in ["S1001", "S1002", "S1003", "S1004"] {
+            var local = Calendar(identifier: .gregorian)
+            local.timeZone = zone[student]!
             let mine = delivered.filter { $0.studentId == student && $0.recipient == "student" }
             let unlocked = mine.filter { $0.type == "week_unlocked" }
             #expect(unlocked.compactMap { $0.week?.number } == Array(1...15), "\(student): every week once, in order (seed \(seed))")
             for notice in unlocked {
                 let week = notice.week?.number ?? 0
                 let (title, passage) = curriculum["\(level[student]!)/\(week)"] ?? ("?", nil)
-                let due = HumanDate.format(Self.calendar.deadline(week: week), in: Self.calendar.timeZone)
+                let due = HumanDate.format(Self.calendar.deadline(week: week), in: zone[student]!)
                 #expect(notice.message == StudentMessages.weekUnlocked(week: week, title: title, passage: passage, due: due))
                 #expect(notice.week?.title == title)
             }
@@ -151,13 +157,26 @@ struct ScheduledNoticeProcessTests {
             case "S1002": (3...15).flatMap { [$0, $0] }
             default: (1...15).flatMap { [$0, $0] }
             }
+            // S1004's are in Dubai at 18:00 on Thursday and Friday (the deadline is Saturday
+            // morning there); S1002's in Jakarta likewise; S1003's on Wednesday and Thursday in
+            // New York, across its change to summer time in week 10.
             #expect(reminders.compactMap { $0.week?.number } == expected, "\(student) (seed \(seed))")
             for reminder in reminders {
                 let week = reminder.week?.number ?? 0
                 let title = curriculum["\(level[student]!)/\(week)"]?.0 ?? "?"
-                let due = HumanDate.format(Self.calendar.deadline(week: week), in: Self.calendar.timeZone)
+                let due = HumanDate.format(Self.calendar.deadline(week: week), in: zone[student]!)
                 #expect([2, 1, 0].map { StudentMessages.deadlineReminder(week: week, title: title, due: due, daysBefore: $0) }.contains(reminder.message))
                 #expect(reminder.occurredAt <= Self.calendar.deadline(week: week), "never a stale reminder")
+                // At the student's 18:00 (a tick is 34 programme minutes), on one of the two days
+                // before the deadline's day in their zone — unless it was due while the daemon was
+                // down over week 5's Wednesday and Thursday morning (then at the restart).
+                let parts = local.dateComponents([.hour, .minute], from: reminder.occurredAt)
+                let minutes = (parts.hour ?? 0) * 60 + (parts.minute ?? 0)
+                let days = local.dateComponents([.day], from: local.startOfDay(for: reminder.occurredAt),
+                                                to: local.startOfDay(for: Self.calendar.deadline(week: week))).day ?? -1
+                let late = week == 5 && (week5Thursday...week5Thursday.addingTimeInterval(3_600)).contains(reminder.occurredAt)
+                #expect(late || ((18 * 60)..<(19 * 60)).contains(minutes) && [1, 2].contains(days),
+                        "\(student) week \(week): \(HumanDate.format(reminder.occurredAt, in: zone[student]!)) (seed \(seed))")
             }
         }
         // Week 5's Wednesday reminder, due while the daemon was down, went out once when it came
