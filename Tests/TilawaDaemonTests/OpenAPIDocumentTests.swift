@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Testing
+import TilawaCore
 @testable import TilawaDaemon
 import TilawaStore
 import TilawaTestSupport
@@ -51,6 +52,16 @@ struct OpenAPIDocumentTests {
         let close = try #require(yaml[enumLine.upperBound...].firstIndex(of: "]"))
         let documented = Set(yaml[enumLine.upperBound..<close].split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
         #expect(documented == Set(EventType.allCases.map(\.rawValue)))
+    }
+
+    @Test("The document's message keys are exactly those the English renderer knows")
+    func messageKeysMatch() throws {
+        let yaml = OpenAPIDocument.yaml
+        let start = try #require(yaml.range(of: "\n    MessageKey:\n"))
+        let enumLine = try #require(yaml[start.upperBound...].range(of: "enum: ["))
+        let close = try #require(yaml[enumLine.upperBound...].firstIndex(of: "]"))
+        let documented = Set(yaml[enumLine.upperBound..<close].split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+        #expect(documented == Set(EnglishMessages.keys))
     }
 
     @Test("The served document is openapi/openapi.yaml as the build embedded it (the EmbedOpenAPI plugin)")

@@ -147,8 +147,8 @@ struct ScheduledNoticeProcessTests {
             for notice in unlocked {
                 let week = notice.week?.number ?? 0
                 let (title, passage) = curriculum["\(level[student]!)/\(week)"] ?? ("?", nil)
-                let due = HumanDate.format(Self.calendar.deadline(week: week), in: zone[student]!)
-                #expect(notice.message == StudentMessages.weekUnlocked(week: week, title: title, passage: passage, due: due))
+                #expect(notice.message == StudentMessages.weekUnlocked(week: week, title: title, passage: passage,
+                                                                       due: Self.calendar.deadline(week: week), zone: zone[student]!).text)
                 #expect(notice.week?.title == title)
             }
             let reminders = mine.filter { $0.type == "deadline_reminder" }
@@ -164,8 +164,9 @@ struct ScheduledNoticeProcessTests {
             for reminder in reminders {
                 let week = reminder.week?.number ?? 0
                 let title = curriculum["\(level[student]!)/\(week)"]?.0 ?? "?"
-                let due = HumanDate.format(Self.calendar.deadline(week: week), in: zone[student]!)
-                #expect([2, 1, 0].map { StudentMessages.deadlineReminder(week: week, title: title, due: due, daysBefore: $0) }.contains(reminder.message))
+                #expect([2, 1, 0].map {
+                    StudentMessages.deadlineReminder(week: week, title: title, due: Self.calendar.deadline(week: week), zone: zone[student]!, daysLeft: $0).text
+                }.contains(reminder.message))
                 #expect(reminder.occurredAt <= Self.calendar.deadline(week: week), "never a stale reminder")
                 // At the student's 18:00 (a tick is 34 programme minutes), on one of the two days
                 // before the deadline's day in their zone — unless it was due while the daemon was

@@ -291,7 +291,7 @@ struct StandardWebhooksTests {
                 // An event about no student (null student_id and week) is signed and verified alike.
                 if round == 0 {
                     #expect(try await daemon.runtime.database.recordStorageLow(
-                        .init(freeBytes: 1, totalBytes: 2, minimumFreeBytes: 0), message: "low", timeZone: .gmt, now: Date()))
+                        .init(freeBytes: 1, totalBytes: 2, minimumFreeBytes: 0), timeZone: .gmt, now: Date()))
                 }
                 let services = RunningServices([service])
                 #expect(await daemon.eventually { receiver.answered.count >= (round == 0 ? 2 : 1) })

@@ -165,6 +165,10 @@ struct ProgrammeYearTests {
         // Queues are per enrolment: C02 sees spring's week 3 only.
         #expect(try await store.database.coachQueue(coachId: "C02").map(\.submission.id) == [springWeek3Id])
         #expect(!(try await store.database.coachQueue(coachId: "C01").map(\.submission.id).contains(springWeek3Id)))
+        // Every event of the year says its sentence as a key and parameters too.
+        let keys = try store.expectMessagesRenderFromKeys()
+        #expect(keys.isSuperset(of: ["submission_received.week", "submission_received.eoc", "feedback_ready", "eoc_results_ready.retake",
+                                     "eoc_results_ready.pass", "submission_ready_for_review"]), "\(keys.sorted())")
     }
 
     @Test("attempts are the student's across semesters")

@@ -67,6 +67,7 @@ struct ScheduledNoticeTests {
         let late = try #require(try payloads(store, "S1003").first { $0.type == "deadline_reminder" && $0.week?.number == 5 })
         #expect(late.occurredAt == downUntil)
         #expect(late.message.contains("is due tomorrow,"), "sent on Thursday, it says what is left")
+        #expect(try store.expectMessagesRenderFromKeys().isSuperset(of: ["week_unlocked", "deadline_reminder", "submission_received.week"]))
     }
 
     @Test("a notice is never sent after its week's deadline, and an unplaced student gets none")

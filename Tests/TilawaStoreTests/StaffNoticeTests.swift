@@ -71,10 +71,10 @@ struct StaffNoticeTests {
         defer { store.remove() }
         let facts = EventPayload.StorageFacts(freeBytes: 500_000_000, totalBytes: 10_000_000_000, minimumFreeBytes: 268_435_456)
         let monday = TestStore.newYork(2026, 11, 9, 10)
-        #expect(try await store.database.recordStorageLow(facts, message: "low", timeZone: newYork, now: monday))
-        #expect(try await !store.database.recordStorageLow(facts, message: "low", timeZone: newYork, now: monday.addingTimeInterval(13 * 3_600)))
+        #expect(try await store.database.recordStorageLow(facts, timeZone: newYork, now: monday))
+        #expect(try await !store.database.recordStorageLow(facts, timeZone: newYork, now: monday.addingTimeInterval(13 * 3_600)))
         // 00:30 the next local day (05:30 UTC): a new day, one more.
-        #expect(try await store.database.recordStorageLow(facts, message: "low", timeZone: newYork, now: TestStore.newYork(2026, 11, 10, 0, 30)))
+        #expect(try await store.database.recordStorageLow(facts, timeZone: newYork, now: TestStore.newYork(2026, 11, 10, 0, 30)))
         let events = try staffEvents(store, "storage_low")
         #expect(events.count == 2)
         #expect(events.allSatisfy { $0.record.recipient == "ops" && $0.record.queue == "ops" && $0.record.studentId == nil })
@@ -110,12 +110,12 @@ struct StaffNoticeTests {
             #expect(Set(try db.indexes(on: "event").map(\.name)).isSuperset(of: [
                 "event_student_seq", "event_undelivered", "event_delivered_occurred", "event_queue_seq", "event_recipient_seq"]))
             #expect(try db.columns(in: "event").first { $0.name == "studentId" }?.isNotNull == false)
-            let id = try AppDatabase.recordStaffEvent(db, type: .storageLow, occurredAt: Date(), message: "low", link: .operationsStatus,
+            let id = try AppDatabase.recordStaffEvent(db, type: .storageLow, occurredAt: Date(), message: StudentMessages.announcement(title: "low", body: "disk"), link: .operationsStatus,
                                                       extra: nil, recipient: .ops)
             let seq = try Int64.fetchOne(db, sql: "SELECT seq FROM event WHERE id = ?", arguments: [id]) ?? 0
             #expect(seq > before.newest, "a feed cursor handed out before the rebuild is never reused")
             #expect(throws: StoreError.self) {
-                try AppDatabase.recordStaffEvent(db, type: .storageLow, occurredAt: Date(), message: "x", link: .operationsStatus,
+                try AppDatabase.recordStaffEvent(db, type: .storageLow, occurredAt: Date(), message: StudentMessages.announcement(title: "x", body: "y"), link: .operationsStatus,
                                                  extra: nil, recipient: .student)
             }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Testing
 import TilawaCore
 @_spi(Testing) @testable import TilawaStore
 
@@ -66,5 +67,25 @@ extension AdmissionOutcome {
 
     var refusal: RuleRefusal? {
         if case let .refused(refusal, _) = self { refusal } else { nil }
+    }
+}
+
+extension TestStore {
+    /// Every stored event carries `message_key` and `params`, and its `message` is their
+    /// English rendering; returns the keys seen.
+    @discardableResult
+    func expectMessagesRenderFromKeys(sourceLocation: SourceLocation = #_sourceLocation) throws -> Set<String> {
+        let payloads = try database.writer.read { db in try EventRecord.fetchAll(db) }
+            .map { try JSONDecoder.iso.decode(EventPayload.self, from: $0.payload) }
+        var keys = Set<String>()
+        for payload in payloads {
+            guard let key = payload.messageKey, let params = payload.params else {
+                Issue.record("\(payload.type) has no message_key or params", sourceLocation: sourceLocation)
+                continue
+            }
+            keys.insert(key)
+            #expect(EnglishMessages.render(key: key, params: params) == payload.message, "\(key)", sourceLocation: sourceLocation)
+        }
+        return keys
     }
 }

@@ -62,7 +62,7 @@ public struct ProgrammeClockService: Service {
                     }
                 }
                 if let storage = lowStorage(), try await runtime.database.recordStorageLow(
-                    storage, message: Self.storageLowMessage(storage), timeZone: zone, now: now) {
+                    storage, timeZone: zone, now: now) {
                     logger.warning("storage low, operations told", metadata: ["free_bytes": "\(storage.freeBytes)"])
                     wakeup?.signal()
                 }
@@ -84,12 +84,5 @@ public struct ProgrammeClockService: Service {
         guard threshold > 0, let free = DiskSpace.availableBytes(at: path), free < threshold,
               let total = DiskSpace.totalBytes(at: path), total > 0 else { return nil }
         return .init(freeBytes: free, totalBytes: total, minimumFreeBytes: Int64(runtime.configuration.storage.minFreeBytes))
-    }
-
-    /// "The state directory's disk has 4.1 GiB free (9 %); uploads are refused below 256 MiB."
-    static func storageLowMessage(_ storage: EventPayload.StorageFacts) -> String {
-        let percent = Double(storage.freeBytes) / Double(max(1, storage.totalBytes)) * 100
-        return "The state directory's disk has \(StatusFormat.bytes(storage.freeBytes)) free (\(StatusFormat.percent(percent))); "
-            + "uploads are refused below \(StatusFormat.bytes(storage.minimumFreeBytes))."
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TilawaCore
 
 /// Human renderings of ages, sizes and instants, shared by check messages and the table.
 enum StatusFormat {
@@ -23,21 +24,10 @@ enum StatusFormat {
     }
 
     /// Binary units: `512 B`, `3.2 KiB`, `1.4 GiB`.
-    static func bytes(_ value: Int64) -> String {
-        let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]
-        var amount = Double(max(0, value))
-        var unit = 0
-        while amount >= 1024, unit < units.count - 1 {
-            amount /= 1024
-            unit += 1
-        }
-        return unit == 0 ? "\(Int(amount)) B" : String(format: amount < 10 ? "%.1f %@" : "%.0f %@", amount, units[unit])
-    }
+    static func bytes(_ value: Int64) -> String { Quantity.bytes(value) }
 
     /// `31 %`, or `0.4 %` below 1.
-    static func percent(_ value: Double) -> String {
-        String(format: value < 1 ? "%.1f %%" : "%.0f %%", value)
-    }
+    static func percent(_ value: Double) -> String { Quantity.percent(value) }
 
     /// `2026-11-22 15:00:00 UTC`.
     static func instant(_ date: Date) -> String {

@@ -94,26 +94,19 @@ extension AppDatabase {
             if submission.state == .feedbackReady {
                 let levelId = try String.fetchOne(db, sql: "SELECT levelId FROM enrolment WHERE id = ?", arguments: [submission.enrolmentId])
                 let week = try StudentContext.weekInfo(db, levelId: levelId, slot: submission.slot)
-                let what = submission.week.map { "week \($0) (\(week.title))" } ?? week.title.lowercased()
                 let reply = try String.fetchOne(db, sql: """
                     SELECT id FROM feedback WHERE submissionId = ? AND state = 'ready' ORDER BY receivedAt DESC LIMIT 1
                     """, arguments: [submission.id])
                 let coach = try CoachRecord.fetchOne(db, key: coachId)
-                let place = record.surah.map { surah in "ayah \(surah):\(record.ayah ?? 0)" } ?? "at \(Self.clockTime(record.atSeconds))"
-                let note = StaffMessages.commentExcerpt(text: record.text, clipSeconds: clip?.durationSeconds)
                 try Self.recordEvent(
                     db, type: .annotationAdded, studentId: submission.studentId, levelId: levelId, slot: submission.slot,
                     occurredAt: now, submissionId: submission.id, feedbackId: reply, coachName: coach?.name,
-                    message: "\(coach?.name ?? "Your coach") marked \(place) in your recording for \(what) (\(record.kind.rawValue.replacingOccurrences(of: "_", with: " "))): \(note)")
+                    message: StudentMessages.annotationAdded(
+                        coachName: coach?.name, surah: record.surah, ayah: record.ayah, atSeconds: record.atSeconds, week: submission.week,
+                        title: week.title, kind: record.kind.rawValue, text: record.text, clipSeconds: clip?.durationSeconds))
             }
             return .success(record)
         }
-    }
-
-    /// `m:ss` of a moment in a recording.
-    static func clockTime(_ seconds: Double) -> String {
-        let whole = max(0, Int(seconds.rounded(.down)))
-        return "\(whole / 60):" + (whole % 60 < 10 ? "0" : "") + "\(whole % 60)"
     }
 
     /// One annotation, or nil.

@@ -213,13 +213,17 @@ extension AppDatabase {
     /// One student's `announcement` event: about no week, linked to the announcement.
     private static func recordAnnouncement(_ db: Database, _ announcement: AnnouncementRecord, studentId: String, now: Date) throws {
         let id = IdentifierGenerator.make("evt", now: now)
+        let message = StudentMessages.announcement(title: announcement.title, body: announcement.body)
         var payload = EventPayload(
             id: id, type: EventType.announcement.rawValue, recipient: EventRecipient.student.role, recipientId: nil,
             studentId: studentId, occurredAt: now, week: nil, submissionId: nil, feedbackId: nil, coachName: nil,
-            message: "\(announcement.title): \(announcement.body)",
+            message: message.text,
             link: "\(DeepLink.scheme)://announcements/\(announcement.id)",
             extra: .init(announcement: .init(id: announcement.id, title: announcement.title, body: announcement.body)))
-        payload.push = pushes(.announcement, to: .student)
+        payload.messageKey = message.key
+        payload.params = message.params
+        payload.push = try pushes(.announcement, to: .student)
+            && studentWantsPush(db, studentId: studentId, type: .announcement, recipient: .student)
         var event = EventRecord(id: id, studentId: studentId, type: EventType.announcement.rawValue, payload: try payload.jsonData(),
                                 occurredAt: now, recipient: .student)
         try event.insert(db)

@@ -156,8 +156,6 @@ extension AppDatabase {
                 durationSeconds: clip?.durationSeconds, outputGainDB: clip?.outputGainDB)
             try comment.insert(db)
             let week = try StudentContext.weekInfo(db, levelId: enrolment.levelId, slot: submission.slot)
-            let what = submission.week.map { "week \($0) (\(week.title))" } ?? week.title.lowercased()
-            let excerpt = StaffMessages.commentExcerpt(text: text, clipSeconds: clip?.durationSeconds)
             switch author {
             case .student:
                 let coachId = enrolment.coachId ?? feedback.coachId
@@ -165,7 +163,9 @@ extension AppDatabase {
                 try Self.recordEvent(
                     db, type: .questionAsked, studentId: submission.studentId, levelId: enrolment.levelId, slot: submission.slot,
                     occurredAt: now, submissionId: submission.id, feedbackId: feedback.id, coachName: nil,
-                    message: "\(student) asked about your reply to their recording for \(what): \(excerpt)", recipient: .coach(coachId))
+                    message: StaffMessages.questionAsked(student: student, week: submission.week, title: week.title, text: text,
+                                                         clipSeconds: clip?.durationSeconds),
+                    recipient: .coach(coachId))
             case .coach:
                 try db.execute(sql: """
                     UPDATE comment SET answeredAt = ? WHERE feedbackId = ? AND author = 'student' AND answeredAt IS NULL
@@ -174,7 +174,8 @@ extension AppDatabase {
                 try Self.recordEvent(
                     db, type: .questionAnswered, studentId: submission.studentId, levelId: enrolment.levelId, slot: submission.slot,
                     occurredAt: now, submissionId: submission.id, feedbackId: feedback.id, coachName: coach?.name,
-                    message: "\(coach?.name ?? "Your coach") answered your question about \(what): \(excerpt)")
+                    message: StudentMessages.questionAnswered(coachName: coach?.name, week: submission.week, title: week.title, text: text,
+                                                              clipSeconds: clip?.durationSeconds))
             }
             return .success(comment)
         }

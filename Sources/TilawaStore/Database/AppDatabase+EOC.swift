@@ -58,8 +58,7 @@ extension AppDatabase {
         try recordEvent(
             db, type: .eocAvailable, studentId: studentId, levelId: enrolment.levelId, slot: .eoc, occurredAt: now,
             submissionId: nil, feedbackId: nil, coachName: coach?.name,
-            message: StudentMessages.eocAvailable(
-                levelName: levelName, closes: HumanDate.format(context.calendar.closesAt, in: context.zone)),
+            message: StudentMessages.eocAvailable(levelName: levelName, closes: context.calendar.closesAt, zone: context.zone),
             extra: .init(level: context.level.map { .init(id: $0.id, name: $0.name) }, semesterId: enrolment.semesterId))
         return true
     }

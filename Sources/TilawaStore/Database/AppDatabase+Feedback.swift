@@ -190,11 +190,10 @@ extension AppDatabase {
             }
             let coach = try CoachRecord.fetchOne(db, key: feedback.coachId)
             let week = try StudentContext.weekInfo(db, levelId: enrolment.levelId, slot: submission.slot)
-            let what = submission.week.map { "week \($0) (\(week.title))" } ?? week.title.lowercased()
             try Self.recordEvent(
                 db, type: .feedbackReady, studentId: submission.studentId, levelId: enrolment.levelId, slot: submission.slot,
                 occurredAt: now, submissionId: submission.id, feedbackId: feedback.id, coachName: coach?.name,
-                message: StudentMessages.feedbackReady(what, coachName: coach?.name))
+                message: StudentMessages.feedbackReady(week: submission.week, title: week.title, coachName: coach?.name))
             if submission.kind == .eoc, submission.state.countsAsAccepted, let result = feedback.result {
                 let level = try enrolment.levelId.flatMap { try LevelRecord.fetchOne(db, key: $0) }
                 if result == .pass, enrolment.outcome != .graduated, let enrolmentId = enrolment.id {
@@ -238,11 +237,10 @@ extension AppDatabase {
                 guard let enrolment = try EnrolmentRecord.fetchOne(db, key: submission.enrolmentId) else { continue }
                 let coach = try enrolment.coachId.flatMap { try CoachRecord.fetchOne(db, key: $0) }
                 let week = try StudentContext.weekInfo(db, levelId: enrolment.levelId, slot: submission.slot)
-                let what = submission.week.map { "week \($0) (\(week.title))" } ?? week.title.lowercased()
                 let student = try StudentRecord.fetchOne(db, key: submission.studentId)?.name ?? submission.studentId
                 let zone = try SemesterRecord.fetchOne(db, key: submission.semesterId).flatMap { try? $0.calendar().timeZone } ?? .gmt
                 let message = StaffMessages.feedbackOverdue(
-                    student: student, what: what, coachName: coach?.name, due: HumanDate.format(submission.feedbackDueAt, in: zone))
+                    student: student, week: submission.week, title: week.title, coachName: coach?.name, due: submission.feedbackDueAt, zone: zone)
                 // The coach (their own) and operations are told; the student is not told that
                 // operations were.
                 let recipients: [EventRecipient] = (coach.map { [.coach($0.id)] } ?? []) + [.ops]

@@ -102,12 +102,11 @@ extension AppDatabase {
                let coachId = enrolment.coachId {
                 let student = try StudentRecord.fetchOne(db, key: submission.studentId)?.name ?? submission.studentId
                 let week = try StudentContext.weekInfo(db, levelId: enrolment.levelId, slot: submission.slot)
-                let what = submission.week.map { "week \($0) (\(week.title))" } ?? week.title.lowercased()
                 let zone = try SemesterRecord.fetchOne(db, key: submission.semesterId).flatMap { try? $0.calendar().timeZone } ?? .gmt
                 try Self.recordEvent(
                     db, type: .submissionReadyForReview, studentId: submission.studentId, levelId: enrolment.levelId,
                     slot: submission.slot, occurredAt: now, submissionId: submission.id, feedbackId: nil, coachName: nil,
-                    message: StaffMessages.readyForReview(student: student, what: what, due: HumanDate.format(submission.feedbackDueAt, in: zone)),
+                    message: StaffMessages.readyForReview(student: student, week: submission.week, title: week.title, due: submission.feedbackDueAt, zone: zone),
                     recipient: .coach(coachId))
             }
             try db.execute(
@@ -164,10 +163,9 @@ extension AppDatabase {
         try restoreSuperseded(db, by: id)
         let levelId = try String.fetchOne(db, sql: "SELECT levelId FROM enrolment WHERE id = ?", arguments: [submission.enrolmentId])
         let week = try StudentContext.weekInfo(db, levelId: levelId, slot: submission.slot)
-        let what = submission.week.map { "Week \($0) (\(week.title))" } ?? week.title.lowercased()
         try recordEvent(
             db, type: .submissionFailed, studentId: submission.studentId, levelId: levelId, slot: submission.slot,
             occurredAt: now, submissionId: submission.id, feedbackId: nil, coachName: nil,
-            message: StudentMessages.submissionFailed(what))
+            message: StudentMessages.submissionFailed(week: submission.week, title: week.title))
     }
 }

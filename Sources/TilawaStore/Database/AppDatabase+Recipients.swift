@@ -75,9 +75,7 @@ extension AppDatabase {
                     let student = try StudentRecord.fetchOne(db, key: enrolment.studentId)
                     let missed = lastPassed - start + 1
                     let name = student?.name ?? enrolment.studentId
-                    let message = start == owed
-                        ? "\(name) has nothing in after \(missed) weeks — a call from you now is what brings new students back."
-                        : "\(name) has missed \(missed) deadlines in a row (weeks \(start)–\(lastPassed)) — a call from you may bring them back."
+                    let message = StaffMessages.fallingBehind(student: name, missed: missed, fromWeek: start, toWeek: lastPassed, sinceStart: start == owed)
                     let eventId = try Self.recordEvent(
                         db, type: .studentFallingBehind, studentId: enrolment.studentId, levelId: enrolment.levelId,
                         slot: .week(lastPassed), occurredAt: now, submissionId: nil, feedbackId: nil, coachName: nil, message: message,

@@ -152,7 +152,7 @@ extension AppDatabase {
             submissionId: nil, feedbackId: nil, coachName: coach.name,
             message: StudentMessages.enrolled(
                 levelName: level.name, coachName: coach.name, semesterName: semester.name,
-                weekOneUnlocks: HumanDate.format(calendar.unlock(week: 1), in: zone)),
+                weekOneUnlocks: calendar.unlock(week: 1), zone: zone),
             extra: .init(level: .init(id: level.id, name: level.name), coach: .init(id: coach.id, name: coach.name),
                          semesterId: semester.id))
     }

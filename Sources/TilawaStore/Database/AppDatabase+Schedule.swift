@@ -70,14 +70,13 @@ extension AppDatabase {
                         let curriculum = try titles[levelId] ?? CurriculumWeekRecord.fetchOne(db, key: ["levelId": levelId, "week": week])
                         titles[levelId] = curriculum
                         let title = curriculum?.title ?? "Week \(week)"
-                        let dueText = HumanDate.format(notice.expiresAt, in: zone)
                         let message = switch notice.kind {
                         case .weekUnlocked:
-                            StudentMessages.weekUnlocked(week: week, title: title, passage: curriculum?.passage, due: dueText)
+                            StudentMessages.weekUnlocked(week: week, title: title, passage: curriculum?.passage, due: notice.expiresAt, zone: zone)
                         case .deadlineReminder:
                             // A reminder sent late says how long is really left ("tomorrow", not "in 2 days").
-                            StudentMessages.deadlineReminder(week: week, title: title, due: dueText,
-                                                             daysBefore: calendar.localDaysBetween(now, and: notice.expiresAt, in: zone))
+                            StudentMessages.deadlineReminder(week: week, title: title, due: notice.expiresAt, zone: zone,
+                                                             daysLeft: calendar.localDaysBetween(now, and: notice.expiresAt, in: zone))
                         }
                         let eventId = try Self.recordEvent(
                             db, type: notice.kind == .weekUnlocked ? .weekUnlocked : .deadlineReminder, studentId: enrolment.studentId,

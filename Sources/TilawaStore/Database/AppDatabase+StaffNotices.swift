@@ -78,7 +78,7 @@ extension AppDatabase {
                         awaiting: queue.count, overdue: dues.filter { $0 < now }.count, openQuestions: open, oldestDueAt: dues.min())
                     let message = StaffMessages.coachDigest(
                         awaiting: digest.awaiting, overdue: digest.overdue, openQuestions: open,
-                        oldestDue: digest.oldestDueAt.map { HumanDate.format($0, in: timeZone) })
+                        oldestDue: digest.oldestDueAt, zone: timeZone)
                     eventId = try Self.recordStaffEvent(
                         db, type: .coachDigest, occurredAt: now, message: message, link: .coachQueue,
                         extra: .init(queue: digest), recipient: .coach(coach.id))
@@ -95,7 +95,7 @@ extension AppDatabase {
     /// Records `storage_low` for operations at most once per local day (the caller decides
     /// the disk is low). Returns whether one was recorded.
     @discardableResult
-    public func recordStorageLow(_ storage: EventPayload.StorageFacts, message: String, timeZone: TimeZone, now: Date) async throws -> Bool {
+    public func recordStorageLow(_ storage: EventPayload.StorageFacts, timeZone: TimeZone, now: Date) async throws -> Bool {
         let day = DailyMoment.day(of: now, in: timeZone)
         return try await immediateWrite { db in
             try db.execute(sql: """
@@ -103,7 +103,10 @@ extension AppDatabase {
                 """, arguments: [EventType.storageLow.rawValue, day.description, now])
             guard db.changesCount == 1 else { return false }
             let eventId = try Self.recordStaffEvent(
-                db, type: .storageLow, occurredAt: now, message: message, link: .operationsStatus,
+                db, type: .storageLow, occurredAt: now,
+                message: StaffMessages.storageLow(freeBytes: storage.freeBytes, totalBytes: storage.totalBytes,
+                                                  minimumFreeBytes: storage.minimumFreeBytes),
+                link: .operationsStatus,
                 extra: .init(storage: storage), recipient: .ops)
             try db.execute(sql: """
                 UPDATE staffNotice SET eventId = ? WHERE kind = ? AND recipientId = 'ops' AND localDate = ?

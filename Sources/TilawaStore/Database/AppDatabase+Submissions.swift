@@ -111,14 +111,13 @@ extension AppDatabase {
 
     static func receivedMessage(
         slot: Slot, context: StudentContext, late: Bool, coachName: String?, dueAt: Date, policy: ProgramPolicy
-    ) -> String {
-        let zone = context.zone
-        return switch slot {
-        case .week:
-            StudentMessages.recordingReceived(context.slotTitle(slot), late: late, coachName: coachName,
+    ) -> EventMessage {
+        switch slot {
+        case let .week(number):
+            StudentMessages.recordingReceived(week: number, title: context.titles[number], late: late, coachName: coachName,
                                               feedbackDueHours: policy.feedbackDueHours)
         case .eoc:
-            StudentMessages.eocReceived(businessDays: policy.eocFeedbackDueBusinessDays, expectedBy: HumanDate.day(dueAt, in: zone))
+            StudentMessages.eocReceived(businessDays: policy.eocFeedbackDueBusinessDays, expectedBy: dueAt, zone: context.zone)
         case .assessment:
             StudentMessages.assessmentReceived(placed: context.enrolment.isPlaced, placementDueHours: policy.placementDueHours)
         }
@@ -145,7 +144,7 @@ extension AppDatabase {
     @discardableResult
     static func recordEvent(
         _ db: Database, type: EventType, studentId: String, levelId: String?, slot: Slot, occurredAt: Date,
-        submissionId: String?, feedbackId: String?, coachName: String?, message: String, extra: EventPayload.Extra? = nil,
+        submissionId: String?, feedbackId: String?, coachName: String?, message: EventMessage, extra: EventPayload.Extra? = nil,
         recipient: EventRecipient = .student
     ) throws -> String {
         let id = IdentifierGenerator.make("evt", now: occurredAt)
@@ -161,8 +160,10 @@ extension AppDatabase {
         var payload = EventPayload(
             id: id, type: type.rawValue, recipient: recipient.role, recipientId: recipient.id, studentId: studentId,
             occurredAt: occurredAt, week: week,
-            submissionId: submissionId, feedbackId: feedbackId, coachName: coachName, message: message,
+            submissionId: submissionId, feedbackId: feedbackId, coachName: coachName, message: message.text,
             link: link.absoluteString, extra: extra)
+        payload.messageKey = message.key
+        payload.params = message.params
         payload.push = try Self.pushes(type, to: recipient)
             && Self.studentWantsPush(db, studentId: studentId, type: type, recipient: recipient)
         var event = EventRecord(id: id, studentId: studentId, type: type.rawValue, payload: try payload.jsonData(), occurredAt: occurredAt,
@@ -176,7 +177,7 @@ extension AppDatabase {
     /// use `recordEvent`.
     @discardableResult
     static func recordStaffEvent(
-        _ db: Database, type: EventType, occurredAt: Date, message: String, link: DeepLink, extra: EventPayload.Extra?,
+        _ db: Database, type: EventType, occurredAt: Date, message: EventMessage, link: DeepLink, extra: EventPayload.Extra?,
         recipient: EventRecipient
     ) throws -> String {
         if case .student = recipient {
@@ -185,8 +186,10 @@ extension AppDatabase {
         let id = IdentifierGenerator.make("evt", now: occurredAt)
         var payload = EventPayload(
             id: id, type: type.rawValue, recipient: recipient.role, recipientId: recipient.id, studentId: nil,
-            occurredAt: occurredAt, week: nil, submissionId: nil, feedbackId: nil, coachName: nil, message: message,
+            occurredAt: occurredAt, week: nil, submissionId: nil, feedbackId: nil, coachName: nil, message: message.text,
             link: link.absoluteString, extra: extra)
+        payload.messageKey = message.key
+        payload.params = message.params
         payload.push = Self.pushes(type, to: recipient)
         var event = EventRecord(id: id, studentId: nil, type: type.rawValue, payload: try payload.jsonData(), occurredAt: occurredAt,
                                 recipient: recipient)

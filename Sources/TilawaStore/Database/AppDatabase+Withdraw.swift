@@ -98,17 +98,16 @@ extension AppDatabase {
             try Self.restoreSuperseded(db, by: id)
 
             let week = try StudentContext.weekInfo(db, levelId: enrolment.levelId, slot: submission.slot)
-            let what = submission.week.map { "week \($0) (\(week.title))" } ?? week.title.lowercased()
             try Self.recordEvent(
                 db, type: .submissionWithdrawn, studentId: studentId, levelId: enrolment.levelId, slot: submission.slot,
                 occurredAt: now, submissionId: id, feedbackId: nil, coachName: nil,
-                message: "You withdrew your recording for \(what); the attempt it used is yours again.")
+                message: StudentMessages.submissionWithdrawn(week: submission.week, title: week.title))
             if wasQueued, let coachId = enrolment.coachId {
                 let student = try StudentRecord.fetchOne(db, key: studentId)?.name ?? studentId
                 try Self.recordEvent(
                     db, type: .submissionWithdrawn, studentId: studentId, levelId: enrolment.levelId, slot: submission.slot,
                     occurredAt: now, submissionId: id, feedbackId: nil, coachName: nil,
-                    message: "\(student) withdrew their recording for \(what); it is no longer in your queue.", recipient: .coach(coachId))
+                    message: StaffMessages.submissionWithdrawn(student: student, week: submission.week, title: week.title), recipient: .coach(coachId))
             }
             return .success(Withdrawal(submission: submission, filesToRemove: files, timeZone: zone))
         }

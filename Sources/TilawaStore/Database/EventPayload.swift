@@ -157,9 +157,15 @@ public struct EventPayload: Codable, Sendable, Equatable {
     /// did themselves; decided when the event is written. Absent from events stored before it
     /// existed.
     public var push: Bool? = nil
+    /// The sentence's key and parts (DESIGN §14): `message` is `EnglishMessages.render` of
+    /// them, and an app may render them in the student's language. Absent from events stored
+    /// before they existed.
+    public var messageKey: String? = nil
+    public var params: [String: MessageValue]? = nil
 
     enum CodingKeys: String, CodingKey {
-        case id, type, recipient, week, message, link, extra, push
+        case id, type, recipient, week, message, link, extra, push, params
+        case messageKey = "message_key"
         case recipientId = "recipient_id"
         case studentId = "student_id"
         case occurredAt = "occurred_at"
@@ -183,6 +189,8 @@ public struct EventPayload: Codable, Sendable, Equatable {
         try container.encodeIfPresent(feedbackId, forKey: .feedbackId)
         try container.encodeIfPresent(coachName, forKey: .coachName)
         try container.encode(message, forKey: .message)
+        try container.encodeIfPresent(messageKey, forKey: .messageKey)
+        try container.encodeIfPresent(params, forKey: .params)
         try container.encode(link, forKey: .link)
         try container.encodeIfPresent(extra, forKey: .extra)
         try container.encodeIfPresent(push, forKey: .push)

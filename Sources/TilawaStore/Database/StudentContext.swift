@@ -85,15 +85,6 @@ struct StudentContext {
         try EnrolmentRecord.filter(Column("studentId") == studentId && Column("semesterId") == semesterId).fetchOne(db)
     }
 
-    func slotTitle(_ slot: Slot) -> String {
-        switch slot {
-        case let .week(number):
-            titles[number].map { "week \(number) (\($0))" } ?? "week \(number)"
-        case .eoc: "the end-of-course assessment"
-        case .assessment: "the placement assessment"
-        }
-    }
-
     static func weekInfo(_ db: Database, levelId: String?, slot: Slot) throws -> EventPayload.WeekInfo {
         switch slot {
         case let .week(number):
