@@ -70,7 +70,7 @@ public enum EnglishMessages {
     /// Every key `render` knows, for the documentation test.
     public static let keys: [String] = [
         "submission_received.week", "submission_received.week_late", "submission_received.eoc",
-        "submission_received.assessment", "submission_received.assessment_placed", "submission_failed",
+        "submission_received.assessment", "submission_received.assessment_placed", "submission_failed", "submission_refused",
         "submission_withdrawn", "submission_withdrawn.coach", "placement_ready", "enrolled", "week_unlocked",
         "deadline_reminder", "eoc_available", "eoc_results_ready.pass", "eoc_results_ready.retake", "feedback_ready",
         "annotation_added", "question_asked", "question_answered", "announcement", "submission_ready_for_review",
@@ -92,6 +92,8 @@ public enum EnglishMessages {
             return "We received your placement assessment; a coach will listen to it."
         case "submission_failed":
             return "We couldn't process your recording for \(p.what(capital: true)) — please record it again; it did not use an attempt."
+        case "submission_refused":
+            return "Your recording for \(p.what) was not accepted: \(p.text("detail"))"
         case "submission_withdrawn":
             return "You withdrew your recording for \(p.what); the attempt it used is yours again."
         case "submission_withdrawn.coach":

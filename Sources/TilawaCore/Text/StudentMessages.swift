@@ -33,6 +33,12 @@ public enum StudentMessages {
         EventMessage("submission_withdrawn", ["week": .int(week), "title": .text(title)])
     }
 
+    /// `submission_refused`: a resumable upload finished (perhaps in the background) and was
+    /// not accepted; `detail` is the refusal's own sentence, saying what to do.
+    public static func submissionRefused(week: Int?, title: String, code: String, detail: String) -> EventMessage {
+        EventMessage("submission_refused", ["week": .int(week), "title": .text(title), "code": .text(code), "detail": .text(detail)])
+    }
+
     /// `placement_ready`.
     public static func placementReady(levelName: String, coachName: String) -> EventMessage {
         EventMessage("placement_ready", ["level_name": .text(levelName), "coach_name": .text(coachName)])

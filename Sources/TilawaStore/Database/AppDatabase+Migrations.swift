@@ -171,6 +171,7 @@ extension AppDatabase {
         migrator.registerMigration("people: gender and bio", migrate: AppDatabase.migrateGenderAndBio)
         migrator.registerMigration("announcements", migrate: AppDatabase.migrateAnnouncements)
         migrator.registerMigration("students: time zone and push preferences", migrate: AppDatabase.migrateStudentPreferences)
+        migrator.registerMigration("uploads: refusals told", migrate: AppDatabase.migrateUploadRefusalNotice)
         return migrator
     }
 }

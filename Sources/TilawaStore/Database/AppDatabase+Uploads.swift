@@ -184,3 +184,36 @@ extension AppDatabase {
         }
     }
 }
+
+extension AppDatabase {
+    /// The migration "uploads: refusals told": when a completed resumable upload's refusal was
+    /// sent to its student as `submission_refused` (at most once). Never edited once landed.
+    static func migrateUploadRefusalNotice(_ db: Database) throws {
+        try db.alter(table: "resumableUpload") { t in
+            t.add(column: "refusalNotifiedAt", .datetime)
+        }
+    }
+
+    /// Tells the student that their resumable upload `uploadId`, complete, was refused —
+    /// `code` and `detail` (what to do) from its answer — as one `submission_refused` event,
+    /// at most once per upload (in the transaction that marks it told). Returns whether it
+    /// was recorded now.
+    @discardableResult
+    public func recordUploadRefusal(uploadId: String, code: String, detail: String, now: Date) async throws -> Bool {
+        try await immediateWrite { db in
+            guard let upload = try ResumableUploadRecord.fetchOne(db, key: uploadId),
+                  let slot = try? Slot(parsing: upload.slot) else { return false }
+            try db.execute(sql: "UPDATE resumableUpload SET refusalNotifiedAt = ? WHERE id = ? AND refusalNotifiedAt IS NULL",
+                           arguments: [now, uploadId])
+            guard db.changesCount == 1 else { return false }
+            let enrolment = try upload.enrolmentId.flatMap { try EnrolmentRecord.fetchOne(db, key: $0) }
+                ?? StudentContext.currentEnrolment(db, studentId: upload.studentId, now: now)
+            let week = try StudentContext.weekInfo(db, levelId: enrolment?.levelId, slot: slot)
+            try Self.recordEvent(
+                db, type: .submissionRefused, studentId: upload.studentId, levelId: enrolment?.levelId, slot: slot, occurredAt: now,
+                submissionId: nil, feedbackId: nil, coachName: nil,
+                message: StudentMessages.submissionRefused(week: slot.week, title: week.title, code: code, detail: detail))
+            return true
+        }
+    }
+}

@@ -20,6 +20,7 @@ public enum EventType: String, Sendable, CaseIterable {
     case submissionWithdrawn = "submission_withdrawn"
     case storageLow = "storage_low"
     case announcement
+    case submissionRefused = "submission_refused"
 }
 
 extension EventType {

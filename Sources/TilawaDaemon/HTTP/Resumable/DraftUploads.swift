@@ -144,8 +144,9 @@ struct DraftUploads: Sendable {
                     return Response(status: .noContent, headers: headers)
                 }
                 let answer = try await uploads.complete(current.id, logger: context.logger)
-                return answer.response(adding: DraftUploadProtocol.stateHeaders(
-                    offset: appended.progress.offset, length: appended.progress.length, complete: true, version: version))
+                return await uploads.answering(answer.response(adding: DraftUploadProtocol.stateHeaders(
+                    offset: appended.progress.offset, length: appended.progress.length, complete: true, version: version)),
+                    answer: answer, uploadId: current.id, context: context)
             }
         }
     }

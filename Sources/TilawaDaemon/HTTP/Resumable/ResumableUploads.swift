@@ -257,6 +257,49 @@ struct ResumableUploads: Sendable {
         return answer
     }
 
+    /// Tells the student of a completed upload's refusal (`submission_refused`, once per
+    /// upload) when its answer is a refusal of the recording — audio (422) or a rule (409,
+    /// 429) — that the client may never have seen: a tus completion (whose answer is 204 with
+    /// a link), one judged with no request waiting, or one whose answer could not be written.
+    func tellRefusal(_ answer: UploadAnswer, uploadId: String, logger: Logger) async {
+        guard [409, 422, 429].contains(answer.status.code),
+              let object = try? JSONSerialization.jsonObject(with: answer.body) as? [String: Any],
+              let code = object["code"] as? String, let detail = object["detail"] as? String,
+              !code.hasPrefix("idempotency_key") else { return }
+        do {
+            if try await database.recordUploadRefusal(uploadId: uploadId, code: code, detail: detail, now: api.now) {
+                logger.notice("upload refusal sent to the student", metadata: ["upload": "\(uploadId)", "code": "\(code)"])
+                api.wakeup.signal()
+            }
+        } catch {
+            logger.error("upload refusal not recorded", metadata: ["upload": "\(uploadId)", "error": "\(error)"])
+        }
+    }
+
+    /// `response`, the answer to a completing request that carries the refusal itself: the
+    /// student is told by `submission_refused` only if it does not reach them — the
+    /// connection is gone before it is written, or writing it fails.
+    func answering(_ response: Response, answer: UploadAnswer, uploadId: String, context: TilawaRequestContext) async -> Response {
+        guard answer.status.code >= 400 else { return response }
+        if let channel = context.channel, !channel.isActive {
+            await tellRefusal(answer, uploadId: uploadId, logger: context.logger)
+            return response
+        }
+        var response = response
+        let body = answer.body
+        let logger = context.logger
+        response.body = ResponseBody(contentLength: body.count) { writer in
+            do {
+                try await writer.write(ByteBuffer(bytes: body))
+                try await writer.finish(nil)
+            } catch {
+                await self.tellRefusal(answer, uploadId: uploadId, logger: logger)
+                throw error
+            }
+        }
+        return response
+    }
+
     /// Judges an upload that carries an `Idempotency-Key` as a one-shot upload with that key
     /// would be (one key space per student across protocols): the key is claimed for the slot
     /// and the whole content's SHA-256 first. The same request made before (one-shot or
@@ -333,6 +376,8 @@ struct ResumableUploads: Sendable {
                 do {
                     let answer = try await exclusively(upload.id) { try await complete(upload.id, logger: logger) }
                     logger.notice("interrupted upload judged", metadata: ["upload": "\(upload.id)", "status": "\(answer.status.code)"])
+                    // No one was waiting for this answer.
+                    await tellRefusal(answer, uploadId: upload.id, logger: logger)
                 } catch {
                     logger.error("interrupted upload not judged", metadata: ["upload": "\(upload.id)", "error": "\(error)"])
                 }

@@ -91,6 +91,8 @@ struct UploadRoutes: Sendable {
             if isNew, length == 0 {
                 // Nothing to send: the upload is whole at creation and judged now (as `empty`).
                 let answer = try await uploads.exclusively(upload.id) { try await uploads.complete(upload.id, logger: context.logger) }
+                // tus answers a completion with links, not the outcome: a refusal is told.
+                await uploads.tellRefusal(answer, uploadId: upload.id, logger: context.logger)
                 headers.append(contentsOf: Self.outcomeLinks(uploadId: upload.id, answer: answer))
             }
             return Response(status: .created, headers: headers)
@@ -186,6 +188,7 @@ struct UploadRoutes: Sendable {
                     return headers
                 }
                 let answer = try await uploads.complete(current.id, logger: context.logger)
+                await uploads.tellRefusal(answer, uploadId: current.id, logger: context.logger)
                 headers.append(contentsOf: Self.outcomeLinks(uploadId: current.id, answer: answer))
                 return headers
             }
@@ -226,7 +229,7 @@ struct UploadRoutes: Sendable {
         case .completing:
             // A process died while judging it: judge it now (the answer is kept for next time).
             let answer = try await uploads.exclusively(upload.id) { try await uploads.complete(upload.id, logger: context.logger) }
-            return Self.outcomeResponse(answer)
+            return await uploads.answering(Self.outcomeResponse(answer), answer: answer, uploadId: upload.id, context: context)
         case .answered:
             // From the recording's present: withdrawn since is 410, not the body kept at acceptance.
             return Self.outcomeResponse(try await api.currentAnswer(status: upload.answerStatus ?? 500, body: upload.answerBody ?? Data(),
