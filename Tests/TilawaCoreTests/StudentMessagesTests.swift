@@ -51,6 +51,8 @@ struct MessageKeyTests {
          "We couldn't process your recording for Week 3 (Al-Asr) — please record it again; it did not use an attempt."),
         (StudentMessages.submissionFailed(week: nil, title: "End-of-course assessment"),
          "We couldn't process your recording for end-of-course assessment — please record it again; it did not use an attempt."),
+        (StudentMessages.submissionRefused(week: 12, title: "Al-Humazah", code: "no_speech", detail: "We couldn't hear any recitation; record again closer to the phone."),
+         "Your recording for week 12 (Al-Humazah) was not accepted: We couldn't hear any recitation; record again closer to the phone."),
         (StudentMessages.submissionWithdrawn(week: 3, title: "Al-Asr"), "You withdrew your recording for week 3 (Al-Asr); the attempt it used is yours again."),
         (StaffMessages.submissionWithdrawn(student: "Aisha Rahman", week: 3, title: "Al-Asr"),
          "Aisha Rahman withdrew their recording for week 3 (Al-Asr); it is no longer in your queue."),

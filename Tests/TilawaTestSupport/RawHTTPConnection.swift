@@ -61,6 +61,13 @@ public final class RawHTTPConnection: @unchecked Sendable {
     }
 
     public func close() { Glibc.close(descriptor) }
+
+    /// Closes with a reset (SO_LINGER 0), as a phone whose app was killed leaves a connection.
+    public func reset() {
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        Glibc.close(descriptor)
+    }
 }
 
 extension RawHTTPConnection {

@@ -61,6 +61,11 @@ public struct ProgrammeClockService: Service {
                         wakeup?.signal()
                     }
                 }
+                // Refusals answered to a completing request whose answer was never written.
+                if try await runtime.database.recordOwedUploadRefusals(before: now.addingTimeInterval(-60), now: now) > 0 {
+                    logger.notice("upload refusals the phone never received sent to their students")
+                    wakeup?.signal()
+                }
                 if let storage = lowStorage(), try await runtime.database.recordStorageLow(
                     storage, timeZone: zone, now: now) {
                     logger.warning("storage low, operations told", metadata: ["free_bytes": "\(storage.freeBytes)"])

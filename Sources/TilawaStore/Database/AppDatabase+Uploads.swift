@@ -191,7 +191,50 @@ extension AppDatabase {
     static func migrateUploadRefusalNotice(_ db: Database) throws {
         try db.alter(table: "resumableUpload") { t in
             t.add(column: "refusalNotifiedAt", .datetime)
+            t.add(column: "refusalOwedSince", .datetime)
         }
+    }
+
+    /// Marks the refusal answered to a completing request as owed to its student until the
+    /// answer is known to be written (`uploadRefusalAnswered`); `recordOwedUploadRefusals`
+    /// tells what is still owed a minute later — a connection gone before the answer, or a
+    /// process that died before writing it.
+    public func oweUploadRefusal(uploadId: String, now: Date) async throws {
+        try await immediateWrite { db in
+            try db.execute(sql: """
+                UPDATE resumableUpload SET refusalOwedSince = ? WHERE id = ? AND refusalNotifiedAt IS NULL AND refusalOwedSince IS NULL
+                """, arguments: [now, uploadId])
+        }
+    }
+
+    /// The refusal reached the client as its answer: nothing is owed.
+    public func uploadRefusalAnswered(uploadId: String, now: Date) async throws {
+        try await immediateWrite { db in
+            try db.execute(sql: """
+                UPDATE resumableUpload SET refusalOwedSince = NULL, refusalNotifiedAt = COALESCE(refusalNotifiedAt, ?) WHERE id = ?
+                """, arguments: [now, uploadId])
+        }
+    }
+
+    /// Tells every refusal owed since before `before` (see `oweUploadRefusal`), from the
+    /// answer each upload keeps. Returns how many were told.
+    @discardableResult
+    public func recordOwedUploadRefusals(before: Date, now: Date) async throws -> Int {
+        let owed = try await writer.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT id, answerBody FROM resumableUpload WHERE refusalOwedSince IS NOT NULL AND refusalOwedSince < ? AND refusalNotifiedAt IS NULL
+                """, arguments: [before]).map { ($0["id"] as String, $0["answerBody"] as Data?) }
+        }
+        var told = 0
+        for (id, body) in owed {
+            let problem = body.flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+            guard let code = problem?["code"] as? String, let detail = problem?["detail"] as? String else {
+                try await uploadRefusalAnswered(uploadId: id, now: now)
+                continue
+            }
+            if try await recordUploadRefusal(uploadId: id, code: code, detail: detail, now: now) { told += 1 }
+        }
+        return told
     }
 
     /// Tells the student that their resumable upload `uploadId`, complete, was refused —
@@ -203,7 +246,7 @@ extension AppDatabase {
         try await immediateWrite { db in
             guard let upload = try ResumableUploadRecord.fetchOne(db, key: uploadId),
                   let slot = try? Slot(parsing: upload.slot) else { return false }
-            try db.execute(sql: "UPDATE resumableUpload SET refusalNotifiedAt = ? WHERE id = ? AND refusalNotifiedAt IS NULL",
+            try db.execute(sql: "UPDATE resumableUpload SET refusalNotifiedAt = ?, refusalOwedSince = NULL WHERE id = ? AND refusalNotifiedAt IS NULL",
                            arguments: [now, uploadId])
             guard db.changesCount == 1 else { return false }
             let enrolment = try upload.enrolmentId.flatMap { try EnrolmentRecord.fetchOne(db, key: $0) }

@@ -260,12 +260,9 @@ struct ResumableUploads: Sendable {
     /// Tells the student of a completed upload's refusal (`submission_refused`, once per
     /// upload) when its answer is a refusal of the recording — audio (422) or a rule (409,
     /// 429) — that the client may never have seen: a tus completion (whose answer is 204 with
-    /// a link), one judged with no request waiting, or one whose answer could not be written.
+    /// a link) or one judged with no request waiting.
     func tellRefusal(_ answer: UploadAnswer, uploadId: String, logger: Logger) async {
-        guard [409, 422, 429].contains(answer.status.code),
-              let object = try? JSONSerialization.jsonObject(with: answer.body) as? [String: Any],
-              let code = object["code"] as? String, let detail = object["detail"] as? String,
-              !code.hasPrefix("idempotency_key") else { return }
+        guard let (code, detail) = Self.refusal(in: answer) else { return }
         do {
             if try await database.recordUploadRefusal(uploadId: uploadId, code: code, detail: detail, now: api.now) {
                 logger.notice("upload refusal sent to the student", metadata: ["upload": "\(uploadId)", "code": "\(code)"])
@@ -276,26 +273,34 @@ struct ResumableUploads: Sendable {
         }
     }
 
-    /// `response`, the answer to a completing request that carries the refusal itself: the
-    /// student is told by `submission_refused` only if it does not reach them — the
-    /// connection is gone before it is written, or writing it fails.
+    /// The code and sentence of an answer that refuses the recording; nil for an acceptance
+    /// and for an idempotency answer (about the request, not the recording).
+    static func refusal(in answer: UploadAnswer) -> (code: String, detail: String)? {
+        guard [409, 422, 429].contains(answer.status.code),
+              let object = try? JSONSerialization.jsonObject(with: answer.body) as? [String: Any],
+              let code = object["code"] as? String, let detail = object["detail"] as? String,
+              !code.hasPrefix("idempotency_key") else { return nil }
+        return (code, detail)
+    }
+
+    /// `response`, the answer to a completing request that carries the refusal itself. The
+    /// refusal is owed to the student until its last byte is written to the connection; one
+    /// never written (the phone gone first, the process killed) is told as
+    /// `submission_refused` by the minute tick (`recordOwedUploadRefusals`).
     func answering(_ response: Response, answer: UploadAnswer, uploadId: String, context: TilawaRequestContext) async -> Response {
-        guard answer.status.code >= 400 else { return response }
-        if let channel = context.channel, !channel.isActive {
-            await tellRefusal(answer, uploadId: uploadId, logger: context.logger)
-            return response
+        guard Self.refusal(in: answer) != nil else { return response }
+        let database = database, api = api
+        do {
+            try await database.oweUploadRefusal(uploadId: uploadId, now: api.now)
+        } catch {
+            context.logger.error("upload refusal not recorded", metadata: ["upload": "\(uploadId)", "error": "\(error)"])
         }
         var response = response
         let body = answer.body
-        let logger = context.logger
         response.body = ResponseBody(contentLength: body.count) { writer in
-            do {
-                try await writer.write(ByteBuffer(bytes: body))
-                try await writer.finish(nil)
-            } catch {
-                await self.tellRefusal(answer, uploadId: uploadId, logger: logger)
-                throw error
-            }
+            try await writer.write(ByteBuffer(bytes: body))
+            try await writer.finish(nil)
+            try? await database.uploadRefusalAnswered(uploadId: uploadId, now: api.now)
         }
         return response
     }
