@@ -48,6 +48,7 @@ let package = Package(
                 "TilawaCore", "TilawaQuran",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // The services: ingest pipeline, encode jobs, configuration, HTTP.

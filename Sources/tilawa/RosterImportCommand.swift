@@ -24,6 +24,8 @@ struct RosterImportCommand: ParsableCommand {
         var program: ProgramFile?
         var students: [StudentRow] = []
         var studentsSource = ""
+        var programPath = ""
+        var photos: [String: CoachPhoto] = [:]
         do {
             // Parse everything before touching the database: one bad file writes nothing.
             for file in files {
@@ -39,6 +41,11 @@ struct RosterImportCommand: ParsableCommand {
                         throw RosterError(.unsupportedFile, source: file, line: nil, "only one programme file per import")
                     }
                     program = try ProgramFile.parse(text, source: file)
+                    programPath = file
+                    // Each coach's photo, checked by content before anything is written.
+                    for coach in program?.coaches ?? [] {
+                        photos[coach.id.rawValue] = try CoachPhoto.load(for: coach, programPath: programPath)
+                    }
                 case .students:
                     students += try StudentsCSV.parse(text, source: file)
                     studentsSource = file
@@ -49,8 +56,15 @@ struct RosterImportCommand: ParsableCommand {
         }
         let runtime = try config.runtime()
         do {
+            // Photos go into the state directory first, named by content: a failed import
+            // leaves a file no coach names, removed by the next import.
+            var stored: [String: StoredPhoto] = [:]
+            for (coach, photo) in photos {
+                stored[coach] = StoredPhoto(path: try photo.store(in: runtime.stateDirectory), mediaType: photo.mediaType, sha256: photo.sha256)
+            }
             let summary = try runtime.database.importRoster(
-                program: program, students: students, studentsSource: studentsSource, now: runtime.clock())
+                program: program, students: students, studentsSource: studentsSource, photos: stored, now: runtime.clock())
+            if program != nil { CoachPhoto.removeUnused(in: runtime.stateDirectory, kept: try runtime.database.coachPhotoPaths()) }
             print("imported \(summary.semesters) semesters, \(summary.coaches) coaches, \(summary.levels) levels "
                 + "(\(summary.curriculumWeeks) weeks), \(summary.students) students")
         } catch let error as RosterError {

@@ -300,6 +300,12 @@ struct OpenAPIResponseTests {
             _ = try await call(.delete, announcement, "/v1/announcements/\(scheduledId)", try await auth(.ops, "ops"))
             _ = try await call(.delete, announcement, "/v1/announcements/ann_none", try await auth(.ops, "ops"))
 
+            // A coach's photo: none here (404 no_photo), an unknown coach, no token.
+            let photo = "/v1/coaches/{id}/photo"
+            _ = try await call(.get, photo, "/v1/coaches/C01/photo", student)
+            _ = try await call(.get, photo, "/v1/coaches/C99/photo", student)
+            _ = try await call(.get, photo, "/v1/coaches/C01/photo")
+
             // Preferences: read, changed, refused (another student's, a coach, a bad zone, a bad body).
             let preferences = "/v1/students/{id}/preferences"
             let preferencesJSON = try await auth(.student, "S1001", [.contentType: "application/json"])

@@ -12,7 +12,10 @@ struct ArtifactResponder: Sendable {
 
     /// - Parameter onServed: called with the byte range written to the connection and the
     ///   file's size, once the body has been written (as far as it got).
+    /// - Parameter cacheControl: for a URL whose file never changes, the default; a URL whose
+    ///   file may be replaced (a coach's photo) revalidates by its `ETag`.
     func respond(path: String, id: String, contentType: String, request: Request, context: TilawaRequestContext,
+                 cacheControl: String = "private, max-age=31536000, immutable",
                  onServed: (@Sendable (Range<Int>, Int) async -> Void)? = nil) async throws -> Response {
         var info = stat()
         guard stat(path, &info) == 0 else {
@@ -22,7 +25,7 @@ struct ArtifactResponder: Sendable {
         let size = Int(info.st_size)
         let etag = "\"\(id)-\(size)\""
         var headers: HTTPFields = [
-            .contentType: contentType, .eTag: etag, .acceptRanges: "bytes", .cacheControl: "private, max-age=31536000, immutable",
+            .contentType: contentType, .eTag: etag, .acceptRanges: "bytes", .cacheControl: cacheControl,
         ]
         if let match = request.headers[.ifNoneMatch], match == "*" || match.split(separator: ",").contains(where: {
             $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "") == etag

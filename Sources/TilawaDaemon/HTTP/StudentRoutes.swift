@@ -14,6 +14,7 @@ struct StudentRoutes: Sendable {
         group.post("students/:id/events/read", use: markRead)
         group.post("students/:id/events/:event_id/read", use: markOneRead)
         group.get("coaches/:id/queue", use: queue)
+        group.get("coaches/:id/photo", use: coachPhoto)
         group.get("coaches/:id/events", use: coachEvents)
         group.put("students/:id/placement", use: place)
     }
@@ -176,6 +177,23 @@ struct StudentRoutes: Sendable {
         }
         let state = try await api.runtime.database.markEventsRead(studentId: studentId, upTo: position, now: api.now)
         return try api.json(ReadStateResource(state, cursors: cursors))
+    }
+
+    /// `GET /v1/coaches/{id}/photo` (anyone signed in: students meet their coach by it): the
+    /// image copied at import, with its content's `ETag`, revalidated (`no-cache`) because a
+    /// re-import may replace it; 404 `no_photo` for a coach without one, `unknown_coach`.
+    @Sendable func coachPhoto(_ request: Request, context: TilawaRequestContext) async throws -> Response {
+        _ = try context.requirePrincipal()
+        let coachId = try api.identifier("id", in: context)
+        guard try await api.runtime.database.coachExists(id: coachId) else { throw APIProblem.unknownCoach }
+        guard let photo = try await api.runtime.database.coachPhoto(coachId: coachId) else {
+            throw APIProblem(.notFound, code: "no_photo", detail: "This coach has no photo.")
+        }
+        var response = try await ArtifactResponder().respond(
+            path: api.runtime.stateDirectory.root.appendingPathComponent(photo.path).path, id: String(photo.sha256.prefix(32)),
+            contentType: photo.mediaType, request: request, context: context, cacheControl: "private, no-cache")
+        response.headers[.xContentTypeOptions] = "nosniff"
+        return response
     }
 
     @Sendable func queue(_ request: Request, context: TilawaRequestContext) async throws -> Response {

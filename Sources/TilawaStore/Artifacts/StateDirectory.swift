@@ -9,6 +9,7 @@ import Foundation
 /// <state_dir>/artifacts/         originals/, submissions/, feedback/, comments/ by year and month
 /// <state_dir>/dropbox/           coach drop folders (default location)
 /// <state_dir>/secrets/           generated keys when none are configured
+/// <state_dir>/photos/            coaches' photos, by content, copied at import
 /// ```
 public struct StateDirectory: Sendable, Equatable {
     /// The directory itself.
@@ -23,6 +24,8 @@ public struct StateDirectory: Sendable, Equatable {
     public var staging: URL { root.appendingPathComponent("staging") }
     public var artifacts: URL { root.appendingPathComponent("artifacts") }
     public var secrets: URL { root.appendingPathComponent("secrets") }
+    /// Coaches' photos, named by content (`<sha256>.<ext>`), copied at import.
+    public var photos: URL { root.appendingPathComponent("photos") }
 
     /// Creates the directories that do not exist yet (owner and group only).
     public func prepare() throws {

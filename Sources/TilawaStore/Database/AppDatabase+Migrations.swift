@@ -172,6 +172,7 @@ extension AppDatabase {
         migrator.registerMigration("announcements", migrate: AppDatabase.migrateAnnouncements)
         migrator.registerMigration("students: time zone and push preferences", migrate: AppDatabase.migrateStudentPreferences)
         migrator.registerMigration("uploads: refusals told", migrate: AppDatabase.migrateUploadRefusalNotice)
+        migrator.registerMigration("coaches: photo", migrate: AppDatabase.migrateCoachPhoto)
         return migrator
     }
 }

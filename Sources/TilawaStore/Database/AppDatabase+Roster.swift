@@ -19,7 +19,11 @@ extension AppDatabase {
     /// level change mid-semester is a back-office operation). An empty level and coach makes a
     /// pending enrolment; it never undoes a placement already recorded. A new placed
     /// enrolment of a semester not yet closed sends `enrolled`.
-    public func importRoster(program: ProgramFile?, students: [StudentRow], studentsSource: String, now: Date) throws -> RosterImportSummary {
+    ///
+    /// `photos` are the coaches' photos already checked and stored in the state directory
+    /// (`CoachPhoto.store`), by coach id; a coach of the programme file without one has none.
+    public func importRoster(program: ProgramFile?, students: [StudentRow], studentsSource: String, photos: [String: StoredPhoto] = [:],
+                             now: Date) throws -> RosterImportSummary {
         try immediateWrite { db in
             var summary = RosterImportSummary()
             if let program {
@@ -32,8 +36,13 @@ extension AppDatabase {
                     summary.semesters += 1
                 }
                 for coach in program.coaches {
-                    try CoachRecord(id: coach.id.rawValue, name: coach.name, email: coach.email, placing: coach.places,
-                                    gender: coach.gender, bio: coach.bio).upsert(db)
+                    var record = CoachRecord(id: coach.id.rawValue, name: coach.name, email: coach.email, placing: coach.places,
+                                             gender: coach.gender, bio: coach.bio)
+                    let photo = photos[coach.id.rawValue]
+                    record.photoPath = photo?.path
+                    record.photoType = photo?.mediaType
+                    record.photoSHA256 = photo?.sha256
+                    try record.upsert(db)
                     summary.coaches += 1
                 }
                 try Self.setSameGenderCoaching(db, program.sameGenderCoaching, now: now)
@@ -157,6 +166,30 @@ extension AppDatabase {
                          semesterId: semester.id))
     }
 
+    /// The migration "coaches: photo". Never edited once landed.
+    static func migrateCoachPhoto(_ db: Database) throws {
+        try db.alter(table: "coach") { t in
+            t.add(column: "photoPath", .text)
+            t.add(column: "photoType", .text)
+            t.add(column: "photoSHA256", .text)
+        }
+    }
+
+    /// The photos every coach row names (relative to the state directory), for removing
+    /// the files no coach uses any more after an import.
+    public func coachPhotoPaths() throws -> Set<String> {
+        try writer.read { db in Set(try String.fetchAll(db, sql: "SELECT photoPath FROM coach WHERE photoPath IS NOT NULL")) }
+    }
+
+    /// A coach's photo: where it is and what it is; nil for an unknown coach or one without.
+    public func coachPhoto(coachId: String) async throws -> StoredPhoto? {
+        try await writer.read { db in
+            guard let coach = try CoachRecord.fetchOne(db, key: coachId), let path = coach.photoPath, let type = coach.photoType,
+                  let sha = coach.photoSHA256 else { return nil }
+            return StoredPhoto(path: path, mediaType: type, sha256: sha)
+        }
+    }
+
     /// The migration "people: gender and bio": same-gender coaching's genders and the coach's
     /// introduction. Never edited once landed.
     static func migrateGenderAndBio(_ db: Database) throws {
@@ -185,5 +218,19 @@ extension AppDatabase {
         let coach = try String.fetchOne(db, sql: "SELECT gender FROM coach WHERE id = ?", arguments: [coachId])
         guard !Gender.compatible(student: student, coach: coach) else { return nil }
         return "student \(RosterText.quoted(studentId)) (\(student ?? "")) cannot be coached by coach \(RosterText.quoted(coachId)) (\(coach ?? "")) while same-gender coaching is on (same_gender_coaching in program.yaml); choose a \(student ?? "") coach"
+    }
+}
+
+/// A coach's photo as the state directory holds it.
+public struct StoredPhoto: Sendable, Equatable {
+    /// Relative to the state directory: `photos/<sha256>.<ext>`.
+    public let path: String
+    public let mediaType: String
+    public let sha256: String
+
+    public init(path: String, mediaType: String, sha256: String) {
+        self.path = path
+        self.mediaType = mediaType
+        self.sha256 = sha256
     }
 }

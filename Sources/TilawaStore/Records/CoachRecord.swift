@@ -15,6 +15,11 @@ public struct CoachRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     public var gender: String? = nil
     /// A short introduction students see with their coach.
     public var bio: String? = nil
+    /// The coach's photo in the state directory (`photos/<sha256>.<ext>`), its media type and
+    /// SHA-256 (the ETag); nil without one.
+    public var photoPath: String? = nil
+    public var photoType: String? = nil
+    public var photoSHA256: String? = nil
 
     /// Creates a record.
     public init(id: String, name: String, email: String?, placing: Bool = false, gender: String? = nil, bio: String? = nil) {

@@ -14,9 +14,17 @@ public struct CoachDefinition: Sendable, Equatable {
     public let gender: String?
     /// `bio`: a short introduction students see with their coach; nil when not given.
     public let bio: String?
+    /// `photo`: an image file beside the programme file (a relative path inside its
+    /// directory), checked and copied at import; nil when not given.
+    public let photo: String?
+    /// The line `photo` is on, for messages about the file.
+    public let photoLine: Int?
 
     /// A coach as read from the file.
-    public init(id: Identifier, name: String, email: String?, places: Bool = false, gender: String? = nil, bio: String? = nil) {
+    public init(id: Identifier, name: String, email: String?, places: Bool = false, gender: String? = nil, bio: String? = nil,
+                photo: String? = nil, photoLine: Int? = nil) {
+        self.photo = photo
+        self.photoLine = photoLine
         self.id = id
         self.name = name
         self.email = email

@@ -13,7 +13,7 @@ struct ProgramFileReader {
 
     private static let rootKeys = ["time_zone", "catch_up_grace_days", "same_gender_coaching", "semesters", "coaches", "levels"]
     private static let semesterKeys = ["id", "name", "start"]
-    private static let coachKeys = ["id", "name", "email", "places", "gender", "bio"]
+    private static let coachKeys = ["id", "name", "email", "places", "gender", "bio", "photo"]
     private static let levelKeys = ["id", "name", "weeks", "eoc"]
     // `arabic` (hand-typed EOC text) is still read from older files; `ayahs` replaces it.
     private static let eocKeys = ["opens_week", "title", "passage", "ayahs", "arabic", "covers"]
@@ -183,9 +183,11 @@ struct ProgramFileReader {
             let places = problems.attempt { () throws(RosterError) in try self.flag(item, "places") }
             let gender = problems.attempt { () throws(RosterError) in try self.gender(item) }
             let bio = problems.attempt { () throws(RosterError) in try self.bio(item) }
+            let photo = problems.attempt { () throws(RosterError) in try self.photo(item) }
             try problems.throwIfAny()
-            guard let id, let name, let email, let places, let gender, let bio else { continue }
-            coaches.append(CoachDefinition(id: id, name: name, email: email, places: places, gender: gender, bio: bio))
+            guard let id, let name, let email, let places, let gender, let bio, let photo else { continue }
+            coaches.append(CoachDefinition(id: id, name: name, email: email, places: places, gender: gender, bio: bio,
+                                           photo: photo, photoLine: photo == nil ? nil : item.line(of: "photo")))
         }
         return coaches
     }
@@ -198,6 +200,19 @@ struct ProgramFileReader {
                               "\(item.path("gender")) must be female or male, not \(RosterText.quoted(text))")
         }
         return gender
+    }
+
+    /// The optional `photo`: a relative path to a file beside the programme file — no `..`, no
+    /// absolute path, no control characters (whether it is an image is checked at import).
+    private func photo(_ item: YAMLMapping) throws(RosterError) -> String? {
+        guard let text = try item.text("photo", required: false) else { return nil }
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard !text.isEmpty, text.utf8.count <= 255, !text.hasPrefix("/"), !parts.contains(where: { $0.isEmpty || $0 == ".." || $0 == "." }),
+              !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw RosterError(.invalidValue, source: source, line: item.line(of: "photo"),
+                              "\(item.path("photo")) must be the name of an image file beside the programme file (e.g. photos/c01.jpg), not \(RosterText.quoted(text))")
+        }
+        return text
     }
 
     /// The optional `bio`: plain text, at most 600 characters, no control characters but line breaks.

@@ -54,6 +54,9 @@ public struct RosterError: Error, Sendable, Equatable, CustomStringConvertible {
         /// Two rows of one student (in different semesters) give different values for one of
         /// the student's own columns (`gender`, `time_zone`); the message names both lines.
         case conflictingRows = "conflicting_rows"
+        /// A coach's `photo` is missing, unreadable, too large, or not a JPEG, PNG or WebP image
+        /// by its content.
+        case invalidPhoto = "invalid_photo"
 
         /// The snake_case code, so that string interpolation prints `unknown_coach`, not `unknownCoach`.
         public var description: String { rawValue }

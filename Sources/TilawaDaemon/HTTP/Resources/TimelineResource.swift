@@ -21,20 +21,25 @@ public struct TimelineResource: Encodable, Sendable {
     }
 
     /// The enrolment's coach as the student meets them: name and, when the programme gives
-    /// one, a short introduction (`bio`, null otherwise).
+    /// them, a short introduction (`bio`) and a photo (`photo_url`); null otherwise.
     struct Coach: Encodable, Sendable {
         var id: String
         var name: String
         var bio: String?
+        var photoURL: String?
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(id, forKey: .id)
             try container.encode(name, forKey: .name)
             try container.encode(bio, forKey: .bio)
+            try container.encode(photoURL, forKey: .photoURL)
         }
 
-        enum CodingKeys: String, CodingKey { case id, name, bio }
+        enum CodingKeys: String, CodingKey {
+            case id, name, bio
+            case photoURL = "photo_url"
+        }
     }
 
     /// One of the student's semesters (the learning history).
@@ -275,7 +280,7 @@ public struct TimelineResource: Encodable, Sendable {
                              outcome: item.enrolment.outcome?.rawValue, selected: item.enrolment.id == data.enrolment.id)
         }
         level = data.level.map { Named(id: $0.id, name: $0.name) }
-        coach = data.coach.map { Coach(id: $0.id, name: $0.name, bio: $0.bio) }
+        coach = data.coach.map { Coach(id: $0.id, name: $0.name, bio: $0.bio, photoURL: $0.photoPath == nil ? nil : "/v1/coaches/\($0.id)/photo") }
         if placed {
             placement = Placement(state: "placed", placementExpectedBy: nil, message: nil)
         } else if let pending = data.pendingAssessment {

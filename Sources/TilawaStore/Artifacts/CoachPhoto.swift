@@ -1,0 +1,108 @@
+import Crypto
+import Foundation
+import TilawaCore
+
+/// A coach's photo (DESIGN §14): an image checked by its content — JPEG, PNG or WebP, at most
+/// `maxBytes` — and copied into the state directory under a name made of its SHA-256, so a
+/// re-import of the same file changes nothing and a changed file never overwrites one being
+/// served.
+public struct CoachPhoto: Sendable, Equatable {
+    /// The largest photo accepted: 2 MiB.
+    public static let maxBytes = 2 << 20
+
+    public let mediaType: String
+    public let fileExtension: String
+    public let sha256: String
+    public let data: Data
+
+    /// The image in `data`, or why it is not one Tilawa serves (one sentence).
+    public static func check(_ data: Data) -> Result<CoachPhoto, PhotoProblem> {
+        guard data.count <= maxBytes else { return .failure(.tooLarge(bytes: data.count)) }
+        let bytes = [UInt8](data.prefix(16))
+        let kind: (String, String)? = if bytes.starts(with: [0xFF, 0xD8, 0xFF]) {
+            ("image/jpeg", "jpg")
+        } else if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
+            ("image/png", "png")
+        } else if bytes.count >= 12, bytes[0..<4] == [0x52, 0x49, 0x46, 0x46], bytes[8..<12] == [0x57, 0x45, 0x42, 0x50] {
+            ("image/webp", "webp")
+        } else {
+            nil
+        }
+        guard let (mediaType, fileExtension) = kind, data.count >= 32 else { return .failure(.notAnImage) }
+        let sha256 = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        return .success(CoachPhoto(mediaType: mediaType, fileExtension: fileExtension, sha256: sha256, data: data))
+    }
+
+    /// Why a photo file is refused.
+    public enum PhotoProblem: Error, Sendable, Equatable {
+        case tooLarge(bytes: Int)
+        case notAnImage
+
+        public var sentence: String {
+            switch self {
+            case let .tooLarge(bytes): "is \(Quantity.bytes(Int64(bytes))); a photo may be at most 2 MiB"
+            case .notAnImage: "is not a JPEG, PNG or WebP image (checked by its content, not its name)"
+            }
+        }
+    }
+
+    /// The photo's path relative to the state directory.
+    public var relativePath: String { "photos/\(sha256).\(fileExtension)" }
+
+    /// Writes the photo into `state` (a temporary file, fsynced, renamed into place; nothing
+    /// when it is there already) and returns its relative path.
+    public func store(in state: StateDirectory) throws -> String {
+        let target = state.root.appendingPathComponent(relativePath).path
+        if FileManager.default.fileExists(atPath: target) { return relativePath }
+        try FileManager.default.createDirectory(at: state.photos, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
+        let temporary = state.photos.appendingPathComponent(".\(UUID().uuidString).tmp").path
+        guard FileManager.default.createFile(atPath: temporary, contents: nil, attributes: [.posixPermissions: 0o640]),
+              let handle = FileHandle(forWritingAtPath: temporary) else {
+            throw StoreError.io("cannot write \(temporary)")
+        }
+        do {
+            try handle.write(contentsOf: data)
+            try handle.synchronize()
+            try handle.close()
+            guard rename(temporary, target) == 0 else { throw StoreError.io("cannot move a photo into \(state.photos.path)") }
+        } catch {
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw error
+        }
+        return relativePath
+    }
+}
+
+extension CoachPhoto {
+    /// Reads and checks `coach`'s photo, a file named relative to the programme file
+    /// `programPath`: `invalid_photo` (naming the line) for a file that is missing, not a
+    /// regular file, larger than 2 MiB (refused before it is read) or not an image.
+    public static func load(for coach: CoachDefinition, programPath: String) throws(RosterError) -> CoachPhoto? {
+        guard let name = coach.photo else { return nil }
+        let path = URL(fileURLWithPath: programPath).deletingLastPathComponent().appendingPathComponent(name).path
+        func refuse(_ why: String) -> RosterError {
+            RosterError(.invalidPhoto, source: programPath, line: coach.photoLine,
+                        "the photo of coach \(coach.id) (\(RosterText.quoted(name))) \(why)")
+        }
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw refuse("is not there; put the image beside the programme file") }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw refuse("is not a file") }
+        guard Int(info.st_size) <= maxBytes else { throw refuse(PhotoProblem.tooLarge(bytes: Int(info.st_size)).sentence) }
+        guard let data = FileManager.default.contents(atPath: path) else { throw refuse("cannot be read") }
+        switch check(data) {
+        case let .success(photo): return photo
+        case let .failure(problem): throw refuse(problem.sentence)
+        }
+    }
+
+    /// Removes the photos in `state` that `kept` (relative paths) does not name: those of
+    /// coaches whose photo changed or went. Only `photos/<sha256>.<ext>` files are touched.
+    public static func removeUnused(in state: StateDirectory, kept: Set<String>) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: state.photos.path) else { return }
+        for name in names where !kept.contains("photos/\(name)") {
+            let stem = name.split(separator: ".").first.map(String.init) ?? ""
+            guard stem.count == 64, stem.allSatisfy(\.isHexDigit) else { continue }
+            try? FileManager.default.removeItem(at: state.photos.appendingPathComponent(name))
+        }
+    }
+}
