@@ -188,8 +188,8 @@ public struct SubmissionRules: Sendable, Hashable, Codable {
     ///
     /// Zero behind: "You are up to date."; one: "1 submission"; no attempt left: names
     /// when the next opens; semester closed: says missed weeks can no longer be sent.
-    /// Dates are in the programme time zone.
-    public func catchUpMessage(history: [AcceptedSubmission], now: Date, elsewhere: [AcceptedSubmission] = []) -> String {
+    /// Dates are in `zone` (the student's; the programme's when nil).
+    public func catchUpMessage(history: [AcceptedSubmission], now: Date, elsewhere: [AcceptedSubmission] = [], in zone: TimeZone? = nil) -> String {
         let behind = behindCount(history: history, now: now)
         guard behind > 0 else { return "You are up to date." }
         let noun = behind == 1 ? "1 submission" : "\(behind) submissions"
@@ -199,7 +199,7 @@ public struct SubmissionRules: Sendable, Hashable, Codable {
         let attempts = attemptStatus(history: history, now: now, elsewhere: elsewhere)
         let second = switch attempts.remaining {
         case 0:
-            "Your next attempt opens on \(HumanDate.format(attempts.nextAttemptAt ?? now, in: calendar.timeZone, roundingUp: true))."
+            "Your next attempt opens on \(HumanDate.format(attempts.nextAttemptAt ?? now, in: zone ?? calendar.timeZone, roundingUp: true))."
         case 1:
             "You can submit 1 this week."
         default:

@@ -295,7 +295,7 @@ public struct TimelineResource: Encodable, Sendable {
         attempts = data.rules.attemptStatus(history: data.history, now: now, elsewhere: data.elsewhere)
         behindCount = data.rules.behindCount(history: data.history, now: now)
         catchUpMessage = placed
-            ? data.rules.catchUpMessage(history: data.history, now: now, elsewhere: data.elsewhere)
+            ? data.rules.catchUpMessage(history: data.history, now: now, elsewhere: data.elsewhere, in: studentZone)
             : (data.pendingAssessment == nil ? StudentMessages.recordPlacement : StudentMessages.awaitingPlacement(placementDueHours: data.rules.placementDueHours))
 
         let feedbackBySubmission = Dictionary(grouping: data.feedback, by: \.submissionId)
