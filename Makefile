@@ -18,9 +18,10 @@ TEST_PACKAGES    := opus-tools faketime python3 python3-venv ffmpeg chromium chr
 # the Standard Webhooks verifier (standardwebhooks) the webhook tests check deliveries with, and
 # the tus client (tuspy) the resumable-upload test drives the daemon with, and Selenium, which
 # drives Debian's headless Chromium (chromium, chromium-driver; fonts-hosny-amiri for the
-# Arabic text) through the coach's desk.
+# Arabic text) through the coach's desk; PyJWT with cryptography signs the identity provider's
+# tokens the OIDC tests present (an implementation independent of jwt-kit).
 TEST_VENV        := .venv-test
-TEST_PYTHON_PACKAGES := jsonschema==4.26.0 referencing==0.37.0 rfc3339-validator==0.1.4 PyYAML==6.0.3 standardwebhooks==1.1.0 tuspy==1.1.0 selenium==4.38.0
+TEST_PYTHON_PACKAGES := jsonschema==4.26.0 referencing==0.37.0 rfc3339-validator==0.1.4 PyYAML==6.0.3 standardwebhooks==1.1.0 tuspy==1.1.0 selenium==4.38.0 PyJWT==2.10.1 cryptography==50.0.2
 # Only for regenerating audio-fixtures/ and for the benchmarks (python3-dev: bench-encode builds
 # PyPI's pesq from source for its PESQ-WB figure; linux-perf: the CPU ratios by libopus share).
 TOOL_PACKAGES    := sox espeak-ng ffmpeg opus-tools bc curl sqlite3 socat python3-dev python3-venv linux-perf

@@ -11,6 +11,8 @@ public enum AuthError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidToken(reason: String)
     /// The token's `exp` is at or before the time of the request.
     case expiredToken(expiredAt: Date)
+    /// An identity provider's token, valid, whose `sub` maps to no student, coach or operator.
+    case unknownSubject
 
     /// `missing_token`, `invalid_token` or `expired_token`.
     public var code: String {
@@ -18,6 +20,7 @@ public enum AuthError: Error, Sendable, Hashable, CustomStringConvertible {
         case .missingToken: "missing_token"
         case .invalidToken: "invalid_token"
         case .expiredToken: "expired_token"
+        case .unknownSubject: "unknown_subject"
         }
     }
 
@@ -30,6 +33,8 @@ public enum AuthError: Error, Sendable, Hashable, CustomStringConvertible {
             "The bearer token is not valid: \(reason)."
         case let .expiredToken(expiredAt):
             "The bearer token expired at \(expiredAt.formatted(.iso8601)); ask for a new one."
+        case .unknownSubject:
+            "The bearer token is valid but names no student, coach or operator of this programme; ask the programme to add your account."
         }
     }
 
@@ -41,7 +46,7 @@ public enum AuthError: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .missingToken:
             #"Bearer realm="tilawa""#
-        case .invalidToken:
+        case .invalidToken, .unknownSubject:
             #"Bearer realm="tilawa", error="invalid_token", error_description="the token is not valid""#
         case .expiredToken:
             #"Bearer realm="tilawa", error="invalid_token", error_description="the token expired""#

@@ -135,6 +135,46 @@ extension TilawaConfiguration {
             auth.jwtKeyFileIsExplicit = true
         }
         auth.defaultTokenTTL = try values.number("auth.default_token_ttl_seconds", default: auth.defaultTokenTTL, in: 60...31_536_000)
+        auth.localTokens = try values.choice("auth.local_tokens", default: "true", among: ["true", "false"]) == "true"
+        try readOIDC(&values)
+    }
+
+    private mutating func readOIDC(_ values: inout ConfigurationValues) throws(ConfigurationError) {
+        let issuer = values.optionalText("oidc.issuer")
+        let audience = values.optionalText("oidc.audience")
+        let url = values.optionalText("oidc.jwks_url")
+        let file = try values.path("oidc.jwks_file", workingDirectory: workingDirectory)
+        let ops = values.optionalText("oidc.ops_subjects")
+        let subjectIsId = try values.choice("oidc.subject_is_id", default: "false", among: ["true", "false"]) == "true"
+        guard issuer != nil || audience != nil || url != nil || file != nil else {
+            if !auth.localTokens {
+                throw ConfigurationError(key: "auth.local_tokens", message: "is false but no identity provider is configured (oidc.issuer, oidc.audience, oidc.jwks_url): no token could sign in")
+            }
+            return
+        }
+        guard let issuer else { throw ConfigurationError(key: "oidc.issuer", message: "is required with the other oidc keys") }
+        guard let audience else { throw ConfigurationError(key: "oidc.audience", message: "is required with the other oidc keys") }
+        var oidc = OIDC(issuer: issuer.text, audience: audience.text, jwksURL: nil, jwksFile: file, subjectIsId: subjectIsId)
+        if let url {
+            guard file == nil else { throw ConfigurationError(key: "oidc.jwks_file", message: "give oidc.jwks_url or oidc.jwks_file, not both") }
+            guard let parsed = URL(string: url.text), let scheme = parsed.scheme?.lowercased(), scheme == "http" || scheme == "https",
+                  parsed.host?.isEmpty == false else {
+                throw values.invalid("oidc.jwks_url", "must be an http or https URL such as https://id.example.org/.well-known/jwks.json", url)
+            }
+            oidc.jwksURL = parsed
+        } else if file == nil {
+            throw ConfigurationError(key: "oidc.jwks_url", message: "is required (or oidc.jwks_file) with oidc.issuer: the provider's keys")
+        }
+        if let ops {
+            for pair in ops.text.split(separator: ",") {
+                let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard parts.count == 2, !parts[0].isEmpty, parts[0].utf8.count <= 255, Identifier(rawValue: parts[1]) != nil else {
+                    throw values.invalid("oidc.ops_subjects", "must be sub=name pairs separated by commas, each name an id ([A-Za-z0-9_-]{1,64})", ops)
+                }
+                oidc.opsSubjects[parts[0]] = parts[1]
+            }
+        }
+        self.oidc = oidc
     }
 
     private mutating func readDropbox(_ values: inout ConfigurationValues) throws(ConfigurationError) {

@@ -39,6 +39,8 @@ extension TilawaConfiguration {
         public var jwtKeyFileIsExplicit = false
         /// `auth.default_token_ttl_seconds`.
         public var defaultTokenTTL: TimeInterval = 3600
+        /// `auth.local_tokens`: whether the daemon's own HS256 tokens are accepted.
+        public var localTokens = true
 
         /// The defaults with the key at `jwtKeyFile`.
         public init(jwtKeyFile: String) {
@@ -173,5 +175,21 @@ extension TilawaConfiguration {
 
         /// The defaults.
         public init() {}
+    }
+}
+
+extension TilawaConfiguration {
+    /// `oidc.*`: sign-in with the app's identity provider (DESIGN §10); off unless `issuer`,
+    /// `audience` and a key set are all given.
+    public struct OIDC: Sendable, Hashable {
+        public var issuer: String
+        public var audience: String
+        /// `oidc.jwks_url` or `oidc.jwks_file`.
+        public var jwksURL: URL?
+        public var jwksFile: String?
+        /// `oidc.ops_subjects`: operator name by provider `sub`.
+        public var opsSubjects: [String: String] = [:]
+        /// `oidc.subject_is_id`.
+        public var subjectIsId = false
     }
 }

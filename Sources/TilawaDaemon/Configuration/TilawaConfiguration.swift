@@ -20,6 +20,8 @@ public struct TilawaConfiguration: Sendable, Equatable {
     public var dropbox: Dropbox
     /// `webhook.*`.
     public var webhook = Webhook()
+    /// Sign-in with the identity provider; nil when not configured.
+    public var oidc: OIDC?
     /// `program.*`.
     public var program = Program()
     /// `attempts.limit` and `attempts.window_days` (as seconds in `length`).

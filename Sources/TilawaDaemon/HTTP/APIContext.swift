@@ -15,6 +15,13 @@ public struct APIContext: Sendable {
     public let startedAt: Date
     /// One request at a time per resumable upload, shared by the routes and the start-up recovery.
     let uploadLocks = UploadLocks()
+    /// The identity provider's token verifier (its key set cached for the process); nil
+    /// when none is configured.
+    let provider: ProviderTokenVerifier?
+    /// Bearer tokens, local or the provider's, to principals.
+    var bearer: BearerVerifier {
+        BearerVerifier(authority: authority, configuration: runtime.configuration, provider: provider, database: runtime.database)
+    }
 
     /// Creates the context.
     public init(runtime: TilawaRuntime, pool: AudioWorkPool, wakeup: WakeupSignal, metrics: TilawaMetrics,
@@ -25,6 +32,7 @@ public struct APIContext: Sendable {
         self.metrics = metrics
         self.authority = authority
         self.startedAt = startedAt
+        provider = BearerVerifier.provider(for: runtime.configuration, clock: runtime.clock)
     }
 
     var access: AccessPolicy { AccessPolicy(runtime: runtime) }

@@ -15,12 +15,12 @@ import Hummingbird
 ///   same-site page (a file served by someone else on the desk's host) from acting too.
 struct AuthMiddleware: RouterMiddleware {
     typealias Context = TilawaRequestContext
-    let authority: TokenAuthority
+    let bearer: BearerVerifier
     let sessions: DeskSessions?
     let clock: @Sendable () -> Date
 
-    init(authority: TokenAuthority, sessions: DeskSessions? = nil, clock: @escaping @Sendable () -> Date) {
-        self.authority = authority
+    init(bearer: BearerVerifier, sessions: DeskSessions? = nil, clock: @escaping @Sendable () -> Date) {
+        self.bearer = bearer
         self.sessions = sessions
         self.clock = clock
     }
@@ -34,7 +34,7 @@ struct AuthMiddleware: RouterMiddleware {
         } else {
             do {
                 let token = try bearerToken(fromAuthorizationHeader: request.headers[.authorization])
-                context.principal = try await authority.verify(token, now: clock())
+                context.principal = try await bearer.verify(token, now: clock())
             } catch {
                 throw APIProblem(.unauthorized, code: error.code, detail: error.description, headers: [.wwwAuthenticate: error.challenge])
             }

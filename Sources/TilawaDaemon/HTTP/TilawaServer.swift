@@ -36,7 +36,7 @@ public enum TilawaServer {
         let sessions = DeskSessions(database: api.runtime.database, configuration: api.runtime.configuration)
         let desk = DeskRoutes(api: api, sessions: sessions)
         desk.register(on: router)
-        let v1 = router.group("v1").add(middleware: AuthMiddleware(authority: api.authority, sessions: sessions, clock: api.runtime.clock))
+        let v1 = router.group("v1").add(middleware: AuthMiddleware(bearer: api.bearer, sessions: sessions, clock: api.runtime.clock))
         desk.registerAPI(on: v1)
         let http = api.runtime.configuration.http
         let receiver = UploadReceiver(

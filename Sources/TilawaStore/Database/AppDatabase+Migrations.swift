@@ -173,6 +173,7 @@ extension AppDatabase {
         migrator.registerMigration("students: time zone and push preferences", migrate: AppDatabase.migrateStudentPreferences)
         migrator.registerMigration("uploads: refusals told", migrate: AppDatabase.migrateUploadRefusalNotice)
         migrator.registerMigration("coaches: photo", migrate: AppDatabase.migrateCoachPhoto)
+        migrator.registerMigration("people: subjects", migrate: AppDatabase.migrateSubjects)
         return migrator
     }
 }

@@ -80,3 +80,27 @@ extension AppDatabase {
             push: Dictionary(uniqueKeysWithValues: PushCategory.allCases.map { ($0, student.wantsPush($0)) }))
     }
 }
+
+extension AppDatabase {
+    /// The migration "people: subjects": the identity provider's `sub` of a student (roster
+    /// column) or a coach (program.yaml), unique across both. Never edited once landed.
+    static func migrateSubjects(_ db: Database) throws {
+        try db.alter(table: "student") { t in t.add(column: "subject", .text) }
+        try db.alter(table: "coach") { t in t.add(column: "subject", .text) }
+        try db.create(index: "student_subject", on: "student", columns: ["subject"], unique: true, condition: Column("subject") != nil)
+        try db.create(index: "coach_subject", on: "coach", columns: ["subject"], unique: true, condition: Column("subject") != nil)
+    }
+
+    /// Who the identity provider's `sub` is: a student's or a coach's id (`student`/`coach`),
+    /// or nil. With `subjectIsId`, a `sub` equal to an id with no subject of its own maps too.
+    public func subjectOwner(_ subject: String, subjectIsId: Bool) async throws -> (role: String, id: String)? {
+        try await writer.read { db in
+            if let id = try String.fetchOne(db, sql: "SELECT id FROM student WHERE subject = ?", arguments: [subject]) { return ("student", id) }
+            if let id = try String.fetchOne(db, sql: "SELECT id FROM coach WHERE subject = ?", arguments: [subject]) { return ("coach", id) }
+            guard subjectIsId else { return nil }
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM student WHERE id = ? AND subject IS NULL", arguments: [subject]) == true { return ("student", subject) }
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM coach WHERE id = ? AND subject IS NULL", arguments: [subject]) == true { return ("coach", subject) }
+            return nil
+        }
+    }
+}

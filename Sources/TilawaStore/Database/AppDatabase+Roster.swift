@@ -42,6 +42,11 @@ extension AppDatabase {
                     record.photoPath = photo?.path
                     record.photoType = photo?.mediaType
                     record.photoSHA256 = photo?.sha256
+                    record.subject = coach.subject
+                    if let subject = coach.subject, let holder = try Self.subjectHolder(db, subject, except: coach.id.rawValue) {
+                        throw RosterError(.duplicateSubject, source: "the programme file", line: nil,
+                                          "coach \(coach.id) has the subject of \(holder); each person signs in as themselves")
+                    }
                     try record.upsert(db)
                     summary.coaches += 1
                 }
@@ -72,6 +77,13 @@ extension AppDatabase {
                     // never overwrites a zone the student chose; preferences stay as they are.
                     var student = try StudentRecord.fetchOne(db, key: row.id.rawValue) ?? StudentRecord(id: row.id.rawValue, name: row.name)
                     student.name = row.name
+                    if let subject = row.subject {
+                        if let holder = try Self.subjectHolder(db, subject, except: row.id.rawValue) {
+                            throw RosterError(.duplicateSubject, source: studentsSource, line: row.line,
+                                              "student \(row.id) has the subject of \(holder); each person signs in as themselves")
+                        }
+                        student.subject = subject
+                    }
                     student.gender = row.gender ?? student.gender
                     if let zone = row.timeZone, [nil, "roster"].contains(student.timeZoneSetBy) {
                         student.timeZone = zone
@@ -164,6 +176,17 @@ extension AppDatabase {
                 weekOneUnlocks: calendar.unlock(week: 1), zone: zone),
             extra: .init(level: .init(id: level.id, name: level.name), coach: .init(id: coach.id, name: coach.name),
                          semesterId: semester.id))
+    }
+
+    /// Who else holds `subject` ("student S1002", "coach C01"), other than `except`.
+    static func subjectHolder(_ db: Database, _ subject: String, except id: String) throws -> String? {
+        if let other = try String.fetchOne(db, sql: "SELECT id FROM student WHERE subject = ? AND id != ?", arguments: [subject, id]) {
+            return "student \(other)"
+        }
+        if let other = try String.fetchOne(db, sql: "SELECT id FROM coach WHERE subject = ? AND id != ?", arguments: [subject, id]) {
+            return "coach \(other)"
+        }
+        return nil
     }
 
     /// The migration "coaches: photo". Never edited once landed.

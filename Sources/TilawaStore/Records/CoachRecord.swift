@@ -20,6 +20,8 @@ public struct CoachRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     public var photoPath: String? = nil
     public var photoType: String? = nil
     public var photoSHA256: String? = nil
+    /// The identity provider's `sub` for this coach (DESIGN §10); nil when not given.
+    public var subject: String? = nil
 
     /// Creates a record.
     public init(id: String, name: String, email: String?, placing: Bool = false, gender: String? = nil, bio: String? = nil) {

@@ -21,6 +21,8 @@ public struct StudentRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
     public var pushDeadlines = true
     public var pushAnnouncements = true
     public var pushQuestions = true
+    /// The identity provider's `sub` for this student (DESIGN §10); nil when not given.
+    public var subject: String? = nil
 
     /// Creates a record.
     public init(id: String, name: String, gender: String? = nil) {

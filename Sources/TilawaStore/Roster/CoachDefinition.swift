@@ -19,10 +19,13 @@ public struct CoachDefinition: Sendable, Equatable {
     public let photo: String?
     /// The line `photo` is on, for messages about the file.
     public let photoLine: Int?
+    /// `subject`: the identity provider's `sub` for this coach; nil when not given.
+    public let subject: String?
 
     /// A coach as read from the file.
     public init(id: Identifier, name: String, email: String?, places: Bool = false, gender: String? = nil, bio: String? = nil,
-                photo: String? = nil, photoLine: Int? = nil) {
+                photo: String? = nil, photoLine: Int? = nil, subject: String? = nil) {
+        self.subject = subject
         self.photo = photo
         self.photoLine = photoLine
         self.id = id

@@ -13,7 +13,7 @@ struct ProgramFileReader {
 
     private static let rootKeys = ["time_zone", "catch_up_grace_days", "same_gender_coaching", "semesters", "coaches", "levels"]
     private static let semesterKeys = ["id", "name", "start"]
-    private static let coachKeys = ["id", "name", "email", "places", "gender", "bio", "photo"]
+    private static let coachKeys = ["id", "name", "email", "places", "gender", "bio", "photo", "subject"]
     private static let levelKeys = ["id", "name", "weeks", "eoc"]
     // `arabic` (hand-typed EOC text) is still read from older files; `ayahs` replaces it.
     private static let eocKeys = ["opens_week", "title", "passage", "ayahs", "arabic", "covers"]
@@ -168,6 +168,7 @@ struct ProgramFileReader {
         guard let items = try top.list("coaches") else { return [] }
         var seen = [String: Int?]()
         var coaches = [CoachDefinition]()
+        var subjectsSeen = [String: Int?]()
         for (index, node) in items.enumerated() {
             let item = try YAMLMapping(node, path: "\(top.path("coaches"))[\(index)]", source: source)
             // A misspelt key explains the item's other problems (a "missing" title), so it comes first.
@@ -184,10 +185,23 @@ struct ProgramFileReader {
             let gender = problems.attempt { () throws(RosterError) in try self.gender(item) }
             let bio = problems.attempt { () throws(RosterError) in try self.bio(item) }
             let photo = problems.attempt { () throws(RosterError) in try self.photo(item) }
+            let subject = problems.attempt { () throws(RosterError) -> String? in
+                guard let text = try item.text("subject", required: false) else { return nil }
+                guard RosterText.isSubject(text) else {
+                    throw RosterError(.invalidValue, source: source, line: item.line(of: "subject"),
+                                      "\(item.path("subject")) must be one line of at most 255 characters (the identity provider's sub)")
+                }
+                if let earlier = subjectsSeen[text] {
+                    throw RosterError(.duplicateSubject, source: source, line: item.line(of: "subject"),
+                                      "\(item.path("subject")) is the subject of the coach on line \(earlier.map(String.init) ?? "?") too; each person signs in as themselves")
+                }
+                subjectsSeen[text] = item.line(of: "subject")
+                return text
+            }
             try problems.throwIfAny()
-            guard let id, let name, let email, let places, let gender, let bio, let photo else { continue }
+            guard let id, let name, let email, let places, let gender, let bio, let photo, let subject else { continue }
             coaches.append(CoachDefinition(id: id, name: name, email: email, places: places, gender: gender, bio: bio,
-                                           photo: photo, photoLine: photo == nil ? nil : item.line(of: "photo")))
+                                           photo: photo, photoLine: photo == nil ? nil : item.line(of: "photo"), subject: subject))
         }
         return coaches
     }

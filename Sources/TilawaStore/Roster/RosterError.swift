@@ -57,6 +57,8 @@ public struct RosterError: Error, Sendable, Equatable, CustomStringConvertible {
         /// A coach's `photo` is missing, unreadable, too large, or not a JPEG, PNG or WebP image
         /// by its content.
         case invalidPhoto = "invalid_photo"
+        /// Two people (students or coaches, in the files or already imported) have one subject.
+        case duplicateSubject = "duplicate_subject"
 
         /// The snake_case code, so that string interpolation prints `unknown_coach`, not `unknownCoach`.
         public var description: String { rawValue }

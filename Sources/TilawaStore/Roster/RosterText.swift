@@ -3,6 +3,11 @@
 /// TilawaCore keeps its own quoting helper internal; this is the roster's copy of the same
 /// rule, because a programme file is untrusted input that ends up on one stderr line.
 enum RosterText {
+    /// An identity provider's `sub` as Tilawa keeps one: 1–255 bytes, no control characters.
+    static func isSubject(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.count <= 255 && !text.unicodeScalars.contains { $0.properties.generalCategory == .control }
+    }
+
     /// `input` in double quotes, with control characters replaced by "?" and cut to `limit` characters.
     static func quoted(_ input: String, limit: Int = 80) -> String {
         var out = ""

@@ -27,7 +27,21 @@ public enum RosterValidator {
     ) throws(RosterError) {
         var firstLine = [String: Int]()
         var ownColumns = [String: (gender: StudentRow?, timeZone: StudentRow?)]()
+        var subjects = [String: StudentRow]()
         for row in students {
+            if let subject = row.subject {
+                if let other = subjects[subject], other.id != row.id {
+                    throw RosterError(
+                        .duplicateSubject, source: source, line: row.line,
+                        "students \(RosterText.quoted(other.id.rawValue)) (line \(other.line)) and \(RosterText.quoted(row.id.rawValue)) (line \(row.line)) have the same subject; each person signs in as themselves")
+                }
+                if let other = subjects[subject], other.id == row.id {} else { subjects[subject] = row }
+                if let earlier = students.first(where: { $0.id == row.id && $0.subject != nil && $0.subject != subject && $0.line < row.line }) {
+                    throw RosterError(
+                        .conflictingRows, source: source, line: row.line,
+                        "student \(RosterText.quoted(row.id.rawValue)) has another subject on line \(earlier.line) than on line \(row.line); a student's subject is one value")
+                }
+            }
             var own = ownColumns[row.id.rawValue] ?? (nil, nil)
             for (column, value, earlier) in [("gender", row.gender, own.gender), ("time_zone", row.timeZone, own.timeZone)] {
                 guard let value, let earlier else { continue }

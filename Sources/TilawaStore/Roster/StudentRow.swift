@@ -28,10 +28,14 @@ public struct StudentRow: Sendable, Equatable {
     /// The optional `time_zone` column: an IANA zone name; nil when absent or empty (the
     /// stored value is kept; a zone the student set themselves is never overwritten).
     public let timeZone: String?
+    /// The optional `subject` column: the identity provider's `sub` (≤ 255 characters, one
+    /// line); nil when absent or empty (the stored value is kept).
+    public let subject: String?
 
     /// A row as read from the file.
     public init(line: Int, id: Identifier, name: String, level: String?, coachID: Identifier?, semesterID: Identifier,
-                owesFromWeek: Int? = nil, gender: String? = nil, timeZone: String? = nil) {
+                owesFromWeek: Int? = nil, gender: String? = nil, timeZone: String? = nil, subject: String? = nil) {
+        self.subject = subject
         self.timeZone = timeZone
         self.owesFromWeek = owesFromWeek
         self.gender = gender

@@ -7,7 +7,7 @@ public enum StudentsCSV {
     /// The header the file must start with (after an optional byte-order mark and blank lines).
     public static let header = ["student_id", "name", "level", "coach_id", "semester_id"]
     /// Columns a file may add after the five, in any order (DESIGN §14).
-    public static let optionalColumns = ["owes_from_week", "gender", "time_zone"]
+    public static let optionalColumns = ["owes_from_week", "gender", "time_zone", "subject"]
 
     /// Parses the rows of `config/students.csv`, checking each field's shape.
     ///
@@ -114,7 +114,15 @@ public enum StudentsCSV {
             }
             timeZone = fields[index]
         }
+        var subject: String?
+        if let index = columns.firstIndex(of: "subject"), !fields[index].isEmpty {
+            guard RosterText.isSubject(fields[index]) else {
+                throw RosterError(.invalidValue, source: source, line: line,
+                                  "subject of student \(id) must be one line of at most 255 characters (the identity provider's sub)")
+            }
+            subject = fields[index]
+        }
         return StudentRow(line: line, id: id, name: name, level: level, coachID: coach, semesterID: semester, owesFromWeek: owesFromWeek,
-                          gender: gender, timeZone: timeZone)
+                          gender: gender, timeZone: timeZone, subject: subject)
     }
 }
