@@ -186,6 +186,11 @@ struct OIDCSignInTests {
                 let report = await daemon.api.provider?.report
                 #expect(report?.lastError?.contains("503") == true, "\(String(describing: report?.lastError))")
                 #expect(report?.keyCount == 2 && report?.skipped.isEmpty == true, "the rotated set has no key to skip")
+                // Operations see it in the status report.
+                let status = try await get("/v1/status", token("ops_es256"))
+                let provider = try #require(status.json?["identity_provider"] as? [String: Any])
+                #expect((provider["last_fetch_error"] as? String)?.contains("503") == true && provider["keys"] as? Int == 2)
+                #expect((provider["key_set_age_seconds"] as? Int ?? 0) >= 301, "\(provider)")
             }
         }
     }

@@ -72,6 +72,7 @@ tokens = {
     "valid_rs256": sign(rsa1, "RS256"),
     "valid_es256": sign(ec1, "ES256", kid="ec-1", sub="auth0|c01", typ="JWT"),
     "ops": sign(rsa1, "RS256", sub="auth0|ops-amina"),
+    "ops_es256": sign(ec1, "ES256", kid="ec-1", sub="auth0|ops-amina"),
     "other_student": sign(rsa1, "RS256", sub="auth0|omar"),
     "by_id": sign(rsa1, "RS256", sub="S1003"),
     "unknown_sub": sign(rsa1, "RS256", sub="auth0|nobody"),

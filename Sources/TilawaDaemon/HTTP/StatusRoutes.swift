@@ -14,6 +14,12 @@ struct StatusRoutes: Sendable {
         let principal = try context.requirePrincipal()
         guard principal.role == .ops else { throw APIProblem.forbidden("Only operations may read the status report.") }
         let reporter = StatusReporter(configuration: api.runtime.configuration)
-        return try api.json(await reporter.report(now: api.now, database: api.runtime.database, startedAt: api.startedAt))
+        var report = await reporter.report(now: api.now, database: api.runtime.database, startedAt: api.startedAt)
+        if let provider = await api.provider?.report {
+            report.identityProvider = .init(
+                keySetAgeSeconds: provider.fetchedAt.map { Int(api.now.timeIntervalSince($0)) }, keys: provider.keyCount,
+                skippedKeys: provider.skipped, lastFetchError: provider.lastError, lastFetchErrorAt: provider.lastErrorAt)
+        }
+        return try api.json(report)
     }
 }

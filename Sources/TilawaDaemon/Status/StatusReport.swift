@@ -42,6 +42,18 @@ public struct StatusReport: Encodable, Sendable {
     public var missingArtifacts: MissingArtifacts
     /// Every check that was evaluated, in a fixed order.
     public var checks: [Check]
+    /// The identity provider's key set as the daemon holds it (`GET /v1/status` only, when
+    /// `oidc.*` is configured: `tilawa status` reads the database, not the daemon's memory).
+    public var identityProvider: IdentityProvider? = nil
+
+    /// `identity_provider`: how old the key set is and what went wrong last.
+    public struct IdentityProvider: Encodable, Sendable {
+        public var keySetAgeSeconds: Int?
+        public var keys: Int
+        public var skippedKeys: [String]
+        public var lastFetchError: String?
+        public var lastFetchErrorAt: Date?
+    }
 
     /// Students' questions about coach replies.
     public struct Questions: Encodable, Sendable, Equatable {
