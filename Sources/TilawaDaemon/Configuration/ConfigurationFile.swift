@@ -114,7 +114,7 @@ struct ConfigurationFile: Sendable {
     }
 
     private static func unknownKey(_ key: String, path: String, candidates: [String]) -> ConfigurationError {
-        let hint = ConfigurationKey.suggestion(for: key, among: candidates).map { "; did you mean \($0)?" } ?? "; see CONFIGURATION.md for the keys"
+        let hint = ConfigurationKey.suggestion(for: key, among: candidates).map { "; did you mean \($0)?" } ?? "; every key is listed in config/tilawa.yaml and in the README's configuration table"
         return ConfigurationError(key: key, message: "unknown key in \(path)\(hint)")
     }
 

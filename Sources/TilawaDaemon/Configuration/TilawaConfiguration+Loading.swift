@@ -43,7 +43,7 @@ extension TilawaConfiguration {
         for name in environment.keys.sorted()
         where name.hasPrefix("TILAWA_") && known[name] == nil && !notConfigurationKeys.contains(name) {
             let hint = ConfigurationKey.suggestion(for: name, among: known.keys.sorted())
-                .map { "; did you mean \($0)?" } ?? "; see CONFIGURATION.md for the keys"
+                .map { "; did you mean \($0)?" } ?? "; every key is listed in config/tilawa.yaml and in the README's configuration table"
             throw ConfigurationError(key: name, message: "unknown environment variable\(hint)")
         }
     }
