@@ -11,13 +11,13 @@ import Yams
 struct ProgramFileReader {
     let source: String
 
-    private static let rootKeys = ["time_zone", "catch_up_grace_days", "same_gender_coaching", "semesters", "coaches", "levels"]
-    private static let semesterKeys = ["id", "name", "start"]
-    private static let coachKeys = ["id", "name", "email", "places", "gender", "bio", "photo", "subject"]
-    private static let levelKeys = ["id", "name", "weeks", "eoc"]
+    static let rootKeys = ["time_zone", "catch_up_grace_days", "same_gender_coaching", "semesters", "coaches", "levels"]
+    static let semesterKeys = ["id", "name", "start"]
+    static let coachKeys = ["id", "name", "email", "places", "gender", "bio", "photo", "subject"]
+    static let levelKeys = ["id", "name", "weeks", "eoc"]
     // `arabic` (hand-typed EOC text) is still read from older files; `ayahs` replaces it.
-    private static let eocKeys = ["opens_week", "title", "passage", "ayahs", "arabic", "covers"]
-    private static let weekKeys = ["week", "title", "passage", "ayahs"]
+    static let eocKeys = ["opens_week", "title", "passage", "ayahs", "arabic", "covers"]
+    static let weekKeys = ["week", "title", "passage", "ayahs"]
 
     func read(_ root: Node?) throws(RosterError) -> ProgramFile {
         guard let root else {
@@ -55,7 +55,7 @@ struct ProgramFileReader {
 
     // MARK: Settings
 
-    private func timeZone(_ top: YAMLMapping) throws(RosterError) -> TimeZone {
+    func timeZone(_ top: YAMLMapping) throws(RosterError) -> TimeZone {
         let name = try top.text("time_zone", required: false) ?? ProgramFile.defaultTimeZoneIdentifier
         guard let zone = TimeZone(identifier: name) else {
             throw RosterError(
@@ -66,7 +66,7 @@ struct ProgramFileReader {
         return zone
     }
 
-    private func graceDays(_ top: YAMLMapping) throws(RosterError) -> Int {
+    func graceDays(_ top: YAMLMapping) throws(RosterError) -> Int {
         guard let text = try top.text("catch_up_grace_days", required: false) else {
             return ProgramFile.defaultCatchUpGraceDays
         }
@@ -81,7 +81,7 @@ struct ProgramFileReader {
 
     // MARK: Semesters
 
-    private func semesters(_ top: YAMLMapping, zone: TimeZone?, grace: Int) throws(RosterError) -> [SemesterDefinition] {
+    func semesters(_ top: YAMLMapping, zone: TimeZone?, grace: Int) throws(RosterError) -> [SemesterDefinition] {
         guard let items = try top.list("semesters") else { return [] }
         var seen = [String: Int?]()
         var semesters = [SemesterDefinition]()
@@ -109,7 +109,7 @@ struct ProgramFileReader {
         return semesters
     }
 
-    private func startDate(_ item: YAMLMapping) throws(RosterError) -> LocalDate {
+    func startDate(_ item: YAMLMapping) throws(RosterError) -> LocalDate {
         // The node's text as written: a YAML date (`2026-09-05`) and a quoted one read the same.
         let text = try item.text("start") ?? ""
         guard let date = LocalDate(text) else {
@@ -121,7 +121,7 @@ struct ProgramFileReader {
         return date
     }
 
-    private func semesterCalendar(_ start: LocalDate, zone: TimeZone, grace: Int, item: YAMLMapping) throws(RosterError) -> SemesterCalendar {
+    func semesterCalendar(_ start: LocalDate, zone: TimeZone, grace: Int, item: YAMLMapping) throws(RosterError) -> SemesterCalendar {
         do throws(RuleConfigurationError) {
             return try SemesterCalendar(start: start, timeZone: zone, weekCount: ProgramFile.weekCount, catchUpGraceDays: grace)
         } catch {
@@ -145,7 +145,7 @@ struct ProgramFileReader {
     }
 
     /// The English weekday name of `date` and the Saturday on or before it, in `zone`.
-    private static func weekdayAndSaturdayBefore(_ date: LocalDate, in zone: TimeZone) -> (String, String) {
+    static func weekdayAndSaturdayBefore(_ date: LocalDate, in zone: TimeZone) -> (String, String) {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
         let names = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
@@ -162,102 +162,9 @@ struct ProgramFileReader {
         return (names[weekday - 1], text)
     }
 
-    // MARK: Coaches
-
-    private func coaches(_ top: YAMLMapping) throws(RosterError) -> [CoachDefinition] {
-        guard let items = try top.list("coaches") else { return [] }
-        var seen = [String: Int?]()
-        var coaches = [CoachDefinition]()
-        var subjectsSeen = [String: Int?]()
-        for (index, node) in items.enumerated() {
-            let item = try YAMLMapping(node, path: "\(top.path("coaches"))[\(index)]", source: source)
-            // A misspelt key explains the item's other problems (a "missing" title), so it comes first.
-            try item.checkKeys(allowed: Self.coachKeys)
-            var problems = FirstProblem()
-            let id = problems.attempt { () throws(RosterError) in
-                let id = try item.identifier("id", what: "coach id")
-                try checkUnique(id.rawValue, what: "coach", in: item, seen: &seen)
-                return id
-            }
-            let name = problems.attempt { () throws(RosterError) in try item.text("name") ?? "" }
-            let email = problems.attempt { () throws(RosterError) in try self.email(item) }
-            let places = problems.attempt { () throws(RosterError) in try self.flag(item, "places") }
-            let gender = problems.attempt { () throws(RosterError) in try self.gender(item) }
-            let bio = problems.attempt { () throws(RosterError) in try self.bio(item) }
-            let photo = problems.attempt { () throws(RosterError) in try self.photo(item) }
-            let subject = problems.attempt { () throws(RosterError) -> String? in
-                guard let text = try item.text("subject", required: false) else { return nil }
-                guard RosterText.isSubject(text) else {
-                    throw RosterError(.invalidValue, source: source, line: item.line(of: "subject"),
-                                      "\(item.path("subject")) must be one line of at most 255 characters (the identity provider's sub)")
-                }
-                if let earlier = subjectsSeen[text] {
-                    throw RosterError(.duplicateSubject, source: source, line: item.line(of: "subject"),
-                                      "\(item.path("subject")) is the subject of the coach on line \(earlier.map(String.init) ?? "?") too; each person signs in as themselves")
-                }
-                subjectsSeen[text] = item.line(of: "subject")
-                return text
-            }
-            try problems.throwIfAny()
-            guard let id, let name, let email, let places, let gender, let bio, let photo, let subject else { continue }
-            coaches.append(CoachDefinition(id: id, name: name, email: email, places: places, gender: gender, bio: bio,
-                                           photo: photo, photoLine: photo == nil ? nil : item.line(of: "photo"), subject: subject))
-        }
-        return coaches
-    }
-
-    /// The optional `gender`: `female` or `male`; nil when absent.
-    private func gender(_ item: YAMLMapping) throws(RosterError) -> String? {
-        guard let text = try item.text("gender", required: false) else { return nil }
-        guard let gender = Gender.normalised(text) else {
-            throw RosterError(.invalidValue, source: source, line: item.line(of: "gender"),
-                              "\(item.path("gender")) must be female or male, not \(RosterText.quoted(text))")
-        }
-        return gender
-    }
-
-    /// The optional `photo`: a relative path to a file beside the programme file — no `..`, no
-    /// absolute path, no control characters (whether it is an image is checked at import).
-    private func photo(_ item: YAMLMapping) throws(RosterError) -> String? {
-        guard let text = try item.text("photo", required: false) else { return nil }
-        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard !text.isEmpty, text.utf8.count <= 255, !text.hasPrefix("/"), !parts.contains(where: { $0.isEmpty || $0 == ".." || $0 == "." }),
-              !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw RosterError(.invalidValue, source: source, line: item.line(of: "photo"),
-                              "\(item.path("photo")) must be the name of an image file beside the programme file (e.g. photos/c01.jpg), not \(RosterText.quoted(text))")
-        }
-        return text
-    }
-
-    /// The optional `bio`: plain text, at most 600 characters, no control characters but line breaks.
-    private func bio(_ item: YAMLMapping) throws(RosterError) -> String? {
-        guard let text = try item.text("bio", required: false) else { return nil }
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard trimmed.count <= 600, !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" }) else {
-            throw RosterError(.invalidValue, source: source, line: item.line(of: "bio"),
-                              "\(item.path("bio")) must be plain text of at most 600 characters")
-        }
-        return trimmed.isEmpty ? nil : trimmed
-    }
-
-    /// The optional `email`, checked only for the shape `local@domain` with no spaces.
-    private func email(_ item: YAMLMapping) throws(RosterError) -> String? {
-        guard let text = try item.text("email", required: false) else { return nil }
-        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty,
-              !text.unicodeScalars.contains(where: { $0.properties.isWhitespace })
-        else {
-            throw RosterError(
-                .invalidValue, source: source, line: item.line(of: "email"),
-                "\(item.path("email")) \(RosterText.quoted(text)) is not an e-mail address"
-            )
-        }
-        return text
-    }
-
     // MARK: Levels
 
-    private func levels(_ top: YAMLMapping) throws(RosterError) -> [LevelDefinition] {
+    func levels(_ top: YAMLMapping) throws(RosterError) -> [LevelDefinition] {
         guard let items = try top.list("levels") else { return [] }
         var seen = [String: Int?]()
         var levels = [LevelDefinition]()
@@ -282,7 +189,7 @@ struct ProgramFileReader {
     }
 
     /// The level's optional `eoc:` block: the week it opens (default 14) and its passage.
-    private func eoc(_ level: YAMLMapping) throws(RosterError) -> LevelDefinition.EOC {
+    func eoc(_ level: YAMLMapping) throws(RosterError) -> LevelDefinition.EOC {
         guard let node = level.value("eoc") else { return LevelDefinition.EOC() }
         let item = try YAMLMapping(node, path: level.path("eoc"), source: source)
         try item.checkKeys(allowed: Self.eocKeys)
@@ -301,7 +208,7 @@ struct ProgramFileReader {
     }
 
     /// An optional `true`/`false` (default false).
-    private func flag(_ item: YAMLMapping, _ key: String) throws(RosterError) -> Bool {
+    func flag(_ item: YAMLMapping, _ key: String) throws(RosterError) -> Bool {
         guard let text = try item.text(key, required: false) else { return false }
         switch text.lowercased() {
         case "true", "yes": return true
@@ -312,7 +219,7 @@ struct ProgramFileReader {
         }
     }
 
-    private func weeks(_ level: YAMLMapping, levelID: String?) throws(RosterError) -> [WeekDefinition] {
+    func weeks(_ level: YAMLMapping, levelID: String?) throws(RosterError) -> [WeekDefinition] {
         let items = try level.list("weeks", required: true) ?? []
         let named = levelID.map { " in level \(RosterText.quoted($0))" } ?? ""
         var lines = [Int: Int?]()
@@ -351,7 +258,7 @@ struct ProgramFileReader {
         return weeks.sorted { $0.week < $1.week }
     }
 
-    private func weekNumber(_ item: YAMLMapping) throws(RosterError) -> Int {
+    func weekNumber(_ item: YAMLMapping) throws(RosterError) -> Int {
         let text = try item.text("week") ?? ""
         // Slot's rule for week text: one or two ASCII digits, 1…weekCount.
         if let slot = try? Slot(parsing: text, weekCount: ProgramFile.weekCount), case let .week(number) = slot {
@@ -364,7 +271,7 @@ struct ProgramFileReader {
     }
 
     /// The optional `ayahs` of a week or an EOC, checked against Tanzil's Quran text; empty when absent.
-    private func ayahs(_ item: YAMLMapping) throws(RosterError) -> [AyahRange] {
+    func ayahs(_ item: YAMLMapping) throws(RosterError) -> [AyahRange] {
         guard let text = try item.text("ayahs", required: false) else { return [] }
         do throws(AyahRangeError) {
             return try AyahRange.parseList(text, in: QuranText.uthmani)
@@ -380,7 +287,7 @@ struct ProgramFileReader {
     // MARK: Shared
 
     /// Refuses an id already seen in this list, naming the earlier line.
-    private func checkUnique(_ id: String, what: String, in item: YAMLMapping, seen: inout [String: Int?]) throws(RosterError) {
+    func checkUnique(_ id: String, what: String, in item: YAMLMapping, seen: inout [String: Int?]) throws(RosterError) {
         let line = item.line(of: "id")
         if let earlier = seen[id] {
             throw RosterError(
@@ -392,7 +299,7 @@ struct ProgramFileReader {
     }
 
     /// Optional sign and ASCII digits, at most 9 of them; nil otherwise.
-    private static func wholeNumber(_ text: String) -> Int? {
+    static func wholeNumber(_ text: String) -> Int? {
         let digits = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
         guard (1...9).contains(digits.utf8.count),
               digits.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
