@@ -59,7 +59,11 @@ struct CoachPhotoTests {
         try Self.jpeg.write(to: URL(fileURLWithPath: state.scratch.path("photos/c02.jpg")))
         try Data("not an image at all, just words in a file".utf8).write(to: URL(fileURLWithPath: state.scratch.path("photos/fake.jpg")))
 
+        // A hostile or careless file: a link out of the directory, a pipe that would never end.
+        try FileManager.default.createSymbolicLink(atPath: state.scratch.path("photos/link.png"), withDestinationPath: state.scratch.path("photos/c01.png"))
+        #expect(mkfifo(state.scratch.path("photos/pipe.png"), 0o600) == 0)
         for (photo, code, words) in [("photos/fake.jpg", "invalid_photo", "not a JPEG, PNG or WebP"), ("photos/none.png", "invalid_photo", "is not there"),
+                                     ("photos/link.png", "invalid_photo", "not a regular file"), ("photos/pipe.png", "invalid_photo", "not a regular file"),
                                      ("../outside.png", "invalid_value", "beside the programme file"), ("/etc/passwd", "invalid_value", "beside the programme file")] {
             let refused = try await state.run(["roster", "import", try programme(state, c01: photo)])
             #expect(refused.status == 65, "\(photo): \(refused.stderr)")

@@ -195,6 +195,34 @@ struct OIDCSignInTests {
         }
     }
 
+    @Test("a provider down from the start: 401 saying so, one attempt every 30 s rather than one per request, then sign-in once it is up")
+    func downFromStart() async throws {
+        let server = JWKSServer()
+        try await server.serve { url in
+            let daemon = try await TestDaemon(configure: { configuration in
+                configuration.oidc = .init(issuer: Self.issuer, audience: Self.audience, jwksURL: url, jwksFile: nil, opsSubjects: [:], subjectIsId: true)
+            })
+            defer { daemon.remove() }
+            let provider = try await provider(now: daemon.clock.now)
+            server.publish(provider.jwks.data)
+            server.setDown(true)
+            let token = try #require(provider.tokens["by_id"])
+            try await daemon.application().test(.live) { client in
+                func get() async throws -> TestResponse {
+                    try await client.execute(uri: "/v1/students/S1003/timeline", method: .get, headers: [.authorization: "Bearer \(token)"])
+                }
+                let refused = try await get()
+                #expect(refused.status == .unauthorized && (refused.json?["detail"] as? String)?.contains("could not be fetched") == true)
+                #expect(try await get().status == .unauthorized)
+                #expect(server.hits == 1, "one attempt, not one per request")
+                server.setDown(false)
+                daemon.clock.advance(by: 31)
+                #expect(try await get().status == .ok)
+                #expect(server.hits == 2)
+            }
+        }
+    }
+
     @Test("the key set is read key by key: keys without kid, for encryption or of another type are skipped and said, the rest work")
     func keySet() async throws {
         let provider = try await provider(now: Date())

@@ -124,6 +124,23 @@ struct ReadRouteTests {
             #expect(try await client.execute(uri: "/v1/students/S1001/events", method: .get, headers: try await daemon.headers(.student, "S1002")).status == .notFound)
             #expect(try await client.execute(uri: "/v1/students/S1001/events", method: .get, headers: try await daemon.headers(.ops, "ops")).status == .ok)
 
+            // Preferences: the student and ops; another student 404, a coach 403 (the desk's session too).
+            for (role, subject, status) in [(Role.student, "S1001", HTTPResponse.Status.ok), (.ops, "ops", .ok), (.student, "S1002", .notFound),
+                                             (.coach, "C01", .forbidden), (.coach, "C02", .forbidden)] {
+                let read = try await client.execute(uri: "/v1/students/S1001/preferences", method: .get, headers: try await daemon.headers(role, subject))
+                #expect(read.status == status, "\(role) \(subject) read preferences")
+                let change = try await client.execute(uri: "/v1/students/S1001/preferences", method: .put,
+                                                      headers: try await daemon.headers(role, subject, [.contentType: "application/json"]),
+                                                      body: ByteBuffer(string: #"{"push": {"announcements": true}}"#))
+                #expect(change.status == status, "\(role) \(subject) change preferences")
+            }
+            // A coach's photo: anyone signed in (404 no_photo here: the sample coaches have none); no token 401.
+            for (role, subject) in [(Role.student, "S1002"), (.coach, "C02"), (.ops, "ops")] {
+                let photo = try await client.execute(uri: "/v1/coaches/C01/photo", method: .get, headers: try await daemon.headers(role, subject))
+                #expect(photo.status == .notFound && photo.json?["code"] as? String == "no_photo", "\(role) \(subject) photo")
+            }
+            #expect(try await client.execute(uri: "/v1/coaches/C01/photo", method: .get).status == .unauthorized)
+
             // The desk: a session has exactly its coach's rights on the same routes — C01's
             // session reads, C02's is told no such thing (404) — and the desk's own routes.
             let desk = DeskSignInTests()
@@ -136,6 +153,8 @@ struct ReadRouteTests {
             let markBySession = try await client.execute(uri: "/v1/submissions/\(id)/annotations", method: .post,
                                                          headers: theirs.headers([.contentType: "application/json"], csrf: true), body: mark)
             #expect(markBySession.status == .notFound, "C02's session annotates C01's student")
+            #expect(try await client.execute(uri: "/v1/students/S1001/preferences", method: .get, headers: mine.headers()).status == .forbidden,
+                    "a session is a coach: a student's preferences are not theirs")
             #expect(try await client.execute(uri: "/v1/submissions/\(id)/annotations", method: .post,
                                              headers: mine.headers([.contentType: "application/json"]), body: mark).status == .forbidden,
                     "a change without the CSRF token")

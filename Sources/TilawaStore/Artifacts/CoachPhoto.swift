@@ -84,9 +84,11 @@ extension CoachPhoto {
             RosterError(.invalidPhoto, source: programPath, line: coach.photoLine,
                         "the photo of coach \(coach.id) (\(RosterText.quoted(name))) \(why)")
         }
+        // lstat: a link (which might lead out of the programme's directory) or a FIFO (which
+        // would hang the read) is refused before anything is opened.
         var info = stat()
-        guard stat(path, &info) == 0 else { throw refuse("is not there; put the image beside the programme file") }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw refuse("is not a file") }
+        guard lstat(path, &info) == 0 else { throw refuse("is not there; put the image beside the programme file") }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw refuse("is not a regular file (a link, a folder or a pipe); copy the image itself beside the programme file") }
         guard Int(info.st_size) <= maxBytes else { throw refuse(PhotoProblem.tooLarge(bytes: Int(info.st_size)).sentence) }
         guard let data = FileManager.default.contents(atPath: path) else { throw refuse("cannot be read") }
         switch check(data) {

@@ -132,7 +132,8 @@ actor ProviderTokenVerifier {
         if keys?.algorithms[kid] == nil, await refetchForUnknownKid() {
             keys = current
         }
-        guard let keys, let expected = keys.algorithms[kid] else {
+        guard let keys else { throw .invalidToken(reason: "the identity provider's keys could not be fetched; try again in a minute") }
+        guard let expected = keys.algorithms[kid] else {
             throw .invalidToken(reason: "its kid is not one of the identity provider's keys")
         }
         guard expected == alg else { throw .invalidToken(reason: "its alg does not match its key") }
@@ -161,6 +162,11 @@ actor ProviderTokenVerifier {
     /// The current set, fetched first when there is none or it has expired (a failed fetch
     /// keeps the last good one).
     private func usableKeys() async -> ProviderKeySet? {
+        // With no set at all (the provider down since start), one attempt every 30 s, not one
+        // per request.
+        if current == nil, let last = lastAttemptAt, clock().timeIntervalSince(last) < settings.unknownKidRefetchInterval {
+            return nil
+        }
         if current == nil || (expiresAt.map { clock() >= $0 } ?? true) {
             await refresh()
         }
