@@ -29,7 +29,10 @@ struct UploadRefusalNoticeTests {
             let tus = TusRouteTests()
             let created = try await tus.create(daemon, client, length: file.count)
             let location = try #require(created.headers[.location])
-            let done = try await tus.patch(daemon, client, location, offset: 0, file)
+            // The completion is judged before it is answered: without the live client's 20-s limit.
+            let done = try await daemon.request(
+                port: try #require(client.port), method: .patch, location,
+                headers: try await tus.tusHeaders(daemon, "S1001", [.contentType: "application/offset+octet-stream", .testUploadOffset: "0"]), body: file)
             #expect(done.status == .noContent)
             let outcome = try await client.execute(uri: location, method: .get, headers: try await daemon.headers(.student, "S1001"))
             #expect(outcome.status == .unprocessableContent)
@@ -54,11 +57,12 @@ struct UploadRefusalNoticeTests {
         defer { daemon.remove() }
         let file = try Data(contentsOf: fixturesDirectory.appendingPathComponent("digital_silence.wav"))
         try await daemon.application().test(.live) { client in
-            let answered = try await client.execute(
-                uri: "/v1/students/S1001/weeks/12/submissions", method: .post,
+            // Judged while the phone waits: on a connection without the live client's 20-s limit.
+            let answered = try await daemon.request(
+                port: try #require(client.port), method: .post, "/v1/students/S1001/weeks/12/submissions",
                 headers: try await daemon.headers(.student, "S1001", [.init("Upload-Draft-Interop-Version")!: "6", .init("Upload-Complete")!: "?1",
                                                                       .contentType: "audio/wav"]),
-                body: ByteBuffer(bytes: file))
+                body: file)
             #expect(answered.status == .unprocessableContent)
             // The answer was written: nothing is owed, and the minute tick tells nothing.
             #expect(await daemon.eventually {
