@@ -36,29 +36,7 @@ final class JWKSServer: Sendable {
             return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "public, max-age=60"],
                             body: .init(byteBuffer: ByteBuffer(bytes: data)))
         }
-        let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in
-                portSink.yield(channel.localAddress?.port ?? 0)
-                portSink.finish()
-            },
-            logger: quietLogger)
-        let group = ServiceGroup(configuration: .init(services: [app], logger: quietLogger))
-        return try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await group.run() }
-            do {
-                var iterator = ports.makeAsyncIterator()
-                let port = try #require(await iterator.next())
-                let result = try await body(try #require(URL(string: "http://127.0.0.1:\(port)/jwks")))
-                await group.triggerGracefulShutdown()
-                try await tasks.waitForAll()
-                return result
-            } catch {
-                await group.triggerGracefulShutdown()
-                throw error
-            }
-        }
+        return try await serveOnLoopback(router, path: "jwks", body)
     }
 }
 

@@ -208,28 +208,34 @@ final class WebhookReceiver: Sendable {
     func serve<T>(_ body: (URL) async throws -> T) async throws -> T {
         let router = Router(context: ReceiverContext.self)
         router.post("hook") { request, context in try await self.handle(request, context: context) }
-        let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in
-                portSink.yield(channel.localAddress?.port ?? 0)
-                portSink.finish()
-            },
-            logger: quietLogger)
-        let group = ServiceGroup(configuration: .init(services: [app], logger: quietLogger))
-        return try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await group.run() }
-            do {
-                var iterator = ports.makeAsyncIterator()
-                let port = try #require(await iterator.next())
-                let result = try await body(try #require(URL(string: "http://127.0.0.1:\(port)/hook")))
-                await group.triggerGracefulShutdown()
-                try await tasks.waitForAll()
-                return result
-            } catch {
-                await group.triggerGracefulShutdown()
-                throw error
-            }
+        return try await serveOnLoopback(router, path: "hook", body)
+    }
+}
+
+/// Runs `router` on a loopback port while `body` runs with the URL of `path` on it: the small
+/// real servers the tests stand up for the outside world (a webhook receiver, a JWKS endpoint).
+func serveOnLoopback<T>(_ router: Router<ReceiverContext>, path: String, _ body: (URL) async throws -> T) async throws -> T {
+    let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
+    let app = Application(
+        router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+        onServerRunning: { channel in
+            portSink.yield(channel.localAddress?.port ?? 0)
+            portSink.finish()
+        },
+        logger: quietLogger)
+    let group = ServiceGroup(configuration: .init(services: [app], logger: quietLogger))
+    return try await withThrowingTaskGroup(of: Void.self) { tasks in
+        tasks.addTask { try await group.run() }
+        do {
+            var iterator = ports.makeAsyncIterator()
+            let port = try #require(await iterator.next())
+            let result = try await body(try #require(URL(string: "http://127.0.0.1:\(port)/\(path)")))
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+            return result
+        } catch {
+            await group.triggerGracefulShutdown()
+            throw error
         }
     }
 }
