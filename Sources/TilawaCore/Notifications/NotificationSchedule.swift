@@ -77,10 +77,13 @@ public struct NotificationSchedule: Sendable, Hashable {
     /// their local hour, out of their quiet hours, and always before the deadline — which
     /// stays the programme's instant (Friday 23:59 in New York is Saturday 08:59 in Dubai, so
     /// Dubai's "1 day before" is Friday 18:00 Dubai time).
-    public func notices(week: Int, calendar: SemesterCalendar, in zone: TimeZone? = nil) -> [Notice] {
+    ///
+    /// `deadline` is the student's own when the back office moved it (an extension): the
+    /// reminders count back from it instead.
+    public func notices(week: Int, calendar: SemesterCalendar, in zone: TimeZone? = nil, deadline moved: Date? = nil) -> [Notice] {
         var local = Calendar(identifier: .gregorian)
         local.timeZone = zone ?? calendar.timeZone
-        let deadline = calendar.deadline(week: week)
+        let deadline = moved ?? calendar.deadline(week: week)
         var notices = [Notice(kind: .weekUnlocked, week: week, daysBefore: 0,
                               dueAt: outOfQuietHours(calendar.unlock(week: week), before: deadline, calendar: local), expiresAt: deadline)]
         let deadlineDay = local.startOfDay(for: deadline)

@@ -10,11 +10,14 @@ public struct Admission: Sendable, Hashable, Codable {
     /// Earlier submissions of the same slot still `processing` or `awaiting_feedback`, oldest
     /// first: they become `superseded`. Reviewed ones keep their feedback and are not listed.
     public let supersedes: [Identifier]
+    /// The grant the recording uses, when the attempt window was full (DESIGN §11); nil otherwise.
+    public let grantId: String?
 
     /// An admission; `SubmissionRules.admit` computes these.
-    public init(late: Bool, attempts: AttemptStatus, supersedes: [Identifier]) {
+    public init(late: Bool, attempts: AttemptStatus, supersedes: [Identifier], grantId: String? = nil) {
         self.late = late
         self.attempts = attempts
         self.supersedes = supersedes
+        self.grantId = grantId
     }
 }

@@ -14,17 +14,27 @@ public struct AttemptStatus: Sendable, Hashable, Codable {
     public let remaining: Int
     /// When `remaining` next becomes at least 1; nil when an attempt is available now.
     public let nextAttemptAt: Date?
+    /// Of `remaining`, the recordings back-office grants allow beyond the window (DESIGN §11).
+    public let granted: Int
 
     /// A status; `AttemptWindow.status` computes these, tests and stores may build them.
-    public init(used: Int, limit: Int, remaining: Int, nextAttemptAt: Date?) {
+    public init(used: Int, limit: Int, remaining: Int, nextAttemptAt: Date?, granted: Int = 0) {
         self.used = used
         self.limit = limit
         self.remaining = remaining
         self.nextAttemptAt = nextAttemptAt
+        self.granted = granted
+    }
+
+    /// This status with `count` granted recordings added to `remaining` (none when `count` ≤ 0).
+    /// A student with a grant can record now, so `next_attempt_at` is then null.
+    public func granting(_ count: Int) -> AttemptStatus {
+        guard count > 0 else { return self }
+        return AttemptStatus(used: used, limit: limit, remaining: remaining + count, nextAttemptAt: nil, granted: count)
     }
 
     private enum CodingKeys: String, CodingKey {
-        case used, limit, remaining
+        case used, limit, remaining, granted
         case nextAttemptAt = "next_attempt_at"
     }
 
@@ -36,5 +46,6 @@ public struct AttemptStatus: Sendable, Hashable, Codable {
         try container.encode(remaining, forKey: .remaining)
         // Clients test for the member; synthesized encoding would omit it when nil.
         try container.encode(nextAttemptAt, forKey: .nextAttemptAt)
+        try container.encode(granted, forKey: .granted)
     }
 }

@@ -28,6 +28,10 @@ public enum RuleRefusal: Error, Sendable, Hashable, CustomStringConvertible {
     case unknownStudent(id: Identifier)
     /// The text is not a valid id (`[A-Za-z0-9_-]{1,64}`).
     case invalidIdentifier(input: String)
+    /// The enrolment is paused by the programme (DESIGN §11): nothing is accepted until it resumes.
+    case enrolmentPaused
+    /// The student has left the programme this semester.
+    case enrolmentLeft
 
     /// The stable snake_case code (problem+json `code`, CLI error prefix, audit table).
     public var code: String {
@@ -42,6 +46,8 @@ public enum RuleRefusal: Error, Sendable, Hashable, CustomStringConvertible {
         case .attemptLimit: "attempt_limit"
         case .unknownStudent: "unknown_student"
         case .invalidIdentifier: "invalid_identifier"
+        case .enrolmentPaused: "enrolment_paused"
+        case .enrolmentLeft: "enrolment_left"
         }
     }
 
@@ -87,6 +93,10 @@ public enum RuleRefusal: Error, Sendable, Hashable, CustomStringConvertible {
             return "No student with id \"\(id)\" is enrolled; check the id with your coach."
         case let .invalidIdentifier(input):
             return "\(MessageText.quoted(input)) is not a valid id: use 1 to 64 letters A–Z, digits, \"_\" or \"-\"."
+        case .enrolmentPaused:
+            return "Your enrolment is paused, so recordings are not accepted for now; ask the programme's office to resume it."
+        case .enrolmentLeft:
+            return "Your enrolment this semester has ended, so recordings are no longer accepted; ask the programme's office if this is a mistake."
         }
     }
 

@@ -22,6 +22,8 @@ public struct SubmissionRules: Sendable, Hashable, Codable {
     /// are never late, missed or behind, and the end-of-course assessment needs no more weeks
     /// than were owed before it opens.
     public let owesFromWeek: Int
+    /// What the back office changed: moved deadlines, grants, paused weeks, standing.
+    public let overrides: RuleOverrides
 
     /// The rules for one enrolment's semester.
     ///
@@ -34,7 +36,8 @@ public struct SubmissionRules: Sendable, Hashable, Codable {
         eocOpensWeek: Int = 14,
         placed: Bool = true,
         placementDueHours: Double = 48,
-        owesFromWeek: Int = 1
+        owesFromWeek: Int = 1,
+        overrides: RuleOverrides = .none
     ) throws(RuleConfigurationError) {
         guard (0...calendar.weekCount).contains(eocRequiredWeeks) else {
             throw .invalidEOCRequiredWeeks(eocRequiredWeeks, weekCount: calendar.weekCount)
@@ -45,8 +48,12 @@ public struct SubmissionRules: Sendable, Hashable, Codable {
         self.calendar = calendar
         self.attemptWindow = attemptWindow
         // A late joiner's EOC: at most the weeks owed before it opens.
-        self.owesFromWeek = min(max(owesFromWeek, 1), calendar.weekCount + 1)
-        self.eocRequiredWeeks = min(eocRequiredWeeks, max(0, eocOpensWeek - self.owesFromWeek))
+        let owedFrom = min(max(owesFromWeek, 1), calendar.weekCount + 1)
+        self.owesFromWeek = owedFrom
+        // …and no more than were owed: weeks paused over are excused.
+        let excusedBeforeOpening = overrides.excusedWeeks.count { $0 >= owedFrom && $0 < eocOpensWeek }
+        self.eocRequiredWeeks = min(eocRequiredWeeks, max(0, eocOpensWeek - owedFrom - excusedBeforeOpening))
+        self.overrides = overrides
         self.eocOpensWeek = eocOpensWeek
         self.placed = placed
         self.placementDueHours = placementDueHours
@@ -54,6 +61,22 @@ public struct SubmissionRules: Sendable, Hashable, Codable {
 
     /// The instant the end-of-course assessment opens: the unlock of `eocOpensWeek`.
     public var eocOpensAt: Date { calendar.unlock(week: eocOpensWeek) }
+
+    /// The deadline of `week` for this enrolment: an extension's instant, else the calendar's.
+    public func deadline(week: Int) -> Date {
+        overrides.deadlines[.week(week)] ?? calendar.deadline(week: week)
+    }
+
+    /// Whether a recording of `week` at `receivedAt` is past this enrolment's deadline for it.
+    public func isLate(week: Int, receivedAt: Date) -> Bool {
+        if let extended = overrides.deadlines[.week(week)] { return receivedAt > extended }
+        return calendar.isLate(week: week, receivedAt: receivedAt)
+    }
+
+    /// The instant `slot` stops being accepted: the semester's close, or an extension past it.
+    public func closesAt(for slot: Slot) -> Date {
+        max(calendar.closesAt, overrides.deadlines[slot] ?? .distantPast)
+    }
 
     /// The phase at `instant`, with `eoc` covering the weeks the assessment is open:
     /// from `eocOpensAt` until the semester closes.
@@ -86,8 +109,13 @@ public struct SubmissionRules: Sendable, Hashable, Codable {
             return .failure(.invalidWeek(input: slot.description, weekCount: calendar.weekCount))
         }
         if slot != .assessment {
+            switch overrides.standing {
+            case .paused: return .failure(.enrolmentPaused)
+            case .left: return .failure(.enrolmentLeft)
+            case .active: break
+            }
             guard placed else { return .failure(.notPlaced(placementDueHours: placementDueHours)) }
-            if calendar.isClosed(at: now) {
+            if now >= closesAt(for: slot) {
                 return .failure(.semesterClosed(closedAt: calendar.closesAt))
             }
         }
@@ -105,29 +133,43 @@ public struct SubmissionRules: Sendable, Hashable, Codable {
             case .available, .retake: break
             }
         }
-        let counted = (history + elsewhere).filter { $0.state.countsAsAccepted && attemptWindow.counts($0.kind) }.map(\.receivedAt)
+        let counted = windowInstants(history + elsewhere)
         var attempts = attemptWindow.status(countedAt: counted, now: now)
+        var grantId: String?
         if attemptWindow.counts(slot.kind) {
-            if attempts.remaining == 0 {
+            if attempts.remaining > 0 {
+                attempts = attemptWindow.status(countedAt: counted + [now], now: now)
+            } else if let grant = overrides.usableGrant(at: now) {
+                // The window is full: the recording uses a grant and stays out of the window.
+                grantId = grant.id
+            } else {
                 return .failure(.attemptLimit(
                     nextAttemptAt: attempts.nextAttemptAt ?? now.addingTimeInterval(attemptWindow.length),
                     used: attempts.used,
                     limit: attempts.limit
                 ))
             }
-            attempts = attemptWindow.status(countedAt: counted + [now], now: now)
         }
-        let late = slot.week.map { owes(week: $0) && calendar.isLate(week: $0, receivedAt: recordedAt ?? now) } ?? false
+        attempts = attempts.granting(overrides.grantedRemaining(at: now) - (grantId == nil ? 0 : 1))
+        let late = slot.week.map { owes(week: $0) && isLate(week: $0, receivedAt: recordedAt ?? now) } ?? false
         let supersedes = history
             .filter { $0.slot == slot && $0.state.isSupersedable }
             .sorted { ($0.receivedAt, $0.id) < ($1.receivedAt, $1.id) }
             .map(\.id)
-        return .success(Admission(late: late, attempts: attempts, supersedes: supersedes))
+        return .success(Admission(late: late, attempts: attempts, supersedes: supersedes, grantId: grantId))
     }
 
-    /// The attempt status at `now` (timeline `attempts`).
+    /// The attempt status at `now` (timeline `attempts`): the window's, with the grants'
+    /// recordings added to `remaining` (and counted in `granted`).
     public func attemptStatus(history: [AcceptedSubmission], now: Date, elsewhere: [AcceptedSubmission] = []) -> AttemptStatus {
-        attemptWindow.status(of: history + elsewhere, now: now)
+        attemptWindow.status(countedAt: windowInstants(history + elsewhere), now: now)
+            .granting(overrides.grantedRemaining(at: now))
+    }
+
+    /// The instants the attempt window counts: standing recordings of counted kinds that did
+    /// not use a grant.
+    private func windowInstants(_ submissions: [AcceptedSubmission]) -> [Date] {
+        submissions.filter { $0.state.countsAsAccepted && attemptWindow.counts($0.kind) && !$0.usesGrant }.map(\.receivedAt)
     }
 
     /// Distinct weeks 1…`weekCount` with at least one accepted (not failed) submission.
@@ -154,7 +196,8 @@ public struct SubmissionRules: Sendable, Hashable, Codable {
         let newest = history
             .filter { $0.slot == .eoc && $0.state.countsAsAccepted && $0.state != .superseded }
             .max { ($0.receivedAt, $0.id) < ($1.receivedAt, $1.id) }
-        let open = placed && now >= eocOpensAt && !calendar.isClosed(at: now)
+        let closesAt = closesAt(for: .eoc)
+        let open = placed && overrides.standing == .active && now >= eocOpensAt && now < closesAt
         let state: EOCStatus.State
         switch (newest?.state, newest?.result) {
         case (_, .pass?): state = .passed
@@ -167,12 +210,13 @@ public struct SubmissionRules: Sendable, Hashable, Codable {
         default:
             state = open && have >= eocRequiredWeeks ? .available : .locked
         }
-        return EOCStatus(state: state, have: have, need: eocRequiredWeeks, opensAt: eocOpensAt, closesAt: calendar.closesAt,
+        return EOCStatus(state: state, have: have, need: eocRequiredWeeks, opensAt: eocOpensAt, closesAt: closesAt,
                          submissionId: newest?.id)
     }
 
-    /// Whether the enrolment owes `week` (it is not before `owesFromWeek`).
-    public func owes(week: Int) -> Bool { week >= owesFromWeek }
+    /// Whether the enrolment owes `week`: it is not before `owesFromWeek`, and the enrolment
+    /// was not paused at its deadline.
+    public func owes(week: Int) -> Bool { week >= owesFromWeek && !overrides.excusedWeeks.contains(week) }
 
     /// Owed weeks whose deadline has passed at `now` with no accepted submission (DESIGN §1
     /// behind count). Zero before placement: an unplaced student has no weeks to fall behind on.
@@ -180,7 +224,7 @@ public struct SubmissionRules: Sendable, Hashable, Codable {
         guard placed else { return 0 }
         let covered = Set(history.lazy.filter(\.state.countsAsAccepted).compactMap(\.slot.week))
         return (1...calendar.weekCount).count { week in
-            owes(week: week) && calendar.isLate(week: week, receivedAt: now) && !covered.contains(week)
+            owes(week: week) && isLate(week: week, receivedAt: now) && !covered.contains(week)
         }
     }
 

@@ -15,9 +15,13 @@ public struct AcceptedSubmission: Sendable, Hashable, Codable {
     public let state: SubmissionState
     /// For an answered end-of-course assessment, the coach's result.
     public let result: EOCResult?
+    /// Whether it used a back-office grant instead of the attempt window (it then does not
+    /// count in the window; withdrawn or failed, it gives the grant back).
+    public var usesGrant = false
 
     /// A submission as stored.
-    public init(id: Identifier, slot: Slot, receivedAt: Date, state: SubmissionState, result: EOCResult? = nil) {
+    public init(id: Identifier, slot: Slot, receivedAt: Date, state: SubmissionState, result: EOCResult? = nil, usesGrant: Bool = false) {
+        self.usesGrant = usesGrant
         self.id = id
         self.slot = slot
         self.receivedAt = receivedAt

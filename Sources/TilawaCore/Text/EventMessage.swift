@@ -75,6 +75,8 @@ public enum EnglishMessages {
         "deadline_reminder", "eoc_available", "eoc_results_ready.pass", "eoc_results_ready.retake", "feedback_ready",
         "annotation_added", "question_asked", "question_answered", "announcement", "submission_ready_for_review",
         "feedback_overdue", "student_falling_behind.new", "student_falling_behind.streak", "coach_digest", "storage_low",
+        "deadline_extended", "attempts_granted", "feedback_moved", "enrolment_changed.coach", "enrolment_changed.level",
+        "enrolment_changed.paused", "enrolment_changed.resumed", "enrolment_changed.left", "cover_started",
     ]
 
     public static func render(key: String, params: [String: MessageValue]) -> String {
@@ -142,6 +144,26 @@ public enum EnglishMessages {
             let percent = Double(free) / Double(max(1, total)) * 100
             return "The state directory's disk has \(Quantity.bytes(free)) free (\(Quantity.percent(percent))); "
                 + "uploads are refused below \(Quantity.bytes(Int64(p.int("minimum_free_bytes"))))."
+        case "deadline_extended":
+            return "Your deadline for \(p.what) has moved: you can now record it until \(p.instant("due_at"))."
+        case "attempts_granted":
+            let count = p.int("count")
+            let recordings = count == 1 ? "1 extra recording" : "\(count) extra recordings"
+            return "You have \(recordings) beyond your weekly limit, to use once your attempts are used, until \(p.instant("expires_at"))."
+        case "feedback_moved":
+            return "A reply filed under your recording for \(p.what) was meant for another student and has been moved; \(p.optionalText("coach_name") ?? "your coach") will reply to your recording."
+        case "enrolment_changed.coach":
+            return "Your coach is now \(p.text("coach_name")); your recordings and replies so far stay as they are."
+        case "enrolment_changed.level":
+            return "You are now in \(p.text("level_name")); the weeks you have recorded still count."
+        case "enrolment_changed.paused":
+            return "Your enrolment is paused: nothing is due and no reminders come until it resumes."
+        case "enrolment_changed.resumed":
+            return "Welcome back: your enrolment is active again."
+        case "enrolment_changed.left":
+            return "Your enrolment this semester has ended; your recordings and replies stay in your history."
+        case "cover_started":
+            return "You are covering \(p.text("covered_coach_name"))'s students until \(p.instant("until")): their recordings are in your queue."
         default:
             return ""
         }

@@ -83,4 +83,9 @@ public enum StaffMessages {
         let clip = "a \(seconds / 60):\(seconds % 60 < 10 ? "0" : "")\(seconds % 60) voice message"
         return quoted.map { "\($0) (\(clip))" } ?? clip
     }
+
+    /// `cover_started`, to the coach who now covers another's students.
+    public static func coverStarted(coveredCoachName: String, until: Date, zone: TimeZone) -> EventMessage {
+        EventMessage("cover_started", ["covered_coach_name": .text(coveredCoachName), "until": .instant(until), "time_zone": .zone(zone)])
+    }
 }

@@ -124,4 +124,24 @@ public enum StudentMessages {
         let number = value.rounded() == value ? String(Int(value)) : String(format: "%.1f", value)
         return value == 1 ? "1 hour" : "\(number) hours"
     }
+
+    /// `deadline_extended`: the back office moved a deadline (DESIGN §11).
+    public static func deadlineExtended(week: Int?, title: String, due: Date, zone: TimeZone) -> EventMessage {
+        EventMessage("deadline_extended", ["week": .int(week), "title": .text(title), "due_at": .instant(due), "time_zone": .zone(zone)])
+    }
+
+    /// `attempts_granted`: recordings beyond the attempt window.
+    public static func attemptsGranted(count: Int, expiresAt: Date, zone: TimeZone) -> EventMessage {
+        EventMessage("attempts_granted", ["count": .int(count), "expires_at": .instant(expiresAt), "time_zone": .zone(zone)])
+    }
+
+    /// `feedback_moved`: a reply misfiled under the student's recording was moved away.
+    public static func feedbackMoved(week: Int?, title: String, coachName: String?) -> EventMessage {
+        EventMessage("feedback_moved", ["week": .int(week), "title": .text(title), "coach_name": .text(coachName)])
+    }
+
+    /// `enrolment_changed.coach|level|paused|resumed|left`.
+    public static func enrolmentChanged(_ change: String, coachName: String? = nil, levelName: String? = nil) -> EventMessage {
+        EventMessage("enrolment_changed.\(change)", ["coach_name": .text(coachName), "level_name": .text(levelName)])
+    }
 }

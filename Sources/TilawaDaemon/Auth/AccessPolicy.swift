@@ -18,7 +18,7 @@ struct AccessPolicy: Sendable {
     func requireStudent(_ studentId: String, for principal: Principal, roles: Set<Role> = [.student, .coach, .ops]) async throws {
         guard roles.contains(principal.role) else { throw APIProblem.forbidden() }
         let coach = principal.role == .coach ? principal.subject : nil
-        guard let coachMaySee = try await runtime.database.coachMaySee(studentId: studentId, coachId: coach) else {
+        guard let coachMaySee = try await runtime.database.coachMaySee(studentId: studentId, coachId: coach, now: runtime.clock()) else {
             throw APIProblem.unknownStudent
         }
         let visible = switch principal.role {
@@ -46,7 +46,7 @@ struct AccessPolicy: Sendable {
         switch principal.role {
         case .ops: true
         case .student: principal.subject == submission.studentId
-        case .coach: try await runtime.database.coachMayRead(submissionId: submission.id, coachId: principal.subject)
+        case .coach: try await runtime.database.coachMayRead(submissionId: submission.id, coachId: principal.subject, now: runtime.clock())
         }
     }
 }

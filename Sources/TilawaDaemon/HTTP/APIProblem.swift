@@ -138,7 +138,7 @@ extension APIProblem {
             var extras: [String: ProblemValue] = ["weeks_submitted": .int(have), "weeks_required": .int(need)]
             if let opensAt { extras["opens_at"] = .date(opensAt) }
             return APIProblem(.conflict, code: refusal.code, detail: detail, extras: extras)
-        case .eocUnderReview, .eocPassed, .notPlaced:
+        case .eocUnderReview, .eocPassed, .notPlaced, .enrolmentPaused, .enrolmentLeft:
             return APIProblem(.conflict, code: refusal.code, detail: detail)
         case let .semesterClosed(closedAt):
             return APIProblem(.conflict, code: refusal.code, detail: detail, extras: ["closed_at": .date(closedAt)])

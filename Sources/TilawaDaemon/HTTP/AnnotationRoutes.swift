@@ -43,7 +43,7 @@ struct AnnotationRoutes: Sendable {
         }
         let database = api.runtime.database
         let submission: SubmissionRecord
-        switch try await database.annotationTarget(submissionId: submissionId, coachId: principal.subject) {
+        switch try await database.annotationTarget(submissionId: submissionId, coachId: principal.subject, now: api.now) {
         case let .success(target): submission = target
         case let .failure(refusal):
             context.refuseBody(of: request)

@@ -49,7 +49,7 @@ struct CommentRoutes: Sendable {
         } else if UploadReceiver.acceptsMediaType(type) {
             text = try Self.queryText(request, context: context)
             // Who may write here is known before the body is read: a refused clip costs nothing.
-            if let refusal = try await api.runtime.database.commentRefusal(feedbackId: id, author: author, authorId: principal.subject) {
+            if let refusal = try await api.runtime.database.commentRefusal(feedbackId: id, author: author, authorId: principal.subject, now: api.now) {
                 context.refuseBody(of: request)
                 throw Self.problem(refusal, now: api.now)
             }

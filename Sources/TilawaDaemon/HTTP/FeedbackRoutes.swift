@@ -70,7 +70,7 @@ struct FeedbackRoutes: Sendable {
         if !mayBeReplay {
             // Pair before reading the body: a reply for someone else's student is refused at once,
             // and an end-of-course reply without its result (or a result on another reply) too.
-            switch try await database.pairFeedback(.submission(submissionId), coachId: principal.subject) {
+            switch try await database.pairFeedback(.submission(submissionId), coachId: principal.subject, now: api.now) {
             case let .failure(refusal):
                 context.refuseBody(of: request)
                 throw Self.problem(refusal)

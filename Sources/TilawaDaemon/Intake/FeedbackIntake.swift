@@ -31,7 +31,7 @@ public struct FeedbackIntake: Sendable {
         defer { staged.discard() }
         let stagedPath = staged.path
         let receivedAt = runtime.clock()
-        switch try runtime.database.pairFeedback(target, coachId: coachId) {
+        switch try runtime.database.pairFeedback(target, coachId: coachId, now: receivedAt) {
         case let .failure(refusal):
             return .refused(refusal)
         case let .success(submission):

@@ -52,10 +52,10 @@ extension AppDatabase {
     }
 
     /// The submission `coachId` may annotate, or why not.
-    static func annotationTarget(_ db: Database, submissionId: String, coachId: String) throws
+    static func annotationTarget(_ db: Database, submissionId: String, coachId: String, now: Date) throws
         -> Result<SubmissionRecord, AnnotationTargetRefusal> {
         guard let submission = try SubmissionRecord.fetchOne(db, key: submissionId),
-              try mayAnswer(db, submission: submission, coachId: coachId) else { return .failure(.notFound) }
+              try mayAnswer(db, submission: submission, coachId: coachId, now: now) else { return .failure(.notFound) }
         switch submission.state {
         case .withdrawn, .failed: return .failure(.notAnnotatable(submission.state))
         case .processing: return .failure(.notReady)
@@ -67,8 +67,8 @@ extension AppDatabase {
 
     /// The submission `coachId` may annotate now, asked before a body is read (`addAnnotation`
     /// asks again inside its transaction).
-    public func annotationTarget(submissionId: String, coachId: String) async throws -> Result<SubmissionRecord, AnnotationTargetRefusal> {
-        try await writer.read { db in try Self.annotationTarget(db, submissionId: submissionId, coachId: coachId) }
+    public func annotationTarget(submissionId: String, coachId: String, now: Date) async throws -> Result<SubmissionRecord, AnnotationTargetRefusal> {
+        try await writer.read { db in try Self.annotationTarget(db, submissionId: submissionId, coachId: coachId, now: now) }
     }
 
     /// Records an annotation (its spoken correction, if any, already placed durably) — one
@@ -80,7 +80,7 @@ extension AppDatabase {
     ) async throws -> Result<AnnotationRecord, AnnotationTargetRefusal> {
         try await immediateWrite { db in
             let submission: SubmissionRecord
-            switch try Self.annotationTarget(db, submissionId: submissionId, coachId: coachId) {
+            switch try Self.annotationTarget(db, submissionId: submissionId, coachId: coachId, now: now) {
             case let .success(target): submission = target
             case let .failure(refusal): return .failure(refusal)
             }

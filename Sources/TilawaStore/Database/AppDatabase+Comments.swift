@@ -94,14 +94,14 @@ extension AppDatabase {
     /// The reply, its submission and enrolment, when `author` may write in its thread: a
     /// student under their own reply, a coach who may answer the submission; the reply ready.
     static func commentTarget(
-        _ db: Database, feedbackId: String, author: CommentRecord.Author, authorId: String
+        _ db: Database, feedbackId: String, author: CommentRecord.Author, authorId: String, now: Date
     ) throws -> Result<(FeedbackRecord, SubmissionRecord, EnrolmentRecord), CommentRefusal> {
         guard let feedback = try FeedbackRecord.fetchOne(db, key: feedbackId),
               let submission = try SubmissionRecord.fetchOne(db, key: feedback.submissionId),
               let enrolment = try EnrolmentRecord.fetchOne(db, key: submission.enrolmentId) else { return .failure(.notFound) }
         switch author {
         case .student: guard submission.studentId == authorId else { return .failure(.notFound) }
-        case .coach: guard try Self.mayAnswer(db, submission: submission, coachId: authorId) else { return .failure(.notFound) }
+        case .coach: guard try Self.mayAnswer(db, submission: submission, coachId: authorId, now: now) else { return .failure(.notFound) }
         }
         guard feedback.state == .ready, submission.state.countsAsAccepted else { return .failure(.notReady) }
         return .success((feedback, submission, enrolment))
@@ -118,9 +118,9 @@ extension AppDatabase {
 
     /// Whether `author` may write in reply `feedbackId`'s thread now: asked before a voice
     /// clip's body is read, so a refused one costs nothing. `addComment` checks again.
-    public func commentRefusal(feedbackId: String, author: CommentRecord.Author, authorId: String) async throws -> CommentRefusal? {
+    public func commentRefusal(feedbackId: String, author: CommentRecord.Author, authorId: String, now: Date) async throws -> CommentRefusal? {
         try await writer.read { db in
-            if case let .failure(refusal) = try Self.commentTarget(db, feedbackId: feedbackId, author: author, authorId: authorId) {
+            if case let .failure(refusal) = try Self.commentTarget(db, feedbackId: feedbackId, author: author, authorId: authorId, now: now) {
                 return refusal
             }
             return nil
@@ -141,7 +141,7 @@ extension AppDatabase {
     ) async throws -> Result<CommentRecord, CommentRefusal> {
         try await immediateWrite { db in
             let (feedback, submission, enrolment): (FeedbackRecord, SubmissionRecord, EnrolmentRecord)
-            switch try Self.commentTarget(db, feedbackId: feedbackId, author: author, authorId: authorId) {
+            switch try Self.commentTarget(db, feedbackId: feedbackId, author: author, authorId: authorId, now: now) {
             case let .success(target): (feedback, submission, enrolment) = target
             case let .failure(refusal): return .failure(refusal)
             }

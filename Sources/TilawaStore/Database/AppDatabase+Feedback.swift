@@ -4,35 +4,36 @@ import TilawaCore
 
 extension AppDatabase {
     /// Finds the submission a reply is for and checks the coach is the student's.
-    public func pairFeedback(_ target: FeedbackTarget, coachId: String) throws -> Result<SubmissionRecord, FeedbackRefusal> {
-        try writer.read(Self.pairFeedbackQuery(target, coachId: coachId))
+    public func pairFeedback(_ target: FeedbackTarget, coachId: String, now: Date) throws -> Result<SubmissionRecord, FeedbackRefusal> {
+        try writer.read(Self.pairFeedbackQuery(target, coachId: coachId, now: now))
     }
 
     /// `pairFeedback` from async code: suspends on GRDB's async read instead of blocking a thread of the cooperative pool.
-    public func pairFeedback(_ target: FeedbackTarget, coachId: String) async throws -> Result<SubmissionRecord, FeedbackRefusal> {
-        try await writer.read(Self.pairFeedbackQuery(target, coachId: coachId))
+    public func pairFeedback(_ target: FeedbackTarget, coachId: String, now: Date) async throws -> Result<SubmissionRecord, FeedbackRefusal> {
+        try await writer.read(Self.pairFeedbackQuery(target, coachId: coachId, now: now))
     }
 
     /// The transaction of `pairFeedback`, shared by its synchronous and async forms.
-    static func pairFeedbackQuery(_ target: FeedbackTarget, coachId: String) -> @Sendable (Database) throws -> Result<SubmissionRecord, FeedbackRefusal> {
-        { db in try Self.pair(db, target, coachId: coachId) }
+    static func pairFeedbackQuery(_ target: FeedbackTarget, coachId: String, now: Date) -> @Sendable (Database) throws -> Result<SubmissionRecord, FeedbackRefusal> {
+        { db in try Self.pair(db, target, coachId: coachId, now: now) }
     }
 
     /// The submission a reply is for, and the check that `coachId` may answer it: the coach
-    /// of the submission's enrolment; for a placement assessment also a placing coach.
+    /// of the submission's enrolment, unless covered at `now`, or the coach covering them; for a
+    /// placement assessment also a placing coach.
     ///
     /// By slot (drop folder, CLI): among the student's recordings for that slot awaiting a
     /// reply, the newest of the newest enrolment that has one (fall's EOC reply may arrive
     /// after spring's roster import); when none awaits, only the newest enrolment's newest
     /// recording of the slot (a second reply) — an older semester is answered by id.
-    static func pair(_ db: Database, _ target: FeedbackTarget, coachId: String) throws -> Result<SubmissionRecord, FeedbackRefusal> {
+    static func pair(_ db: Database, _ target: FeedbackTarget, coachId: String, now: Date) throws -> Result<SubmissionRecord, FeedbackRefusal> {
         let submission: SubmissionRecord
         switch target {
         case let .submission(id):
             guard let found = try SubmissionRecord.fetchOne(db, key: id) else { return .failure(.unknownSubmission(id)) }
             submission = found
             // Checked after the coach's right to see it, below: a stranger learns nothing.
-            if !found.state.countsAsAccepted, try mayAnswer(db, submission: found, coachId: coachId) {
+            if !found.state.countsAsAccepted, try mayAnswer(db, submission: found, coachId: coachId, now: now) {
                 return .failure(.notAnswerable(id: id, state: found.state))
             }
         case let .slot(student, slot):
@@ -42,7 +43,7 @@ extension AppDatabase {
             }
             submission = found
         }
-        guard try mayAnswer(db, submission: submission, coachId: coachId) else {
+        guard try mayAnswer(db, submission: submission, coachId: coachId, now: now) else {
             return .failure(.notAssignedCoach(student: submission.studentId, coach: coachId))
         }
         return .success(submission)
@@ -73,9 +74,12 @@ extension AppDatabase {
     }
 
     /// Whether `coachId` may answer (and read) `submission`.
-    static func mayAnswer(_ db: Database, submission: SubmissionRecord, coachId: String) throws -> Bool {
-        let coach = try String.fetchOne(db, sql: "SELECT coachId FROM enrolment WHERE id = ?", arguments: [submission.enrolmentId])
-        if coach == coachId { return true }
+    static func mayAnswer(_ db: Database, submission: SubmissionRecord, coachId: String, now: Date) throws -> Bool {
+        if let coach = try String.fetchOne(db, sql: "SELECT coachId FROM enrolment WHERE id = ?", arguments: [submission.enrolmentId]) {
+            // A coach under cover hands their students to the covering coach until it ends.
+            let covering = try coveringCoach(db, of: coach, at: now)
+            if covering == nil ? coach == coachId : covering == coachId { return true }
+        }
         guard submission.kind == .assessment else { return false }
         return try mayPlace(db, coachId: coachId)
     }
@@ -92,7 +96,7 @@ extension AppDatabase {
     /// exactly-once row — one transaction, re-checking the pairing inside it.
     public func recordFeedback(_ request: FeedbackRequest, target: FeedbackTarget) throws -> Result<(FeedbackRecord, JobRecord), FeedbackRefusal> {
         try immediateWrite { db in
-            switch try Self.pair(db, target, coachId: request.coachId) {
+            switch try Self.pair(db, target, coachId: request.coachId, now: request.receivedAt) {
             case let .failure(refusal):
                 return .failure(refusal)
             case let .success(submission):

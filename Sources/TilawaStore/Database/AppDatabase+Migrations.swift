@@ -174,6 +174,7 @@ extension AppDatabase {
         migrator.registerMigration("uploads: refusals told", migrate: AppDatabase.migrateUploadRefusalNotice)
         migrator.registerMigration("coaches: photo", migrate: AppDatabase.migrateCoachPhoto)
         migrator.registerMigration("people: subjects", migrate: AppDatabase.migrateSubjects)
+        migrator.registerMigration("back office: overrides and audit", migrate: AppDatabase.migrateBackOffice)
         return migrator
     }
 }

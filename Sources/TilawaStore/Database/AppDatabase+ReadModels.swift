@@ -58,34 +58,40 @@ extension AppDatabase {
         }
     }
 
-    /// Submissions awaiting feedback from `coachId`: those of the enrolments they coach, and
-    /// for a placing coach every unplaced student's placement assessment; oldest first.
-    public func coachQueue(coachId: String) throws -> [QueueItem] {
-        try writer.read(Self.coachQueueQuery(coachId: coachId))
+    /// Submissions awaiting feedback from `coachId` at `now`: those of the enrolments they
+    /// coach (unless another coach covers them now), those of the coaches they cover now
+    /// (DESIGN §11), and for a placing coach every unplaced student's placement assessment;
+    /// oldest first. Each names the level and title it was recited for.
+    public func coachQueue(coachId: String, now: Date) throws -> [QueueItem] {
+        try writer.read(Self.coachQueueQuery(coachId: coachId, now: now))
     }
 
     /// `coachQueue` from async code: suspends on GRDB's async read instead of blocking a thread of the cooperative pool.
-    public func coachQueue(coachId: String) async throws -> [QueueItem] {
-        try await writer.read(Self.coachQueueQuery(coachId: coachId))
+    public func coachQueue(coachId: String, now: Date) async throws -> [QueueItem] {
+        try await writer.read(Self.coachQueueQuery(coachId: coachId, now: now))
     }
 
     /// The transaction of `coachQueue`, shared by its synchronous and async forms.
-    static func coachQueueQuery(coachId: String) -> @Sendable (Database) throws -> [QueueItem] {
+    static func coachQueueQuery(coachId: String, now: Date) -> @Sendable (Database) throws -> [QueueItem] {
         { db in
             let placing = try mayPlace(db, coachId: coachId)
             let rows = try Row.fetchAll(db, sql: """
                 SELECT submission.*, student.name AS studentName,
-                    CASE submission.kind WHEN 'week' THEN curriculumWeek.title WHEN 'eoc' THEN level.eocTitle END AS passageTitle,
+                    COALESCE(submission.title, CASE submission.kind WHEN 'week' THEN curriculumWeek.title WHEN 'eoc' THEN level.eocTitle END) AS passageTitle,
                     CASE submission.kind WHEN 'week' THEN curriculumWeek.passage WHEN 'eoc' THEN level.eocPassage END AS passageText
                 FROM submission
                 JOIN enrolment ON enrolment.id = submission.enrolmentId
                 JOIN student ON student.id = submission.studentId
-                LEFT JOIN level ON level.id = enrolment.levelId
-                LEFT JOIN curriculumWeek ON curriculumWeek.levelId = enrolment.levelId AND curriculumWeek.week = submission.week
-                WHERE submission.state = ? AND (enrolment.coachId = ?
-                    OR (? AND submission.kind = 'assessment' AND enrolment.levelId IS NULL))
+                LEFT JOIN level ON level.id = COALESCE(submission.levelId, enrolment.levelId)
+                LEFT JOIN curriculumWeek ON curriculumWeek.levelId = level.id AND curriculumWeek.week = submission.week
+                WHERE submission.state = :awaiting AND (
+                    (enrolment.coachId = :coach AND NOT EXISTS (SELECT 1 FROM coachCover
+                        WHERE coachCover.coachId = :coach AND startsAt <= :now AND until > :now))
+                    OR enrolment.coachId IN (SELECT coachCover.coachId FROM coachCover
+                        WHERE coveringCoachId = :coach AND startsAt <= :now AND until > :now)
+                    OR (:placing AND submission.kind = 'assessment' AND enrolment.levelId IS NULL))
                 ORDER BY submission.receivedAt
-                """, arguments: [SubmissionState.awaitingFeedback.rawValue, coachId, placing])
+                """, arguments: ["awaiting": SubmissionState.awaitingFeedback.rawValue, "coach": coachId, "placing": placing, "now": now])
             return try rows.map {
                 QueueItem(submission: try SubmissionRecord(row: $0), studentName: $0["studentName"],
                           title: $0["passageTitle"], passage: $0["passageText"])
@@ -111,35 +117,46 @@ extension AppDatabase {
         }
     }
 
-    /// Whether a coach may see a student: the coach of one of their enrolments, or a
+    /// Whether a coach may see a student at `now`: one who knows them (`coachKnows`), or a
     /// placing coach while the student awaits placement. Nil for an unknown student.
-    public func coachMaySee(studentId: String, coachId: String?) async throws -> Bool? {
-        try await writer.read { db in try Self.coachMaySee(db, studentId: studentId, coachId: coachId) }
+    public func coachMaySee(studentId: String, coachId: String?, now: Date) async throws -> Bool? {
+        try await writer.read { db in try Self.coachMaySee(db, studentId: studentId, coachId: coachId, now: now) }
     }
 
-    static func coachMaySee(_ db: Database, studentId: String, coachId: String?) throws -> Bool? {
+    static func coachMaySee(_ db: Database, studentId: String, coachId: String?, now: Date) throws -> Bool? {
         guard try StudentRecord.exists(db, key: studentId) else { return nil }
         guard let coachId else { return false }
-        let coached = try Bool.fetchOne(db, sql: """
-            SELECT EXISTS (SELECT 1 FROM enrolment WHERE studentId = ? AND coachId = ?)
-            """, arguments: [studentId, coachId]) ?? false
-        if coached { return true }
+        if try coachKnows(db, studentId: studentId, coachId: coachId, now: now) { return true }
         let unplaced = try Bool.fetchOne(db, sql: """
             SELECT EXISTS (SELECT 1 FROM enrolment WHERE studentId = ? AND levelId IS NULL)
             """, arguments: [studentId]) ?? false
         return unplaced ? try mayPlace(db, coachId: coachId) : false
     }
 
-    /// Whether a coach may read one submission (and answer it): its enrolment's coach, or a
-    /// placing coach for a placement assessment.
-    public func coachMayRead(submissionId: String, coachId: String) async throws -> Bool {
+    /// Whether a coach may read one submission at `now`: one who may answer it, or one who
+    /// knows the student (`coachKnows`: their history is the coach's to read).
+    public func coachMayRead(submissionId: String, coachId: String, now: Date) async throws -> Bool {
         try await writer.read { db in
             guard let submission = try SubmissionRecord.fetchOne(db, key: submissionId) else { return false }
-            if try Self.mayAnswer(db, submission: submission, coachId: coachId) { return true }
-            // The coach of any of the student's enrolments sees the student's history.
-            return try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM enrolment WHERE studentId = ? AND coachId = ?)",
-                                     arguments: [submission.studentId, coachId]) ?? false
+            if try Self.mayAnswer(db, submission: submission, coachId: coachId, now: now) { return true }
+            return try Self.coachKnows(db, studentId: submission.studentId, coachId: coachId, now: now)
         }
+    }
+
+    /// Whether `coachId` knows the student (DESIGN §11): coaches one of their enrolments, coached
+    /// one before (a change of coach keeps it in `enrolmentChange`), wrote a reply to one of
+    /// their recordings, or covers their coach now.
+    static func coachKnows(_ db: Database, studentId: String, coachId: String, now: Date) throws -> Bool {
+        try Bool.fetchOne(db, sql: """
+            SELECT EXISTS (SELECT 1 FROM enrolment WHERE studentId = :student AND coachId = :coach)
+                OR EXISTS (SELECT 1 FROM enrolmentChange JOIN enrolment ON enrolment.id = enrolmentChange.enrolmentId
+                           WHERE enrolment.studentId = :student AND enrolmentChange.coachId = :coach)
+                OR EXISTS (SELECT 1 FROM feedback JOIN submission ON submission.id = feedback.submissionId
+                           WHERE submission.studentId = :student AND feedback.coachId = :coach)
+                OR EXISTS (SELECT 1 FROM enrolment JOIN coachCover ON coachCover.coachId = enrolment.coachId
+                           WHERE enrolment.studentId = :student AND coachCover.coveringCoachId = :coach
+                           AND coachCover.startsAt <= :now AND coachCover.until > :now)
+            """, arguments: ["student": studentId, "coach": coachId, "now": now]) ?? false
     }
 
     /// True when the database answers a trivial query (readiness).

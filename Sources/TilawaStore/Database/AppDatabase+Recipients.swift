@@ -49,6 +49,7 @@ extension AppDatabase {
                 guard lastPassed >= 2 else { continue }
                 let enrolments = try EnrolmentRecord
                     .filter(Column("semesterId") == semester.id && Column("levelId") != nil && Column("coachId") != nil)
+                    .filter(Column("state") == RuleOverrides.Standing.active.rawValue)
                     .fetchAll(db)
                 // One query for the semester: who has either of the last two weeks in. Only the
                 // others (rarely many) have their whole history read, to find the streak's start.
@@ -62,6 +63,13 @@ extension AppDatabase {
                     // Only weeks the enrolment owes: a student placed in week 6 has missed nothing before it.
                     let owed = enrolment.owesFromWeek
                     guard lastPassed - 1 >= owed else { continue }
+                    // Weeks paused over are not missed, nor a week whose extension has not run out.
+                    let overrides = try StudentContext.overrides(db, studentId: enrolment.studentId, enrolment: enrolment,
+                                                                 enrolmentId: enrolmentId, calendar: calendar)
+                    let streak = [lastPassed - 1, lastPassed]
+                    if streak.contains(where: { overrides.excusedWeeks.contains($0) || (overrides.deadlines[.week($0)] ?? .distantPast) >= now }) {
+                        continue
+                    }
                     let covered = Set(try Int.fetchAll(db, sql: """
                         SELECT DISTINCT week FROM submission WHERE enrolmentId = ? AND kind = 'week' AND state NOT IN \(SubmissionState.notCountedSQL)
                         """, arguments: [enrolmentId]))

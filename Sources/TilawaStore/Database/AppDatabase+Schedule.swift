@@ -30,19 +30,36 @@ extension AppDatabase {
             var sent = 0
             for semester in try SemesterRecord.fetchAll(db) {
                 let calendar = try semester.calendar()
-                guard let week = calendar.currentWeek(at: now), now <= calendar.deadline(week: week) else { continue }
+                let current = calendar.currentWeek(at: now).flatMap { now <= calendar.deadline(week: $0) ? $0 : nil }
+                // Moved deadlines still ahead (DESIGN §11): their week's reminders count back from them.
+                var extended: [Int64: [Int: Date]] = [:]
+                for row in try Row.fetchAll(db, sql: """
+                    SELECT deadlineExtension.enrolmentId, deadlineExtension.slot, deadlineExtension.dueAt FROM deadlineExtension
+                    JOIN enrolment ON enrolment.id = deadlineExtension.enrolmentId
+                    WHERE enrolment.semesterId = ? AND deadlineExtension.slot != 'eoc' AND deadlineExtension.dueAt >= ?
+                    """, arguments: [semester.id, now]) {
+                    if let week = Int(row["slot"] as String), calendar.isUnlocked(week: week, at: now) {
+                        extended[row["enrolmentId"], default: [:]][week] = row["dueAt"]
+                    }
+                }
+                let weeks = Set(extended.values.flatMap(\.keys)).union(current.map { [$0] } ?? [])
+                guard !weeks.isEmpty else { continue }
+                let weekList = weeks.sorted().map(String.init).joined(separator: ",")
                 // Each student's notices in their own zone: the deadline is the programme's
-                // instant, the reminders' hours and quiet hours are the student's.
-                var dueByZone: [String: [NotificationSchedule.Notice]] = [:]
-                func due(in zone: TimeZone) -> [NotificationSchedule.Notice] {
-                    if let known = dueByZone[zone.identifier] { return known }
-                    let notices = policy.notificationSchedule.notices(week: week, calendar: calendar, in: zone)
+                // instant (or their extension's), the reminders' hours and quiet hours are the student's.
+                var dueByKey: [String: [NotificationSchedule.Notice]] = [:]
+                func due(week: Int, in zone: TimeZone, deadline: Date?) -> [NotificationSchedule.Notice] {
+                    let key = "\(zone.identifier)|\(week)|\(deadline?.timeIntervalSince1970 ?? 0)"
+                    if let known = dueByKey[key] { return known }
+                    let notices = policy.notificationSchedule.notices(week: week, calendar: calendar, in: zone, deadline: deadline)
                         .filter { $0.dueAt <= now && now < $0.expiresAt }
-                    dueByZone[zone.identifier] = notices
+                    dueByKey[key] = notices
                     return notices
                 }
+                // Paused and departed students get no calendar notices.
                 let enrolments = try EnrolmentRecord
                     .filter(Column("semesterId") == semester.id && Column("levelId") != nil && Column("coachId") != nil)
+                    .filter(Column("state") == RuleOverrides.Standing.active.rawValue)
                     .fetchAll(db)
                 let zones = Dictionary(try Row.fetchAll(db, sql: """
                     SELECT student.id, student.timeZone FROM student JOIN enrolment ON enrolment.studentId = student.id
@@ -52,40 +69,52 @@ extension AppDatabase {
                         return (row["id"] as String, zone)
                     }, uniquingKeysWith: { first, _ in first })
                 let alreadySent = Set(try Row.fetchAll(db, sql: """
-                    SELECT scheduledNotice.enrolmentId, kind, daysBefore FROM scheduledNotice
+                    SELECT scheduledNotice.enrolmentId, kind, week, daysBefore FROM scheduledNotice
                     JOIN enrolment ON enrolment.id = scheduledNotice.enrolmentId
-                    WHERE enrolment.semesterId = ? AND week = ?
-                    """, arguments: [semester.id, week]).map { "\($0["enrolmentId"] as Int64)|\($0["kind"] as String)|\($0["daysBefore"] as Int)" })
-                let submitted = Set(try Int64.fetchAll(db, sql: """
-                    SELECT DISTINCT submission.enrolmentId FROM submission JOIN enrolment ON enrolment.id = submission.enrolmentId
-                    WHERE enrolment.semesterId = ? AND submission.kind = 'week' AND submission.week = ? AND submission.state NOT IN \(SubmissionState.notCountedSQL)
-                    """, arguments: [semester.id, week]))
+                    WHERE enrolment.semesterId = ? AND week IN (\(weekList))
+                    """, arguments: [semester.id]).map {
+                        "\($0["enrolmentId"] as Int64)|\($0["kind"] as String)|\($0["week"] as Int)|\($0["daysBefore"] as Int)"
+                    })
+                let submitted = Set(try Row.fetchAll(db, sql: """
+                    SELECT DISTINCT submission.enrolmentId, submission.week FROM submission JOIN enrolment ON enrolment.id = submission.enrolmentId
+                    WHERE enrolment.semesterId = ? AND submission.kind = 'week' AND submission.week IN (\(weekList))
+                    AND submission.state NOT IN \(SubmissionState.notCountedSQL)
+                    """, arguments: [semester.id]).map { "\($0["enrolmentId"] as Int64)|\($0["week"] as Int)" })
                 var titles: [String: CurriculumWeekRecord] = [:]
                 for enrolment in enrolments {
                     guard let enrolmentId = enrolment.id, let levelId = enrolment.levelId else { continue }
                     let zone = zones[enrolment.studentId] ?? calendar.timeZone
-                    for notice in due(in: zone) where !alreadySent.contains("\(enrolmentId)|\(notice.kind.rawValue)|\(notice.daysBefore)") {
-                        // No reminder for a week the student has in, or does not owe (placed later).
-                        if notice.kind == .deadlineReminder, submitted.contains(enrolmentId) || week < enrolment.owesFromWeek { continue }
-                        let curriculum = try titles[levelId] ?? CurriculumWeekRecord.fetchOne(db, key: ["levelId": levelId, "week": week])
-                        titles[levelId] = curriculum
-                        let title = curriculum?.title ?? "Week \(week)"
-                        let message = switch notice.kind {
-                        case .weekUnlocked:
-                            StudentMessages.weekUnlocked(week: week, title: title, passage: curriculum?.passage, due: notice.expiresAt, zone: zone)
-                        case .deadlineReminder:
-                            // A reminder sent late says how long is really left ("tomorrow", not "in 2 days").
-                            StudentMessages.deadlineReminder(week: week, title: title, due: notice.expiresAt, zone: zone,
-                                                             daysLeft: calendar.localDaysBetween(now, and: notice.expiresAt, in: zone))
+                    let moved = extended[enrolmentId] ?? [:]
+                    var owed: [(week: Int, deadline: Date?)] = moved.keys.filter { $0 != current }.sorted().map { ($0, moved[$0]) }
+                    if let current { owed.insert((current, moved[current]), at: 0) }
+                    for (week, deadline) in owed {
+                        for notice in due(week: week, in: zone, deadline: deadline)
+                        where !alreadySent.contains("\(enrolmentId)|\(notice.kind.rawValue)|\(week)|\(notice.daysBefore)") {
+                            // An earlier week kept open by an extension has had its unlock.
+                            if notice.kind == .weekUnlocked, week != current { continue }
+                            // No reminder for a week the student has in, or does not owe (placed later).
+                            if notice.kind == .deadlineReminder, submitted.contains("\(enrolmentId)|\(week)") || week < enrolment.owesFromWeek { continue }
+                            let key = "\(levelId)|\(week)"
+                            let curriculum = try titles[key] ?? CurriculumWeekRecord.fetchOne(db, key: ["levelId": levelId, "week": week])
+                            titles[key] = curriculum
+                            let title = curriculum?.title ?? "Week \(week)"
+                            let message = switch notice.kind {
+                            case .weekUnlocked:
+                                StudentMessages.weekUnlocked(week: week, title: title, passage: curriculum?.passage, due: notice.expiresAt, zone: zone)
+                            case .deadlineReminder:
+                                // A reminder sent late says how long is really left ("tomorrow", not "in 2 days").
+                                StudentMessages.deadlineReminder(week: week, title: title, due: notice.expiresAt, zone: zone,
+                                                                 daysLeft: calendar.localDaysBetween(now, and: notice.expiresAt, in: zone))
+                            }
+                            let eventId = try Self.recordEvent(
+                                db, type: notice.kind == .weekUnlocked ? .weekUnlocked : .deadlineReminder, studentId: enrolment.studentId,
+                                levelId: levelId, slot: .week(week), occurredAt: now, submissionId: nil, feedbackId: nil, coachName: nil,
+                                message: message)
+                            try db.execute(sql: """
+                                INSERT INTO scheduledNotice (enrolmentId, kind, week, daysBefore, eventId, sentAt) VALUES (?, ?, ?, ?, ?, ?)
+                                """, arguments: [enrolmentId, notice.kind.rawValue, week, notice.daysBefore, eventId, now])
+                            sent += 1
                         }
-                        let eventId = try Self.recordEvent(
-                            db, type: notice.kind == .weekUnlocked ? .weekUnlocked : .deadlineReminder, studentId: enrolment.studentId,
-                            levelId: levelId, slot: .week(week), occurredAt: now, submissionId: nil, feedbackId: nil, coachName: nil,
-                            message: message)
-                        try db.execute(sql: """
-                            INSERT INTO scheduledNotice (enrolmentId, kind, week, daysBefore, eventId, sentAt) VALUES (?, ?, ?, ?, ?, ?)
-                            """, arguments: [enrolmentId, notice.kind.rawValue, week, notice.daysBefore, eventId, now])
-                        sent += 1
                     }
                 }
             }

@@ -65,7 +65,7 @@ extension AppDatabase {
                 """, arguments: [EventType.coachDigest.rawValue, day.description]))
             var sent = 0
             for coach in try CoachRecord.fetchAll(db) where !claimed.contains(coach.id) {
-                let queue = try Self.coachQueueQuery(coachId: coach.id)(db)
+                let queue = try Self.coachQueueQuery(coachId: coach.id, now: now)(db)
                 let open = try Int.fetchOne(db, sql: """
                     SELECT COUNT(*) FROM comment JOIN submission ON submission.id = comment.submissionId
                     JOIN enrolment ON enrolment.id = submission.enrolmentId

@@ -20,7 +20,7 @@ extension AppDatabase {
                 return .refused(refusal, timeZone: context.zone)
             case let .success(admission):
                 let dueAt = policy.feedbackDueAt(kind: request.slot.kind, receivedAt: request.receivedAt, timeZone: context.calendar.timeZone)
-                let submission = SubmissionRecord(
+                var submission = SubmissionRecord(
                     id: request.submissionId, studentId: context.student.id, semesterId: context.semester.id,
                     enrolmentId: context.enrolmentId, kind: request.slot.kind, week: request.slot.week, state: .processing,
                     receivedAt: request.receivedAt, late: admission.late, analysis: request.analysis,
@@ -29,6 +29,12 @@ extension AppDatabase {
                     outputGainDB: nil, encodedAt: nil, failureReason: nil, origin: request.origin, overdueNotifiedAt: nil,
                     feedbackDueAt: dueAt, result: nil, supersededBy: nil, withdrawnAt: nil, recordedAt: request.recordedAt,
                     speechSegments: request.speechSegments)
+                submission.grantId = admission.grantId
+                // What was recited: kept if the enrolment's level changes later.
+                if request.slot != .assessment {
+                    submission.levelId = context.enrolment.levelId
+                    submission.title = request.slot == .eoc ? context.level?.eocTitle : request.slot.week.flatMap { context.titles[$0] }
+                }
                 try submission.insert(db)
                 for superseded in admission.supersedes {
                     try db.execute(
@@ -147,6 +153,7 @@ extension AppDatabase {
         submissionId: String?, feedbackId: String?, coachName: String?, message: EventMessage, extra: EventPayload.Extra? = nil,
         recipient: EventRecipient = .student
     ) throws -> String {
+        let recipient = try coverAware(db, recipient, type: type, at: occurredAt)
         let id = IdentifierGenerator.make("evt", now: occurredAt)
         let week = try StudentContext.weekInfo(db, levelId: levelId, slot: slot)
         let link: DeepLink
@@ -172,6 +179,15 @@ extension AppDatabase {
         return id
     }
 
+    /// The coach who gets an event meant for a coach under cover (DESIGN §11): the covering
+    /// one — except the covered coach's own digest (none is made while they are covered) and the
+    /// notice of a cover itself.
+    static func coverAware(_ db: Database, _ recipient: EventRecipient, type: EventType, at instant: Date) throws -> EventRecipient {
+        guard case let .coach(coachId) = recipient, ![.coachDigest, .coverStarted].contains(type),
+              let covering = try coveringCoach(db, of: coachId, at: instant) else { return recipient }
+        return .coach(covering)
+    }
+
     /// Inserts an outbox event about no student and no week (inside the caller's transaction):
     /// a coach's digest or operations' `storage_low`. A student's event names its student:
     /// use `recordEvent`.
@@ -183,6 +199,7 @@ extension AppDatabase {
         if case .student = recipient {
             throw StoreError.internalInconsistency("a student's event must name its student")
         }
+        let recipient = try coverAware(db, recipient, type: type, at: occurredAt)
         let id = IdentifierGenerator.make("evt", now: occurredAt)
         var payload = EventPayload(
             id: id, type: type.rawValue, recipient: recipient.role, recipientId: recipient.id, studentId: nil,

@@ -21,6 +21,11 @@ public enum EventType: String, Sendable, CaseIterable {
     case storageLow = "storage_low"
     case announcement
     case submissionRefused = "submission_refused"
+    case deadlineExtended = "deadline_extended"
+    case attemptsGranted = "attempts_granted"
+    case feedbackMoved = "feedback_moved"
+    case enrolmentChanged = "enrolment_changed"
+    case coverStarted = "cover_started"
 }
 
 extension EventType {
@@ -29,7 +34,7 @@ extension EventType {
     public var pushCategory: PushCategory? {
         switch self {
         case .feedbackReady, .annotationAdded, .placementReady, .eocResultsReady: .feedback
-        case .weekUnlocked, .deadlineReminder, .eocAvailable: .deadlines
+        case .weekUnlocked, .deadlineReminder, .eocAvailable, .deadlineExtended: .deadlines
         case .announcement: .announcements
         case .questionAnswered: .questions
         default: nil

@@ -34,11 +34,12 @@ struct StudentContext {
         }
         let calendar = try semester.calendar()
         let level = try enrolment.levelId.flatMap { try LevelRecord.fetchOne(db, key: $0) }
+        let overrides = try overrides(db, studentId: student.id, enrolment: enrolment, enrolmentId: enrolmentId, calendar: calendar)
         let rules = try SubmissionRules(
             calendar: calendar, attemptWindow: policy.attemptWindow,
             eocRequiredWeeks: min(policy.eocRequiredWeeks, calendar.weekCount),
             eocOpensWeek: min(max(level?.eocOpensWeek ?? 14, 1), calendar.weekCount), placed: enrolment.isPlaced,
-            placementDueHours: policy.placementDueHours, owesFromWeek: enrolment.owesFromWeek)
+            placementDueHours: policy.placementDueHours, owesFromWeek: enrolment.owesFromWeek, overrides: overrides)
         let titles = Dictionary(
             try CurriculumWeekRecord.filter(Column("levelId") == enrolment.levelId).fetchAll(db).map { ($0.week, $0.title) },
             uniquingKeysWith: { first, _ in first })
@@ -53,6 +54,30 @@ struct StudentContext {
             history: try all.filter { $0.enrolmentId == enrolmentId }.map { try $0.accepted() },
             elsewhere: try all.filter { $0.enrolmentId != enrolmentId }.map { try $0.accepted() },
             titles: titles)
+    }
+
+    /// What the back office changed about the enrolment's rules (DESIGN §11): its extensions,
+    /// the student's grants with what is left of each, the weeks whose deadline fell in a
+    /// pause, and its standing.
+    static func overrides(
+        _ db: Database, studentId: String, enrolment: EnrolmentRecord, enrolmentId: Int64, calendar: SemesterCalendar
+    ) throws -> RuleOverrides {
+        var deadlines: [Slot: Date] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT slot, dueAt FROM deadlineExtension WHERE enrolmentId = ?", arguments: [enrolmentId]) {
+            if let slot = try? Slot(parsing: row["slot"] as String, weekCount: calendar.weekCount) { deadlines[slot] = row["dueAt"] }
+        }
+        let grants = try Row.fetchAll(db, sql: """
+            SELECT id, expiresAt, count - (SELECT COUNT(*) FROM submission
+                WHERE submission.grantId = attemptGrant.id AND submission.state NOT IN \(SubmissionState.notCountedSQL)) AS remaining
+            FROM attemptGrant WHERE studentId = ?
+            """, arguments: [studentId]).map { RuleOverrides.Grant(id: $0["id"], remaining: $0["remaining"], expiresAt: $0["expiresAt"]) }
+        let pauses = try Row.fetchAll(db, sql: "SELECT startedAt, endedAt FROM enrolmentPause WHERE enrolmentId = ?", arguments: [enrolmentId])
+            .map { (from: $0["startedAt"] as Date, until: ($0["endedAt"] as Date?) ?? .distantFuture) }
+        let excused = Set((1...calendar.weekCount).filter { week in
+            let deadline = calendar.deadline(week: week)
+            return pauses.contains { $0.from <= deadline && deadline < $0.until }
+        })
+        return RuleOverrides(deadlines: deadlines, grants: grants, excusedWeeks: excused, standing: enrolment.state)
     }
 
     /// The context of the student's current enrolment at `now` (see `currentEnrolment`),

@@ -9,6 +9,7 @@ public struct EnrolmentChangeRecord: Codable, Sendable, Equatable, FetchableReco
     /// What happened.
     public enum Change: String, Codable, Sendable {
         case enrolled, placed, coachChanged = "coach_changed", graduated
+        case levelChanged = "level_changed", paused, resumed, left
     }
 
     public var id: Int64?
@@ -19,6 +20,8 @@ public struct EnrolmentChangeRecord: Codable, Sendable, Equatable, FetchableReco
     public var changedAt: Date
     /// `roster`, `ops`, `coach:C01`, `migration`.
     public var changedBy: String
+    /// The back-office audit row of this change, if it was one (it is then listed once, from there).
+    public var auditId: Int64? = nil
 
     /// Creates a record.
     public init(enrolmentId: Int64, change: Change, levelId: String?, coachId: String?, changedAt: Date, changedBy: String) {

@@ -35,6 +35,8 @@ public struct EnrolmentRecord: Codable, Sendable, Equatable, FetchableRecord, Mu
     /// `owes_from_week` says otherwise; for a placement made later, the week it was made in.
     /// Weeks before it are never late, missed, behind or reminded.
     public var owesFromWeek: Int = 1
+    /// `active`, `paused` or `left` (DESIGN §11; changed by the back office).
+    public var state: RuleOverrides.Standing = .active
 
     /// Creates a record.
     public init(studentId: String, semesterId: String, levelId: String?, coachId: String?, createdAt: Date,

@@ -49,6 +49,12 @@ public struct SubmissionRecord: Codable, Sendable, Equatable, FetchableRecord, P
     public var speechSegments: [SpeechSegment]? = nil
     /// Where the ayahs of its passage are in the recording, once encoded; nil before.
     public var ayahMarkers: AyahMarkers? = nil
+    /// The back-office grant this recording used because the attempt window was full (DESIGN §11).
+    public var grantId: String? = nil
+    /// The level the recording was recited for (`week`, `eoc`): kept when the enrolment's level changes.
+    public var levelId: String? = nil
+    /// The week's (or end-of-course) title as it was when recorded.
+    public var title: String? = nil
 
     /// The slot this submission is for.
     public var slot: Slot {
@@ -64,6 +70,6 @@ public struct SubmissionRecord: Codable, Sendable, Equatable, FetchableRecord, P
         guard let identifier = Identifier(rawValue: id) else {
             throw StoreError.internalInconsistency("submission id \(id) is not a valid identifier")
         }
-        return AcceptedSubmission(id: identifier, slot: slot, receivedAt: receivedAt, state: state, result: result)
+        return AcceptedSubmission(id: identifier, slot: slot, receivedAt: receivedAt, state: state, result: result, usesGrant: grantId != nil)
     }
 }

@@ -10,6 +10,9 @@ extension TimelineResource {
         var state: SubmissionState
         var receivedAt: Date
         var late: Bool
+        /// The level and title it was recited for (they stay when the enrolment's level changes).
+        var levelId: String?
+        var title: String?
         var feedbackDueAt: Date
         var result: EOCResult?
         var links: [String: String]
@@ -24,13 +27,16 @@ extension TimelineResource {
             try container.encode(state, forKey: .state)
             try container.encode(receivedAt, forKey: .receivedAt)
             try container.encode(late, forKey: .late)
+            try container.encode(levelId, forKey: .levelId)
+            try container.encode(title, forKey: .title)
             try container.encode(feedbackDueAt, forKey: .feedbackDueAt)
             try container.encode(result, forKey: .result)
             try container.encode(links, forKey: .links)
         }
 
         enum CodingKeys: String, CodingKey {
-            case id, kind, state, late, result, links, annotations
+            case id, kind, state, late, result, links, annotations, title
+            case levelId
             case receivedAt
             case feedbackDueAt
         }

@@ -50,9 +50,12 @@ public struct TimelineResource: Encodable, Sendable {
         var coach: Named?
         var outcome: String?
         var selected: Bool
+        /// `active`, `paused` or `left` (DESIGN §11).
+        var state: String
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(state, forKey: .state)
             try container.encode(semesterId, forKey: .semesterId)
             try container.encode(semesterName, forKey: .semesterName)
             try container.encode(level, forKey: .level)
@@ -62,7 +65,7 @@ public struct TimelineResource: Encodable, Sendable {
         }
 
         enum CodingKeys: String, CodingKey {
-            case level, coach, outcome, selected
+            case level, coach, outcome, selected, state
             case semesterId
             case semesterName
         }
@@ -148,7 +151,8 @@ public struct TimelineResource: Encodable, Sendable {
             EnrolmentSummary(semesterId: item.semester.id, semesterName: item.semester.name,
                              level: item.level.map { Named(id: $0.id, name: $0.name) },
                              coach: item.coach.map { Named(id: $0.id, name: $0.name) },
-                             outcome: item.enrolment.outcome?.rawValue, selected: item.enrolment.id == data.enrolment.id)
+                             outcome: item.enrolment.outcome?.rawValue, selected: item.enrolment.id == data.enrolment.id,
+                             state: item.enrolment.state.rawValue)
         }
         level = data.level.map { Named(id: $0.id, name: $0.name) }
         coach = data.coach.map { Coach(id: $0.id, name: $0.name, bio: $0.bio, photoURL: $0.photoPath == nil ? nil : "/v1/coaches/\($0.id)/photo") }
@@ -172,6 +176,7 @@ public struct TimelineResource: Encodable, Sendable {
         let feedbackBySubmission = Dictionary(grouping: data.feedback, by: \.submissionId)
         func summary(_ record: SubmissionRecord) -> SubmissionSummary {
             SubmissionSummary(id: record.id, kind: record.kind, state: record.state, receivedAt: record.receivedAt, late: record.late,
+                              levelId: record.levelId, title: record.title,
                               feedbackDueAt: record.feedbackDueAt, result: record.result, links: [
                                   "self": "/v1/submissions/\(record.id)", "audio": "/v1/submissions/\(record.id)/audio",
                                   "waveform": "/v1/submissions/\(record.id)/waveform",
@@ -220,19 +225,22 @@ public struct TimelineResource: Encodable, Sendable {
                 case .processing: "submitted"
                 default: "awaiting_feedback"
                 }
-            } else if now <= calendar.deadline(week: number) {
+            } else if data.rules.overrides.excusedWeeks.contains(number) {
+                // Its deadline fell while the enrolment was paused: not owed, and said so.
+                state = "paused"
+            } else if now <= data.rules.deadline(week: number) {
                 state = "open"
             } else if !data.rules.owes(week: number) {
                 // Before the enrolment owed it (a late placement): may be recorded, never late.
                 state = "not_owed"
             } else {
                 // Past its deadline: still to catch up on until the semester closes.
-                state = calendar.isClosed(at: now) ? "missed" : "late"
+                state = now >= data.rules.closesAt(for: .week(number)) ? "missed" : "late"
             }
             let curriculum = titles[number]
             return Week(number: number, title: curriculum?.title ?? "Week \(number)", passage: curriculum?.passage ?? "",
                         ayahs: AyahResource.list(curriculum?.ayahs),
-                        unlocksAt: calendar.unlock(week: number), dueAt: calendar.deadline(week: number), state: state,
+                        unlocksAt: calendar.unlock(week: number), dueAt: data.rules.deadline(week: number), state: state,
                         submissions: records.map(summary), feedback: feedbackSummaries(for: records))
         } : []
         other = newestFirst.filter { $0.kind == .assessment }.map(summary)
