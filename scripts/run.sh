@@ -20,7 +20,7 @@ week=$(<"$demo/week")
 # Omar (L1, coach C02) has both attempts of the week free: the line below is accepted.
 student=S1002
 token=$("$tilawa" token issue --student "$student" --ttl 12h)
-ops=$("$tilawa" token issue --ops --ttl 12h)
+ops=$("$tilawa" token issue --ops "$(id -un)" --ttl 12h)
 # A one-time login link to the coach's desk for coach C01 (15 minutes, one use).
 desk=$(TILAWA_HTTP_PORT=$port "$tilawa" token issue --coach C01 --link)
 what="week ${week}"

@@ -9,6 +9,6 @@ struct FeedbackCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "feedback",
         abstract: "Coach replies.",
-        subcommands: [FeedbackImportCommand.self, FeedbackCommentCommand.self]
+        subcommands: [FeedbackImportCommand.self, FeedbackCommentCommand.self, FeedbackMoveCommand.self]
     )
 }

@@ -47,7 +47,7 @@ struct FeedbackCommentCommand: AsyncParsableCommand {
         if let audio {
             let refusal: AppDatabase.CommentRefusal?
             do {
-                refusal = try await runtime.database.commentRefusal(feedbackId: feedback, author: .coach, authorId: coach)
+                refusal = try await runtime.database.commentRefusal(feedbackId: feedback, author: .coach, authorId: coach, now: runtime.clock())
             } catch {
                 throw CommandLineOutput.fail(error)
             }

@@ -3,7 +3,7 @@ import Foundation
 import TilawaCore
 import TilawaDaemon
 
-/// `tilawa token issue --student ID | --coach ID | --ops [--ttl 1h]`: prints one signed token.
+/// `tilawa token issue --student ID | --coach ID | --ops NAME [--ttl 1h]`: prints one signed token.
 struct TokenIssueCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "issue",
@@ -24,8 +24,9 @@ struct TokenIssueCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Issue for this coach.", valueName: "id"))
     var coach: String?
 
-    @Flag(help: "Issue for operations (subject \"ops\").")
-    var ops = false
+    @Option(help: ArgumentHelp(
+        "Issue for operations, naming the operator (the token's subject; the audit log's \"who\").", valueName: "name"))
+    var ops: String?
 
     @Flag(help: "With --coach: print a one-time login link to the coach's desk (15 minutes, one use) instead of a token.")
     var link = false
@@ -38,9 +39,9 @@ struct TokenIssueCommand: AsyncParsableCommand {
     @OptionGroup var config: ConfigurationOptions
 
     func validate() throws {
-        let chosen = [student != nil, coach != nil, ops].filter { $0 }.count
-        guard chosen == 1 else { throw ValidationError("Give exactly one of --student ID, --coach ID or --ops.") }
-        if let id = student ?? coach, !Identifier.isValid(id) {
+        let chosen = [student != nil, coach != nil, ops != nil].filter { $0 }.count
+        guard chosen == 1 else { throw ValidationError("Give exactly one of --student ID, --coach ID or --ops NAME.") }
+        if let id = student ?? coach ?? ops, !Identifier.isValid(id) {
             throw ValidationError(RuleRefusal.invalidIdentifier(input: id).message(in: .gmt))
         }
         if let ttl { _ = try Self.lifetime(ttl) }
@@ -53,7 +54,7 @@ struct TokenIssueCommand: AsyncParsableCommand {
         let configuration = try config.load()
         let lifetime = try ttl.map(Self.lifetime) ?? configuration.auth.defaultTokenTTL
         let (subject, role): (String, Role) =
-            if let student { (student, .student) } else if let coach { (coach, .coach) } else { ("ops", .ops) }
+            if let student { (student, .student) } else if let coach { (coach, .coach) } else { (ops ?? "ops", .ops) }
         let authority: TokenAuthority
         do {
             authority = try await TokenAuthority(configuration: configuration)

@@ -70,12 +70,12 @@ struct AuthTokenCommandTests {
 
     @Test("Roles and lifetimes", arguments: [
         Issue(arguments: ["--coach", "C01", "--ttl", "15m"], subject: "C01", role: .coach, lifetime: 900),
-        Issue(arguments: ["--ops", "--ttl", "7d"], subject: "ops", role: .ops, lifetime: 604_800),
+        Issue(arguments: ["--ops", "amina", "--ttl", "7d"], subject: "amina", role: .ops, lifetime: 604_800),
         Issue(arguments: ["--ttl", "90s", "--student", "S-9_x"], subject: "S-9_x", role: .student, lifetime: 90),
         Issue(arguments: ["--student", "S1001", "--ttl", "1h"], subject: "S1001", role: .student, lifetime: 3600),
         Issue(arguments: ["--student", "S1001", "--ttl", "120"], subject: "S1001", role: .student, lifetime: 120),
-        Issue(arguments: ["--ops", "--ttl", "365d"], subject: "ops", role: .ops, lifetime: 31_536_000),
-        Issue(arguments: ["--ops", "--ttl", "60s"], subject: "ops", role: .ops, lifetime: 60),
+        Issue(arguments: ["--ops", "ops", "--ttl", "365d"], subject: "ops", role: .ops, lifetime: 31_536_000),
+        Issue(arguments: ["--ops", "night-shift_2", "--ttl", "60s"], subject: "night-shift_2", role: .ops, lifetime: 60),
     ])
     func issue(_ example: Issue) async throws {
         let workspace = try Workspace()
@@ -93,17 +93,18 @@ struct AuthTokenCommandTests {
         let workspace = try Workspace()
         defer { workspace.remove() }
         let environment = ["TILAWA_AUTH_DEFAULT_TOKEN_TTL_SECONDS": "600"]
-        let result = try await workspace.run(["--ops"], environment: environment)
+        let result = try await workspace.run(["--ops", "amina"], environment: environment)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try await workspace.verify(result.stdout.trimmingCharacters(in: .newlines), environment: environment).1 == 600)
     }
 
     @Test("Bad usage exits 64 and prints no token", arguments: [
-        [], ["--student", "S1", "--coach", "C1"], ["--student", "S1", "--ops"], ["--coach", "C1", "--ops"],
+        [], ["--student", "S1", "--coach", "C1"], ["--student", "S1", "--ops", "amina"], ["--coach", "C1", "--ops", "amina"],
         ["--student", "../etc"], ["--student", ""], ["--coach", "C 1"], ["--student", String(repeating: "a", count: 65)],
-        ["--ops", "--ttl", "59s"], ["--ops", "--ttl", "366d"], ["--ops", "--ttl", "abc"], ["--ops", "--ttl", "0"],
-        ["--ops", "--ttl", "1.5h"], ["--ops", "--ttl", "1w"], ["--ops", "--ttl", "99999999999999999999d"],
-        ["--ops", "S1"], ["--student"],
+        ["--ops", "amina", "--ttl", "59s"], ["--ops", "amina", "--ttl", "366d"], ["--ops", "amina", "--ttl", "abc"],
+        ["--ops", "amina", "--ttl", "0"], ["--ops", "amina", "--ttl", "1.5h"], ["--ops", "amina", "--ttl", "1w"],
+        ["--ops", "amina", "--ttl", "99999999999999999999d"], ["--ops", "amina", "S1"], ["--ops"], ["--ops", "a b"],
+        ["--ops", "../etc"], ["--student"],
     ])
     func usage(_ arguments: [String]) async throws {
         let workspace = try Workspace()

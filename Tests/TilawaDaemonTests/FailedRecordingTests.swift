@@ -17,9 +17,9 @@ struct FailedRecordingTests {
         #expect(runs > 1, "retried before giving up")
         #expect(try await runtime.database.submission(id: second.id)?.state == .failed)
         #expect(try await runtime.database.submission(id: first.id)?.state == .awaitingFeedback)
-        let queue = try await runtime.database.coachQueue(coachId: "C01")
+        let queue = try await runtime.database.coachQueue(coachId: "C01", now: Date())
         #expect(queue.map(\.submission.id).contains(first.id) && !queue.map(\.submission.id).contains(second.id))
-        let paired = try await runtime.database.pairFeedback(.slot(student: "S1001", slot: .week(12)), coachId: "C01")
+        let paired = try await runtime.database.pairFeedback(.slot(student: "S1001", slot: .week(12)), coachId: "C01", now: Date())
         #expect((try? paired.get())?.id == first.id)
 
         let events = try await runtime.database.events(studentId: "S1001", after: 0, limit: 50).filter { $0.type == "submission_failed" }

@@ -158,13 +158,13 @@ struct ProgrammeYearTests {
         let springWeek3 = try store.database.admitSubmission(store.request("S1001", .week(3), at: springWeek3At), policy: policy)
         let springWeek3Id = try #require(springWeek3.submission).id
         try encode(store, springWeek3, at: springWeek3At.addingTimeInterval(60))
-        #expect(try await store.database.pairFeedback(.slot(student: "S1001", slot: .week(3)), coachId: "C02").submissionId == springWeek3Id)
-        #expect(try await store.database.pairFeedback(.slot(student: "S1001", slot: .week(3)), coachId: "C01").failureCode == "not_assigned_coach")
-        #expect(try await store.database.pairFeedback(.submission(fallWeek3), coachId: "C01").submissionId == fallWeek3)
-        #expect(try await store.database.pairFeedback(.submission(fallWeek3), coachId: "C02").failureCode == "not_assigned_coach")
+        #expect(try await store.database.pairFeedback(.slot(student: "S1001", slot: .week(3)), coachId: "C02", now: Date()).submissionId == springWeek3Id)
+        #expect(try await store.database.pairFeedback(.slot(student: "S1001", slot: .week(3)), coachId: "C01", now: Date()).failureCode == "not_assigned_coach")
+        #expect(try await store.database.pairFeedback(.submission(fallWeek3), coachId: "C01", now: Date()).submissionId == fallWeek3)
+        #expect(try await store.database.pairFeedback(.submission(fallWeek3), coachId: "C02", now: Date()).failureCode == "not_assigned_coach")
         // Queues are per enrolment: C02 sees spring's week 3 only.
-        #expect(try await store.database.coachQueue(coachId: "C02").map(\.submission.id) == [springWeek3Id])
-        #expect(!(try await store.database.coachQueue(coachId: "C01").map(\.submission.id).contains(springWeek3Id)))
+        #expect(try await store.database.coachQueue(coachId: "C02", now: Date()).map(\.submission.id) == [springWeek3Id])
+        #expect(!(try await store.database.coachQueue(coachId: "C01", now: Date()).map(\.submission.id).contains(springWeek3Id)))
         // Every event of the year says its sentence as a key and parameters too.
         let keys = try store.expectMessagesRenderFromKeys()
         #expect(keys.isSuperset(of: ["submission_received.week", "submission_received.eoc", "feedback_ready", "eoc_results_ready.retake",
@@ -215,10 +215,10 @@ struct ProgrammeYearTests {
 
         #expect(try await store.database.statusFacts(now: after, feedbackDue: 48 * 3_600).awaitingPlacement == 1)
         // Only the placing coach sees it in the queue and may place.
-        #expect(try await store.database.coachQueue(coachId: "C02").map(\.submission.id) == [submission.id])
-        #expect(try await store.database.coachQueue(coachId: "C01").isEmpty)
-        #expect(try await store.database.coachMaySee(studentId: "S2001", coachId: "C01") == false)
-        #expect(try await store.database.coachMaySee(studentId: "S2001", coachId: "C02") == true)
+        #expect(try await store.database.coachQueue(coachId: "C02", now: Date()).map(\.submission.id) == [submission.id])
+        #expect(try await store.database.coachQueue(coachId: "C01", now: Date()).isEmpty)
+        #expect(try await store.database.coachMaySee(studentId: "S2001", coachId: "C01", now: Date()) == false)
+        #expect(try await store.database.coachMaySee(studentId: "S2001", coachId: "C02", now: Date()) == true)
         let refused = try await store.database.placeStudent("S2001", levelId: "L1", coachId: "C01", semesterId: "spring-2027",
                                                             by: .coach("C01"), now: after)
         #expect(refused.failure == .notPlacingCoach("C01"))
@@ -234,7 +234,7 @@ struct ProgrammeYearTests {
         #expect(ready.message == "You've been placed in Foundations; your coach is Ustadha Maryam.")
         // The placement answered the assessment; nobody awaits placement any more.
         #expect(try await store.database.submission(id: submission.id)?.state == .feedbackReady)
-        #expect(try await store.database.coachQueue(coachId: "C02").isEmpty)
+        #expect(try await store.database.coachQueue(coachId: "C02", now: Date()).isEmpty)
         let facts = try await store.database.statusFacts(now: after, feedbackDue: 48 * 3_600)
         #expect(facts.awaitingPlacement == 0 && facts.overdueByCoach["unplaced"] == nil)
         let changes = try await store.database.writer.read { db in
@@ -255,13 +255,13 @@ struct ProgrammeYearTests {
         let second = try store.database.admitSubmission(store.request("S1001", .week(3), at: at.addingTimeInterval(3_600)), policy: policy)
         guard case let .admitted(secondRecord, _, job) = second else { Issue.record("not admitted"); return }
         #expect(try store.database.submission(id: firstId)?.state == .superseded)
-        #expect(try store.database.coachQueue(coachId: "C01").isEmpty)
+        #expect(try store.database.coachQueue(coachId: "C01", now: Date()).isEmpty)
 
         try store.database.failJob(id: try #require(job.id), error: "decoder crashed", retryAt: nil, now: at.addingTimeInterval(7_200))
         #expect(try store.database.submission(id: secondRecord.id)?.state == .failed)
         #expect(try store.database.submission(id: firstId)?.state == .awaitingFeedback)
-        #expect(try store.database.coachQueue(coachId: "C01").map(\.submission.id) == [firstId])
-        #expect(try store.database.pairFeedback(.slot(student: "S1001", slot: .week(3)), coachId: "C01").submissionId == firstId)
+        #expect(try store.database.coachQueue(coachId: "C01", now: Date()).map(\.submission.id) == [firstId])
+        #expect(try store.database.pairFeedback(.slot(student: "S1001", slot: .week(3)), coachId: "C01", now: Date()).submissionId == firstId)
         let failed = try #require(try events(store, "submission_failed").first)
         #expect(failed.message == "We couldn't process your recording for Week 3 (Title 3) — please record it again; it did not use an attempt.")
         #expect(failed.submissionId == secondRecord.id)

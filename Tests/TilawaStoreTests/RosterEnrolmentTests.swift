@@ -30,7 +30,7 @@ struct RosterEnrolmentTests {
         #expect(try changes(store).isEmpty, "the same row as the existing enrolment changes nothing")
         _ = try store.database.importRoster(program: nil, students: [row(2, "S1001", "L1", "C02", "fall-2026")], studentsSource: "s.csv", now: open)
         #expect(try changes(store) == ["coach_changed:C02:roster"])
-        #expect(try store.database.coachQueue(coachId: "C02").isEmpty)
+        #expect(try store.database.coachQueue(coachId: "C02", now: Date()).isEmpty)
         // An unplaced row never undoes a placement.
         _ = try store.database.importRoster(program: nil, students: [row(2, "S1001", nil, nil, "fall-2026")], studentsSource: "s.csv", now: open)
         #expect(try store.database.writer.read { db in try String.fetchOne(db, sql: "SELECT coachId FROM enrolment") } == "C02")

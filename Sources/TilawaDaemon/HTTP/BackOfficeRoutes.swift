@@ -323,6 +323,30 @@ public struct AuditEntryResource: Encodable, Sendable {
     }
 }
 
+extension AuditEntryResource {
+    /// One line for a terminal: `2027-03-04T10:00:00Z  amina  deadline_extended  student S1001  "ill"  due_at: … → …`.
+    public var line: String {
+        var parts = [at.formatted(.iso8601), actor, action]
+        if let studentId { parts.append("student \(studentId)" + (otherStudentId.map { " (from \($0))" } ?? "")) }
+        if let coachId { parts.append("coach \(coachId)" + (otherCoachId.map { " (and \($0))" } ?? "")) }
+        if let reason { parts.append("\"\(reason.replacingOccurrences(of: "\n", with: " "))\"") }
+        let keys = Set((before ?? [:]).keys).union((after ?? [:]).keys).sorted()
+        for key in keys where before?[key] != after?[key] {
+            parts.append("\(key): \(before?[key].map(Self.text) ?? "–") → \(after?[key].map(Self.text) ?? "–")")
+        }
+        return parts.joined(separator: "  ")
+    }
+
+    static func text(_ value: MessageValue) -> String {
+        switch value {
+        case let .text(text): text
+        case let .int(number): String(number)
+        case let .number(number): String(number)
+        case let .instant(date): date.formatted(.iso8601)
+        }
+    }
+}
+
 /// `GET /v1/audit`'s answer.
 struct AuditPageResource: Encodable, Sendable {
     let entries: [AuditEntryResource]

@@ -20,9 +20,9 @@ extension AppDatabase {
         }
         var enrolment = context.enrolment
         if try context.semester.calendar().isClosed(at: now) { return .failure(.semesterClosed(context.semester.id)) }
-        let coach = try coachId.map { id -> CoachRecord? in try CoachRecord.fetchOne(db, key: id) }
+        let coach = try coachId.flatMap { try CoachRecord.fetchOne(db, key: $0) }
         if let coachId, coach == nil { return .failure(.unknownCoach(coachId)) }
-        let level = try levelId.map { id -> LevelRecord? in try LevelRecord.fetchOne(db, key: id) }
+        let level = try levelId.flatMap { try LevelRecord.fetchOne(db, key: $0) }
         if let levelId, level == nil { return .failure(.unknownLevel(levelId)) }
         if coachId != nil || levelId != nil, !enrolment.isPlaced { return .failure(.notPlaced(studentId)) }
         let newCoach = coachId.flatMap { $0 == enrolment.coachId ? nil : $0 }
@@ -39,12 +39,12 @@ extension AppDatabase {
         let formerCoach = enrolment.coachId
         var changes: [EnrolmentChangeRecord.Change] = []
         var messages: [EventMessage] = []
-        if let newCoach, let coach = coach ?? nil {
+        if let newCoach, let coach {
             enrolment.coachId = newCoach
             changes.append(.coachChanged)
             messages.append(StudentMessages.enrolmentChanged("coach", coachName: coach.name))
         }
-        if let newLevel, let level = level ?? nil {
+        if let newLevel, let level {
             enrolment.levelId = newLevel
             changes.append(.levelChanged)
             messages.append(StudentMessages.enrolmentChanged("level", levelName: level.name))
