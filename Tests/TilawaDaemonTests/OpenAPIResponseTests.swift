@@ -322,6 +322,70 @@ struct OpenAPIResponseTests {
             _ = try await call(.put, preferences, "/v1/students/S1001/preferences", try await auth(.ops, "ops", [.contentType: "application/json"]),
                                body: ByteBuffer(string: #"{"time_zone": null}"#))
 
+            // The back office: each action done, and each documented refusal.
+            let backOfficeJSON = try await auth(.ops, "amina", [.contentType: "application/json"])
+            let backOfficeStudentJSON = try await auth(.student, "S1001", [.contentType: "application/json"])
+            let backOfficeText = try await auth(.ops, "amina", [.contentType: "text/plain"])
+            let extensions = "/v1/students/{id}/extensions"
+            for (uri, headers, body) in [
+                ("/v1/students/S1001/extensions", backOfficeJSON, #"{"week": 11, "due_at": "2026-11-24T23:59:00-05:00", "reason": "Ill"}"#),
+                ("/v1/students/S1001/extensions", backOfficeJSON, #"{"week": 11, "due_at": "2026-11-01T00:00:00Z", "reason": "Ill"}"#),
+                ("/v1/students/S1001/extensions", backOfficeJSON, #"{"week": 11}"#),
+                ("/v1/students/S1011/extensions", backOfficeJSON, #"{"week": 11, "due_at": "2026-11-24T23:59:00-05:00", "reason": "Ill"}"#),
+                ("/v1/students/S9999/extensions", backOfficeJSON, #"{"week": 11, "due_at": "2026-11-24T23:59:00-05:00", "reason": "Ill"}"#),
+                ("/v1/students/S1001/extensions", backOfficeStudentJSON, #"{"reason": "x"}"#),
+                ("/v1/students/S1001/extensions", backOfficeText, "x"),
+                ("/v1/students/S1001/extensions", [.contentType: "application/json"], "{}"),
+            ] {
+                _ = try await call(.post, extensions, uri, headers, body: ByteBuffer(string: body))
+            }
+            let grants = "/v1/students/{id}/attempt-grants"
+            for (uri, headers, body) in [
+                ("/v1/students/S1002/attempt-grants", backOfficeJSON, #"{"count": 1, "expires_at": "2026-11-29T00:00:00Z", "reason": "Ill"}"#),
+                ("/v1/students/S1002/attempt-grants", backOfficeJSON, #"{"count": 0, "expires_at": "2026-11-29T00:00:00Z", "reason": "Ill"}"#),
+                ("/v1/students/S1002/attempt-grants", backOfficeJSON, #"{"count": 1, "until": "2026-11-29T00:00:00Z", "reason": "Ill"}"#),
+                ("/v1/students/S9999/attempt-grants", backOfficeJSON, #"{"count": 1, "expires_at": "2026-11-29T00:00:00Z", "reason": "Ill"}"#),
+                ("/v1/students/S1002/attempt-grants", backOfficeStudentJSON, "{}"),
+                ("/v1/students/S1002/attempt-grants", backOfficeText, "x"),
+                ("/v1/students/S1002/attempt-grants", [.contentType: "application/json"], "{}"),
+            ] {
+                _ = try await call(.post, grants, uri, headers, body: ByteBuffer(string: body))
+            }
+            let enrolment = "/v1/students/{id}/enrolment"
+            for (uri, headers, body) in [
+                ("/v1/students/S1008/enrolment", backOfficeJSON, #"{"state": "paused", "reason": "Travelling"}"#),
+                ("/v1/students/S1008/enrolment", backOfficeJSON, #"{"state": "paused", "reason": "Travelling"}"#),
+                ("/v1/students/S1008/enrolment", backOfficeJSON, #"{"state": "away", "reason": "Travelling"}"#),
+                ("/v1/students/S1008/enrolment", backOfficeJSON, #"{"reason": "Travelling"}"#),
+                ("/v1/students/S9999/enrolment", backOfficeJSON, #"{"state": "paused", "reason": "Travelling"}"#),
+                ("/v1/students/S1008/enrolment", backOfficeStudentJSON, "{}"),
+                ("/v1/students/S1008/enrolment", backOfficeText, "x"),
+                ("/v1/students/S1008/enrolment", [.contentType: "application/json"], "{}"),
+            ] {
+                _ = try await call(.put, enrolment, uri, headers, body: ByteBuffer(string: body))
+            }
+            let cover = "/v1/coaches/{id}/cover"
+            for (uri, headers, body) in [
+                ("/v1/coaches/C03/cover", backOfficeJSON, #"{"covering_coach_id": "C02", "until": "2026-11-25T00:00:00Z", "reason": "Leave"}"#),
+                ("/v1/coaches/C03/cover", backOfficeJSON, #"{"covering_coach_id": "C02", "until": "2026-11-01T00:00:00Z", "reason": "Back"}"#),
+                ("/v1/coaches/C03/cover", backOfficeJSON, #"{"covering_coach_id": "C02", "until": "2026-11-01T00:00:00Z", "reason": "Back"}"#),
+                ("/v1/coaches/C03/cover", backOfficeJSON, #"{"covering_coach_id": "C03", "until": "2026-11-25T00:00:00Z", "reason": "Leave"}"#),
+                ("/v1/coaches/C03/cover", backOfficeJSON, #"{"until": "2026-11-25T00:00:00Z", "reason": "Leave"}"#),
+                ("/v1/coaches/C99/cover", backOfficeJSON, #"{"covering_coach_id": "C02", "until": "2026-11-25T00:00:00Z", "reason": "Leave"}"#),
+                ("/v1/coaches/C03/cover", backOfficeStudentJSON, "{}"),
+                ("/v1/coaches/C03/cover", backOfficeText, "x"),
+                ("/v1/coaches/C03/cover", [.contentType: "application/json"], "{}"),
+            ] {
+                _ = try await call(.post, cover, uri, headers, body: ByteBuffer(string: body))
+            }
+            let audit = "/v1/audit"
+            let firstPage = try await call(.get, audit, "/v1/audit?limit=2", try await auth(.ops, "amina"))
+            if let next = firstPage.json?["next"] as? String { _ = try await call(.get, audit, next, try await auth(.ops, "amina")) }
+            _ = try await call(.get, audit, "/v1/audit?student=S1001&since=2026-01-01T00:00:00Z", try await auth(.ops, "amina"))
+            _ = try await call(.get, audit, "/v1/audit?cursor=nonsense", try await auth(.ops, "amina"))
+            _ = try await call(.get, audit, "/v1/audit", try await auth(.coach, "C01"))
+            _ = try await call(.get, audit, "/v1/audit")
+
             // Annotations: written and spoken, each documented refusal, the correction's audio, the history, deleting.
             let annotations = "/v1/submissions/{id}/annotations"
             let markJSON = try await auth(.coach, "C01", [.contentType: "application/json"])
@@ -510,6 +574,24 @@ struct OpenAPIResponseTests {
             _ = try await call(.post, "/desk/logout", "/desk/logout", [.cookie: cookie])
             _ = try await call(.post, "/desk/logout", "/desk/logout",
                                [.cookie: cookie, .csrfToken: session.json?["csrf_token"] as? String ?? ""])
+            // Moving the reply: to S1003's recording, and each documented refusal.
+            let move = "/v1/feedback/{id}/move"
+            let other = try await client.execute(uri: "/v1/students/S1003/weeks/12/submissions", method: .post,
+                                                 headers: try await auth(.student, "S1003", [.contentType: "audio/ogg"]),
+                                                 body: try TestDaemon.fixture("speech.opus"))
+            let otherId = other.json?["id"] as? String ?? "sub_none"
+            for (uri, headers, body) in [
+                ("/v1/feedback/\(feedbackId)/move", backOfficeJSON, "{\"submission_id\": \"\(otherId)\", \"reason\": \"Misfiled\"}"),
+                ("/v1/feedback/\(feedbackId)/move", backOfficeJSON, "{\"submission_id\": \"\(otherId)\", \"reason\": \"Again\"}"),
+                ("/v1/feedback/\(feedbackId)/move", backOfficeJSON, "{\"submission_id\": \"\(otherId)\"}"),
+                ("/v1/feedback/\(feedbackId)/move", backOfficeJSON, #"{"submission": "x", "reason": "x"}"#),
+                ("/v1/feedback/fb_none/move", backOfficeJSON, "{\"submission_id\": \"\(otherId)\", \"reason\": \"Misfiled\"}"),
+                ("/v1/feedback/\(feedbackId)/move", backOfficeStudentJSON, "{}"),
+                ("/v1/feedback/\(feedbackId)/move", backOfficeText, "x"),
+                ("/v1/feedback/\(feedbackId)/move", [.contentType: "application/json"], "{}"),
+            ] {
+                _ = try await call(.post, move, uri, headers, body: ByteBuffer(string: body))
+            }
             // Last, as they close the test client's one connection: a JSON body and an upload over their limits.
             _ = try await call(.patch, "/v1/feedback/{id}", "/v1/feedback/\(feedbackId)", json,
                                body: ByteBuffer(string: "{\"notes\": \"" + String(repeating: "a", count: 70_000) + "\"}"))

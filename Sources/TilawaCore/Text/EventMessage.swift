@@ -145,7 +145,8 @@ public enum EnglishMessages {
             return "The state directory's disk has \(Quantity.bytes(free)) free (\(Quantity.percent(percent))); "
                 + "uploads are refused below \(Quantity.bytes(Int64(p.int("minimum_free_bytes"))))."
         case "deadline_extended":
-            return "Your deadline for \(p.what) has moved: you can now record it until \(p.instant("due_at"))."
+            let what = p.optionalInt("week") == nil ? "the \(p.what)" : p.what
+            return "Your deadline for \(what) has moved: you can now record it until \(p.instant("due_at"))."
         case "attempts_granted":
             let count = p.int("count")
             let recordings = count == 1 ? "1 extra recording" : "\(count) extra recordings"
