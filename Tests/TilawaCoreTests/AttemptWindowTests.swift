@@ -105,11 +105,11 @@ struct AttemptWindowTests {
         encoder.dateEncodingStrategy = .iso8601
         let open = AttemptStatus(used: 1, limit: 2, remaining: 1, nextAttemptAt: nil)
         #expect(String(decoding: try encoder.encode(open), as: UTF8.self)
-            == #"{"limit":2,"next_attempt_at":null,"remaining":1,"used":1}"#)
+            == #"{"granted":0,"limit":2,"next_attempt_at":null,"remaining":1,"used":1}"#)
         let full = AttemptStatus(used: 2, limit: 2, remaining: 0, nextAttemptAt: utc("2026-03-11T18:00:00Z"))
         let data = try encoder.encode(full)
         #expect(String(decoding: data, as: UTF8.self)
-            == #"{"limit":2,"next_attempt_at":"2026-03-11T18:00:00Z","remaining":0,"used":2}"#)
+            == #"{"granted":0,"limit":2,"next_attempt_at":"2026-03-11T18:00:00Z","remaining":0,"used":2}"#)
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         #expect(try decoder.decode(AttemptStatus.self, from: data) == full)

@@ -336,7 +336,7 @@ struct SubmissionRulesTests {
         encoder.outputFormatting = .sortedKeys
         let admission = Admission(late: true, attempts: AttemptStatus(used: 1, limit: 2, remaining: 1, nextAttemptAt: nil), supersedes: [id("s1")])
         #expect(String(decoding: try encoder.encode(admission), as: UTF8.self)
-            == #"{"attempts":{"limit":2,"next_attempt_at":null,"remaining":1,"used":1},"late":true,"supersedes":["s1"]}"#)
+            == #"{"attempts":{"granted":0,"limit":2,"next_attempt_at":null,"remaining":1,"used":1},"late":true,"supersedes":["s1"]}"#)
         let stored = submission("s1", .week(8), utc("2026-03-01T00:00:00Z"))
         encoder.dateEncodingStrategy = .iso8601
         #expect(String(decoding: try encoder.encode(stored), as: UTF8.self)

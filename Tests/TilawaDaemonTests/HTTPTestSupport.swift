@@ -34,9 +34,12 @@ struct TestDaemon {
     /// Sunday 22 November 2026, 10:00 in New York: week 12 of fall 2026 is open.
     static let midSemester = Date(timeIntervalSince1970: 1_795_359_600)
 
-    init(configure: (inout TilawaConfiguration) -> Void = { _ in }, at start: Date = TestDaemon.midSemester) async throws {
+    /// A daemon on a new state directory with the sample imported, or — with `stateDirectory` —
+    /// on an existing one (a restored backup) as it is.
+    init(configure: (inout TilawaConfiguration) -> Void = { _ in }, at start: Date = TestDaemon.midSemester,
+         stateDirectory existing: String? = nil) async throws {
         scratch = try ScratchDirectory()
-        var configuration = TilawaConfiguration(stateDirectory: scratch.path("var"), workingDirectory: scratch.path)
+        var configuration = TilawaConfiguration(stateDirectory: existing ?? scratch.path("var"), workingDirectory: scratch.path)
         configuration.http.port = 0
         configuration.storage.minFreeBytes = 0
         configure(&configuration)
@@ -49,7 +52,9 @@ struct TestDaemon {
         let students = try StudentsCSV.parse(
             try String(contentsOfFile: packageRoot.appendingPathComponent("config/students.csv").path, encoding: .utf8),
             source: "students.csv")
-        _ = try runtime.database.importRoster(program: program, students: students, studentsSource: "students.csv", now: clock.now)
+        if existing == nil {
+            _ = try runtime.database.importRoster(program: program, students: students, studentsSource: "students.csv", now: clock.now)
+        }
         // The sample's `enrolled` welcomes belong to the import, long before each test: as if
         // delivered then, so each test's outbox holds only what the test does.
         let importedAt = clock.now
@@ -64,11 +69,11 @@ struct TestDaemon {
                          authority: authority, startedAt: start)
     }
 
-    /// The application with its encode workers.
-    func application() -> some ApplicationProtocol {
+    /// The application with its encode workers (`encoding: false`: none, so jobs stay queued).
+    func application(encoding: Bool = true) -> some ApplicationProtocol {
         let workers = EncodeWorkerService(runtime: runtime, pool: api.pool, wakeup: api.wakeup, workers: 2,
                                           pollInterval: .milliseconds(100), metrics: api.metrics, logger: logger)
-        return TilawaServer.makeApplication(api: api, logger: logger, services: [workers])
+        return TilawaServer.makeApplication(api: api, logger: logger, services: encoding ? [workers] : [])
     }
 
     /// A bearer token for `subject` in `role`, valid for an hour of the test clock.

@@ -114,9 +114,10 @@ public struct ArtifactStore: Sendable, Equatable {
         }
     }
 
-    /// Removes an artifact; a missing file is not an error.
+    /// Removes an artifact; a missing file is not an error. While a backup runs nothing is
+    /// removed (`BackupLock`): the file stays as an orphan for the sweeper.
     public func remove(_ relative: String) {
-        unlink(path(relative))
+        BackupLock(stateRoot: root.deletingLastPathComponent()).unlessBackingUp { unlink(path(relative)) }
     }
 
     /// True when the artifact's file exists.

@@ -99,7 +99,12 @@ extension CoachPhoto {
 
     /// Removes the photos in `state` that `kept` (relative paths) does not name: those of
     /// coaches whose photo changed or went. Only `photos/<sha256>.<ext>` files are touched.
+    /// While a backup runs none is removed (the next import removes them).
     public static func removeUnused(in state: StateDirectory, kept: Set<String>) {
+        BackupLock(stateRoot: state.root).unlessBackingUp { removeUnusedNow(in: state, kept: kept) }
+    }
+
+    private static func removeUnusedNow(in state: StateDirectory, kept: Set<String>) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: state.photos.path) else { return }
         for name in names where !kept.contains("photos/\(name)") {
             let stem = name.split(separator: ".").first.map(String.init) ?? ""

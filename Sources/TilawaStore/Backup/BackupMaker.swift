@@ -1,0 +1,137 @@
+import Foundation
+import GRDB
+import Glibc
+
+/// `tilawa backup create DIR` (DESIGN §12): a consistent copy of a state directory while the
+/// daemon runs and uploads flow.
+///
+/// One read transaction of the database (a WAL snapshot) covers it all: SQLite's online backup
+/// copies that snapshot, and every artifact its rows reference — originals, Ogg files and
+/// their MP4/CAF variants, waveforms, voice clips, coach photos — is copied (or hard-linked
+/// from `previous` when unchanged there: same size and modification time) while the
+/// transaction is open, under `BackupLock`, so nothing the snapshot references is removed
+/// before it is taken. Each file is fsynced; `manifest.json` with sizes and SHA-256 sums is
+/// written last, so a half-made backup is never taken for a whole one. Not in a backup:
+/// unfinished resumable uploads (their clients start again), the drop folder (the coaches'
+/// own sync) and secrets (they come from credentials; the manifest names the keys).
+public struct BackupMaker: Sendable {
+    public let database: AppDatabase
+    public let stateDirectory: StateDirectory
+
+    public init(database: AppDatabase, stateDirectory: StateDirectory) {
+        self.database = database
+        self.stateDirectory = stateDirectory
+    }
+
+    /// What a backup took.
+    public struct Report: Sendable, Equatable {
+        public var files = 0
+        public var bytes: Int64 = 0
+        /// Files hard-linked from the previous backup (not read again).
+        public var linked = 0
+        public var linkedBytes: Int64 = 0
+        /// Rows whose file was already missing from the state directory (named; `status` says so too).
+        public var missing: [String] = []
+        public var databaseBytes: Int64 = 0
+    }
+
+    /// The keys a restored daemon needs from its credentials.
+    public static let secrets = ["auth.jwt_key_file (or the state directory's secrets/jwt.key)", "webhooks.secret", "desk.session_key"]
+
+    /// Makes a backup in `directory` (absent, or an empty directory). `previous`, a whole backup
+    /// (with its manifest), lends its unchanged files as hard links.
+    public func create(at directory: String, previous: String? = nil, now: Date) throws -> Report {
+        guard BackupFiles.isAbsentOrEmpty(directory) else {
+            throw BackupError("target_not_empty", "\(directory) is not empty; a backup goes into a new or empty directory")
+        }
+        if mkdir(directory, 0o750) != 0, errno != EEXIST {
+            throw BackupError("cannot_write", "cannot create \(directory): \(String(cString: strerror(errno)))")
+        }
+        let lock = try BackupLock(stateRoot: stateDirectory.root).acquire()
+        defer { close(lock) }
+        let earlier: [String: BackupManifest.Entry] = try previous.map { previous in
+            let manifest = try BackupVerifier.readManifest(previous)
+            return Dictionary(manifest.files.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        } ?? [:]
+
+        let filesRoot = directory + "/" + BackupManifest.filesDirectory
+        var made: Set<String> = [directory]
+        var report = Report()
+        var entries: [BackupManifest.Entry] = []
+        let databasePath = directory + "/" + BackupManifest.databaseName
+        let state = stateDirectory
+        let migrations: [String] = try database.writer.read { db in
+            // The snapshot: the database copy and the files it names.
+            do {
+                let copy = try DatabaseQueue(path: databasePath)
+                try copy.writeWithoutTransaction { destination in try db.backup(to: destination) }
+                try copy.close()
+            }
+            var seen = Set<String>()
+            func take(_ relative: String, optional: Bool) throws {
+                guard seen.insert(relative).inserted else { return }
+                guard BackupManifest.isSafe(relative) else {
+                    throw BackupError("unsafe_path", "a row names \(relative), which is not a file of the state directory")
+                }
+                let source = state.root.appendingPathComponent(relative).path
+                guard let info = BackupFiles.stat(source) else {
+                    if !optional { report.missing.append(relative) }
+                    return
+                }
+                try BackupFiles.makeParents(of: BackupManifest.filesDirectory + "/" + relative, under: directory, made: &made)
+                let target = filesRoot + "/" + relative
+                if let before = earlier[relative], let previous, before.size == info.size, before.modified == info.modified,
+                   link(previous + "/" + BackupManifest.filesDirectory + "/" + relative, target) == 0 {
+                    entries.append(before)
+                    report.linked += 1
+                    report.linkedBytes += before.size
+                } else if let copied = try BackupFiles.copy(source, to: target) {
+                    entries.append(.init(path: relative, size: copied.size, sha256: copied.sha256, modified: info.modified))
+                    report.bytes += copied.size
+                } else if !optional {
+                    report.missing.append(relative)
+                }
+            }
+            for (table, _, columns) in AppDatabase.artifactColumns {
+                let rows = try Row.fetchCursor(db, sql: "SELECT \(columns.joined(separator: ", ")) FROM \(table)")
+                while let row = try rows.next() {
+                    for index in columns.indices {
+                        guard let path = row[index] as String? else { continue }
+                        try take("artifacts/" + path, optional: false)
+                        for variant in ArtifactStore.variants(ofAudio: path) where !path.hasPrefix("originals/") {
+                            try take("artifacts/" + variant, optional: true)
+                        }
+                    }
+                }
+            }
+            for photo in try String.fetchAll(db, sql: "SELECT DISTINCT photoPath FROM coach WHERE photoPath IS NOT NULL") {
+                try take(photo, optional: false)
+            }
+            return try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid")
+        }
+        for folder in made.sorted(by: { $0.count > $1.count }) { try BackupFiles.syncDirectory(folder) }
+        guard let database = try BackupFiles.hash(databasePath), let info = BackupFiles.stat(databasePath) else {
+            throw BackupError("cannot_write", "the database copy \(databasePath) is missing")
+        }
+        try syncFile(databasePath)
+        report.files = entries.count
+        report.databaseBytes = database.size
+        let manifest = BackupManifest(
+            format: BackupManifest.currentFormat, createdAt: now,
+            database: .init(path: BackupManifest.databaseName, size: database.size, sha256: database.sha256, modified: info.modified),
+            migrations: migrations, files: entries.sorted { $0.path < $1.path }, secretsNotIncluded: Self.secrets,
+            missingAtSource: report.missing.sorted())
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        try BackupFiles.writeAtomically(try encoder.encode(manifest), to: directory + "/" + BackupManifest.fileName)
+        return report
+    }
+
+    private func syncFile(_ path: String) throws {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw BackupError("cannot_write", "cannot open \(path)") }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw BackupError("cannot_write", "cannot fsync \(path)") }
+    }
+}

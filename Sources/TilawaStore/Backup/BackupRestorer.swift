@@ -1,0 +1,63 @@
+import Foundation
+import GRDB
+import Glibc
+
+/// `tilawa restore DIR --state-dir NEW` (DESIGN §12): a verified backup becomes a state
+/// directory a daemon starts from.
+///
+/// The target must be new or empty. The backup is verified first (a corrupt one restores
+/// nothing); then the database and every file are copied (not linked: the backup stays
+/// independent) and fsynced, and the copy is made ready for a new daemon: encode jobs that
+/// were running are queued again, in-flight idempotency keys are dropped (their clients
+/// retry), unfinished resumable uploads are dropped (their bytes were not backed up; the
+/// phone starts again), and the database records that it was restored, from which backup.
+public enum BackupRestorer {
+    public struct Report: Sendable, Equatable {
+        public var files: Int
+        public var jobsRequeued: Int
+        public var uploadsDropped: Int
+        public var keysDropped: Int
+        public var secretsNotIncluded: [String]
+    }
+
+    public static func restore(from directory: String, to target: String, now: Date) throws -> Report {
+        let manifest = try BackupVerifier.readManifest(directory)
+        _ = try BackupVerifier.verify(directory)
+        guard BackupFiles.isAbsentOrEmpty(target) else {
+            throw BackupError("target_not_empty", "\(target) is not empty; restore into a new or empty directory")
+        }
+        if mkdir(target, 0o750) != 0, errno != EEXIST {
+            throw BackupError("cannot_write", "cannot create \(target): \(String(cString: strerror(errno)))")
+        }
+        var made: Set<String> = [target]
+        for entry in manifest.files {
+            try BackupFiles.makeParents(of: entry.path, under: target, made: &made)
+            let source = directory + "/" + BackupManifest.filesDirectory + "/" + entry.path
+            guard let copied = try BackupFiles.copy(source, to: target + "/" + entry.path), copied.sha256 == entry.sha256 else {
+                throw BackupError("corrupt_file", "\(source) changed while it was restored")
+            }
+        }
+        let databasePath = target + "/" + BackupManifest.databaseName
+        guard let copied = try BackupFiles.copy(directory + "/" + BackupManifest.databaseName, to: databasePath),
+              copied.sha256 == manifest.database.sha256 else {
+            throw BackupError("corrupt_file", "\(directory)/\(BackupManifest.databaseName) changed while it was restored")
+        }
+        var report = Report(files: manifest.files.count, jobsRequeued: 0, uploadsDropped: 0, keysDropped: 0,
+                            secretsNotIncluded: manifest.secretsNotIncluded)
+        let queue = try DatabaseQueue(path: databasePath)
+        try queue.write { db in
+            try db.execute(sql: "UPDATE job SET state = 'queued', lockedBy = NULL, lockedAt = NULL WHERE state = 'running'")
+            report.jobsRequeued = db.changesCount
+            try db.execute(sql: "DELETE FROM idempotencyKey WHERE state = 'in_flight'")
+            report.keysDropped = db.changesCount
+            try db.execute(sql: "DELETE FROM resumableUpload WHERE state != 'answered'")
+            report.uploadsDropped = db.changesCount
+            for (key, value) in [("restored_at", now.formatted(.iso8601)), ("restored_from_backup_of", manifest.createdAt.formatted(.iso8601))] {
+                try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value, updatedAt) VALUES (?, ?, ?)", arguments: [key, value, now])
+            }
+        }
+        try queue.close()
+        for folder in made.sorted(by: { $0.count > $1.count }) { try BackupFiles.syncDirectory(folder) }
+        return report
+    }
+}

@@ -1,0 +1,112 @@
+import ArgumentParser
+import Foundation
+import TilawaDaemon
+import TilawaStore
+
+/// `tilawa backup …`: consistent copies of the state directory, and their verification.
+struct BackupCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "backup",
+        abstract: "Back up the state directory while the daemon runs, and verify a backup.",
+        subcommands: [BackupCreateCommand.self, BackupVerifyCommand.self]
+    )
+
+    /// Exit status of a backup error: 66 not a backup, 65 corrupt, 73 cannot write, 75 busy.
+    static func exit(for error: BackupError) -> Int32 {
+        switch error.code {
+        case "not_a_backup": ExitStatus.noInput
+        case "target_not_empty", "cannot_write": ExitStatus.cannotCreate
+        case "backup_running": 75
+        default: ExitStatus.dataRejected
+        }
+    }
+
+    static func fail(_ error: any Error) -> ExitCode {
+        if let error = error as? BackupError {
+            return CommandLineOutput.fail(code: error.code, message: error.message, exit: exit(for: error))
+        }
+        return CommandLineOutput.fail(error)
+    }
+}
+
+/// `tilawa backup create DIR [--previous DIR]`.
+struct BackupCreateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "create",
+        abstract: "Copy the database and every file it references into DIR (new or empty), manifest last.",
+        discussion: """
+            Safe while the daemon runs: one database snapshot, and every file it references \
+            taken before any is removed. With --previous, files unchanged since that backup are \
+            hard-linked from it. Not included: unfinished resumable uploads, the drop folder, \
+            secrets (the manifest names the keys a restore needs). Exit status: 0 done, 73 DIR \
+            not empty or not writable, 75 another backup is running, 65 the previous backup is unreadable.
+            """
+    )
+
+    @Argument(help: "Where to write the backup (absent, or an empty directory).") var directory: String
+    @Option(help: "A whole earlier backup to hard-link unchanged files from.") var previous: String?
+    @OptionGroup var config: ConfigurationOptions
+
+    func run() throws {
+        let runtime = try config.runtime()
+        let maker = BackupMaker(database: runtime.database, stateDirectory: runtime.stateDirectory)
+        let started = Date()
+        do {
+            let report = try maker.create(at: directory, previous: previous, now: runtime.clock())
+            let seconds = Date().timeIntervalSince(started)
+            print("backup \(directory): \(report.files) files, \(report.bytes) bytes copied, \(report.linked) linked (\(report.linkedBytes) bytes), database \(report.databaseBytes) bytes, \(String(format: "%.1f", seconds)) s")
+            for path in report.missing {
+                FileHandle.standardError.write(Data("tilawa: warning: \(path) was already missing from the state directory\n".utf8))
+            }
+        } catch {
+            throw BackupCommand.fail(error)
+        }
+    }
+}
+
+/// `tilawa backup verify DIR`.
+struct BackupVerifyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Re-hash every file of a backup and check every reference of its database.",
+        discussion: "Exit status: 0 whole, 66 not a backup (no manifest), 65 corrupt (the file is named)."
+    )
+
+    @Argument(help: "The backup.") var directory: String
+
+    func run() throws {
+        do {
+            let report = try BackupVerifier.verify(directory)
+            print("backup \(directory) of \(report.createdAt.formatted(.iso8601)): whole, \(report.files) files, \(report.bytes) bytes")
+        } catch {
+            throw BackupCommand.fail(error)
+        }
+    }
+}
+
+/// `tilawa restore DIR --state-dir NEW`.
+struct RestoreCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "restore",
+        abstract: "Make a new state directory from a backup, verified first, ready for a daemon.",
+        discussion: """
+            NEW must be absent or empty. Running encode jobs are queued again, in-flight \
+            idempotency keys and unfinished uploads dropped (their clients retry), and the \
+            database marked as restored. Secrets are not in a backup: the output names the keys \
+            to supply. Exit status: 0 restored, 66 not a backup, 65 corrupt, 73 NEW not empty.
+            """
+    )
+
+    @Argument(help: "The backup.") var directory: String
+    @Option(name: .customLong("state-dir"), help: "The new state directory.") var stateDir: String
+
+    func run() throws {
+        do {
+            let report = try BackupRestorer.restore(from: directory, to: stateDir, now: Date())
+            print("restored \(report.files) files into \(stateDir); \(report.jobsRequeued) encode jobs queued again, \(report.uploadsDropped) unfinished uploads and \(report.keysDropped) in-flight idempotency keys dropped")
+            print("not in the backup, supply them: \(report.secretsNotIncluded.joined(separator: ", "))")
+        } catch {
+            throw BackupCommand.fail(error)
+        }
+    }
+}

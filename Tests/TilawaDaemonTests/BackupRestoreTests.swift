@@ -1,0 +1,123 @@
+import Crypto
+import Foundation
+import GRDB
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import TilawaCore
+@testable import TilawaDaemon
+@_spi(Testing) import TilawaStore
+import TilawaTestSupport
+
+/// Backups made while the daemon works, restored into a new state directory a second daemon
+/// starts from (DESIGN §12).
+@Suite("Backup and restore beside a running daemon")
+struct BackupRestoreTests {
+    private func upload(_ client: some TestClientProtocol, _ daemon: TestDaemon, _ student: String, week: Int) async throws -> HTTPResponse.Status {
+        try await client.execute(uri: "/v1/students/\(student)/weeks/\(week)/submissions", method: .post,
+                                 headers: try await daemon.headers(.student, student, [.contentType: "audio/ogg"]),
+                                 body: try TestDaemon.fixture("speech.opus")).status
+    }
+
+    @Test("Made while uploads arrive: verified, restored, and a daemon on the copy finishes its encode jobs with the same rules")
+    func backupWhileUploading() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        daemon.clock.advance(by: 60)
+        let backup = daemon.scratch.path("backup")
+        let restored = daemon.scratch.path("restored")
+        let students = ["S1001", "S1002", "S1003", "S1004", "S1005", "S1006", "S1007", "S1008"]
+        // No encode workers: every accepted recording's job is still queued when the backup takes it.
+        try await daemon.application(encoding: false).test(.live) { client in
+            #expect(try await upload(client, daemon, "S1009", week: 12) == .created)
+            let maker = BackupMaker(database: daemon.runtime.database, stateDirectory: daemon.runtime.stateDirectory)
+            let now = daemon.clock.now
+            async let made = Task.detached { try maker.create(at: backup, now: now) }.value
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for student in students { group.addTask { try await upload(client, daemon, student, week: 12) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.allSatisfy { $0 == .created }, "\(statuses)")
+            let report = try await made
+            #expect(report.missing.isEmpty && report.files >= 1)
+        }
+        let verified = try BackupVerifier.verify(backup)
+        let restoredReport = try BackupRestorer.restore(from: backup, to: restored, now: daemon.clock.now)
+        #expect(restoredReport.files == verified.files)
+
+        // Every file a restored row names is there with the manifest's SHA-256.
+        let manifest = try BackupVerifier.readManifest(backup)
+        let sums = Dictionary(manifest.files.map { ($0.path, $0.sha256) }, uniquingKeysWith: { first, _ in first })
+        let copy = try DatabaseQueue(path: restored + "/tilawa.sqlite")
+        let (paths, pending, wasAccepted): ([String], Int, Set<String>) = try await copy.read { db in
+            let paths = try String.fetchAll(db, sql: """
+                SELECT originalPath FROM submission WHERE originalPath IS NOT NULL
+                UNION ALL SELECT audioPath FROM submission WHERE audioPath IS NOT NULL
+                UNION ALL SELECT waveformPath FROM submission WHERE waveformPath IS NOT NULL
+                """)
+            let pending = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM job WHERE state IN ('queued', 'running')") ?? 0
+            let ids = Set(try String.fetchAll(db, sql: "SELECT id FROM submission"))
+            return (paths, pending, ids)
+        }
+        try copy.close()
+        #expect(!paths.isEmpty && pending == wasAccepted.count, "every recording in the backup still waits for its encode")
+        for path in paths {
+            let sum = try #require(sums["artifacts/" + path], "\(path) is in the manifest")
+            let data = try Data(contentsOf: URL(fileURLWithPath: restored + "/artifacts/" + path))
+            #expect(SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() == sum, "\(path)")
+        }
+
+        // The original's rules over the recordings the backup holds are the copy's.
+        let original = daemon.runtime.database
+        let second = try await TestDaemon(at: daemon.clock.now, stateDirectory: restored)
+        defer { second.remove() }
+        for student in students + ["S1009"] {
+            let here = try await second.runtime.database.attemptStatus(studentId: student, policy: second.runtime.policy, now: daemon.clock.now)
+            let there = try await original.attemptStatus(studentId: student, policy: daemon.runtime.policy, now: daemon.clock.now)
+            let inBackup = try await original.writer.read { db in
+                try String.fetchAll(db, sql: "SELECT id FROM submission WHERE studentId = ?", arguments: [student])
+            }.filter(wasAccepted.contains).count
+            #expect(here?.used == inBackup && (there?.used ?? 0) >= inBackup, "\(student)")
+        }
+        try await second.application().test(.live) { client in
+            // The restored daemon encodes what was waiting, and serves it (S1009 is C03's).
+            #expect(await second.eventually {
+                try second.runtime.database.writer.read { db in
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission WHERE state = 'processing'")
+                } == 0
+            })
+            let queue = try await client.execute(uri: "/v1/coaches/C03/queue", method: .get, headers: try await second.headers(.coach, "C03"))
+            let listed = Set((queue.json?["items"] as? [[String: Any]] ?? []).compactMap { ($0["submission"] as? [String: Any])?["id"] as? String })
+            let expected = try await second.runtime.database.coachQueue(coachId: "C03", now: second.clock.now).map(\.submission.id)
+            #expect(!listed.isEmpty && listed == Set(expected))
+            for id in listed {
+                let audio = try await client.execute(uri: "/v1/submissions/\(id)/audio", method: .get, headers: try await second.headers(.coach, "C03"))
+                #expect(audio.status == .ok)
+            }
+            let status = try await client.execute(uri: "/v1/status", method: .get, headers: try await second.headers(.ops, "ops"))
+            #expect(status.status == .ok)
+        }
+        let restoredAt = try await second.runtime.database.writer.read { db in
+            try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'restored_from_backup_of'")
+        }
+        #expect(restoredAt != nil)
+    }
+
+    @Test("A restore refuses a directory that is not empty and writes nothing there")
+    func restoreRefusesNonEmpty() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        let backup = daemon.scratch.path("backup")
+        _ = try BackupMaker(database: daemon.runtime.database, stateDirectory: daemon.runtime.stateDirectory).create(at: backup, now: daemon.clock.now)
+        let target = daemon.scratch.path("busy")
+        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: target + "/notes.txt"))
+        #expect(throws: BackupError.self) { try BackupRestorer.restore(from: backup, to: target, now: Date()) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: target) == ["notes.txt"])
+        // And a second backup into the same directory is refused: nothing is overwritten.
+        #expect(throws: BackupError.self) {
+            try BackupMaker(database: daemon.runtime.database, stateDirectory: daemon.runtime.stateDirectory).create(at: backup, now: Date())
+        }
+    }
+}
