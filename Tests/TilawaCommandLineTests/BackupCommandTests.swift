@@ -1,0 +1,96 @@
+import Foundation
+import GRDB
+import Testing
+import TilawaTestSupport
+
+/// `tilawa backup create|verify` and `tilawa restore` through the binary (DESIGN §12): a whole
+/// backup verifies and restores; a damaged one fails both, naming the file.
+@Suite("Backup commands: create, verify, restore; damage is found and named")
+struct BackupCommandTests {
+    static let now = "2026-11-22 15:00:00"
+
+    /// A state with two encoded recordings and a whole backup of it.
+    private func backedUp() async throws -> (CommandLineStateFixture, String) {
+        let state = try await CommandLineStateFixture()
+        for student in ["S1001", "S1002"] {
+            let ingested = try await state.run(["ingest", "--student", student, "--week", "12", CommandLineStateFixture.fixture("speech.opus")], at: Self.now)
+            #expect(ingested.status == 0, "\(ingested.stderr)")
+        }
+        let backup = state.scratch.path("backup")
+        let made = try await state.run(["backup", "create", backup], at: Self.now)
+        #expect(made.status == 0, "\(made.stderr)")
+        return (state, backup)
+    }
+
+    private func files(in backup: String) throws -> [String] {
+        let root = backup + "/files"
+        let enumerator = FileManager.default.enumerator(atPath: root)
+        var found: [String] = []
+        while let name = enumerator?.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: root + "/" + name, isDirectory: &isDirectory), !isDirectory.boolValue { found.append(name) }
+        }
+        return found.sorted()
+    }
+
+    @Test("A whole backup verifies, restores into a new directory, and a second one hard-links what did not change")
+    func whole() async throws {
+        let (state, backup) = try await backedUp()
+        defer { state.remove() }
+        let verified = try await state.run(["backup", "verify", backup])
+        #expect(verified.status == 0 && verified.stdout.contains("whole, "), "\(verified.stdout)\(verified.stderr)")
+        let stored = try files(in: backup)
+        #expect(stored.contains { $0.hasSuffix(".opus") && $0.hasPrefix("artifacts/submissions/") })
+        #expect(stored.contains { $0.hasPrefix("artifacts/originals/") } && stored.contains { $0.hasSuffix(".json") || $0.contains("waveform") })
+
+        let second = state.scratch.path("backup-2")
+        let again = try await state.run(["backup", "create", second, "--previous", backup], at: Self.now)
+        #expect(again.status == 0 && again.stdout.contains("0 bytes copied, \(stored.count) linked"), "\(again.stdout)")
+        let restored = state.scratch.path("restored")
+        let restore = try await state.run(["restore", second, "--state-dir", restored])
+        #expect(restore.status == 0 && restore.stdout.contains("supply them: auth.jwt_key_file"), "\(restore.stdout)\(restore.stderr)")
+        for path in stored { #expect(FileManager.default.fileExists(atPath: restored + "/" + path), "\(path)") }
+        // The restored directory is a state directory the tools read.
+        let status = try await state.run(["status", "--json"], environment: ["TILAWA_STATE_DIR": restored])
+        #expect(status.stdout.contains("\"database\""), "\(status.stdout)\(status.stderr)")
+        #expect(try await state.run(["backup", "create", second]).status == 73, "a backup never overwrites one")
+    }
+
+    @Test("Damage fails verify and restore with the file named", arguments: ["flipped byte", "missing file", "truncated manifest", "no manifest", "changed database"])
+    func damaged(_ damage: String) async throws {
+        let (state, backup) = try await backedUp()
+        defer { state.remove() }
+        let victim = try #require(try files(in: backup).first { $0.hasPrefix("artifacts/submissions/") })
+        let path = backup + "/files/" + victim
+        let named: String
+        switch damage {
+        case "flipped byte":
+            var data = try Data(contentsOf: URL(fileURLWithPath: path))
+            data[data.count / 2] ^= 0x01
+            try data.write(to: URL(fileURLWithPath: path))
+            named = victim
+        case "missing file":
+            try FileManager.default.removeItem(atPath: path)
+            named = victim
+        case "truncated manifest":
+            let manifest = try Data(contentsOf: URL(fileURLWithPath: backup + "/manifest.json"))
+            try manifest.prefix(manifest.count / 2).write(to: URL(fileURLWithPath: backup + "/manifest.json"))
+            named = "manifest.json"
+        case "no manifest":
+            try FileManager.default.removeItem(atPath: backup + "/manifest.json")
+            named = "manifest.json"
+        default:
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: backup + "/tilawa.sqlite"))
+            try handle.seek(toOffset: 4096)
+            try handle.write(contentsOf: Data([0xFF, 0xFE, 0xFD]))
+            try handle.close()
+            named = "tilawa.sqlite"
+        }
+        let verify = try await state.run(["backup", "verify", backup])
+        #expect([65, 66].contains(verify.status) && verify.stderr.contains(named), "\(damage): \(verify.status) \(verify.stderr)")
+        let target = state.scratch.path("restored")
+        let restore = try await state.run(["restore", backup, "--state-dir", target])
+        #expect(restore.status == verify.status && restore.stderr.contains(named), "\(damage): \(restore.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: target), "nothing restored from a damaged backup")
+    }
+}
