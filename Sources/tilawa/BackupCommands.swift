@@ -45,6 +45,7 @@ struct BackupCreateCommand: ParsableCommand {
 
     @Argument(help: "Where to write the backup (absent, or an empty directory).") var directory: String
     @Option(help: "A whole earlier backup to hard-link unchanged files from.") var previous: String?
+    @Flag(help: "Do not re-read the backup to verify it (status then says it was not verified).") var noVerify = false
     @OptionGroup var config: ConfigurationOptions
 
     func run() throws {
@@ -52,9 +53,13 @@ struct BackupCreateCommand: ParsableCommand {
         let maker = BackupMaker(database: runtime.database, stateDirectory: runtime.stateDirectory)
         let started = Date()
         do {
-            let report = try maker.create(at: directory, previous: previous, now: runtime.clock())
+            let now = runtime.clock()
+            let report = try maker.create(at: directory, previous: previous, now: now)
+            if !noVerify { _ = try BackupVerifier.verify(directory) }
+            let absolute = URL(fileURLWithPath: directory, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).standardizedFileURL.path
+            try runtime.database.recordBackup(path: absolute, at: now, verified: !noVerify)
             let seconds = Date().timeIntervalSince(started)
-            print("backup \(directory): \(report.files) files, \(report.bytes) bytes copied, \(report.linked) linked (\(report.linkedBytes) bytes), database \(report.databaseBytes) bytes, \(String(format: "%.1f", seconds)) s")
+            print("backup \(directory): \(report.files) files, \(report.bytes) bytes copied, \(report.linked) linked (\(report.linkedBytes) bytes), database \(report.databaseBytes) bytes, \(String(format: "%.1f", seconds)) s\(noVerify ? "" : ", verified")")
             for path in report.missing {
                 FileHandle.standardError.write(Data("tilawa: warning: \(path) was already missing from the state directory\n".utf8))
             }

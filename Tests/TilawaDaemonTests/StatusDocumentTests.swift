@@ -51,7 +51,7 @@ struct StatusDocumentTests {
             ("StatusUploadCounts", ["uploads", "last_24h"]), ("StatusBacklog", ["awaiting_feedback"]),
             ("StatusOverdue", ["overdue"]), ("StatusEncodeQueue", ["encode_queue"]), ("StatusDropbox", ["dropbox"]),
             ("StatusNotifications", ["notifications"]), ("StatusDisk", ["disk"]), ("StatusDatabase", ["database"]),
-            ("StatusMissingArtifacts", ["missing_artifacts"]), ("StatusCheck", ["checks", "0"]),
+            ("StatusMissingArtifacts", ["missing_artifacts"]), ("StatusBackup", ["backup"]), ("StatusCheck", ["checks", "0"]),
         ]
         for (schema, path) in schemas {
             #expect(Set(try object(path).keys) == (try required(schema, in: document)), "\(schema)")
@@ -60,7 +60,7 @@ struct StatusDocumentTests {
         #expect(Set(sweep.keys) == ["swept_at", "count"])
         let checkNames = try #require(root["checks"] as? [[String: Any]]).compactMap { $0["name"] as? String }
         #expect(checkNames == ["state_dir", "database", "daemon", "feedback_overdue", "encode_jobs", "notifications",
-                               "dropbox_rejections", "disk_space", "missing_artifacts"])
+                               "dropbox_rejections", "disk_space", "missing_artifacts", "backup"])
         #expect(document.contains("enum: [\(checkNames.joined(separator: ", "))]"))
     }
 }

@@ -81,6 +81,7 @@ public struct TilawaApplication: Sendable {
                                    metrics: metrics, clock: clock, logger: logger),
             ProgrammeClockService(runtime: runtime, notify: wakeup, interval: programmeTick, logger: logger),
             DropFolderService(runtime: runtime, pool: background, jobsWakeup: wakeup, logger: logger),
+            BackupService(runtime: runtime, logger: logger),
             WatchdogService(environment: environment, logger: logger) { await database.isResponsive() },
             server,
             ShutdownAnnouncer(notifier: notifier, logger: logger),

@@ -176,6 +176,19 @@ extension TilawaConfiguration {
         /// The defaults.
         public init() {}
     }
+
+    /// `backup.*`: scheduled backups (DESIGN §12); off unless `dir` is set.
+    public struct Backup: Sendable, Hashable {
+        /// `backup.dir`: where the daemon writes one backup directory per run; nil: none.
+        public var dir: String?
+        /// `backup.every_hours`: how often (1–720).
+        public var everyHours = 24
+        /// `backup.keep`: how many whole backups are kept (1–365); older ones are removed.
+        public var keep = 7
+
+        /// The defaults.
+        public init() {}
+    }
 }
 
 extension TilawaConfiguration {

@@ -37,6 +37,8 @@ public struct TilawaConfiguration: Sendable, Equatable {
     public var encodeWorkers = 0
     /// `storage.*`.
     public var storage = Storage()
+    /// `backup.*`.
+    public var backup = Backup()
     /// `uploads.*`.
     public var uploads = Uploads()
     /// `submissions.*`.

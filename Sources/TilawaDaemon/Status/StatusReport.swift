@@ -40,6 +40,8 @@ public struct StatusReport: Encodable, Sendable {
     public var database: DatabaseFile
     /// Rows pointing to files that do not exist.
     public var missingArtifacts: MissingArtifacts
+    /// The last backup, and whether backups are scheduled.
+    public var backup: Backup
     /// Every check that was evaluated, in a fixed order.
     public var checks: [Check]
     /// The identity provider's key set as the daemon holds it (`GET /v1/status` only, when
@@ -53,6 +55,32 @@ public struct StatusReport: Encodable, Sendable {
         public var skippedKeys: [String]
         public var lastFetchError: String?
         public var lastFetchErrorAt: Date?
+    }
+
+    /// `backup`: the last backup of this state directory (the schedule's or `tilawa backup create`'s).
+    public struct Backup: Encodable, Sendable, Equatable {
+        /// `backup.dir`, when backups are scheduled.
+        public var dir: String?
+        public var everyHours: Int?
+        public var lastAt: Date?
+        public var lastAgeSeconds: Int?
+        public var lastPath: String?
+        public var verified: Bool?
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(dir, forKey: .dir)
+            try container.encode(everyHours, forKey: .everyHours)
+            try container.encode(lastAt, forKey: .lastAt)
+            try container.encode(lastAgeSeconds, forKey: .lastAgeSeconds)
+            try container.encode(lastPath, forKey: .lastPath)
+            try container.encode(verified, forKey: .verified)
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case dir, verified
+            case everyHours, lastAt, lastAgeSeconds, lastPath
+        }
     }
 
     /// Students' questions about coach replies.

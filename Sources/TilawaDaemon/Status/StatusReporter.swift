@@ -125,6 +125,9 @@ public struct StatusReporter: Sendable {
                 count: missing.count, checkedFiles: facts.recentArtifactPaths.count,
                 checkedSince: database == .read ? facts.recentSince : nil, examples: Array(missing.sorted().prefix(10)),
                 lastFullSweep: facts.lastSweep.map { .init(sweptAt: $0.sweptAt, count: $0.missing) }),
+            backup: .init(dir: configuration.backup.dir, everyHours: configuration.backup.dir == nil ? nil : configuration.backup.everyHours,
+                          lastAt: facts.lastBackup?.at, lastAgeSeconds: age(facts.lastBackup?.at), lastPath: facts.lastBackup?.path,
+                          verified: facts.lastBackup?.verified),
             checks: [])
         report.checks = thresholds.checks(for: report, stateDirectory: directory, database: database)
         report.state = StatusState.worst(report.checks.map(\.state))

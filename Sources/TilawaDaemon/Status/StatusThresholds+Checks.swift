@@ -34,8 +34,31 @@ extension StatusThresholds {
         checks.append(diskCheck(report.disk))
         if !isFailure(database) {
             checks.append(missingArtifactsCheck(report.missingArtifacts))
+            checks.append(backupCheck(report.backup))
         }
         return checks
+    }
+
+    /// WARNING when backups are scheduled and the last is older than twice the interval (or
+    /// there is none), or the last was not verified; OK otherwise, saying when it was made.
+    private func backupCheck(_ backup: StatusReport.Backup) -> StatusReport.Check {
+        let last = backup.lastAt.map { _ in
+            "the last backup was made \(StatusFormat.age(backup.lastAgeSeconds ?? 0)) ago\(backup.verified == true ? " and verified" : ", not verified")"
+        }
+        if let hours = backup.everyHours {
+            let limit = 2 * hours * 3_600
+            guard let age = backup.lastAgeSeconds else {
+                return .init(name: "backup", state: .warning, message: "backup.dir is set but no backup has been made yet")
+            }
+            if age > limit {
+                return .init(name: "backup", state: .warning,
+                             message: "\(last ?? "") — more than twice backup.every_hours (\(hours) h); see the daemon's log")
+            }
+        }
+        if backup.lastAt != nil, backup.verified == false {
+            return .init(name: "backup", state: .warning, message: (last ?? "") + ": run tilawa backup verify on it")
+        }
+        return .init(name: "backup", state: .ok, message: last ?? "no backup made (backup.dir is not set): a lost disk would lose everything")
     }
 
     private func isFailure(_ access: StatusAccess) -> Bool {

@@ -158,6 +158,7 @@ extension AppDatabase {
                 SELECT COUNT(*) FROM dropFile WHERE outcome = 'rejected' AND processedAt >= ?
                 """, arguments: [dayAgo]) ?? 0
             facts.lastSweep = try Self.lastArtifactSweep(db)
+            facts.lastBackup = try Self.lastBackup(db)
             return facts
         }
     }

@@ -64,6 +64,8 @@ public struct StatusFacts: Sendable, Equatable {
     public var dropboxRejectedLast24h = 0
     /// The daemon's last full artifact sweep, if it recorded one.
     public var lastSweep: ArtifactSweepSummary?
+    /// The last backup, whoever made it.
+    public var lastBackup: LastBackup?
 
     /// Nothing: the facts of an empty (or absent) database.
     public init() {}
