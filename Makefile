@@ -12,7 +12,7 @@ BIN_RELEASE  := .build/release/tilawa
 RUNTIME_PACKAGES := libavformat-dev libavcodec-dev libswresample-dev libavutil-dev \
                     libopusenc-dev libopus-dev libogg-dev libebur128-dev libasound2-dev \
                     libsqlite3-dev pkg-config
-TEST_PACKAGES    := opus-tools faketime python3 python3-venv ffmpeg chromium chromium-driver fonts-hosny-amiri curl
+TEST_PACKAGES    := opus-tools faketime python3 python3-venv ffmpeg chromium chromium-driver fonts-hosny-amiri curl unzip
 # Python peers the tests run against, from PyPI, in a virtual environment of the project's:
 # the OpenAPI response validator (jsonschema with its RFC 3339 format check, PyYAML) and
 # the Standard Webhooks verifier (standardwebhooks) the webhook tests check deliveries with, and

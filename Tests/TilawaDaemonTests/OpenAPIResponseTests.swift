@@ -378,6 +378,11 @@ struct OpenAPIResponseTests {
             ] {
                 _ = try await call(.post, cover, uri, headers, body: ByteBuffer(string: body))
             }
+            let exportRoute = "/v1/students/{id}/export"
+            _ = try await call(.get, exportRoute, "/v1/students/S1001/export", student)
+            _ = try await call(.get, exportRoute, "/v1/students/S1001/export", try await auth(.coach, "C01"))
+            _ = try await call(.get, exportRoute, "/v1/students/S1002/export", student)
+            _ = try await call(.get, exportRoute, "/v1/students/S1001/export")
             let audit = "/v1/audit"
             let firstPage = try await call(.get, audit, "/v1/audit?limit=2", try await auth(.ops, "amina"))
             if let next = firstPage.json?["next"] as? String { _ = try await call(.get, audit, next, try await auth(.ops, "amina")) }

@@ -53,6 +53,7 @@ public enum TilawaServer {
         AnnouncementRoutes(api: api).register(on: v1)
         PreferencesRoutes(api: api).register(on: v1)
         BackOfficeRoutes(api: api).register(on: v1)
+        ExportRoutes(api: api).register(on: v1)
         routes.load(router)
         return router
     }
