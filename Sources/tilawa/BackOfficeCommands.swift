@@ -45,9 +45,11 @@ struct BackOfficeOptions: ParsableArguments {
     }
 
     /// The operator: `--by`, else the invoking Unix user (by uid, not `$USER`, which anyone can set), else `uid:N`.
-    var actor: String {
-        if let by { return by }
-        if let entry = getpwuid(getuid()), let name = entry.pointee.pw_name.map({ String(cString: $0) }), Self.isName(name) { return name }
+    var actor: String { by ?? Self.unixUser() }
+
+    /// The invoking Unix user's name, by uid, else `uid:N`.
+    static func unixUser() -> String {
+        if let entry = getpwuid(getuid()), let name = entry.pointee.pw_name.map({ String(cString: $0) }), isName(name) { return name }
         return "uid:\(getuid())"
     }
 

@@ -110,6 +110,9 @@ struct RestoreCommand: ParsableCommand {
             let report = try BackupRestorer.restore(from: directory, to: stateDir, now: Date())
             print("restored \(report.files) files into \(stateDir); \(report.jobsRequeued) encode jobs queued again, \(report.uploadsDropped) unfinished uploads and \(report.keysDropped) in-flight idempotency keys dropped")
             print("not in the backup, supply them: \(report.secretsNotIncluded.joined(separator: ", "))")
+            if !report.erasedAgain.isEmpty {
+                print("erased again from the ledger (erased after this backup was made): \(report.erasedAgain.joined(separator: ", "))")
+            }
         } catch {
             throw BackupCommand.fail(error)
         }

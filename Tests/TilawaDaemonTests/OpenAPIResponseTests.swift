@@ -579,6 +579,20 @@ struct OpenAPIResponseTests {
             _ = try await call(.post, "/desk/logout", "/desk/logout", [.cookie: cookie])
             _ = try await call(.post, "/desk/logout", "/desk/logout",
                                [.cookie: cookie, .csrfToken: session.json?["csrf_token"] as? String ?? ""])
+            // Erasure: S1012 (spring, nothing recorded), refused while enrolled, then forced; each documented refusal.
+            let erasure = "/v1/students/{id}/erasure"
+            for (uri, headers, body) in [
+                ("/v1/students/S1012/erasure", backOfficeJSON, #"{"reason": "Asked"}"#),
+                ("/v1/students/S1012/erasure", backOfficeJSON, #"{"reason": "Asked", "force": true}"#),
+                ("/v1/students/S9999/erasure", backOfficeJSON, #"{"reason": "Asked"}"#),
+                ("/v1/students/S1012/erasure", backOfficeJSON, #"{"force": true}"#),
+                ("/v1/students/S1012/erasure", backOfficeJSON, #"{"reason": "Asked", "force": "yes"}"#),
+                ("/v1/students/S1012/erasure", backOfficeStudentJSON, "{}"),
+                ("/v1/students/S1012/erasure", backOfficeText, "x"),
+                ("/v1/students/S1012/erasure", [.contentType: "application/json"], "{}"),
+            ] {
+                _ = try await call(.post, erasure, uri, headers, body: ByteBuffer(string: body))
+            }
             // Moving the reply: to S1003's recording, and each documented refusal.
             let move = "/v1/feedback/{id}/move"
             let other = try await client.execute(uri: "/v1/students/S1003/weeks/12/submissions", method: .post,

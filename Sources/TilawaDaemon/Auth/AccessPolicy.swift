@@ -43,7 +43,9 @@ struct AccessPolicy: Sendable {
     /// True when `principal` may see the submission's data. Callers answer 404 (not 403)
     /// otherwise, so submission ids of others are not confirmed.
     func canRead(submission: SubmissionRecordView, by principal: Principal) async throws -> Bool {
-        switch principal.role {
+        // An erased student's recordings are gone for everyone: answered as not found.
+        if try await runtime.database.isErased(studentId: submission.studentId) { return false }
+        return switch principal.role {
         case .ops: true
         case .student: principal.subject == submission.studentId
         case .coach: try await runtime.database.coachMayRead(submissionId: submission.id, coachId: principal.subject, now: runtime.clock())

@@ -19,6 +19,29 @@ struct BackOfficeRoutes: Sendable {
         group.post("feedback/:id/move", use: moveFeedback)
         group.post("coaches/:id/cover", use: cover)
         group.get("audit", use: audit)
+        group.post("students/:id/erasure", use: erase)
+    }
+
+    /// `POST /v1/students/{id}/erasure` `{reason, force?}` (ops) → 200 with what was removed.
+    /// Refused (409 `open_enrolment`) while an enrolment runs, unless `force`.
+    @Sendable func erase(_ request: Request, context: TilawaRequestContext) async throws -> Response {
+        let (actor, body) = try await read(request, context: context, members: ["reason", "force"],
+                                           shape: "{\"reason\": \"…\", \"force\"?: true}")
+        let studentId = try api.identifier("id", in: context)
+        let reason = try body.reason()
+        var force = false
+        if let value = body.object["force"] {
+            guard case let .bool(flag) = value else { throw APIProblem.badRequest("invalid_body", "force is true or false.") }
+            force = flag
+        }
+        switch try await api.runtime.database.erase(studentId: studentId, force: force, by: actor, reason: reason, now: api.now) {
+        case let .failure(refusal):
+            throw APIProblem(refusal == .unknownStudent(studentId) ? .notFound : .conflict, code: refusal.code, detail: refusal.message)
+        case let .success(erasure):
+            for path in erasure.files { api.runtime.stateDirectory.artifactStore.remove(path) }
+            context.logger.notice("student erased", metadata: ["student": "\(studentId)", "by": "\(actor)", "files": "\(erasure.files.count)"])
+            return try api.json(ErasureResource(erasure))
+        }
     }
 
     /// `POST /v1/students/{id}/extensions` `{week, due_at, reason}` → 201 with the audit entry.
@@ -359,4 +382,28 @@ struct AuditPageResource: Encodable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey { case entries, next }
+}
+
+/// `POST /v1/students/{id}/erasure`'s answer (and `tilawa erase --json`).
+public struct ErasureResource: Encodable, Sendable {
+    let studentId: String
+    let recordings: Int
+    let replies: Int
+    let filesRemoved: Int
+    let eventsRemoved: Int
+
+    public init(_ erasure: Erasure) {
+        studentId = erasure.studentId
+        recordings = erasure.recordings
+        replies = erasure.replies
+        filesRemoved = erasure.files.count
+        eventsRemoved = erasure.events
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case recordings, replies
+        case studentId = "student_id"
+        case filesRemoved = "files_removed"
+        case eventsRemoved = "events_removed"
+    }
 }

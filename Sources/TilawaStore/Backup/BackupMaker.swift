@@ -60,7 +60,9 @@ public struct BackupMaker: Sendable {
         var entries: [BackupManifest.Entry] = []
         let databasePath = directory + "/" + BackupManifest.databaseName
         let state = stateDirectory
+        var erased: [String] = []
         let migrations: [String] = try database.writer.read { db in
+            erased = try db.tableExists("erasure") ? String.fetchAll(db, sql: "SELECT studentId FROM erasure ORDER BY studentId") : []
             // The snapshot: the database copy and the files it names.
             do {
                 let copy = try DatabaseQueue(path: databasePath)
@@ -120,7 +122,7 @@ public struct BackupMaker: Sendable {
             format: BackupManifest.currentFormat, createdAt: now,
             database: .init(path: BackupManifest.databaseName, size: database.size, sha256: database.sha256, modified: info.modified),
             migrations: migrations, files: entries.sorted { $0.path < $1.path }, secretsNotIncluded: Self.secrets,
-            missingAtSource: report.missing.sorted())
+            missingAtSource: report.missing.sorted(), erased: erased)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601

@@ -34,6 +34,9 @@ public struct BackupManifest: Codable, Sendable, Equatable {
     /// Files the database named that were already missing from the state directory when the
     /// backup was made (a restore cannot bring them back; `verify` does not count them against it).
     public var missingAtSource: [String]
+    /// The erasure ledger when the backup was made: a restore of this or an older backup beside
+    /// it erases these students again.
+    public var erased: [String]
 
     public static let currentFormat = 1
     public static let fileName = "manifest.json"
@@ -45,6 +48,7 @@ public struct BackupManifest: Codable, Sendable, Equatable {
         case createdAt = "created_at"
         case secretsNotIncluded = "secrets_not_included"
         case missingAtSource = "missing_at_source"
+        case erased
     }
 
     /// Whether `path` may name a file of a backup: relative, under `artifacts/` or `photos/`,

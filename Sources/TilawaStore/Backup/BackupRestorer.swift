@@ -18,9 +18,24 @@ public enum BackupRestorer {
         public var uploadsDropped: Int
         public var keysDropped: Int
         public var secretsNotIncluded: [String]
+        /// Students the backup still had, erased again from the ledger.
+        public var erasedAgain: [String] = []
     }
 
-    public static func restore(from directory: String, to target: String, now: Date) throws -> Report {
+    /// The erasure ledger a restore re-applies: the restored database's own, every backup's
+    /// beside `directory` (a newer one knows of later erasures), and `extra` (the live state
+    /// directory's, exported with `tilawa erase --list`).
+    public static func ledger(beside directory: String, extra: [String]) -> Set<String> {
+        let parent = (directory as NSString).deletingLastPathComponent
+        var ids = Set(extra)
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: parent.isEmpty ? "." : parent)) ?? [] {
+            let sibling = (parent.isEmpty ? "." : parent) + "/" + name
+            if let manifest = try? BackupVerifier.readManifest(sibling) { ids.formUnion(manifest.erased) }
+        }
+        return ids
+    }
+
+    public static func restore(from directory: String, to target: String, erasures extra: [String] = [], now: Date) throws -> Report {
         let manifest = try BackupVerifier.readManifest(directory)
         _ = try BackupVerifier.verify(directory)
         guard BackupFiles.isAbsentOrEmpty(target) else {
@@ -54,6 +69,14 @@ public enum BackupRestorer {
             report.uploadsDropped = db.changesCount
             for (key, value) in [("restored_at", now.formatted(.iso8601)), ("restored_from_backup_of", manifest.createdAt.formatted(.iso8601))] {
                 try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value, updatedAt) VALUES (?, ?, ?)", arguments: [key, value, now])
+            }
+            // An older backup cannot bring an erased student back.
+            let already = Set(try String.fetchAll(db, sql: "SELECT studentId FROM erasure"))
+            for id in ledger(beside: directory, extra: extra).union(manifest.erased).subtracting(already).sorted() {
+                guard case let .success(erasure) = try AppDatabase.erase(db, studentId: id, force: true, by: "restore",
+                                                                          reason: "erased after this backup was made", now: now) else { continue }
+                for path in erasure.files { unlink(target + "/artifacts/" + path) }
+                report.erasedAgain.append(id)
             }
         }
         try queue.close()

@@ -175,6 +175,7 @@ extension AppDatabase {
         migrator.registerMigration("coaches: photo", migrate: AppDatabase.migrateCoachPhoto)
         migrator.registerMigration("people: subjects", migrate: AppDatabase.migrateSubjects)
         migrator.registerMigration("back office: overrides and audit", migrate: AppDatabase.migrateBackOffice)
+        migrator.registerMigration("erasure: ledger", migrate: AppDatabase.migrateErasure)
         return migrator
     }
 }

@@ -124,7 +124,9 @@ extension AppDatabase {
     }
 
     static func coachMaySee(_ db: Database, studentId: String, coachId: String?, now: Date) throws -> Bool? {
-        guard try StudentRecord.exists(db, key: studentId) else { return nil }
+        // An erased student is no one's to see, ops' included.
+        guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM student WHERE id = ? AND erasedAt IS NULL)",
+                                arguments: [studentId]) ?? false else { return nil }
         guard let coachId else { return false }
         if try coachKnows(db, studentId: studentId, coachId: coachId, now: now) { return true }
         let unplaced = try Bool.fetchOne(db, sql: """

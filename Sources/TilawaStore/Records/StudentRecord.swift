@@ -23,6 +23,8 @@ public struct StudentRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
     public var pushQuestions = true
     /// The identity provider's `sub` for this student (DESIGN §10); nil when not given.
     public var subject: String? = nil
+    /// When the student was erased (DESIGN §12); their rows stay as ids and counts only.
+    public var erasedAt: Date? = nil
 
     /// Creates a record.
     public init(id: String, name: String, gender: String? = nil) {

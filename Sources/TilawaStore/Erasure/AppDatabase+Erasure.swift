@@ -1,0 +1,145 @@
+import Foundation
+import GRDB
+import TilawaCore
+
+/// What an erasure removed; its files are unlinked by the caller after the commit.
+public struct Erasure: Sendable, Equatable {
+    public var studentId: String
+    /// Paths relative to the artifacts root (and their MP4/CAF variants).
+    public var files: [String]
+    public var recordings: Int
+    public var replies: Int
+    public var events: Int
+}
+
+/// Why a student cannot be erased now.
+public enum ErasureRefusal: Error, Sendable, Equatable {
+    case unknownStudent(String)
+    /// An enrolment still runs (its semester has not closed and the student has not left): `--force` erases anyway.
+    case openEnrolment(String, semester: String)
+
+    public var code: String {
+        switch self {
+        case .unknownStudent: "unknown_student"
+        case .openEnrolment: "open_enrolment"
+        }
+    }
+
+    public var message: String {
+        switch self {
+        case let .unknownStudent(id): "No student has the id \(RosterText.quoted(id))."
+        case let .openEnrolment(id, semester):
+            "Student \(RosterText.quoted(id)) is enrolled in \(RosterText.quoted(semester)), which has not closed; mark them left first or erase with force."
+        }
+    }
+}
+
+extension AppDatabase {
+    /// The migration "erasure: ledger": the ids erased and when (kept: a restore of an older
+    /// backup re-applies them), and the erasure mark on a student. Never edited once landed.
+    static func migrateErasure(_ db: Database) throws {
+        try db.create(table: "erasure") { t in
+            t.primaryKey("studentId", .text)
+            t.column("erasedAt", .datetime).notNull()
+        }
+        try db.alter(table: "student") { t in
+            t.add(column: "erasedAt", .datetime)
+        }
+    }
+
+    /// Erases a student (DESIGN §12) in one transaction with its audit row: their name and
+    /// per-student fields; every audio file of theirs (originals, variants, waveforms, voice
+    /// clips) and the coaches' replies to them (paths returned, to unlink after the commit); the
+    /// text of comments and marks on them and the coaches' notes; the stored response bodies of
+    /// their idempotency keys; their events' messages (undelivered ones go, with their webhook
+    /// deliveries; delivered ones keep only id, type and time); their `rejection` rows and the
+    /// drop-file names of replies to them; their unfinished uploads. What stays: ids, states,
+    /// instants, the counts `status` and the rules read — nothing that says who they were. The
+    /// ledger row (`erasure`) makes a restore of an older backup erase them again.
+    public func erase(studentId: String, force: Bool, by actor: String, reason: String, now: Date) throws -> Result<Erasure, ErasureRefusal> {
+        try immediateWrite { db in try Self.erase(db, studentId: studentId, force: force, by: actor, reason: reason, now: now) }
+    }
+
+    /// `erase` from async code.
+    public func erase(studentId: String, force: Bool, by actor: String, reason: String, now: Date) async throws -> Result<Erasure, ErasureRefusal> {
+        try await immediateWrite { db in try Self.erase(db, studentId: studentId, force: force, by: actor, reason: reason, now: now) }
+    }
+
+    static func erase(_ db: Database, studentId: String, force: Bool, by actor: String, reason: String, now: Date) throws -> Result<Erasure, ErasureRefusal> {
+        guard try StudentRecord.exists(db, key: studentId) else { return .failure(.unknownStudent(studentId)) }
+        if !force {
+            for row in try Row.fetchAll(db, sql: """
+                SELECT enrolment.semesterId, enrolment.state, semester.startDate, semester.timeZone, semester.weekCount, semester.catchUpGraceDays
+                FROM enrolment JOIN semester ON semester.id = enrolment.semesterId WHERE enrolment.studentId = ?
+                """, arguments: [studentId]) where (row["state"] as String?) != RuleOverrides.Standing.left.rawValue {
+                let semester = try SemesterRecord.fetchOne(db, key: row["semesterId"] as String)
+                if let calendar = try semester?.calendar(), !calendar.isClosed(at: now) {
+                    return .failure(.openEnrolment(studentId, semester: row["semesterId"]))
+                }
+            }
+        }
+        var files: [String] = []
+        func collect(_ sql: String, _ arguments: StatementArguments) throws {
+            for row in try Row.fetchAll(db, sql: sql, arguments: arguments) {
+                for index in 0..<row.count {
+                    guard let path = row[index] as String? else { continue }
+                    files.append(path)
+                    files += ArtifactStore.variants(ofAudio: path).filter { _ in !path.hasPrefix("originals/") }
+                }
+            }
+        }
+        let mine = "SELECT id FROM submission WHERE studentId = :student"
+        let arguments: StatementArguments = ["student": studentId]
+        try collect("SELECT originalPath, audioPath, waveformPath FROM submission WHERE studentId = :student", arguments)
+        try collect("SELECT originalPath, audioPath, waveformPath FROM feedback WHERE submissionId IN (\(mine))", arguments)
+        try collect("SELECT audioPath, waveformPath FROM comment WHERE submissionId IN (\(mine))", arguments)
+        try collect("SELECT audioPath, waveformPath FROM annotation WHERE submissionId IN (\(mine))", arguments)
+        let recordings = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission WHERE studentId = :student", arguments: arguments) ?? 0
+        let replies = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM feedback WHERE submissionId IN (\(mine))", arguments: arguments) ?? 0
+        try db.execute(sql: """
+            UPDATE submission SET originalPath = NULL, audioPath = NULL, waveformPath = NULL, audioBytes = NULL,
+                speechSegments = NULL, ayahMarkers = NULL, warnings = '[]', failureReason = NULL WHERE studentId = :student;
+            UPDATE feedback SET originalPath = NULL, audioPath = NULL, waveformPath = NULL, audioBytes = NULL, notes = NULL
+                WHERE submissionId IN (\(mine));
+            UPDATE comment SET text = '', audioPath = NULL, waveformPath = NULL, audioBytes = NULL WHERE submissionId IN (\(mine));
+            UPDATE annotation SET text = '', audioPath = NULL, waveformPath = NULL WHERE submissionId IN (\(mine));
+            UPDATE dropFile SET fileName = '' WHERE feedbackId IN (SELECT id FROM feedback WHERE submissionId IN (\(mine)));
+            DELETE FROM idempotencyKey WHERE owner = :student;
+            DELETE FROM rejection WHERE studentId = :student;
+            DELETE FROM resumableUpload WHERE studentId = :student;
+            UPDATE student SET name = '', gender = NULL, timeZone = NULL, timeZoneSetBy = NULL, subject = NULL, erasedAt = :now
+                WHERE id = :student;
+            INSERT OR REPLACE INTO erasure (studentId, erasedAt) VALUES (:student, :now);
+            """, arguments: ["student": studentId, "now": now])
+        // Events: undelivered ones go (no webhook carries them any more); delivered ones keep
+        // only what they were, not what they said.
+        try db.execute(sql: "DELETE FROM event WHERE studentId = :student AND deliveredAt IS NULL", arguments: arguments)
+        let events = db.changesCount
+        for row in try Row.fetchAll(db, sql: "SELECT id, type, occurredAt FROM event WHERE studentId = :student", arguments: arguments) {
+            let stripped = try JSONSerialization.data(withJSONObject: [
+                "id": row["id"] as String, "type": row["type"] as String, "erased": true,
+            ], options: [.sortedKeys])
+            try db.execute(sql: "UPDATE event SET payload = ? WHERE id = ?", arguments: [stripped, row["id"] as String])
+        }
+        _ = try recordAudit(db, AuditDraft(action: "student_erased", studentId: studentId,
+                                           after: ["recordings": .int(recordings), "replies": .int(replies), "files": .int(files.count)]),
+                            actor: actor, reason: reason, at: now)
+        return .success(Erasure(studentId: studentId, files: files, recordings: recordings, replies: replies, events: events))
+    }
+
+    /// The erasure ledger: every student id erased, with when.
+    public func erasures() throws -> [String: Date] {
+        try writer.read { db in
+            guard try db.tableExists("erasure") else { return [:] }
+            return Dictionary(try Row.fetchAll(db, sql: "SELECT studentId, erasedAt FROM erasure").map { ($0["studentId"] as String, $0["erasedAt"] as Date) },
+                              uniquingKeysWith: { first, _ in first })
+        }
+    }
+
+    /// Whether the student was erased.
+    public func isErased(studentId: String) async throws -> Bool {
+        try await writer.read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM erasure WHERE studentId = ?)", arguments: [studentId]) ?? false
+        }
+    }
+}
