@@ -122,6 +122,8 @@ public struct ConfigurationKey: Sendable, Hashable {
               "Uploads are answered 507 `storage_full` when less disk space than this is free."),
         .init("storage.low_free_bytes", "`1073741824`",
               "Below this much free disk space operations get `storage_low` (at most once a local day); `0` never."),
+        .init("retention.months_after_semester", "`0`",
+              "Remove the audio of enrolments whose semester closed this many months ago (0–1200; `0` keeps it for ever); the daemon applies it daily, `tilawa retention --dry-run` lists it."),
         .init("backup.dir", "none",
               "Where the daemon makes scheduled backups, one directory per run (`tilawa backup create`); none: no scheduled backups."),
         .init("backup.every_hours", "`24`", "Hours between scheduled backups (1–720); `status` warns past twice this."),

@@ -76,6 +76,8 @@ extension TilawaConfiguration {
             values.integer("storage.originals_retention_days", default: 30, in: 0...3650) * 86_400)
         config.storage.minFreeBytes = try values.integer("storage.min_free_bytes", default: config.storage.minFreeBytes, in: 0...Int.max)
         config.storage.lowFreeBytes = try values.integer("storage.low_free_bytes", default: config.storage.lowFreeBytes, in: 0...Int.max)
+        let retention = try values.integer("retention.months_after_semester", default: 0, in: 0...1200)
+        config.storage.retentionMonthsAfterSemester = retention == 0 ? nil : retention
         config.backup.dir = try values.path("backup.dir", workingDirectory: workingDirectory)
         config.backup.everyHours = try values.integer("backup.every_hours", default: config.backup.everyHours, in: 1...720)
         config.backup.keep = try values.integer("backup.keep", default: config.backup.keep, in: 1...365)

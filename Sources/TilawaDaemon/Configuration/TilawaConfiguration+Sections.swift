@@ -172,6 +172,9 @@ extension TilawaConfiguration {
         /// `storage.low_free_bytes`: below this, operations get `storage_low` (at most once a
         /// local day); 0 turns it off.
         public var lowFreeBytes = 1024 * 1024 * 1024
+        /// `retention.months_after_semester`: audio of enrolments whose semester closed this many
+        /// months ago is removed; nil: kept for ever.
+        public var retentionMonthsAfterSemester: Int?
 
         /// The defaults.
         public init() {}

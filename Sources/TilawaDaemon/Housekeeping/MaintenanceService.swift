@@ -94,6 +94,14 @@ public struct MaintenanceService: Service {
                 }
                 try await runtime.database.expireIdempotencyKeys(
                     now: runtime.clock(), retention: runtime.configuration.idempotencyRetention, includingInFlight: false)
+                if let months = runtime.configuration.storage.retentionMonthsAfterSemester {
+                    let runtime = runtime
+                    let plan = try await Task.detached { try runtime.database.applyRetention(months: months, now: runtime.clock(), dryRun: false) }.value
+                    for path in plan.files { runtime.stateDirectory.artifactStore.remove(path) }
+                    if !plan.submissions.isEmpty {
+                        logger.notice("retention: audio removed", metadata: ["recordings": "\(plan.submissions.count)", "files": "\(plan.files.count)"])
+                    }
+                }
             } catch is SweepInterrupted {
                 logger.info("\(label) interrupted by shutdown")
                 return
