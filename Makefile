@@ -28,7 +28,7 @@ TOOL_PACKAGES    := sox espeak-ng ffmpeg opus-tools bc curl sqlite3 socat python
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps deps-tools test-venv build release test run soak bench bench-encode bench-analyze bench-upload bench-load bench-burst bench-status bench-ready bench-align bench-desk fixtures clean
+.PHONY: deps deps-tools test-venv build release test run soak bench bench-encode bench-analyze bench-upload bench-load bench-burst bench-status bench-backup bench-ready bench-align bench-desk fixtures clean
 
 define install_missing
 	@missing=""; for p in $(1); do \
@@ -87,6 +87,10 @@ bench-encode: deps-tools release
 # `tilawa status --json` on 1,000,000 submissions over 5,000 students (release build; target <= 0.3 s).
 bench-status: deps-tools release
 	scripts/bench-status.sh $(BIN_RELEASE)
+
+# Backups on the million-row state (database part) and on 10,000 real-size recordings (files), first and incremental.
+bench-backup: deps-tools release
+	scripts/bench-backup.sh $(BIN_RELEASE)
 
 # The analysis pass against `ffmpeg -af ebur128 -f null -` on the same 3-minute speech file.
 bench-analyze: deps-tools release

@@ -14,10 +14,12 @@ import TilawaTestSupport
 /// starts from (DESIGN §12).
 @Suite("Backup and restore beside a running daemon")
 struct BackupRestoreTests {
+    /// An upload over the suite's own connection helper: nine at once beside a backup may take
+    /// longer than the live test client's 20-s read limit on a loaded machine.
     private func upload(_ client: some TestClientProtocol, _ daemon: TestDaemon, _ student: String, week: Int) async throws -> HTTPResponse.Status {
-        try await client.execute(uri: "/v1/students/\(student)/weeks/\(week)/submissions", method: .post,
+        try await daemon.request(port: try #require(client.port), method: .post, "/v1/students/\(student)/weeks/\(week)/submissions",
                                  headers: try await daemon.headers(.student, student, [.contentType: "audio/ogg"]),
-                                 body: try TestDaemon.fixture("speech.opus")).status
+                                 body: Data(buffer: try TestDaemon.fixture("speech.opus"))).status
     }
 
     @Test("Made while uploads arrive: verified, restored, and a daemon on the copy finishes its encode jobs with the same rules")

@@ -31,6 +31,15 @@ struct SystemdUnitTests {
         #expect(values("ProtectSystem") == ["strict"])
     }
 
+    @Test("ProtectSystem=strict leaves only the state directory writable: the unit shows the ReadWritePaths= a drop folder or a backup directory elsewhere needs")
+    func writablePathsShown() throws {
+        let text = try String(contentsOfFile: Self.unitPath, encoding: .utf8)
+        let shown = text.split(separator: "\n").filter { $0.hasPrefix("#ReadWritePaths=") }.map { String($0.dropFirst("#ReadWritePaths=".count)) }
+        #expect(shown.contains { $0.hasSuffix("/dropbox") } && shown.contains { $0.hasSuffix("/backups") }, "\(shown)")
+        #expect(text.contains("backup.dir") && text.contains("dropbox.path"))
+        #expect(try Self.settings().filter { $0.key == "ReadWritePaths" }.isEmpty, "none is opened by default")
+    }
+
     @Test("the system-call filter lets the encode workers lower their own priority (setpriority is in @resources)")
     func setpriorityAllowed() throws {
         let denied = try Self.settings().filter { $0.key == "SystemCallFilter" && $0.value.hasPrefix("~") }

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Benchmark, not a test: `tilawa backup create` on a big installation (issue "nothing lost").
+#
+#   scripts/bench-backup.sh [BIN]        (make bench-backup builds the release binary first)
+#
+# 1. The database part: the million-row state of scripts/bench-status.sh (its artifact files
+#    are empty placeholders, so this times the snapshot, the reference walk and the manifest).
+# 2. The file part: a state with one real recording ingested (Ogg, MP4 variant made by the
+#    audio route's encoder is not needed: the ingest's Ogg, waveform and original are real
+#    sizes), cloned BENCH_FILES times (rows by SQL, files by cp): a first backup (copies, MB/s),
+#    then a second one with --previous (hard links), side by side.
+#
+# Environment: BENCH_FILES (10000 recordings), BENCH_SUBMISSIONS (1000000), BENCH_SKIP_DB=1.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/bench-lib.sh
+bin=$(realpath "${1:-.build/release/tilawa}")
+files=${BENCH_FILES:-10000}
+[ -x "$bin" ] || { echo "bench-backup: no binary at $bin (make release)" >&2; exit 1; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/tilawa-bench-backup.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+if [ "${BENCH_SKIP_DB:-0}" != 1 ]; then
+  state=$(BENCH_KEEP=1 BENCH_RUNS=1 scripts/bench-status.sh "$bin" | sed -n 's/^state directory: //p')
+  start=$(now)
+  TILAWA_STATE_DIR="$state" "$bin" backup create "$work/db-backup" --no-verify >"$work/db.out" 2>/dev/null || true
+  end=$(now)
+  rows=$(sqlite3 "$state/tilawa.sqlite" "SELECT COUNT(*) FROM submission")
+  echo "database part: $rows submissions, $(du -sh "$state/tilawa.sqlite" | cut -f1) database, backup $(awk -v a="$start" -v b="$end" 'BEGIN{printf "%.1f", b-a}') s"
+  rm -rf "$(dirname "$state")" "$work/db-backup"
+fi
+
+export TILAWA_STATE_DIR="$work/var" TZ=UTC
+"$bin" roster import config/program.yaml config/students.csv >/dev/null
+faketime '2026-11-22 15:00:00' "$bin" ingest --student S1001 --week 12 audio-fixtures/speech.opus >/dev/null
+read -r id original audio waveform < <(sqlite3 -separator ' ' "$work/var/tilawa.sqlite" \
+  "SELECT id, originalPath, audioPath, waveformPath FROM submission LIMIT 1")
+art="$work/var/artifacts"
+per=$(( $(stat -c %s "$art/$original") + $(stat -c %s "$art/$audio") + $(stat -c %s "$art/$waveform") ))
+{
+  echo "BEGIN;"
+  for i in $(seq 1 "$files"); do
+    n=$(printf '%s_%06d' "$id" "$i")
+    echo "INSERT INTO submission SELECT '$n', studentId, semesterId, enrolmentId, kind, week, 'superseded', receivedAt, late, analysis, source, warnings, replace(originalPath, '$id', '$n'), originalBytes, replace(audioPath, '$id', '$n'), audioBytes, replace(waveformPath, '$id', '$n'), outputGainDB, encodedAt, failureReason, origin, overdueNotifiedAt, feedbackDueAt, result, supersededBy, withdrawnAt, recordedAt, speechSegments, ayahMarkers, grantId, levelId, title FROM submission WHERE id = '$id';"
+  done
+  echo "COMMIT;"
+} | sqlite3 "$work/var/tilawa.sqlite" 2>/dev/null || { echo "bench-backup: the clone's INSERT no longer matches the schema" >&2; exit 1; }
+for i in $(seq 1 "$files"); do
+  n=$(printf '%s_%06d' "$id" "$i")
+  for p in "$original" "$audio" "$waveform"; do cp "$art/$p" "$art/${p//$id/$n}"; done
+done
+sync
+bytes=$(( per * (files + 1) ))
+start=$(now); "$bin" backup create "$work/first" --no-verify >/dev/null; end=$(now)
+first=$(awk -v a="$start" -v b="$end" 'BEGIN{printf "%.2f", b-a}')
+start=$(now); "$bin" backup create "$work/second" --previous "$work/first" --no-verify >/dev/null; end=$(now)
+second=$(awk -v a="$start" -v b="$end" 'BEGIN{printf "%.2f", b-a}')
+start=$(now); "$bin" backup verify "$work/second" >/dev/null; end=$(now)
+verify=$(awk -v a="$start" -v b="$end" 'BEGIN{printf "%.2f", b-a}')
+printf 'file part: %d recordings x 3 files, %.1f MB\n' "$((files + 1))" "$(awk -v b="$bytes" 'BEGIN{print b/1e6}')"
+printf '  first backup (copies)        %6s s  %6.1f MB/s\n' "$first" "$(awk -v b="$bytes" -v t="$first" 'BEGIN{print b/1e6/t}')"
+printf '  second backup (hard links)   %6s s  (%s x faster)\n' "$second" "$(ratio "$first" "$second" 1)"
+printf '  verify (re-hash)             %6s s  %6.1f MB/s\n' "$verify" "$(awk -v b="$bytes" -v t="$verify" 'BEGIN{print b/1e6/t}')"
