@@ -37,14 +37,18 @@ read -r id original audio waveform < <(sqlite3 -separator ' ' "$work/var/tilawa.
   "SELECT id, originalPath, audioPath, waveformPath FROM submission LIMIT 1")
 art="$work/var/artifacts"
 per=$(( $(stat -c %s "$art/$original") + $(stat -c %s "$art/$audio") + $(stat -c %s "$art/$waveform") ))
+# The clone's column list comes from the schema, so a new column never breaks it.
+columns=$(sqlite3 "$work/var/tilawa.sqlite" "SELECT group_concat(name, ', ') FROM pragma_table_info('submission')")
 {
   echo "BEGIN;"
   for i in $(seq 1 "$files"); do
     n=$(printf '%s_%06d' "$id" "$i")
-    echo "INSERT INTO submission SELECT '$n', studentId, semesterId, enrolmentId, kind, week, 'superseded', receivedAt, late, analysis, source, warnings, replace(originalPath, '$id', '$n'), originalBytes, replace(audioPath, '$id', '$n'), audioBytes, replace(waveformPath, '$id', '$n'), outputGainDB, encodedAt, failureReason, origin, overdueNotifiedAt, feedbackDueAt, result, supersededBy, withdrawnAt, recordedAt, speechSegments, ayahMarkers, grantId, levelId, title FROM submission WHERE id = '$id';"
+    select=$(echo "$columns" | sed -e "s/\bid\b/'$n'/" -e "s/\bstate\b/'superseded'/" \
+      -e "s/\b\(originalPath\|audioPath\|waveformPath\)\b/replace(\1, '$id', '$n')/g")
+    echo "INSERT INTO submission ($columns) SELECT $select FROM submission WHERE id = '$id';"
   done
   echo "COMMIT;"
-} | sqlite3 "$work/var/tilawa.sqlite" 2>/dev/null || { echo "bench-backup: the clone's INSERT no longer matches the schema" >&2; exit 1; }
+} | sqlite3 "$work/var/tilawa.sqlite"
 for i in $(seq 1 "$files"); do
   n=$(printf '%s_%06d' "$id" "$i")
   for p in "$original" "$audio" "$waveform"; do cp "$art/$p" "$art/${p//$id/$n}"; done
