@@ -49,6 +49,7 @@ struct BackupRestoreTests {
         #expect(restoredReport.files == verified.files)
 
         // Every file a restored row names is there with the manifest's SHA-256.
+        #expect(replies.count >= 2, "the copy holds the replies taken before it")
         let manifest = try BackupVerifier.readManifest(backup)
         let sums = Dictionary(manifest.files.map { ($0.path, $0.sha256) }, uniquingKeysWith: { first, _ in first })
         let copy = try DatabaseQueue(path: restored + "/tilawa.sqlite")
@@ -121,5 +122,69 @@ struct BackupRestoreTests {
         #expect(throws: BackupError.self) {
             try BackupMaker(database: daemon.runtime.database, stateDirectory: daemon.runtime.stateDirectory).create(at: backup, now: Date())
         }
+    }
+}
+
+/// A backup made while coaches' replies arrive through the drop folder and are encoded.
+@Suite("Backup beside the drop folder")
+struct BackupDropFolderTests {
+    @Test("Replies dropped while the backup runs: every reply the copy has is whole — its file there with its hash, or its job queued and finished by a daemon on the copy")
+    func backupWhileRepliesArrive() async throws {
+        let students: [(String, Slot)] = [("S1001", .week(8)), ("S1003", .week(8)), ("S1005", .week(8)), ("S1001", .week(9)), ("S1003", .week(9))]
+        let harness = try await DropFolderHarness(settle: 0.2, students: students)
+        defer { harness.remove() }
+        let daemon = harness.daemon
+        let backup = daemon.scratch.path("backup")
+        let restored = daemon.scratch.path("restored")
+        let folder = try harness.coachFolder("C01")
+        try await harness.running {
+            #expect(await daemon.eventually {
+                try daemon.runtime.database.writer.read { db in
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission WHERE state = 'awaiting_feedback'")
+                } == students.count
+            })
+            for (student, slot) in students {
+                try FileManager.default.copyItem(atPath: fixturePath("speech.m4a"), toPath: folder + "/\(student)_w0\(slot.week ?? 0).m4a")
+            }
+            // Backed up once replies have begun to arrive: some are in, encoded or not, others still on their way.
+            #expect(await daemon.eventually { try harness.feedbackCount() >= 2 })
+            let maker = BackupMaker(database: daemon.runtime.database, stateDirectory: daemon.runtime.stateDirectory)
+            _ = try maker.create(at: backup, now: daemon.clock.now)
+            // The original daemon takes every reply in the end.
+            #expect(await daemon.eventually { try harness.feedbackCount() == students.count })
+        }
+        _ = try BackupVerifier.verify(backup)
+        let report = try BackupRestorer.restore(from: backup, to: restored, now: daemon.clock.now)
+        let second = try await TestDaemon(at: daemon.clock.now, stateDirectory: restored)
+        defer { second.remove() }
+        let replies: [(id: String, state: String, audio: String?)] = try await second.runtime.database.writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT id, state, audioPath FROM feedback").map { ($0["id"], $0["state"], $0["audioPath"]) }
+        }
+        #expect(replies.count >= 2, "the copy holds the replies taken before it")
+        let manifest = try BackupVerifier.readManifest(backup)
+        let listed = Set(manifest.files.map(\.path))
+        for reply in replies where reply.state == "ready" {
+            #expect(reply.audio.map { listed.contains("artifacts/" + $0) } == true, "ready reply \(reply.id) has its audio in the backup")
+        }
+        // What was still being encoded in the snapshot is queued in the copy, and a daemon on it finishes it.
+        try await second.application().test(.live) { _ in
+            #expect(await second.eventually {
+                try second.runtime.database.writer.read { db in
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM feedback WHERE state != 'ready'")
+                } == 0
+            })
+        }
+        let finished: [String?] = try await second.runtime.database.writer.read { db in try String.fetchAll(db, sql: "SELECT audioPath FROM feedback") }
+        for path in finished {
+            #expect(path.map { FileManager.default.fileExists(atPath: restored + "/artifacts/" + $0) } == true)
+        }
+        // Nothing invented, nothing doubled: the copy's replies are the original's, one per recording.
+        let original = Set(try await daemon.runtime.database.writer.read { db in try String.fetchAll(db, sql: "SELECT id FROM feedback") })
+        #expect(Set(replies.map(\.id)).isSubset(of: original))
+        let perRecording = try await second.runtime.database.writer.read { db in
+            try Int.fetchOne(db, sql: "SELECT MAX(n) FROM (SELECT COUNT(*) AS n FROM feedback GROUP BY submissionId)")
+        }
+        #expect(perRecording == nil || perRecording == 1)
+        _ = report
     }
 }
