@@ -49,7 +49,6 @@ struct BackupRestoreTests {
         #expect(restoredReport.files == verified.files)
 
         // Every file a restored row names is there with the manifest's SHA-256.
-        #expect(replies.count >= 2, "the copy holds the replies taken before it")
         let manifest = try BackupVerifier.readManifest(backup)
         let sums = Dictionary(manifest.files.map { ($0.path, $0.sha256) }, uniquingKeysWith: { first, _ in first })
         let copy = try DatabaseQueue(path: restored + "/tilawa.sqlite")
