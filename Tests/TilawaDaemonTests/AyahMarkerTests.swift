@@ -68,9 +68,9 @@ struct AyahMarkerTests {
             try db.execute(sql: "UPDATE curriculumWeek SET ayahs = '1:1-7' WHERE levelId = 'L1' AND week = 12")
         }
         try await daemon.application().test(.live) { client in
-            let upload = try await client.execute(uri: "/v1/students/S1001/weeks/12/submissions", method: .post,
+            let upload = try await daemon.request(port: try #require(client.port), method: .post, "/v1/students/S1001/weeks/12/submissions",
                                                   headers: try await daemon.headers(.student, "S1001", [.contentType: "audio/wav"]),
-                                                  body: try TestDaemon.fixture("recitation_fatiha_16k.wav"))
+                                                  body: Data(buffer: try TestDaemon.fixture("recitation_fatiha_16k.wav")))
             #expect(upload.status == .created)
             let id = try #require(upload.json?["id"] as? String)
             #expect(await daemon.eventually { try daemon.runtime.database.submission(id: id)?.state == .awaitingFeedback })
@@ -93,9 +93,9 @@ struct AyahMarkerTests {
             #expect(!segments.isEmpty && Double(segments.count) <= row.analysis.durationSeconds * 2.5)
 
             // Another passage (Al-Fajr) for the same recording: no entry has times, and the reason says why.
-            let other = try await client.execute(uri: "/v1/students/S1003/weeks/12/submissions", method: .post,
+            let other = try await daemon.request(port: try #require(client.port), method: .post, "/v1/students/S1003/weeks/12/submissions",
                                                  headers: try await daemon.headers(.student, "S1003", [.contentType: "audio/wav"]),
-                                                 body: try TestDaemon.fixture("recitation_fatiha_16k.wav"))
+                                                 body: Data(buffer: try TestDaemon.fixture("recitation_fatiha_16k.wav")))
             let otherId = try #require(other.json?["id"] as? String)
             #expect(await daemon.eventually { try daemon.runtime.database.submission(id: otherId)?.state == .awaitingFeedback })
             let refused = try await client.execute(uri: "/v1/submissions/\(otherId)", method: .get, headers: try await daemon.headers(.coach, "C01"))
