@@ -104,6 +104,27 @@ struct BackupRestoreTests {
             try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'restored_from_backup_of'")
         }
         #expect(restoredAt != nil)
+
+        // Webhook deliveries resume from the copy: each event it holds undelivered is sent once
+        // (signed, as ever); those it holds as delivered are not sent again.
+        let (waiting, delivered): (Set<String>, Set<String>) = try await second.runtime.database.writer.read { db in
+            (Set(try String.fetchAll(db, sql: "SELECT id FROM event WHERE deliveredAt IS NULL")),
+             Set(try String.fetchAll(db, sql: "SELECT id FROM event WHERE deliveredAt IS NOT NULL")))
+        }
+        #expect(!waiting.isEmpty && !delivered.isEmpty)
+        let receiver = WebhookReceiver(faults: [])
+        try await receiver.serve { url in
+            let services = RunningServices([WebhookNotifierService(
+                database: second.runtime.database, endpoint: WebhookEndpoint(url: url, secret: webhookSecret), options: fastOptions(),
+                wakeup: WakeupSignal(), metrics: TilawaMetrics(), logger: quietLogger)])
+            #expect(await second.eventually {
+                try second.runtime.database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM event WHERE deliveredAt IS NULL") } == 0
+            })
+            try await services.stop()
+        }
+        let sent = receiver.answered
+        #expect(Set(sent).isSuperset(of: waiting) && Set(sent).isDisjoint(with: delivered), "\(sent.count) sent")
+        #expect(sent.count == Set(sent).count, "no event sent twice")
     }
 
     @Test("A restore refuses a directory that is not empty and writes nothing there")
