@@ -7,49 +7,43 @@ enum BackupFiles {
     /// Copies `source` to `destination` (which must not exist) while hashing it; fsyncs the
     /// copy. Returns the size and SHA-256, or nil when the source does not exist.
     static func copy(_ source: String, to destination: String) throws -> (size: Int64, sha256: String)? {
-        let input = open(source, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        if input < 0 {
-            if errno == ENOENT { return nil }
-            throw BackupError("cannot_read", "cannot read \(source): \(String(cString: strerror(errno)))")
-        }
-        defer { close(input) }
         let output = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o640)
         guard output >= 0 else { throw BackupError("cannot_write", "cannot create \(destination): \(String(cString: strerror(errno)))") }
-        var hasher = SHA256()
-        var size: Int64 = 0
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
         do {
-            while true {
-                let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    throw BackupError("cannot_read", "cannot read \(source): \(String(cString: strerror(errno)))")
-                }
-                if count == 0 { break }
-                hasher.update(data: buffer[0..<count])
+            let result = try read(source) { piece in
                 var offset = 0
-                while offset < count {
-                    let written = buffer.withUnsafeBytes { write(output, $0.baseAddress! + offset, count - offset) }
+                while offset < piece.count {
+                    let written = piece.withUnsafeBytes { write(output, $0.baseAddress! + offset, piece.count - offset) }
                     if written < 0 {
                         if errno == EINTR { continue }
                         throw BackupError("cannot_write", "cannot write \(destination): \(String(cString: strerror(errno)))")
                     }
                     offset += written
                 }
-                size += Int64(count)
+            }
+            guard let result else {
+                close(output)
+                unlink(destination)
+                return nil
             }
             guard fsync(output) == 0 else { throw BackupError("cannot_write", "cannot fsync \(destination)") }
             close(output)
+            return result
         } catch {
             close(output)
             unlink(destination)
             throw error
         }
-        return (size, hex(hasher.finalize()))
     }
 
     /// The size and SHA-256 of `path`, or nil when it does not exist.
     static func hash(_ path: String) throws -> (size: Int64, sha256: String)? {
+        try read(path) { _ in }
+    }
+
+    /// Reads `path` (never through a link) in 1 MiB pieces, handing each to `body` and hashing
+    /// it; its size and SHA-256, or nil when it does not exist.
+    private static func read(_ path: String, _ body: (ArraySlice<UInt8>) throws -> Void) throws -> (size: Int64, sha256: String)? {
         let input = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         if input < 0 {
             if errno == ENOENT { return nil }
@@ -60,13 +54,14 @@ enum BackupFiles {
         var size: Int64 = 0
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(input, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw BackupError("cannot_read", "cannot read \(path): \(String(cString: strerror(errno)))")
             }
             if count == 0 { break }
             hasher.update(data: buffer[0..<count])
+            try body(buffer[0..<count])
             size += Int64(count)
         }
         return (size, hex(hasher.finalize()))

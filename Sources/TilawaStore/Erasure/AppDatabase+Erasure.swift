@@ -78,22 +78,9 @@ extension AppDatabase {
                 }
             }
         }
-        var files: [String] = []
-        func collect(_ sql: String, _ arguments: StatementArguments) throws {
-            for row in try Row.fetchAll(db, sql: sql, arguments: arguments) {
-                for index in 0..<row.count {
-                    guard let path = row[index] as String? else { continue }
-                    files.append(path)
-                    files += ArtifactStore.variants(ofAudio: path).filter { _ in !path.hasPrefix("originals/") }
-                }
-            }
-        }
         let mine = "SELECT id FROM submission WHERE studentId = :student"
         let arguments: StatementArguments = ["student": studentId]
-        try collect("SELECT originalPath, audioPath, waveformPath FROM submission WHERE studentId = :student", arguments)
-        try collect("SELECT originalPath, audioPath, waveformPath FROM feedback WHERE submissionId IN (\(mine))", arguments)
-        try collect("SELECT audioPath, waveformPath FROM comment WHERE submissionId IN (\(mine))", arguments)
-        try collect("SELECT audioPath, waveformPath FROM annotation WHERE submissionId IN (\(mine))", arguments)
+        let files = try audioFiles(db, ofSubmissions: mine, arguments)
         let recordings = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission WHERE studentId = :student", arguments: arguments) ?? 0
         let replies = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM feedback WHERE submissionId IN (\(mine))", arguments: arguments) ?? 0
         try db.execute(sql: """
@@ -125,6 +112,25 @@ extension AppDatabase {
                                            after: ["recordings": .int(recordings), "replies": .int(replies), "files": .int(files.count)]),
                             actor: actor, reason: reason, at: now)
         return .success(Erasure(studentId: studentId, files: files, recordings: recordings, replies: replies, events: events))
+    }
+
+    /// Every artifact of the submissions `submissions` (SQL selecting their ids) names, and of the
+    /// replies, comments and marks on them — each table's columns as the sweeper knows them
+    /// (`artifactColumns`) — with the MP4/CAF variants of the Ogg files.
+    static func audioFiles(_ db: Database, ofSubmissions submissions: String, _ arguments: StatementArguments = []) throws -> [String] {
+        var files: [String] = []
+        for (table, _, columns) in artifactColumns {
+            let key = table == "submission" ? "id" : "submissionId"
+            for row in try Row.fetchAll(db, sql: "SELECT \(columns.joined(separator: ", ")) FROM \(table) WHERE \(key) IN (\(submissions))",
+                                        arguments: arguments) {
+                for index in 0..<row.count {
+                    guard let path = row[index] as String? else { continue }
+                    files.append(path)
+                    if !path.hasPrefix("originals/") { files += ArtifactStore.variants(ofAudio: path) }
+                }
+            }
+        }
+        return files
     }
 
     /// The erasure ledger: every student id erased, with when.

@@ -29,19 +29,7 @@ extension AppDatabase {
             let semesters = expired.map { "'\($0.replacingOccurrences(of: "'", with: "''"))'" }.joined(separator: ",")
             let chosen = "SELECT submission.id FROM submission JOIN enrolment ON enrolment.id = submission.enrolmentId WHERE enrolment.semesterId IN (\(semesters))"
             let submissions = try String.fetchAll(db, sql: chosen + " AND (submission.audioPath IS NOT NULL OR submission.originalPath IS NOT NULL)")
-            var files: [String] = []
-            for sql in ["SELECT originalPath, audioPath, waveformPath FROM submission WHERE id IN (\(chosen))",
-                        "SELECT originalPath, audioPath, waveformPath FROM feedback WHERE submissionId IN (\(chosen))",
-                        "SELECT audioPath, waveformPath FROM comment WHERE submissionId IN (\(chosen))",
-                        "SELECT audioPath, waveformPath FROM annotation WHERE submissionId IN (\(chosen))"] {
-                for row in try Row.fetchAll(db, sql: sql) {
-                    for index in 0..<row.count {
-                        guard let path = row[index] as String? else { continue }
-                        files.append(path)
-                        if !path.hasPrefix("originals/") { files += ArtifactStore.variants(ofAudio: path) }
-                    }
-                }
-            }
+            let files = try Self.audioFiles(db, ofSubmissions: chosen)
             if !dryRun {
                 try db.execute(sql: """
                     UPDATE submission SET originalPath = NULL, audioPath = NULL, waveformPath = NULL WHERE id IN (\(chosen));
