@@ -148,9 +148,10 @@ struct BackupRestoreTests {
 /// A backup made while coaches' replies arrive through the drop folder and are encoded.
 @Suite("Backup beside the drop folder")
 struct BackupDropFolderTests {
-    @Test("Replies dropped while the backup runs: every reply the copy has is whole — its file there with its hash, or its job queued and finished by a daemon on the copy")
+    @Test("Replies dropped and recordings arriving while the backup runs: every reply and recording the copy has is whole — its file there with its hash, or its job queued and finished by a daemon on the copy")
     func backupWhileRepliesArrive() async throws {
         let students: [(String, Slot)] = [("S1001", .week(8)), ("S1003", .week(8)), ("S1005", .week(8)), ("S1001", .week(9)), ("S1003", .week(9))]
+        let arriving = ["S1002", "S1004", "S1006", "S1007", "S1008", "S1009"]
         let harness = try await DropFolderHarness(settle: 0.2, students: students)
         defer { harness.remove() }
         let daemon = harness.daemon
@@ -168,8 +169,15 @@ struct BackupDropFolderTests {
             }
             // Backed up once replies have begun to arrive: some are in, encoded or not, others still on their way.
             #expect(await daemon.eventually { try harness.feedbackCount() >= 2 })
+            // Recordings keep arriving through the intake (as uploads do) while the backup is made.
             let maker = BackupMaker(database: daemon.runtime.database, stateDirectory: daemon.runtime.stateDirectory)
-            _ = try maker.create(at: backup, now: daemon.clock.now)
+            let now = daemon.clock.now
+            async let made = Task.detached { try maker.create(at: backup, now: now) }.value
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for student in arriving { group.addTask { try harness.submit(student, .week(12)) } }
+                try await group.waitForAll()
+            }
+            #expect(try await made.missing.isEmpty)
             // The original daemon takes every reply in the end.
             #expect(await daemon.eventually { try harness.feedbackCount() == students.count })
         }
@@ -186,11 +194,35 @@ struct BackupDropFolderTests {
         for reply in replies where reply.state == "ready" {
             #expect(reply.audio.map { listed.contains("artifacts/" + $0) } == true, "ready reply \(reply.id) has its audio in the backup")
         }
+        // Each recording the copy holds has its files there with the manifest's hash (the
+        // original and, once encoded, its Ogg and waveform), and the copy's attempt window is
+        // what the original's was over those recordings.
+        let sums = Dictionary(manifest.files.map { ($0.path, $0.sha256) }, uniquingKeysWith: { first, _ in first })
+        let (recordings, paths): ([String: String], [String]) = try await second.runtime.database.writer.read { db in
+            (Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT id, studentId FROM submission").map { ($0["id"] as String, $0["studentId"] as String) }),
+             try String.fetchAll(db, sql: """
+                SELECT originalPath FROM submission WHERE originalPath IS NOT NULL
+                UNION ALL SELECT audioPath FROM submission WHERE audioPath IS NOT NULL
+                UNION ALL SELECT waveformPath FROM submission WHERE waveformPath IS NOT NULL
+                """))
+        }
+        #expect(recordings.count >= students.count)
+        for path in paths {
+            let sum = try #require(sums["artifacts/" + path], "\(path) is in the manifest")
+            let data = try Data(contentsOf: URL(fileURLWithPath: restored + "/artifacts/" + path))
+            #expect(SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() == sum, "\(path)")
+        }
+        let originalIds = Set(try await daemon.runtime.database.writer.read { db in try String.fetchAll(db, sql: "SELECT id FROM submission") })
+        #expect(Set(recordings.keys).isSubset(of: originalIds))
+        for student in Set(students.map(\.0) + arriving) {
+            let here = try await second.runtime.database.attemptStatus(studentId: student, policy: second.runtime.policy, now: daemon.clock.now)
+            #expect(here?.used == recordings.values.filter { $0 == student }.count, "\(student)")
+        }
         // What was still being encoded in the snapshot is queued in the copy, and a daemon on it finishes it.
         try await second.application().test(.live) { _ in
             #expect(await second.eventually {
                 try second.runtime.database.writer.read { db in
-                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM feedback WHERE state != 'ready'")
+                    try Int.fetchOne(db, sql: "SELECT (SELECT COUNT(*) FROM feedback WHERE state != 'ready') + (SELECT COUNT(*) FROM submission WHERE state = 'processing')")
                 } == 0
             })
         }

@@ -54,6 +54,23 @@ public struct ArtifactStore: Sendable, Equatable {
         root.appendingPathComponent(relative).path
     }
 
+    /// Absolute path of a stored artifact, or nil when `relative` could name a file outside the
+    /// store (see `isContained`): what removes or hands out a file a row names goes through it,
+    /// so a damaged or hostile row cannot reach past the artifacts directory.
+    public func containedPath(_ relative: String) -> String? {
+        Self.isContained(relative) ? path(relative) : nil
+    }
+
+    /// Whether `relative` stays inside the directory it is taken from: relative, at most 1024
+    /// bytes, no empty, `.` or `..` component, no control character.
+    public static func isContained(_ relative: String) -> Bool {
+        guard !relative.isEmpty, relative.utf8.count <= 1024 else { return false }
+        return relative.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { component in
+            !component.isEmpty && component != "." && component != ".."
+                && !component.unicodeScalars.contains { $0.properties.generalCategory == .control }
+        }
+    }
+
     /// A temporary path in the directory of `relative` (created if needed), for writers that
     /// produce the file themselves (the Opus encoder); finish with `commit(temporary:to:)`.
     public func temporaryPath(for relative: String) throws -> String {
@@ -117,7 +134,8 @@ public struct ArtifactStore: Sendable, Equatable {
     /// Removes an artifact; a missing file is not an error. While a backup runs nothing is
     /// removed (`BackupLock`): the file stays as an orphan for the sweeper.
     public func remove(_ relative: String) {
-        BackupLock(stateRoot: root.deletingLastPathComponent()).unlessBackingUp { unlink(path(relative)) }
+        guard let target = containedPath(relative) else { return }
+        BackupLock(stateRoot: root.deletingLastPathComponent()).unlessBackingUp { unlink(target) }
     }
 
     /// True when the artifact's file exists.

@@ -41,10 +41,11 @@ public struct ZipStreamWriter {
         try await finishEntry(crc: crc.value, size: UInt64(data.count), zip64: zip64)
     }
 
-    /// Adds the file at `path` as `name`, read in pieces; false (nothing written) when it
-    /// cannot be opened. A file that shrinks while it is read ends its entry where it ends (the
+    /// Adds the file at `path` as `name`, read in pieces; false (nothing written) when there is
+    /// no path or it cannot be opened. A file that shrinks while it is read ends its entry where it ends (the
     /// CRC and size given are of what was sent).
-    public mutating func addFile(name: String, path: String, modified: Date) async throws -> Bool {
+    public mutating func addFile(name: String, path: String?, modified: Date) async throws -> Bool {
+        guard let path else { return false }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
