@@ -61,13 +61,12 @@ public struct ArtifactStore: Sendable, Equatable {
         Self.isContained(relative) ? path(relative) : nil
     }
 
-    /// Whether `relative` stays inside the directory it is taken from: relative, at most 1024
-    /// bytes, no empty, `.` or `..` component, no control character.
+    /// Whether `relative` stays inside the directory it is taken from: relative, no empty, `.`
+    /// or `..` component. (A name with a control character stays inside: the sweeper removes
+    /// such planted files by the name it listed.)
     public static func isContained(_ relative: String) -> Bool {
-        guard !relative.isEmpty, relative.utf8.count <= 1024 else { return false }
-        return relative.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { component in
+        !relative.isEmpty && relative.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { component in
             !component.isEmpty && component != "." && component != ".."
-                && !component.unicodeScalars.contains { $0.properties.generalCategory == .control }
         }
     }
 

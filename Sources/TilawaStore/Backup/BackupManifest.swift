@@ -56,7 +56,8 @@ public struct BackupManifest: Codable, Sendable, Equatable {
     /// directory anyone may have changed, and a restore must never write outside its target.
     public static func isSafe(_ path: String) -> Bool {
         let components = path.split(separator: "/", omittingEmptySubsequences: false)
-        return components.count >= 2 && ["artifacts", "photos"].contains(components[0]) && ArtifactStore.isContained(path)
+        return components.count >= 2 && ["artifacts", "photos"].contains(components[0]) && path.utf8.count <= 1024
+            && ArtifactStore.isContained(path) && !path.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 }
 
