@@ -45,10 +45,19 @@ let package = Package(
         .target(
             name: "TilawaStore",
             dependencies: [
-                "TilawaCore", "TilawaQuran",
+                "TilawaCore", "TilawaQuran", "CFileShims",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // S3-compatible object storage: the SigV4 signer and the client artifacts use there.
+        .target(
+            name: "TilawaS3",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         // The services: ingest pipeline, encode jobs, configuration, HTTP.
@@ -108,6 +117,8 @@ let package = Package(
         .testTarget(name: "TilawaAudioTests", dependencies: ["TilawaAudio", "TilawaCore", "TilawaTestSupport"]),
         .testTarget(name: "TilawaStoreTests", dependencies: ["TilawaStore", "TilawaCore", "TilawaQuran"]),
         .testTarget(name: "TilawaQuranTests", dependencies: ["TilawaQuran"]),
+        .testTarget(name: "TilawaS3Tests", dependencies: ["TilawaS3", "TilawaTestSupport", .product(name: "NIOCore", package: "swift-nio"),
+                                                          .product(name: "AsyncHTTPClient", package: "async-http-client")]),
         .testTarget(
             name: "TilawaDaemonTests",
             dependencies: ["TilawaDaemon", "TilawaStore", "TilawaAudio", "TilawaCore", "TilawaQuran", "TilawaTestSupport",
@@ -120,6 +131,7 @@ let package = Package(
             name: "TilawaCommandLineTests",
             dependencies: ["TilawaDaemon", "TilawaStore", "TilawaAudio", "TilawaCore", "TilawaTestSupport",
                            .product(name: "GRDB", package: "GRDB.swift"),
+                           .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "AsyncHTTPClient", package: "async-http-client")]
         ),
     ],

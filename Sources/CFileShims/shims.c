@@ -1,8 +1,13 @@
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <fcntl.h>
+#include <unistd.h>
 #include "CFileShims.h"
 
 int tilawa_rename_noreplace(int old_directory, const char *old_name, int new_directory, const char *new_name) {
     return renameat2(old_directory, old_name, new_directory, new_name, RENAME_NOREPLACE);
+}
+
+int tilawa_syncfs(int descriptor) {
+    return syncfs(descriptor);
 }

@@ -98,7 +98,9 @@ struct RestoreCommand: ParsableCommand {
             NEW must be absent or empty. Running encode jobs are queued again, in-flight \
             idempotency keys and unfinished uploads dropped (their clients retry), and the \
             database marked as restored. Secrets are not in a backup: the output names the keys \
-            to supply. Exit status: 0 restored, 66 not a backup, 65 corrupt, 73 NEW not empty.
+            to supply. A backup of an older release is migrated; one of a newer release is \
+            refused. Exit status: 0 restored, 66 not a backup, 65 corrupt or made by a newer \
+            release, 73 NEW not empty.
             """
     )
 

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import GRDB
 import Testing
@@ -54,6 +55,52 @@ struct BackupCommandTests {
         let status = try await state.run(["status", "--json"], environment: ["TILAWA_STATE_DIR": restored])
         #expect(status.stdout.contains("\"database\""), "\(status.stdout)\(status.stderr)")
         #expect(try await state.run(["backup", "create", second]).status == 73, "a backup never overwrites one")
+    }
+
+    /// Rewrites the manifest's database size and SHA-256 (after a deliberate change to the
+    /// copy) and lets `edit` change its JSON.
+    private func rewriteManifest(_ backup: String, _ edit: (inout [String: Any]) -> Void = { _ in }) throws {
+        let path = backup + "/manifest.json"
+        var manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        let database = try Data(contentsOf: URL(fileURLWithPath: backup + "/tilawa.sqlite"))
+        var entry = try #require(manifest["database"] as? [String: Any])
+        entry["size"] = database.count
+        entry["sha256"] = SHA256.hash(data: database).map { String(format: "%02x", $0) }.joined()
+        manifest["database"] = entry
+        edit(&manifest)
+        try JSONSerialization.data(withJSONObject: manifest, options: [.sortedKeys]).write(to: URL(fileURLWithPath: path))
+    }
+
+    @Test("A backup of an older release is migrated on restore; one of a newer release is refused and nothing written")
+    func versions() async throws {
+        let (state, backup) = try await backedUp()
+        defer { state.remove() }
+        // The older release: before "erasure: ledger" (no erasure table, no student.erasedAt).
+        let queue = try DatabaseQueue(path: backup + "/tilawa.sqlite")
+        try await queue.write { db in
+            try db.execute(sql: "DROP TABLE erasure; ALTER TABLE student DROP COLUMN erasedAt; DELETE FROM grdb_migrations WHERE identifier = 'erasure: ledger'")
+        }
+        try queue.close()
+        try rewriteManifest(backup) { $0["migrations"] = ($0["migrations"] as? [String] ?? []).filter { $0 != "erasure: ledger" } }
+        #expect(try await state.run(["backup", "verify", backup]).status == 0)
+        let restored = state.scratch.path("restored")
+        let restore = try await state.run(["restore", backup, "--state-dir", restored])
+        #expect(restore.status == 0, "\(restore.stderr)")
+        let copy = try DatabaseQueue(path: restored + "/tilawa.sqlite")
+        let (migrated, students) = try await copy.read { db in
+            (try db.tableExists("erasure"), try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM student WHERE erasedAt IS NULL"))
+        }
+        try copy.close()
+        #expect(migrated && (students ?? 0) > 0)
+
+        // The newer release: a migration this one does not know.
+        let newer = state.scratch.path("backup-newer")
+        #expect(try await state.run(["backup", "create", newer], at: Self.now).status == 0)
+        try rewriteManifest(newer) { $0["migrations"] = ($0["migrations"] as? [String] ?? []) + ["from the future"] }
+        let target = state.scratch.path("restored-newer")
+        let refused = try await state.run(["restore", newer, "--state-dir", target])
+        #expect(refused.status == 65 && refused.stderr.contains("newer_version") && refused.stderr.contains("from the future"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: target))
     }
 
     @Test("Damage fails verify and restore with the file named", arguments: ["flipped byte", "missing file", "truncated manifest", "no manifest", "changed database"])

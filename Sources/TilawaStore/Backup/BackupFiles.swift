@@ -1,11 +1,13 @@
+import CFileShims
 import Crypto
 import Foundation
 import Glibc
 
 /// The file work of backups: copy-while-hashing, hard links, fsyncs, hashing.
 enum BackupFiles {
-    /// Copies `source` to `destination` (which must not exist) while hashing it; fsyncs the
-    /// copy. Returns the size and SHA-256, or nil when the source does not exist.
+    /// Copies `source` to `destination` (which must not exist) while hashing it. Returns the
+    /// size and SHA-256, or nil when the source does not exist. Not synced here: the caller's
+    /// `FilesystemSync` makes every copy durable at once before the manifest is written.
     static func copy(_ source: String, to destination: String) throws -> (size: Int64, sha256: String)? {
         let output = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o640)
         guard output >= 0 else { throw BackupError("cannot_write", "cannot create \(destination): \(String(cString: strerror(errno)))") }
@@ -26,7 +28,6 @@ enum BackupFiles {
                 unlink(destination)
                 return nil
             }
-            guard fsync(output) == 0 else { throw BackupError("cannot_write", "cannot fsync \(destination)") }
             close(output)
             return result
         } catch {
@@ -74,7 +75,30 @@ enum BackupFiles {
         return (Int64(info.st_size), Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
     }
 
-    /// Creates the directories of `path` (relative to `root`), remembering each for a later fsync.
+    /// Makes everything written below a directory durable at once: one syncfs(2) of its
+    /// filesystem instead of an fsync per file and folder (a backup of a million files spent
+    /// most of its time in those). Opened before the first write, so that `sync()` also fails
+    /// on a write-back error of any of them (Linux ≥ 5.8 reports those to syncfs).
+    final class FilesystemSync {
+        private let descriptor: Int32
+        private let path: String
+
+        init(_ path: String) throws {
+            descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            self.path = path
+            guard descriptor >= 0 else { throw BackupError("cannot_write", "cannot open \(path): \(String(cString: strerror(errno)))") }
+        }
+
+        func sync() throws {
+            guard tilawa_syncfs(descriptor) == 0 else {
+                throw BackupError("cannot_write", "cannot flush \(path) to its disk: \(String(cString: strerror(errno)))")
+            }
+        }
+
+        deinit { close(descriptor) }
+    }
+
+    /// Creates the directories of `path` (relative to `root`), remembering each.
     static func makeParents(of path: String, under root: String, made: inout Set<String>) throws {
         var directory = root
         for component in path.split(separator: "/").dropLast() {
@@ -113,7 +137,11 @@ enum BackupFiles {
     }
 
     static func hex(_ digest: some Sequence<UInt8>) -> String {
-        digest.map { String(format: "%02x", $0) }.joined()
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(64)
+        for byte in digest { out.append(digits[Int(byte >> 4)]); out.append(digits[Int(byte & 0xF)]) }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Whether `path` is missing, or an empty directory.

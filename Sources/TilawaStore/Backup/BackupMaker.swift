@@ -10,8 +10,9 @@ import Glibc
 /// their MP4/CAF variants, waveforms, voice clips, coach photos — is copied (or hard-linked
 /// from `previous` when unchanged there: same size and modification time) while the
 /// transaction is open, under `BackupLock`, so nothing the snapshot references is removed
-/// before it is taken. Each file is fsynced; `manifest.json` with sizes and SHA-256 sums is
-/// written last, so a half-made backup is never taken for a whole one. Not in a backup:
+/// before it is taken. All of it is made durable at once (one syncfs); `manifest.json` with
+/// sizes and SHA-256 sums is written after that, so a half-made backup is never taken for a
+/// whole one. Not in a backup:
 /// unfinished resumable uploads (their clients start again), the drop folder (the coaches'
 /// own sync) and secrets (they come from credentials; the manifest names the keys).
 public struct BackupMaker: Sendable {
@@ -47,6 +48,7 @@ public struct BackupMaker: Sendable {
         if mkdir(directory, 0o750) != 0, errno != EEXIST {
             throw BackupError("cannot_write", "cannot create \(directory): \(String(cString: strerror(errno)))")
         }
+        let durable = try BackupFiles.FilesystemSync(directory)
         let lock = try BackupLock(stateRoot: stateDirectory.root).acquire()
         defer { close(lock) }
         let earlier: [String: BackupManifest.Entry] = try previous.map { previous in
@@ -111,11 +113,11 @@ public struct BackupMaker: Sendable {
             }
             return try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY rowid")
         }
-        for folder in made.sorted(by: { $0.count > $1.count }) { try BackupFiles.syncDirectory(folder) }
         guard let database = try BackupFiles.hash(databasePath), let info = BackupFiles.stat(databasePath) else {
             throw BackupError("cannot_write", "the database copy \(databasePath) is missing")
         }
-        try syncFile(databasePath)
+        // Every copy, link, folder and the database on the disk before the manifest says so.
+        try durable.sync()
         report.files = entries.count
         report.databaseBytes = database.size
         let manifest = BackupManifest(
@@ -130,10 +132,4 @@ public struct BackupMaker: Sendable {
         return report
     }
 
-    private func syncFile(_ path: String) throws {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw BackupError("cannot_write", "cannot open \(path)") }
-        defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw BackupError("cannot_write", "cannot fsync \(path)") }
-    }
 }

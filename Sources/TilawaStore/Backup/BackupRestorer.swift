@@ -37,6 +37,12 @@ public enum BackupRestorer {
 
     public static func restore(from directory: String, to target: String, erasures extra: [String] = [], now: Date) throws -> Report {
         let manifest = try BackupVerifier.readManifest(directory)
+        // A newer release's database cannot be read by this one; an older one is migrated below.
+        let known = Set(AppDatabase.migrator.migrations)
+        if let unknown = manifest.migrations.first(where: { !known.contains($0) }) {
+            throw BackupError("newer_version", "\(directory) was made by a newer Tilawa (its database has the migration "
+                              + "\(MessageQuoting.quoted(unknown)), which this one does not know); restore it with that version or a later one")
+        }
         _ = try BackupVerifier.verify(directory)
         guard BackupFiles.isAbsentOrEmpty(target) else {
             throw BackupError("target_not_empty", "\(target) is not empty; restore into a new or empty directory")
@@ -44,6 +50,7 @@ public enum BackupRestorer {
         if mkdir(target, 0o750) != 0, errno != EEXIST {
             throw BackupError("cannot_write", "cannot create \(target): \(String(cString: strerror(errno)))")
         }
+        let durable = try BackupFiles.FilesystemSync(target)
         var made: Set<String> = [target]
         for entry in manifest.files {
             try BackupFiles.makeParents(of: entry.path, under: target, made: &made)
@@ -60,6 +67,9 @@ public enum BackupRestorer {
         var report = Report(files: manifest.files.count, jobsRequeued: 0, uploadsDropped: 0, keysDropped: 0,
                             secretsNotIncluded: manifest.secretsNotIncluded)
         let queue = try DatabaseQueue(path: databasePath)
+        // A backup of an older release: its schema brought up to this one's first, as the daemon
+        // would on start, so the fix-ups below find the tables they change.
+        try AppDatabase.migrator.migrate(queue)
         try queue.write { db in
             try db.execute(sql: "UPDATE job SET state = 'queued', lockedBy = NULL, lockedAt = NULL WHERE state = 'running'")
             report.jobsRequeued = db.changesCount
@@ -80,7 +90,7 @@ public enum BackupRestorer {
             }
         }
         try queue.close()
-        for folder in made.sorted(by: { $0.count > $1.count }) { try BackupFiles.syncDirectory(folder) }
+        try durable.sync()
         return report
     }
 }
