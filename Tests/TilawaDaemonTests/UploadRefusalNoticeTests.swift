@@ -3,6 +3,7 @@ import GRDB
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Synchronization
 import Testing
 import TilawaCore
 @testable import TilawaDaemon
@@ -73,7 +74,12 @@ struct UploadRefusalNoticeTests {
             #expect(try await daemon.runtime.database.recordOwedUploadRefusals(before: .distantFuture, now: daemon.clock.now) == 0)
             #expect(try refusals(daemon, "S1001").isEmpty, "the phone has the refusal in hand")
 
-            // S1002's phone sends 14 minutes of silence whole and is gone (reset) while it is judged.
+            // S1002's phone sends 14 minutes of silence whole and is gone (reset) while it is
+            // judged: its answer is held until then, so the reset always comes first.
+            let phoneGone = Mutex(false)
+            daemon.api.testHooks.holdRefusalAnswers { _ in
+                for _ in 0..<600 where !phoneGone.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(50)) }
+            }
             let silence = Self.silentWAV(seconds: 840)
             let port = try #require(client.port)
             let token = try await daemon.token(.student, "S1002")
@@ -88,6 +94,7 @@ struct UploadRefusalNoticeTests {
             }
             #expect(await daemon.eventually { try upload()?.state != .receiving }, "every byte arrived")
             phone.reset()
+            phoneGone.withLock { $0 = true }
             #expect(await daemon.eventually { try upload()?.state == .answered })
             #expect(try upload()?.answerStatus == 422)
             #expect(try refusals(daemon, "S1002").isEmpty, "owed, not yet told: the answer might still be on its way")

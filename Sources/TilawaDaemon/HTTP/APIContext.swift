@@ -15,6 +15,9 @@ public struct APIContext: Sendable {
     public let startedAt: Date
     /// One request at a time per resumable upload, shared by the routes and the start-up recovery.
     let uploadLocks = UploadLocks()
+    /// Places a test may hold a request at, to make an order that is otherwise a race (none
+    /// installed in the daemon: one lock and a nil check where they are asked).
+    let testHooks = TestHooks()
     /// The identity provider's token verifier (its key set cached for the process); nil
     /// when none is configured.
     let provider: ProviderTokenVerifier?

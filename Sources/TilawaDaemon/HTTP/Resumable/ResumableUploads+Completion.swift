@@ -83,7 +83,9 @@ extension ResumableUploads {
         }
         var response = response
         let body = answer.body
+        let hooks = api.testHooks
         response.body = ResponseBody(contentLength: body.count) { writer in
+            await hooks.beforeRefusalAnswer(uploadId)
             try await writer.write(ByteBuffer(bytes: body))
             try await writer.finish(nil)
             try? await database.uploadRefusalAnswered(uploadId: uploadId, now: api.now)
