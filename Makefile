@@ -19,16 +19,24 @@ TEST_PACKAGES    := opus-tools faketime python3 python3-venv ffmpeg chromium chr
 # the tus client (tuspy) the resumable-upload test drives the daemon with, and Selenium, which
 # drives Debian's headless Chromium (chromium, chromium-driver; fonts-hosny-amiri for the
 # Arabic text) through the coach's desk; PyJWT with cryptography signs the identity provider's
-# tokens the OIDC tests present (an implementation independent of jwt-kit).
+# tokens the OIDC tests present (an implementation independent of jwt-kit); botocore, the
+# independent SigV4 signer the S3 tests check ours against and the client the S3 server check
+# (Tests/s3/s3_server_check.py) talks to scripts/s3-server.sh's server with.
 TEST_VENV        := .venv-test
-TEST_PYTHON_PACKAGES := jsonschema==4.26.0 referencing==0.37.0 rfc3339-validator==0.1.4 PyYAML==6.0.3 standardwebhooks==1.1.0 tuspy==1.1.0 selenium==4.38.0 PyJWT==2.10.1 cryptography==50.0.2
+TEST_PYTHON_PACKAGES := jsonschema==4.26.0 referencing==0.37.0 rfc3339-validator==0.1.4 PyYAML==6.0.3 standardwebhooks==1.1.0 tuspy==1.1.0 selenium==4.38.0 PyJWT==2.10.1 cryptography==50.0.2 botocore==1.43.11
+# The S3-compatible server the S3 tests run against, checking SigV4 signatures as AWS does:
+# OpenStack Swift's proxy with its s3api and tempauth middlewares, its account, container and
+# object servers (python3-swift comes with them) and memcached, where tempauth keeps its tokens.
+# scripts/s3-server.sh runs them from a temporary directory on free loopback ports; `make deps-s3`
+# installs them without starting or enabling their stock services (the stock proxy takes 8080).
+S3_PACKAGES      := swift swift-proxy swift-account swift-container swift-object memcached
 # Only for regenerating audio-fixtures/ and for the benchmarks (python3-dev: bench-encode builds
 # PyPI's pesq from source for its PESQ-WB figure; linux-perf: the CPU ratios by libopus share).
 TOOL_PACKAGES    := sox espeak-ng ffmpeg opus-tools bc curl sqlite3 socat python3-dev python3-venv linux-perf
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps deps-tools test-venv build release test run soak bench bench-encode bench-analyze bench-upload bench-load bench-burst bench-status bench-backup bench-ready bench-align bench-desk fixtures clean
+.PHONY: deps deps-tools deps-s3 test-venv build release test run soak bench bench-encode bench-analyze bench-upload bench-load bench-burst bench-status bench-backup bench-ready bench-align bench-desk fixtures clean
 
 define install_missing
 	@missing=""; for p in $(1); do \
@@ -56,13 +64,39 @@ $(TEST_VENV)/.installed: Makefile | deps
 deps-tools: deps
 	$(call install_missing,$(TOOL_PACKAGES))
 
+# As install_missing, but with a /usr/sbin/policy-rc.d refusing every service start in place
+# only for the install (a machine's own one is put back after, even on failure); then any of the
+# packages' systemd units found enabled or running is disabled and stopped.
+deps-s3:
+	@missing=""; for p in $(S3_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing (their services held back)"; \
+	  saved=""; \
+	  if [ -e /usr/sbin/policy-rc.d ]; then saved=$$($(SUDO) mktemp) && $(SUDO) cp -p /usr/sbin/policy-rc.d "$$saved" || exit 1; fi; \
+	  trap 'if [ -n "$$saved" ]; then $(SUDO) mv -f "$$saved" /usr/sbin/policy-rc.d; else $(SUDO) rm -f /usr/sbin/policy-rc.d; fi' EXIT; \
+	  trap 'exit 130' INT TERM HUP; \
+	  printf '#!/bin/sh\n# make deps-s3: no service starts during its install\nexit 101\n' | $(SUDO) tee /usr/sbin/policy-rc.d >/dev/null && \
+	  $(SUDO) chmod 755 /usr/sbin/policy-rc.d && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing </dev/null || exit 1; \
+	fi; \
+	if command -v systemctl >/dev/null; then \
+	  for u in $$(dpkg-query -L $(S3_PACKAGES) 2>/dev/null | sed -n 's|^\(/usr\)\{0,1\}/lib/systemd/system/\([^/]*\.service\)$$|\2|p' | sort -u); do \
+	    if systemctl is-enabled --quiet $$u 2>/dev/null || systemctl is-active --quiet $$u 2>/dev/null; then \
+	      echo "disabling $$u"; $(SUDO) systemctl disable --now --quiet $$u </dev/null 2>/dev/null || true; \
+	    fi; \
+	  done; \
+	fi
+
 build: deps
 	$(SWIFT) build
 
 release: deps
 	$(SWIFT) build -c release
 
-test: deps test-venv
+test: deps deps-s3 test-venv
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 

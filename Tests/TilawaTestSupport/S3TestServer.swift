@@ -1,0 +1,61 @@
+import Foundation
+
+/// A real S3 implementation for the tests: OpenStack Swift's proxy with its s3api and tempauth
+/// middlewares (Debian's packages, installed by `make deps-s3`), started by
+/// `scripts/s3-server.sh` in a scratch directory on free loopback ports. It checks every
+/// request's signature, as a real store does. `stop()` ends its processes and removes the folder.
+public struct S3TestServer: Sendable {
+    public let directory: ScratchDirectory
+    public let endpoint: URL
+    public let accessKey: String
+    public let secretKey: String
+    public let region: String
+
+    static let script = packageRoot.appendingPathComponent("scripts/s3-server.sh").path
+
+    /// Starts a server; a start that fails is tried again twice in a new folder (the script
+    /// picks free ports by binding port 0 and letting go, which a test starting a server of
+    /// its own at the same moment can take first), and the error carries the servers' logs.
+    public static func start() async throws -> S3TestServer {
+        var failures: [String] = []
+        for _ in 1...3 {
+            let directory = try ScratchDirectory()
+            let started = try await runProcess("/bin/bash", [script, "start", directory.path("s3")], timeout: 120)
+            if started.status == 0 { return try server(started, in: directory) }
+            var logs = ""
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path("s3/log"))) ?? [] {
+                let text = (try? String(contentsOfFile: directory.path("s3/log/" + name), encoding: .utf8)) ?? ""
+                logs += "\n\(name): " + text.split(separator: "\n").suffix(5).joined(separator: "\n")
+            }
+            failures.append("exit \(started.status): \(started.stderr)\(logs)")
+            _ = try? await runProcess("/bin/bash", [script, "stop", directory.path("s3")], timeout: 60)
+            directory.remove()
+        }
+        throw StartError.failed("scripts/s3-server.sh start failed three times — `make deps-s3` installs the server:\n"
+                                + failures.joined(separator: "\n"))
+    }
+
+    private static func server(_ started: ProcessResult, in directory: ScratchDirectory) throws -> S3TestServer {
+        var values: [String: String] = [:]
+        for line in started.stdout.split(separator: "\n") {
+            let halves = line.split(separator: "=", maxSplits: 1)
+            if halves.count == 2 { values[String(halves[0])] = String(halves[1]) }
+        }
+        guard let endpoint = values["endpoint"].flatMap(URL.init(string:)), let accessKey = values["access_key"],
+              let secretKey = values["secret_key"] else {
+            throw StartError.failed("scripts/s3-server.sh printed no endpoint and keys: \(started.stdout)")
+        }
+        return S3TestServer(directory: directory, endpoint: endpoint, accessKey: accessKey, secretKey: secretKey,
+                            region: values["region"] ?? "us-east-1")
+    }
+
+    public func stop() async {
+        _ = try? await runProcess("/bin/bash", [Self.script, "stop", directory.path("s3")], timeout: 60)
+        directory.remove()
+    }
+
+    public enum StartError: Error, CustomStringConvertible {
+        case failed(String)
+        public var description: String { if case .failed(let text) = self { return text }; return "" }
+    }
+}

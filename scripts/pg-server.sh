@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# A throw-away PostgreSQL 15 (Debian's postgresql-15) for the tests: its own cluster in a
+# scratch directory, on a free loopback port, run as an unprivileged user (`nobody` when
+# started by root: PostgreSQL refuses to run as root), trust authentication on loopback only,
+# fsync off (what is tested is Tilawa's behaviour when *it* is killed, not the disk's).
+#
+#   scripts/pg-server.sh start DIR   prints url=postgres://tilawa@127.0.0.1:PORT/tilawa
+#   scripts/pg-server.sh stop DIR    stops it (idempotent); the caller removes DIR
+set -euo pipefail
+command=${1:-}; dir=${2:-}
+[ -n "$command" ] && [ -n "$dir" ] || { echo "usage: $0 start|stop DIR" >&2; exit 64; }
+bin=/usr/lib/postgresql/15/bin
+as=()
+if [ "$(id -u)" = 0 ]; then as=(runuser -u nobody --); fi
+
+case "$command" in
+start)
+  [ -x "$bin/initdb" ] || { echo "pg-server: PostgreSQL 15 is not installed (make deps-postgres)" >&2; exit 69; }
+  mkdir -p "$dir"
+  dir=$(cd "$dir" && pwd)
+  if [ "$(id -u)" = 0 ]; then
+    chown nobody:nogroup "$dir"
+    "${as[@]}" test -w "$dir" || { echo "pg-server: user nobody cannot reach $dir (a folder above it is private)" >&2; exit 77; }
+  fi
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  "${as[@]}" "$bin/initdb" -D "$dir/data" -U tilawa --auth=trust -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
+    || { echo "pg-server: initdb failed; see $dir/initdb.log" >&2; tail -5 "$dir/initdb.log" >&2; exit 70; }
+  "${as[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+    -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" start >/dev/null \
+    || { echo "pg-server: the server did not start; see $dir/server.log" >&2; tail -5 "$dir/server.log" >&2; exit 70; }
+  "${as[@]}" "$bin/createdb" -h 127.0.0.1 -p "$port" -U tilawa tilawa
+  echo "$port" >"$dir/port"
+  echo "url=postgres://tilawa@127.0.0.1:$port/tilawa"
+  ;;
+stop)
+  [ -d "$dir/data" ] || exit 0
+  "${as[@]}" "$bin/pg_ctl" -D "$dir/data" -m immediate -w -t 30 stop >/dev/null 2>&1 || true
+  ;;
+*)
+  echo "usage: $0 start|stop DIR" >&2; exit 64
+  ;;
+esac
