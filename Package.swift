@@ -64,7 +64,7 @@ let package = Package(
         .target(
             name: "TilawaDaemon",
             dependencies: [
-                "TilawaCore", "TilawaAudio", "TilawaStore", "TilawaQuran", "CFileShims",
+                "TilawaCore", "TilawaAudio", "TilawaStore", "TilawaQuran", "CFileShims", "TilawaS3",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -101,12 +101,13 @@ let package = Package(
         .executableTarget(
             name: "tilawa",
             dependencies: [
-                "TilawaAudio", "TilawaCore", "TilawaStore", "TilawaDaemon",
+                "TilawaAudio", "TilawaCore", "TilawaStore", "TilawaDaemon", "TilawaS3",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         // Real processes, scratch folders and fixture paths, shared by the test targets.
@@ -129,7 +130,7 @@ let package = Package(
         // The `tilawa` binary as a process: every command, its output and its exit codes.
         .testTarget(
             name: "TilawaCommandLineTests",
-            dependencies: ["TilawaDaemon", "TilawaStore", "TilawaAudio", "TilawaCore", "TilawaTestSupport",
+            dependencies: ["TilawaDaemon", "TilawaStore", "TilawaAudio", "TilawaCore", "TilawaTestSupport", "TilawaS3",
                            .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "AsyncHTTPClient", package: "async-http-client")]

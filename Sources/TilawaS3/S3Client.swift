@@ -126,6 +126,13 @@ public struct S3Client: Sendable {
         return Array(buffer: try await object.body.collect(upTo: limit))
     }
 
+    /// A byte range of the object in memory (`bytes=first-last`) with the status it came with
+    /// (206 when the store honoured the range).
+    public func getRange(bucket: String, key: String, range: String, limit: Int = 64 << 20) async throws -> (status: Int, bytes: [UInt8]) {
+        let object = try await getObject(bucket: bucket, key: key, range: range)
+        return (object.status, Array(buffer: try await object.body.collect(upTo: limit)))
+    }
+
     /// The object's size and ETag; nil when there is no such object.
     public func headObject(bucket: String, key: String) async throws -> ObjectInfo? {
         do {

@@ -1,6 +1,6 @@
 /// Where artifacts live in an object store: `s3://bucket/prefix` (`artifacts.url`). Keys are
 /// the prefix and the artifact's relative path (`prefix/submissions/2026/11/x.opus`).
-public struct S3Location: Sendable, Equatable, CustomStringConvertible {
+public struct S3Location: Sendable, Hashable, CustomStringConvertible {
     public let bucket: String
     /// Empty, or without a leading slash and ending in one.
     public let prefix: String

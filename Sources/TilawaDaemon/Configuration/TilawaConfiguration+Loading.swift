@@ -1,5 +1,6 @@
 import Foundation
 import TilawaCore
+import TilawaS3
 
 extension TilawaConfiguration {
     /// Reads the configuration: `TILAWA_*` environment variables, then the YAML file, then the defaults.
@@ -81,6 +82,7 @@ extension TilawaConfiguration {
         config.backup.dir = try values.path("backup.dir", workingDirectory: workingDirectory)
         config.backup.everyHours = try values.integer("backup.every_hours", default: config.backup.everyHours, in: 1...720)
         config.backup.keep = try values.integer("backup.keep", default: config.backup.keep, in: 1...365)
+        try config.readArtifacts(&values)
         config.uploads.maxOffline = try TimeInterval(values.integer("uploads.max_offline_hours", default: 72, in: 0...720) * 3_600)
         config.uploads.expiry = try TimeInterval(values.integer("uploads.expire_hours", default: 24, in: 1...720) * 3_600)
         config.uploads.maxOpenPerStudent = try values.integer("uploads.max_open_per_student", default: 3, in: 1...100)
@@ -180,6 +182,35 @@ extension TilawaConfiguration {
             }
         }
         self.oidc = oidc
+    }
+
+    private mutating func readArtifacts(_ values: inout ConfigurationValues) throws(ConfigurationError) {
+        if let setting = values.optionalText("artifacts.url"), setting.text != "file:" {
+            let rule = "must be file: or s3://bucket/prefix (a bucket of 3–63 of a–z 0–9 . -, a prefix without . or .. segments)"
+            guard let location = S3Location(url: setting.text) else { throw values.invalid("artifacts.url", rule, setting) }
+            artifacts.s3Location = location
+        }
+        if let setting = values.optionalText("s3.endpoint") {
+            let rule = "must be an http or https origin such as https://s3.example.org:9000 (no path, query or user)"
+            guard let url = URL(string: setting.text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+                  let host = url.host, !host.isEmpty, url.path.isEmpty || url.path == "/", url.query == nil, url.user == nil
+            else { throw values.invalid("s3.endpoint", rule, setting) }
+            artifacts.s3Endpoint = URL(string: "\(scheme)://\(host)" + (url.port.map { ":\($0)" } ?? ""))
+        }
+        if let region = try values.text("s3.region", rule: "must be a region name such as us-east-1") {
+            guard region.text.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }) else {
+                throw values.invalid("s3.region", "must be a region name such as us-east-1 (a–z, 0–9, -)", region)
+            }
+            artifacts.s3Region = region.text
+        }
+        artifacts.s3AccessKeyFile = values.optionalText("s3.access_key_file").map { secretLocation($0.text) }
+        artifacts.s3SecretKeyFile = values.optionalText("s3.secret_key_file").map { secretLocation($0.text) }
+        if let location = artifacts.s3Location {
+            for (key, present) in [("s3.endpoint", artifacts.s3Endpoint != nil), ("s3.access_key_file", artifacts.s3AccessKeyFile != nil),
+                                   ("s3.secret_key_file", artifacts.s3SecretKeyFile != nil)] where !present {
+                throw ConfigurationError(key: key, message: "is required when artifacts.url is \(location)")
+            }
+        }
     }
 
     private mutating func readDropbox(_ values: inout ConfigurationValues) throws(ConfigurationError) {

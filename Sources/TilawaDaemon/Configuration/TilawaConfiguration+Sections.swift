@@ -1,5 +1,6 @@
 import Foundation
 import TilawaCore
+import TilawaS3
 
 extension TilawaConfiguration {
     /// `http.*`: the HTTP API listener and upload limits.
@@ -195,6 +196,20 @@ extension TilawaConfiguration {
 }
 
 extension TilawaConfiguration {
+    /// `artifacts.url` and `s3.*`: where artifact files live (DESIGN §13).
+    public struct Artifacts: Sendable, Hashable {
+        /// `artifacts.url`: nil for `file:` (the state directory's), or the S3 bucket and prefix.
+        public var s3Location: S3Location?
+        /// `s3.endpoint`, `s3.region`, and the key files (absolute paths).
+        public var s3Endpoint: URL?
+        public var s3Region = "us-east-1"
+        public var s3AccessKeyFile: String?
+        public var s3SecretKeyFile: String?
+
+        /// The defaults: artifacts in the state directory.
+        public init() {}
+    }
+
     /// `oidc.*`: sign-in with the app's identity provider (DESIGN §10); off unless `issuer`,
     /// `audience` and a key set are all given.
     public struct OIDC: Sendable, Hashable {

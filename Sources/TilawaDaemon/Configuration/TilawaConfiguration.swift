@@ -39,6 +39,8 @@ public struct TilawaConfiguration: Sendable, Equatable {
     public var storage = Storage()
     /// `backup.*`.
     public var backup = Backup()
+    /// `artifacts.url` and `s3.*`.
+    public var artifacts = Artifacts()
     /// `uploads.*`.
     public var uploads = Uploads()
     /// `submissions.*`.
