@@ -35,7 +35,7 @@ struct BackupRestoreTests {
             #expect(try await upload(client, daemon, "S1009", week: 12) == .created)
             let maker = BackupMaker(database: daemon.runtime.database, stateDirectory: daemon.runtime.stateDirectory)
             let now = daemon.clock.now
-            async let made = Task.detached { try maker.create(at: backup, now: now) }.value
+            async let made = onOwnThread { try maker.create(at: backup, now: now) }
             let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
                 for student in students { group.addTask { try await upload(client, daemon, student, week: 12) } }
                 return try await group.reduce(into: []) { $0.append($1) }
@@ -172,9 +172,9 @@ struct BackupDropFolderTests {
             // Recordings keep arriving through the intake (as uploads do) while the backup is made.
             let maker = BackupMaker(database: daemon.runtime.database, stateDirectory: daemon.runtime.stateDirectory)
             let now = daemon.clock.now
-            async let made = Task.detached { try maker.create(at: backup, now: now) }.value
+            async let made = onOwnThread { try maker.create(at: backup, now: now) }
             try await withThrowingTaskGroup(of: Void.self) { group in
-                for student in arriving { group.addTask { try harness.submit(student, .week(12)) } }
+                for student in arriving { group.addTask { try await onOwnThread { try harness.submit(student, .week(12)) } } }
                 try await group.waitForAll()
             }
             #expect(try await made.missing.isEmpty)

@@ -120,3 +120,11 @@ public let tilawaBinary: String = {
 
 /// The committed audio fixtures.
 public let fixturesDirectory: URL = packageRoot.appendingPathComponent("audio-fixtures")
+
+/// Blocking work (a backup, a synchronous intake) on a thread of its own, never on the
+/// cooperative pool, whose two threads on a 2-core machine every live test server needs.
+public func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+    }
+}

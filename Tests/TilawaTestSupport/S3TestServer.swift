@@ -17,6 +17,34 @@ public struct S3TestServer: Sendable {
     /// picks free ports by binding port 0 and letting go, which a test starting a server of
     /// its own at the same moment can take first), and the error carries the servers' logs.
     public static func start() async throws -> S3TestServer {
+        await gate.acquire()
+        do {
+            return try await startAlone()
+        } catch {
+            await gate.release()
+            throw error
+        }
+    }
+
+    /// One server at a time in the whole test run: five Python servers starting together on a
+    /// 2-core box take the CPU every live test server of the other suites needs to answer.
+    static let gate = Gate()
+
+    actor Gate {
+        private var busy = false
+        private var waiting: [CheckedContinuation<Void, Never>] = []
+
+        func acquire() async {
+            if !busy { busy = true; return }
+            await withCheckedContinuation { waiting.append($0) }
+        }
+
+        func release() {
+            if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
+        }
+    }
+
+    private static func startAlone() async throws -> S3TestServer {
         var failures: [String] = []
         for _ in 1...3 {
             let directory = try ScratchDirectory()
@@ -52,6 +80,7 @@ public struct S3TestServer: Sendable {
     public func stop() async {
         _ = try? await runProcess("/bin/bash", [Self.script, "stop", directory.path("s3")], timeout: 60)
         directory.remove()
+        await Self.gate.release()
     }
 
     public enum StartError: Error, CustomStringConvertible {

@@ -29,7 +29,8 @@ public struct BackupService: Service {
             let now = runtime.clock()
             let started = Date()
             do {
-                let outcome = try await Task.detached { try schedule.runIfDue(now: now) }.value
+                // Minutes of file copying and a filesystem flush: never on the concurrency pool.
+                let outcome = try await OwnThread.run { try schedule.runIfDue(now: now) }
                 if let outcome {
                     logger.info("backup made", metadata: [
                         "path": "\(outcome.path)", "files": "\(outcome.report.files)", "bytes_copied": "\(outcome.report.bytes)",

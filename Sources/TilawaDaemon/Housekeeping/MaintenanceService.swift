@@ -63,14 +63,9 @@ public struct MaintenanceService: Service {
         let retentionDays = Int(runtime.configuration.storage.originalsRetention / 86_400)
         let stopping = StopRequest()
         return try await withGracefulShutdownHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                Thread.detachNewThread {
-                    continuation.resume(with: Result {
-                        try Self.sweeper(runtime: runtime).sweep(
-                            now: runtime.clock(), originalsRetentionDays: retentionDays,
-                            isStopping: { stopping.isRequested })
-                    })
-                }
+            try await OwnThread.run {
+                try Self.sweeper(runtime: runtime).sweep(now: runtime.clock(), originalsRetentionDays: retentionDays,
+                                                         isStopping: { stopping.isRequested })
             }
         } onGracefulShutdown: {
             stopping.request()
