@@ -33,16 +33,18 @@ struct DeskBrowserTests {
         }
         try await daemon.application().test(.live) { client in
             let port = try #require(client.port)
-            let upload = try await client.execute(uri: "/v1/students/S1001/weeks/12/submissions", method: .post,
+            // Judged before they are answered: over the suite's own connections, without the live
+            // client's 20-s read limit (a loaded box judges a recording slower than that).
+            let upload = try await daemon.request(port: port, method: .post, "/v1/students/S1001/weeks/12/submissions",
                                                   headers: try await daemon.headers(.student, "S1001", [.contentType: "audio/ogg"]),
-                                                  body: try TestDaemon.fixture("speech.opus"))
+                                                  body: Data(buffer: try TestDaemon.fixture("speech.opus")))
             #expect(upload.status == .created)
             let oldest = try #require(upload.json?["id"] as? String)
             // A newer recording beside it (week 11, a minute later): the review flow opens the oldest.
             daemon.clock.advance(by: 60)
-            let newer = try await client.execute(uri: "/v1/students/S1001/weeks/11/submissions", method: .post,
+            let newer = try await daemon.request(port: port, method: .post, "/v1/students/S1001/weeks/11/submissions",
                                                  headers: try await daemon.headers(.student, "S1001", [.contentType: "audio/wav"]),
-                                                 body: try TestDaemon.fixture("recitation_fatiha_16k.wav"))
+                                                 body: Data(buffer: try TestDaemon.fixture("recitation_fatiha_16k.wav")))
             #expect(newer.status == .created)
             let newerId = try #require(newer.json?["id"] as? String)
             // The review plays the encoded audio and draws its stored peaks: both are encoded first.
@@ -88,13 +90,13 @@ struct DeskBrowserTests {
         try EndOfCourseRouteTests.seedTwelveWeeks(daemon)
         try await daemon.application().test(.live) { client in
             let port = try #require(client.port)
-            let eoc = try await client.execute(uri: "/v1/students/S1001/weeks/eoc/submissions", method: .post,
+            let eoc = try await daemon.request(port: port, method: .post, "/v1/students/S1001/weeks/eoc/submissions",
                                                headers: try await daemon.headers(.student, "S1001", [.contentType: "audio/ogg"]),
-                                               body: try TestDaemon.fixture("speech.opus"))
+                                               body: Data(buffer: try TestDaemon.fixture("speech.opus")))
             let eocId = try #require(eoc.json?["id"] as? String)
-            let assessment = try await client.execute(uri: "/v1/students/S1011/weeks/assessment/submissions", method: .post,
+            let assessment = try await daemon.request(port: port, method: .post, "/v1/students/S1011/weeks/assessment/submissions",
                                                       headers: try await daemon.headers(.student, "S1011", [.contentType: "audio/ogg"]),
-                                                      body: try TestDaemon.fixture("speech.opus"))
+                                                      body: Data(buffer: try TestDaemon.fixture("speech.opus")))
             let assessmentId = try #require(assessment.json?["id"] as? String)
             #expect(await daemon.eventually { try daemon.runtime.database.submission(id: eocId)?.state == .awaitingFeedback })
             #expect(await daemon.eventually { try daemon.runtime.database.submission(id: assessmentId)?.state == .awaitingFeedback })
