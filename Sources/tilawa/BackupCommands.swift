@@ -39,7 +39,7 @@ struct BackupCreateCommand: ParsableCommand {
             taken before any is removed. With --previous, files unchanged since that backup are \
             hard-linked from it. Not included: unfinished resumable uploads, the drop folder, \
             secrets (the manifest names the keys a restore needs). Exit status: 0 done, 73 DIR \
-            not empty or not writable, 75 another backup is running, 65 the previous backup is unreadable.
+            not empty or not writable, 75 another backup is running, 66 --previous is not a backup (no manifest: an interrupted one), 65 its manifest is unreadable.
             """
     )
 
