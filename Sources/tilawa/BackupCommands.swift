@@ -60,8 +60,12 @@ struct BackupCreateCommand: ParsableCommand {
             try runtime.database.recordBackup(path: absolute, at: now, verified: !noVerify)
             let seconds = Date().timeIntervalSince(started)
             print("backup \(directory): \(report.files) files, \(report.bytes) bytes copied, \(report.linked) linked (\(report.linkedBytes) bytes), database \(report.databaseBytes) bytes, \(String(format: "%.1f", seconds)) s\(noVerify ? "" : ", verified")")
-            for path in report.missing {
+            // The first twenty by name; every one is in the manifest (`missing_at_source`).
+            for path in report.missing.prefix(20) {
                 FileHandle.standardError.write(Data("tilawa: warning: \(path) was already missing from the state directory\n".utf8))
+            }
+            if report.missing.count > 20 {
+                FileHandle.standardError.write(Data("tilawa: warning: and \(report.missing.count - 20) more files missing from the state directory (all listed in \(directory)/manifest.json, missing_at_source)\n".utf8))
             }
         } catch {
             throw BackupCommand.fail(error)

@@ -61,7 +61,7 @@ public struct BackupMaker: Sendable {
         var report = Report()
         var entries: [BackupManifest.Entry] = []
         let databasePath = directory + "/" + BackupManifest.databaseName
-        let state = stateDirectory
+        let rootPath = stateDirectory.root.path
         var erased: [String] = []
         let migrations: [String] = try database.writer.read { db in
             erased = try db.tableExists("erasure") ? String.fetchAll(db, sql: "SELECT studentId FROM erasure ORDER BY studentId") : []
@@ -77,7 +77,7 @@ public struct BackupMaker: Sendable {
                 guard BackupManifest.isSafe(relative) else {
                     throw BackupError("unsafe_path", "a row names \(relative), which is not a file of the state directory")
                 }
-                let source = state.root.appendingPathComponent(relative).path
+                let source = rootPath + "/" + relative
                 guard let info = BackupFiles.stat(source) else {
                     if !optional { report.missing.append(relative) }
                     return

@@ -52,12 +52,13 @@ public struct BackupManifest: Codable, Sendable, Equatable {
     }
 
     /// Whether `path` may name a file of a backup: relative, under `artifacts/` or `photos/`,
-    /// no empty, `.` or `..` component, no control character — a manifest is read from a
+    /// no empty, `.` or `..` component, no control character (Unicode's Cc: U+0000–U+001F,
+    /// U+007F–U+009F) — a manifest is read from a
     /// directory anyone may have changed, and a restore must never write outside its target.
     public static func isSafe(_ path: String) -> Bool {
         let components = path.split(separator: "/", omittingEmptySubsequences: false)
         return components.count >= 2 && ["artifacts", "photos"].contains(components[0]) && path.utf8.count <= 1024
-            && ArtifactStore.isContained(path) && !path.unicodeScalars.contains { $0.properties.generalCategory == .control }
+            && ArtifactStore.isContained(path) && !path.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
     }
 }
 
