@@ -44,8 +44,11 @@ struct BackupRestoreTests {
             let report = try await made
             #expect(report.missing.isEmpty && report.files >= 1)
         }
-        let verified = try BackupVerifier.verify(backup)
-        let restoredReport = try BackupRestorer.restore(from: backup, to: restored, now: daemon.clock.now)
+        // Off the concurrency pool, as the daemon runs them: the flush of a backup or restore may
+        // wait for everything else written to the disk (a build beside the suite).
+        let verified = try await onOwnThread { try BackupVerifier.verify(backup) }
+        let now = daemon.clock.now
+        let restoredReport = try await onOwnThread { try BackupRestorer.restore(from: backup, to: restored, now: now) }
         #expect(restoredReport.files == verified.files)
 
         // Every file a restored row names is there with the manifest's SHA-256.
@@ -132,16 +135,16 @@ struct BackupRestoreTests {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
         let backup = daemon.scratch.path("backup")
-        _ = try BackupMaker(database: daemon.runtime.database, stateDirectory: daemon.runtime.stateDirectory).create(at: backup, now: daemon.clock.now)
+        let maker = BackupMaker(database: daemon.runtime.database, stateDirectory: daemon.runtime.stateDirectory)
+        let now = daemon.clock.now
+        _ = try await onOwnThread { try maker.create(at: backup, now: now) }
         let target = daemon.scratch.path("busy")
         try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
         try Data("mine".utf8).write(to: URL(fileURLWithPath: target + "/notes.txt"))
-        #expect(throws: BackupError.self) { try BackupRestorer.restore(from: backup, to: target, now: Date()) }
+        await #expect(throws: BackupError.self) { try await onOwnThread { try BackupRestorer.restore(from: backup, to: target, now: Date()) } }
         #expect(try FileManager.default.contentsOfDirectory(atPath: target) == ["notes.txt"])
         // And a second backup into the same directory is refused: nothing is overwritten.
-        #expect(throws: BackupError.self) {
-            try BackupMaker(database: daemon.runtime.database, stateDirectory: daemon.runtime.stateDirectory).create(at: backup, now: Date())
-        }
+        await #expect(throws: BackupError.self) { try await onOwnThread { try maker.create(at: backup, now: Date()) } }
     }
 }
 
@@ -181,8 +184,9 @@ struct BackupDropFolderTests {
             // The original daemon takes every reply in the end.
             #expect(await daemon.eventually { try harness.feedbackCount() == students.count })
         }
-        _ = try BackupVerifier.verify(backup)
-        let report = try BackupRestorer.restore(from: backup, to: restored, now: daemon.clock.now)
+        _ = try await onOwnThread { try BackupVerifier.verify(backup) }
+        let restoreAt = daemon.clock.now
+        let report = try await onOwnThread { try BackupRestorer.restore(from: backup, to: restored, now: restoreAt) }
         let second = try await TestDaemon(at: daemon.clock.now, stateDirectory: restored)
         defer { second.remove() }
         let replies: [(id: String, state: String, audio: String?)] = try await second.runtime.database.writer.read { db in

@@ -27,18 +27,23 @@ struct BackupScheduleTests {
         try FileManager.default.createDirectory(atPath: directory + "/20200101T000000Z", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: directory + "/mine", withIntermediateDirectories: true)
 
-        let first = try #require(try schedule.runIfDue(now: start))
+        // Each run on a thread of its own, as the daemon's service runs it (not on the concurrency pool).
+        func run(at offset: TimeInterval) async throws -> BackupSchedule.Outcome? {
+            try await onOwnThread { try schedule.runIfDue(now: start.addingTimeInterval(offset)) }
+        }
+        let first = try #require(try await run(at: 0))
         #expect(first.report.files > 0 && first.report.linked == 0)
-        #expect(try schedule.runIfDue(now: start.addingTimeInterval(600)) == nil, "not due yet")
-        let second = try #require(try schedule.runIfDue(now: start.addingTimeInterval(3_600)))
+        #expect(try await run(at: 600) == nil, "not due yet")
+        let second = try #require(try await run(at: 3_600))
         #expect(second.report.linked == first.report.files && second.report.bytes == 0, "nothing changed: every file linked")
-        let third = try #require(try schedule.runIfDue(now: start.addingTimeInterval(7_200)))
+        let third = try #require(try await run(at: 7_200))
         #expect(third.removed == [URL(fileURLWithPath: first.path).lastPathComponent])
         let left = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
         #expect(left == [URL(fileURLWithPath: second.path).lastPathComponent, URL(fileURLWithPath: third.path).lastPathComponent, "mine"],
                 "the unfinished run's directory is gone, a folder of someone else's stays")
-        _ = try BackupVerifier.verify(second.path)
-        _ = try BackupVerifier.verify(third.path)
+        let paths = (second.path, third.path)
+        _ = try await onOwnThread { try BackupVerifier.verify(paths.0) }
+        _ = try await onOwnThread { try BackupVerifier.verify(paths.1) }
 
         // status: the last backup, verified; late past twice the interval.
         var configuration = daemon.runtime.configuration

@@ -45,7 +45,8 @@ struct ErasureTests {
                     """, arguments: [submission, submission])
             }
             #expect(paths.count >= 4)
-            _ = try maker.create(at: backups + "/before", now: daemon.clock.now)
+            let before = daemon.clock.now
+            _ = try await onOwnThread { try maker.create(at: backups + "/before", now: before) }
 
             let uri = "/v1/students/S1001/erasure"
             func erase(_ body: String, as role: Role = .ops, _ subject: String = "amina") async throws -> TestResponse {
@@ -89,9 +90,10 @@ struct ErasureTests {
         }
 
         // A newer backup carries the ledger; the older one, restored, erases S1001 again.
-        _ = try maker.create(at: backups + "/after", now: daemon.clock.now)
+        let after = daemon.clock.now
+        _ = try await onOwnThread { try maker.create(at: backups + "/after", now: after) }
         let restored = daemon.scratch.path("restored")
-        let report = try BackupRestorer.restore(from: backups + "/before", to: restored, now: daemon.clock.now)
+        let report = try await onOwnThread { try BackupRestorer.restore(from: backups + "/before", to: restored, now: after) }
         #expect(report.erasedAgain == ["S1001"])
         let copy = try DatabaseQueue(path: restored + "/tilawa.sqlite")
         let (name, audio) = try await copy.read { db in
