@@ -103,6 +103,42 @@ struct BackupCommandTests {
         #expect(!FileManager.default.fileExists(atPath: target))
     }
 
+    @Test("Files already missing from the state directory: twenty named on stderr, the rest counted, every one in the manifest")
+    func missingAtSource() async throws {
+        let state = try await CommandLineStateFixture()
+        defer { state.remove() }
+        let ingested = try await state.run(["ingest", "--student", "S1001", "--week", "12", CommandLineStateFixture.fixture("speech.opus")], at: Self.now)
+        #expect(ingested.status == 0, "\(ingested.stderr)")
+        // 25 rows whose three files were lost (a disk that failed before the backup was set up).
+        let queue = try DatabaseQueue(path: state.stateDirectory + "/tilawa.sqlite")
+        try await queue.write { db in
+            let columns = try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info('submission')")
+            let id = try #require(try String.fetchOne(db, sql: "SELECT id FROM submission"))
+            for n in 1...25 {
+                let copy = "\(id)_lost\(n)"
+                let select = columns.map { column -> String in
+                    switch column {
+                    case "id": "'\(copy)'"
+                    case "state": "'superseded'"
+                    case "originalPath", "audioPath", "waveformPath": "replace(\(column), '\(id)', '\(copy)')"
+                    default: column
+                    }
+                }
+                try db.execute(sql: "INSERT INTO submission (\(columns.joined(separator: ", "))) SELECT \(select.joined(separator: ", ")) FROM submission WHERE id = ?",
+                               arguments: [id])
+            }
+        }
+        try queue.close()
+        let backup = state.scratch.path("backup")
+        let made = try await state.run(["backup", "create", backup], at: Self.now)
+        #expect(made.status == 0, "\(made.stderr)")
+        let named = made.stderr.split(separator: "\n").filter { $0.hasSuffix("was already missing from the state directory") }
+        #expect(named.count == 20 && made.stderr.contains("and 55 more files missing"), "\(made.stderr)")
+        let manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: backup + "/manifest.json"))) as? [String: Any])
+        #expect((manifest["missing_at_source"] as? [String])?.count == 75)
+        #expect(try await state.run(["backup", "verify", backup]).status == 0, "a backup that says what was already lost is whole")
+    }
+
     @Test("Damage fails verify and restore with the file named", arguments: ["flipped byte", "missing file", "truncated manifest", "no manifest", "changed database"])
     func damaged(_ damage: String) async throws {
         let (state, backup) = try await backedUp()
