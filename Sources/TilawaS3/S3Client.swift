@@ -29,6 +29,8 @@ public struct S3Client: Sendable {
             public let key: String
             public let size: Int64
             public let etag: String
+            /// When the store says the object was written (`LastModified`), if it said so readably.
+            public var lastModified: Date? = nil
         }
         public var objects: [Object]
         public var nextContinuationToken: String?
@@ -162,10 +164,20 @@ public struct S3Client: Sendable {
             throw S3Error(code: "bad_answer", message: "the store's listing of \(bucket)/\(prefix) is not a ListBucketResult")
         }
         let objects = root.all("Contents").map {
-            Listing.Object(key: $0.value("Key") ?? "", size: Int64($0.value("Size") ?? "") ?? 0, etag: $0.value("ETag") ?? "")
+            Listing.Object(key: $0.value("Key") ?? "", size: Int64($0.value("Size") ?? "") ?? 0, etag: $0.value("ETag") ?? "",
+                           lastModified: $0.value("LastModified").flatMap(Self.parseTimestamp))
         }
         let truncated = root.value("IsTruncated") == "true"
         return Listing(objects: objects, nextContinuationToken: truncated ? root.value("NextContinuationToken") : nil)
+    }
+
+    /// An ISO 8601 instant as listings write it (`2026-11-27T12:00:00.000Z`, fractions optional).
+    static func parseTimestamp(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)
     }
 
     /// A URL anyone holding it may GET the object with, for `expires` seconds.

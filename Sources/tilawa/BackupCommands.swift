@@ -11,11 +11,12 @@ struct BackupCommand: ParsableCommand {
         subcommands: [BackupCreateCommand.self, BackupVerifyCommand.self]
     )
 
-    /// Exit status of a backup error: 66 not a backup, 65 corrupt, 73 cannot write, 75 busy.
+    /// Exit status of a backup error: 66 not a backup, 65 corrupt, 73 cannot write, 75 busy, 78 artifacts in an S3 store.
     static func exit(for error: BackupError) -> Int32 {
         switch error.code {
         case "not_a_backup": ExitStatus.noInput
         case "target_not_empty", "cannot_write": ExitStatus.cannotCreate
+        case "artifacts_remote": ExitStatus.configuration
         case "backup_running": 75
         default: ExitStatus.dataRejected
         }
@@ -39,7 +40,7 @@ struct BackupCreateCommand: ParsableCommand {
             taken before any is removed. With --previous, files unchanged since that backup are \
             hard-linked from it. Not included: unfinished resumable uploads, the drop folder, \
             secrets (the manifest names the keys a restore needs). Exit status: 0 done, 73 DIR \
-            not empty or not writable, 75 another backup is running, 66 --previous is not a backup (no manifest: an interrupted one), 65 its manifest is unreadable.
+            not empty or not writable, 75 another backup is running, 66 --previous is not a backup (no manifest: an interrupted one), 65 its manifest is unreadable, 78 artifacts are kept in an S3 store (back up with the store's and the database's own tools).
             """
     )
 

@@ -19,12 +19,6 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try config.load()
-        if let location = configuration.artifacts.s3Location {
-            throw CommandLineOutput.fail(code: "bad_configuration", message: """
-                artifacts.url: \(location) is not served yet: this release keeps artifacts in the state directory \
-                (artifacts.url: file:); `tilawa s3 check` checks that the store is ready
-                """, exit: ExitStatus.configuration)
-        }
         let environment = ProcessInfo.processInfo.environment
         LogfmtHandler.bootstrap(level: configuration.logLevel, environment: environment)
         let logger = Logger(label: "tilawa")

@@ -20,7 +20,7 @@ public struct TilawaRuntime: Sendable {
     public init(configuration: TilawaConfiguration, clock: @escaping @Sendable () -> Date = { Date() }) throws {
         self.configuration = configuration
         self.clock = clock
-        stateDirectory = StateDirectory(path: configuration.stateDirectory)
+        stateDirectory = StateDirectory(path: configuration.stateDirectory, artifactRemote: try S3ArtifactRemote.configured(in: configuration))
         try stateDirectory.prepare()
         database = try AppDatabase.open(path: stateDirectory.databasePath)
         policy = ProgramPolicy(

@@ -210,6 +210,12 @@ extension TilawaConfiguration {
                                    ("s3.secret_key_file", artifacts.s3SecretKeyFile != nil)] where !present {
                 throw ConfigurationError(key: key, message: "is required when artifacts.url is \(location)")
             }
+            if backup.dir != nil {
+                throw ConfigurationError(key: "backup.dir", message: """
+                    cannot back up artifacts kept in \(location): keep the bucket versioned or replicated with the store's \
+                    own tools, and back the database up with its own; remove backup.dir
+                    """)
+            }
         }
     }
 

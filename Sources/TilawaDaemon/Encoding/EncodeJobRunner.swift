@@ -126,13 +126,26 @@ public struct EncodeJobRunner: Sendable {
         let audioPath = store.relativePath(family, name: "\(id).opus", date: date)
         let waveformPath = store.relativePath(family, name: "\(id).peaks.json", date: date)
         try store.prepareDirectory(for: audioPath)
-        let (encoded, waveform) = try processor.encode(path: store.path(original), to: store.path(audioPath), analysis: analysis)
-        try store.write(waveform.jsonData(), to: waveformPath)
-        // The same packets for players that do not read Ogg; a failure here only means the
-        // audio route makes the variant when first asked.
-        for container in OpusContainer.allCases {
-            _ = try? OpusRemuxer.remux(oggPath: store.path(audioPath), to: AudioVariants.path(ofOgg: store.path(audioPath), container: container),
-                                       container: container)
+        // With artifacts in S3 the original is fetched to the work area for the decoder, and
+        // every file made here is uploaded before the row that names it commits.
+        let source = try store.localCopy(of: original)
+        defer { source.release() }
+        let (encoded, waveform) = try processor.encode(path: source.path, to: store.path(audioPath), analysis: analysis)
+        do {
+            try store.write(waveform.jsonData(), to: waveformPath)
+            // The same packets for players that do not read Ogg; a failure here only means the
+            // audio route makes the variant when first asked.
+            for container in OpusContainer.allCases {
+                let variant = AudioVariants.path(ofOgg: audioPath, container: container)
+                if (try? OpusRemuxer.remux(oggPath: store.path(audioPath), to: store.path(variant), container: container)) != nil {
+                    do { try store.publish(variant) } catch { store.remove(variant) }
+                }
+            }
+            try store.publish(audioPath)
+        } catch {
+            // Keys are the recording's own: the retry writes them again.
+            store.remove(audioPath)
+            throw error
         }
         Failpoint.hit(Failpoint.afterEncode)
         return (audioPath, waveformPath, encoded)

@@ -101,7 +101,7 @@ struct AnnotationRoutes: Sendable {
             throw APIProblem.notFound("annotation of yours with this id")
         }
         // After the commit: a crash in between leaves orphans the sweep removes.
-        for path in deleted.files { api.runtime.stateDirectory.artifactStore.remove(path) }
+        await api.removeArtifacts(deleted.files)
         return Response(status: .noContent)
     }
 
@@ -148,7 +148,7 @@ struct AnnotationRoutes: Sendable {
     @Sendable func audio(_ request: Request, context: TilawaRequestContext) async throws -> Response {
         let annotation = try await visibleAnnotation(context)
         guard let path = annotation.audioPath else { throw APIProblem.notFound("spoken correction for this annotation") }
-        return try await api.respondAudio(oggPath: api.runtime.stateDirectory.artifactStore.path(path), id: annotation.id,
+        return try await api.respondAudio(artifact: path, id: annotation.id,
                                           request: request, context: context)
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import TilawaAudio
+import TilawaStore
 
 /// The container an audio route answers in: Ogg Opus by default; the same packets in MP4 or
 /// CAF when `?format=` (`ogg`, `mp4`, `caf`) or `Accept` asks for them (players that do not
@@ -39,29 +40,43 @@ enum AudioVariants {
     }
 
     /// The variant's path beside the Ogg file: `x.opus` → `x.m4a`, `x.caf`.
+    /// Works on relative paths (an artifact's) and absolute ones alike.
     static func path(ofOgg oggPath: String, container: OpusContainer) -> String {
-        URL(fileURLWithPath: oggPath).deletingPathExtension().appendingPathExtension(container.fileExtension).path
+        let name = oggPath.lastIndex(of: "/").map { oggPath.index(after: $0) } ?? oggPath.startIndex
+        let stem = oggPath[name...].lastIndex(of: ".").map { oggPath[..<$0] } ?? oggPath[...]
+        return stem + "." + container.fileExtension
     }
 }
 
 extension APIContext {
-    /// Serves an encoded recording (`oggPath`, absolute) in the container the request asks
-    /// for; a variant the encode job did not make (a recording older than variants) is made
-    /// now, once, from the same packets.
-    func respondAudio(oggPath: String, id: String, request: Request, context: TilawaRequestContext,
+    /// Serves an encoded recording (`artifact`, the Ogg file's path in the artifact store) in
+    /// the container the request asks for; a variant the encode job did not make (a recording
+    /// older than variants) is made now, once, from the same packets.
+    func respondAudio(artifact: String, id: String, request: Request, context: TilawaRequestContext,
                       onServed: (@Sendable (Range<Int>, Int) async -> Void)? = nil) async throws -> Response {
         let responder = ArtifactResponder()
+        let store = runtime.stateDirectory.artifactStore
         var response: Response
         if let container = try AudioVariants.requested(request) {
-            let path = AudioVariants.path(ofOgg: oggPath, container: container)
-            if !FileManager.default.fileExists(atPath: path), FileManager.default.fileExists(atPath: oggPath) {
-                try await pool.run { _ = try OpusRemuxer.remux(oggPath: oggPath, to: path, container: container) }
+            let variant = AudioVariants.path(ofOgg: artifact, container: container)
+            if let remote = store.remote as? S3ArtifactRemote {
+                if (try? await remote.size(of: variant)) == nil, (try? await remote.size(of: artifact)) != nil {
+                    try await pool.run {
+                        let source = try store.localCopy(of: artifact)
+                        defer { source.release() }
+                        try store.prepareDirectory(for: variant)
+                        _ = try OpusRemuxer.remux(oggPath: source.path, to: store.path(variant), container: container)
+                        try store.publish(variant)
+                    }
+                }
+            } else if !FileManager.default.fileExists(atPath: store.path(variant)), FileManager.default.fileExists(atPath: store.path(artifact)) {
+                try await pool.run { _ = try OpusRemuxer.remux(oggPath: store.path(artifact), to: store.path(variant), container: container) }
             }
-            response = try await responder.respond(path: path, id: "\(id)-\(container.fileExtension)", contentType: container.mediaType,
-                                                   request: request, context: context, onServed: onServed)
+            response = try await responder.respond(source: ArtifactResponder.source(variant, in: store), id: "\(id)-\(container.fileExtension)",
+                                                   contentType: container.mediaType, request: request, context: context, onServed: onServed)
         } else {
-            response = try await responder.respond(path: oggPath, id: id, contentType: "audio/ogg", request: request, context: context,
-                                                   onServed: onServed)
+            response = try await responder.respond(source: ArtifactResponder.source(artifact, in: store), id: id, contentType: "audio/ogg",
+                                                   request: request, context: context, onServed: onServed)
         }
         response.headers[.vary] = "Accept"
         return response
@@ -72,7 +87,7 @@ extension APIContext {
     /// Serves an artifact's waveform peaks (audiowaveform JSON; `artifact` relative to the
     /// artifact store) for the recording, reply, comment or annotation `id`, with its own ETag.
     func respondWaveform(artifact: String, id: String, request: Request, context: TilawaRequestContext) async throws -> Response {
-        try await ArtifactResponder().respond(path: runtime.stateDirectory.artifactStore.path(artifact), id: id + "-peaks",
-                                              contentType: "application/json", request: request, context: context)
+        try await ArtifactResponder().respond(source: ArtifactResponder.source(artifact, in: runtime.stateDirectory.artifactStore),
+                                              id: id + "-peaks", contentType: "application/json", request: request, context: context)
     }
 }

@@ -38,7 +38,7 @@ struct BackOfficeRoutes: Sendable {
         case let .failure(refusal):
             throw APIProblem(refusal == .unknownStudent(studentId) ? .notFound : .conflict, code: refusal.code, detail: refusal.message)
         case let .success(erasure):
-            for path in erasure.files { api.runtime.stateDirectory.artifactStore.remove(path) }
+            await api.removeArtifacts(erasure.files)
             context.logger.notice("student erased", metadata: ["student": "\(studentId)", "by": "\(actor)", "files": "\(erasure.files.count)"])
             return try api.json(ErasureResource(erasure))
         }

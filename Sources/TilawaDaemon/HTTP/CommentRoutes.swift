@@ -135,7 +135,7 @@ struct CommentRoutes: Sendable {
     @Sendable func audio(_ request: Request, context: TilawaRequestContext) async throws -> Response {
         let comment = try await visibleComment(context)
         guard let path = comment.audioPath else { throw APIProblem.notFound("voice message for this comment") }
-        return try await api.respondAudio(oggPath: api.runtime.stateDirectory.artifactStore.path(path), id: comment.id,
+        return try await api.respondAudio(artifact: path, id: comment.id,
                                           request: request, context: context)
     }
 

@@ -221,7 +221,7 @@ struct FeedbackRoutes: Sendable {
                 _ = try? await database.recordFeedbackFetch(feedbackId: feedbackId, range: range, size: size, now: now)
             }
         }
-        return try await api.respondAudio(oggPath: api.runtime.stateDirectory.artifactStore.path(path), id: feedback.id,
+        return try await api.respondAudio(artifact: path, id: feedback.id,
                                           request: request, context: context, onServed: onServed)
     }
 

@@ -160,7 +160,7 @@ struct SubmissionRoutes: Sendable {
         let minutes = api.runtime.configuration.submissions.withdrawMinutes
         switch try await database.withdrawSubmission(id: id, studentId: principal.subject, windowMinutes: minutes, now: api.now) {
         case let .success(withdrawal):
-            for path in withdrawal.filesToRemove { api.runtime.stateDirectory.artifactStore.remove(path) }
+            await api.removeArtifacts(withdrawal.filesToRemove)
             api.wakeup.signal()
             let attempts = try await api.attempts(of: principal.subject)
             let extras = try await database.submissionExtras(withdrawal.submission)
@@ -187,7 +187,7 @@ struct SubmissionRoutes: Sendable {
     @Sendable func audio(_ request: Request, context: TilawaRequestContext) async throws -> Response {
         let submission = try await visibleSubmission(context)
         guard let path = submission.audioPath else { throw Self.notReady(submission) }
-        return try await api.respondAudio(oggPath: api.runtime.stateDirectory.artifactStore.path(path), id: submission.id,
+        return try await api.respondAudio(artifact: path, id: submission.id,
                                           request: request, context: context)
     }
 

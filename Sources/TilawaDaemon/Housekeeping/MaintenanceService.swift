@@ -91,8 +91,11 @@ public struct MaintenanceService: Service {
                     now: runtime.clock(), retention: runtime.configuration.idempotencyRetention, includingInFlight: false)
                 if let months = runtime.configuration.storage.retentionMonthsAfterSemester {
                     let runtime = runtime
-                    let plan = try await OwnThread.run { try runtime.database.applyRetention(months: months, now: runtime.clock(), dryRun: false) }
-                    for path in plan.files { runtime.stateDirectory.artifactStore.remove(path) }
+                    let plan = try await OwnThread.run {
+                        let plan = try runtime.database.applyRetention(months: months, now: runtime.clock(), dryRun: false)
+                        for path in plan.files { runtime.stateDirectory.artifactStore.remove(path) }
+                        return plan
+                    }
                     if !plan.submissions.isEmpty {
                         logger.notice("retention: audio removed", metadata: ["recordings": "\(plan.submissions.count)", "files": "\(plan.files.count)"])
                     }

@@ -51,8 +51,10 @@ public struct CommentClipEncoder: Sendable {
         }
         do {
             try store.write(waveform.jsonData(), to: waveformPath)
+            try store.publish(audioPath)
         } catch {
             store.remove(audioPath)
+            store.remove(waveformPath)
             throw error
         }
         return .encoded(CommentRecord.Clip(

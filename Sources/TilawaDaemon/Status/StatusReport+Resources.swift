@@ -85,6 +85,10 @@ extension StatusReport {
         public var freePercent: Double?
         /// Originals and encoded audio, summed from the database rows.
         public var artifactBytes: Int64
+        /// Where artifacts are kept: `file:` (on this filesystem, so `free_bytes` is their room
+        /// too) or `s3://bucket/prefix` (`artifact_bytes` are in the store; this filesystem holds
+        /// the database and the work area only).
+        public var artifactsURL = "file:"
 
         enum CodingKeys: String, CodingKey {
             case path
@@ -92,6 +96,7 @@ extension StatusReport {
             case totalBytes
             case freePercent
             case artifactBytes
+            case artifactsURL = "artifactsUrl"
         }
 
         /// Encodes every member, absent values as `null`.
@@ -102,6 +107,7 @@ extension StatusReport {
             try container.encode(totalBytes, forKey: .totalBytes)
             try container.encode(freePercent, forKey: .freePercent)
             try container.encode(artifactBytes, forKey: .artifactBytes)
+            try container.encode(artifactsURL, forKey: .artifactsURL)
         }
     }
 

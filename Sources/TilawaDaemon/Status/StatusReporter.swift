@@ -100,7 +100,11 @@ public struct StatusReporter: Sendable {
         let databaseBytes = Self.fileSize(state.databasePath)
         let walBytes = Self.fileSize(state.databasePath + "-wal")
 
-        let missing = database == .read ? ArtifactPresence.missing(facts.recentArtifactPaths, under: state.artifacts.path) : []
+        // In an S3 store one HEAD per recent file would not stay within the status budget: the
+        // daemon's listing sweep (`last_full_sweep`) is the check there.
+        let s3Location = configuration.artifacts.s3Location
+        let checked = database == .read && s3Location == nil
+        let missing = checked ? ArtifactPresence.missing(facts.recentArtifactPaths, under: state.artifacts.path) : []
 
         var report = StatusReport(
             state: .ok, generatedAt: now, stateDir: state.root.path, daemon: daemon,
@@ -118,12 +122,13 @@ public struct StatusReporter: Sendable {
                            suspended: census.suspended.map { .init(folder: $0.folder, reason: $0.reason) }),
             notifications: .init(count: facts.undeliveredEvents, oldestAgeSeconds: age(facts.oldestUndeliveredOccurredAt),
                                  webhookConfigured: configuration.webhook.url != nil, disabled: facts.webhookDisabled),
-            disk: .init(path: diskPath, freeBytes: free, totalBytes: total, freePercent: freePercent, artifactBytes: facts.artifactBytes),
+            disk: .init(path: diskPath, freeBytes: free, totalBytes: total, freePercent: freePercent, artifactBytes: facts.artifactBytes,
+                        artifactsURL: s3Location.map { "\($0)" } ?? "file:"),
             database: .init(path: state.databasePath, exists: databaseBytes != nil,
                             sizeBytes: (databaseBytes ?? 0) + (walBytes ?? 0), walBytes: walBytes ?? 0),
             missingArtifacts: .init(
-                count: missing.count, checkedFiles: facts.recentArtifactPaths.count,
-                checkedSince: database == .read ? facts.recentSince : nil, examples: Array(missing.sorted().prefix(10)),
+                count: missing.count, checkedFiles: checked ? facts.recentArtifactPaths.count : 0,
+                checkedSince: checked ? facts.recentSince : nil, examples: Array(missing.sorted().prefix(10)),
                 lastFullSweep: facts.lastSweep.map { .init(sweptAt: $0.sweptAt, count: $0.missing) }),
             backup: .init(dir: configuration.backup.dir, everyHours: configuration.backup.dir == nil ? nil : configuration.backup.everyHours,
                           lastAt: facts.lastBackup?.at, lastAgeSeconds: age(facts.lastBackup?.at), lastPath: facts.lastBackup?.path,

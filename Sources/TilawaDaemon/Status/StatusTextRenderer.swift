@@ -84,7 +84,7 @@ public struct StatusTextRenderer: Sendable {
         } else {
             row("disk free", "unknown (\(disk.path))")
         }
-        row("artifacts", StatusFormat.bytes(disk.artifactBytes))
+        row("artifacts", StatusFormat.bytes(disk.artifactBytes) + (disk.artifactsURL == "file:" ? "" : " in \(disk.artifactsURL)"))
         row("database", report.database.exists
             ? "\(StatusFormat.bytes(report.database.sizeBytes)) (WAL \(StatusFormat.bytes(report.database.walBytes)))"
             : "none yet")

@@ -4,12 +4,15 @@ import Foundation
 import Glibc
 #endif
 
-/// Artifact files under `<state_dir>/artifacts`, placed crash-safely.
+/// Artifact files under `<state_dir>/artifacts`, placed crash-safely — or, with a `remote`
+/// (an S3 store, DESIGN §13), kept there, the local directory then only a work area.
 ///
 /// Rows store paths relative to this root (`submissions/2026/11/<id>.opus`), so the state
 /// directory can move. Every file is written to a temporary name, fsynced, renamed and its
 /// directory fsynced before the caller commits the row that points to it; so after a crash
-/// there may be a file without a row (swept at start), never a row without its file.
+/// there may be a file without a row (swept at start), never a row without its file. With a
+/// remote the same holds for objects: `place`, `commit`, `write` and `publish` return once the
+/// store has answered the upload, and the local file is gone.
 public struct ArtifactStore: Sendable, Equatable {
     /// Extensions of the containers an encoded recording (`<id>.opus`) is also kept in, beside
     /// it and with the same packets: MP4 (`.m4a`) and CAF. No row names them: they go with
@@ -39,9 +42,17 @@ public struct ArtifactStore: Sendable, Equatable {
         case originals, submissions, feedback, comments, annotations
     }
 
-    /// A store rooted at `root`.
-    public init(root: URL) {
+    /// Where artifacts are kept when not under `root` (nil: under `root`).
+    public let remote: (any ArtifactRemote)?
+
+    /// A store rooted at `root`, keeping artifacts in `remote` when there is one.
+    public init(root: URL, remote: (any ArtifactRemote)? = nil) {
         self.root = root
+        self.remote = remote
+    }
+
+    public static func == (lhs: ArtifactStore, rhs: ArtifactStore) -> Bool {
+        lhs.root == rhs.root && lhs.remote?.description == rhs.remote?.description
     }
 
     /// `family/YYYY/MM/<name>`, dated in UTC so the layout never depends on the zone.
@@ -85,8 +96,14 @@ public struct ArtifactStore: Sendable, Equatable {
         try makeParent(of: path(relative))
     }
 
-    /// Moves a file already on this filesystem (a staged upload) into place durably.
+    /// Moves a file already on this filesystem (a staged upload) into place durably; with a
+    /// remote, uploads it and removes the local file.
     public func place(_ source: String, at relative: String) throws {
+        if let remote {
+            try remote.upload(file: source, to: relative)
+            unlink(source)
+            return
+        }
         let final = path(relative)
         try makeParent(of: final)
         try Self.fsync(path: source)
@@ -101,6 +118,7 @@ public struct ArtifactStore: Sendable, Equatable {
 
     /// Writes `data` to `relative` durably.
     public func write(_ data: Data, to relative: String) throws {
+        if let remote { return try remote.upload(data: data, to: relative) }
         let temporary = try temporaryPath(for: relative)
         do {
             let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o640)
@@ -130,16 +148,80 @@ public struct ArtifactStore: Sendable, Equatable {
         }
     }
 
+    /// Makes the file a writer produced at `path(relative)` (the encoder, the remuxer) the
+    /// artifact: nothing more on disk (it is already in place); with a remote, uploads it and
+    /// removes the local file.
+    public func publish(_ relative: String) throws {
+        guard let remote else { return }
+        let local = path(relative)
+        try remote.upload(file: local, to: relative)
+        unlink(local)
+    }
+
     /// Removes an artifact; a missing file is not an error. While a backup runs nothing is
-    /// removed (`BackupLock`): the file stays as an orphan for the sweeper.
+    /// removed (`BackupLock`): the file stays as an orphan for the sweeper. With a remote, an
+    /// object the store would not remove stays an orphan for the listing sweep as well.
     public func remove(_ relative: String) {
         guard let target = containedPath(relative) else { return }
+        if let remote {
+            try? remote.delete(relative)
+            unlink(target)
+            return
+        }
         BackupLock(stateRoot: root.deletingLastPathComponent()).unlessBackingUp { unlink(target) }
     }
 
-    /// True when the artifact's file exists.
+    /// True when the artifact's file exists (with a remote: the store answers that it has it).
     public func exists(_ relative: String) -> Bool {
-        FileManager.default.fileExists(atPath: path(relative))
+        if let remote { return (try? remote.exists(relative)) ?? false }
+        return FileManager.default.fileExists(atPath: path(relative))
+    }
+
+    /// A file with the artifact's bytes for a reader that takes a path: its own file on disk,
+    /// or a copy fetched from the remote into the work area (`release()` removes it).
+    /// - Throws: `StoreError.io` when there is no such artifact (or `relative` could name
+    ///   something outside the store).
+    public func localCopy(of relative: String) throws -> LocalArtifact {
+        guard let own = containedPath(relative) else { throw StoreError.io("artifact \(relative) is not a path inside the store") }
+        guard let remote else { return LocalArtifact(path: own, isCopy: false) }
+        let copy = try temporaryPath(for: relative)
+        do {
+            guard try remote.download(relative, to: copy) else { throw StoreError.io("artifact \(relative) is missing from \(remote.description)") }
+        } catch {
+            unlink(copy)
+            throw error
+        }
+        return LocalArtifact(path: copy, isCopy: true)
+    }
+
+    /// `localCopy(of:)` for async callers (the export): nil when the artifact is gone or its
+    /// path could name something outside the store.
+    public func readableCopy(of relative: String) async throws -> LocalArtifact? {
+        guard let own = containedPath(relative) else { return nil }
+        guard let remote else { return LocalArtifact(path: own, isCopy: false) }
+        let copy = try temporaryPath(for: relative)
+        do {
+            guard try await remote.fetch(relative, to: copy) else {
+                unlink(copy)
+                return nil
+            }
+        } catch {
+            unlink(copy)
+            throw error
+        }
+        return LocalArtifact(path: copy, isCopy: true)
+    }
+
+    /// The artifacts of one family's month (`family/YYYY/MM/…`) with their sizes and times: the
+    /// directory's files (links not followed), or one listing of the remote's keys.
+    public func entries(family: Family, month: String) throws -> [ArtifactEntry] {
+        if let remote { return try remote.list(prefix: family.rawValue + "/" + month + "/") }
+        return files(family: family, month: month).map { file in
+            var info = stat()
+            guard lstat(path(file), &info) == 0 else { return ArtifactEntry(path: file, size: 0, modified: nil) }
+            return ArtifactEntry(path: file, size: Int64(info.st_size),
+                                 modified: Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9))
+        }
     }
 
     /// `YYYY/MM` of an instant, in UTC (the layout's month).

@@ -32,29 +32,36 @@ public struct ArtifactSweeper: Sendable {
         }
         let store = stateDirectory.artifactStore
         // Month by month (the layout is `family/YYYY/MM/`, dated like the rows): only one
-        // month's paths are held at a time, not every path of a million rows.
-        let layout = store.layout()
+        // month's paths are held at a time, not every path of a million rows. With artifacts in
+        // an S3 store a month is one listing per family (a HEAD per file would take hours), and
+        // the local directory is only a work area whose old files are leftovers.
+        let layout = store.remote == nil ? store.layout() : (months: [], strays: [])
+        if store.remote != nil { report.orphansRemoved += removeWorkAreaLeftovers(store, before: cutoff) }
         var missing: [String] = []
         for month in layout.months.union(try database.artifactMonths()).sorted() {
             if isStopping() { throw SweepInterrupted() }
             let referenced = try database.referencedArtifactPaths(month: month)
+            var present = Set<String>()
             for family in ArtifactStore.Family.allCases {
-                for file in store.files(family: family, month: month) where !referenced.contains(file) {
+                for entry in try store.entries(family: family, month: month) {
+                    present.insert(entry.path)
+                    guard !referenced.contains(entry.path) else { continue }
                     // An MP4 or CAF variant lives as long as its Ogg file (it is not missing when
                     // absent: the audio route makes it again); its bytes are counted here.
-                    if let ogg = ArtifactStore.audioPath(ofVariant: file), referenced.contains(ogg) {
-                        report.variantBytes += Self.size(store.path(file))
+                    if let ogg = ArtifactStore.audioPath(ofVariant: entry.path), referenced.contains(ogg) {
+                        report.variantBytes += entry.size
                         continue
                     }
                     if isStopping() { throw SweepInterrupted() }
                     // A row dated in another month may point here (a clip made at midnight): ask exactly.
-                    if Self.modified(store.path(file)).map({ $0 < cutoff }) ?? false, try !database.isArtifactReferenced(file) {
-                        store.remove(file)
+                    if entry.modified.map({ $0 < cutoff }) ?? false, try !database.isArtifactReferenced(entry.path) {
+                        store.remove(entry.path)
                         report.orphansRemoved += 1
                     }
                 }
             }
-            for path in referenced where !store.exists(path) {
+            // A path not under its row's month (that midnight clip) is looked up on its own.
+            for path in referenced where !present.contains(path) && !store.exists(path) {
                 report.missingCount += 1
                 if missing.count < SweepReport.missingExamples { missing.append(path) }
             }
@@ -79,6 +86,16 @@ public struct ArtifactSweeper: Sendable {
         for name in (try? FileManager.default.contentsOfDirectory(atPath: stateDirectory.staging.path)) ?? [] {
             let path = stateDirectory.staging.appendingPathComponent(name).path
             if Self.modified(path).map({ $0 < cutoff }) ?? false, unlink(path) == 0 { removed += 1 }
+        }
+        return removed
+    }
+
+    /// With artifacts in a remote store: the files of the local work area older than `cutoff`
+    /// (an encode or a fetched copy cut off by a crash); no row names a local file.
+    private func removeWorkAreaLeftovers(_ store: ArtifactStore, before cutoff: Date) -> Int {
+        var removed = 0
+        for file in store.allFiles() where Self.modified(store.path(file)).map({ $0 < cutoff }) ?? false {
+            if unlink(store.path(file)) == 0 { removed += 1 }
         }
         return removed
     }

@@ -14,10 +14,18 @@ import Foundation
 public struct StateDirectory: Sendable, Equatable {
     /// The directory itself.
     public let root: URL
+    /// Where artifacts are kept when `artifacts.url` names an S3 store (`artifacts/` is then a
+    /// work area); nil keeps them in `artifacts/`.
+    public var artifactRemote: (any ArtifactRemote)?
 
     /// A state directory at `path` (relative paths are taken from the working directory).
-    public init(path: String) {
+    public init(path: String, artifactRemote: (any ArtifactRemote)? = nil) {
         root = URL(fileURLWithPath: path).standardizedFileURL
+        self.artifactRemote = artifactRemote
+    }
+
+    public static func == (lhs: StateDirectory, rhs: StateDirectory) -> Bool {
+        lhs.root == rhs.root && lhs.artifactRemote?.description == rhs.artifactRemote?.description
     }
 
     public var databasePath: String { root.appendingPathComponent("tilawa.sqlite").path }
@@ -40,7 +48,7 @@ public struct StateDirectory: Sendable, Equatable {
     }
 
     /// The artifact store inside this directory.
-    public var artifactStore: ArtifactStore { ArtifactStore(root: artifacts) }
+    public var artifactStore: ArtifactStore { ArtifactStore(root: artifacts, remote: artifactRemote) }
 
     /// A new, unique path in `staging/` with the given extension.
     public func newStagingPath(extension ext: String) -> String {

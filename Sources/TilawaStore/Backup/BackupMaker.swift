@@ -42,6 +42,15 @@ public struct BackupMaker: Sendable {
     /// Makes a backup in `directory` (absent, or an empty directory). `previous`, a whole backup
     /// (with its manifest), lends its unchanged files as hard links.
     public func create(at directory: String, previous: String? = nil, now: Date) throws -> Report {
+        if let remote = stateDirectory.artifactRemote {
+            // A copy of the database without the objects it names is not a backup, and copying a
+            // bucket through one node is the store's job, not this command's.
+            throw BackupError("artifacts_remote", """
+                artifacts are kept in \(remote.description), not in the state directory: keep that bucket \
+                versioned (or replicated) with the store's own tools, and back the database up with its own \
+                (pg_dump or point-in-time recovery for PostgreSQL)
+                """)
+        }
         guard BackupFiles.isAbsentOrEmpty(directory) else {
             throw BackupError("target_not_empty", "\(directory) is not empty; a backup goes into a new or empty directory")
         }

@@ -47,6 +47,14 @@ public struct StudentArchive: Sendable {
         return contents.map { StudentArchive(contents: $0, artifacts: artifacts, generatedAt: now) }
     }
 
+    /// Adds an artifact's bytes as `name`; false when it is gone (a withdrawal meanwhile) or its
+    /// path could name a file outside the store. From a remote store, through a fetched copy.
+    private func add(_ zip: inout ZipStreamWriter, name: String, artifact: String, modified: Date) async throws -> Bool {
+        guard let copy = try await artifacts.readableCopy(of: artifact) else { return false }
+        defer { copy.release() }
+        return try await zip.addFile(name: name, path: copy.path, modified: modified)
+    }
+
     /// Writes the archive to `emit`; the index lists what was written (a file gone meanwhile,
     /// a withdrawal, is left out and not listed).
     public func write(zip64Threshold: UInt64 = 0xFFFF_FFFF, emit: @escaping ZipStreamWriter.Emit) async throws {
@@ -58,19 +66,19 @@ public struct StudentArchive: Sendable {
         let marksBySubmission = Dictionary(grouping: contents.annotations, by: \.submissionId)
         for submission in contents.submissions {
             guard let audio = submission.audioPath,
-                  try await zip.addFile(name: "recordings/\(submission.id).ogg", path: artifacts.containedPath(audio), modified: submission.receivedAt)
+                  try await add(&zip, name: "recordings/\(submission.id).ogg", artifact: audio, modified: submission.receivedAt)
             else { continue }
             var recording = ArchiveIndex.Recording(
                 id: submission.id, kind: submission.kind.rawValue, week: submission.week, title: submission.title,
                 semester: contents.semesterNames[submission.semesterId] ?? submission.semesterId, receivedAt: submission.receivedAt,
                 late: submission.late, audio: "recordings/\(submission.id).ogg", audioMP4: nil, marks: [], replies: [])
             if let mp4 = ArtifactStore.variants(ofAudio: audio).first(where: { $0.hasSuffix(".m4a") }),
-               try await zip.addFile(name: "recordings/\(submission.id).m4a", path: artifacts.containedPath(mp4), modified: submission.receivedAt) {
+               try await add(&zip, name: "recordings/\(submission.id).m4a", artifact: mp4, modified: submission.receivedAt) {
                 recording.audioMP4 = "recordings/\(submission.id).m4a"
             }
             for mark in marksBySubmission[submission.id] ?? [] {
                 var clip: String?
-                if let path = mark.audioPath, try await zip.addFile(name: "marks/\(mark.id).ogg", path: artifacts.containedPath(path), modified: mark.createdAt) {
+                if let path = mark.audioPath, try await add(&zip, name: "marks/\(mark.id).ogg", artifact: path, modified: mark.createdAt) {
                     clip = "marks/\(mark.id).ogg"
                 }
                 recording.marks.append(.init(id: mark.id, atSeconds: mark.atSeconds, surah: mark.surah, ayah: mark.ayah,
@@ -78,13 +86,13 @@ public struct StudentArchive: Sendable {
             }
             for reply in repliesBySubmission[submission.id] ?? [] {
                 guard let path = reply.audioPath,
-                      try await zip.addFile(name: "replies/\(reply.id).ogg", path: artifacts.containedPath(path), modified: reply.receivedAt) else { continue }
+                      try await add(&zip, name: "replies/\(reply.id).ogg", artifact: path, modified: reply.receivedAt) else { continue }
                 var entry = ArchiveIndex.Reply(id: reply.id, coach: contents.coachNames[reply.coachId], receivedAt: reply.receivedAt,
                                                notes: reply.notes, result: reply.result?.rawValue, audio: "replies/\(reply.id).ogg", thread: [])
                 for comment in commentsByReply[reply.id] ?? [] {
                     var clip: String?
                     if let path = comment.audioPath,
-                       try await zip.addFile(name: "thread/\(comment.id).ogg", path: artifacts.containedPath(path), modified: comment.createdAt) {
+                       try await add(&zip, name: "thread/\(comment.id).ogg", artifact: path, modified: comment.createdAt) {
                         clip = "thread/\(comment.id).ogg"
                     }
                     entry.thread.append(.init(id: comment.id, author: comment.author.rawValue, text: comment.text,

@@ -1,0 +1,148 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import Synchronization
+import TilawaS3
+import TilawaStore
+
+/// Artifacts in an S3-compatible store (`artifacts.url: s3://bucket/prefix`): the object key
+/// of `submissions/2026/11/x.opus` is `prefix/submissions/2026/11/x.opus`.
+///
+/// The `ArtifactRemote` calls block their thread until the store answers (they run where the
+/// artifact work runs: the audio work pool, the sweep's thread, a command); serving reads
+/// through the async `size(of:)` and `read(_:range:)` instead, without blocking.
+public struct S3ArtifactRemote: ArtifactRemote {
+    public let client: S3Client
+    public let location: S3Location
+
+    public init(client: S3Client, location: S3Location) {
+        self.client = client
+        self.location = location
+    }
+
+    /// The remote `configuration` names, or nil for artifacts in the state directory.
+    /// - Throws: `ConfigurationError` when a key file cannot be read (exit 78, naming it).
+    public static func configured(in configuration: TilawaConfiguration) throws -> S3ArtifactRemote? {
+        let settings = configuration.artifacts
+        guard let location = settings.s3Location else { return nil }
+        guard let endpoint = settings.s3Endpoint, let accessKeyFile = settings.s3AccessKeyFile,
+              let secretKeyFile = settings.s3SecretKeyFile else {
+            throw ConfigurationError(key: "s3.endpoint", message: "artifacts.url is \(location): s3.endpoint, s3.access_key_file and s3.secret_key_file are all needed")
+        }
+        let credentials: S3Credentials
+        do {
+            credentials = try S3Credentials.load(accessKeyFile: accessKeyFile, secretKeyFile: secretKeyFile)
+        } catch {
+            throw ConfigurationError(key: "s3.access_key_file", message: "\(error)")
+        }
+        var client = S3Client(endpoint: endpoint, credentials: credentials, region: settings.s3Region)
+        // An artifact's upload happens while a student waits for the answer (the original) or
+        // before a job's row commits: a store that does not answer within a minute is down.
+        client.timeout = .seconds(60)
+        return S3ArtifactRemote(client: client, location: location)
+    }
+
+    public var description: String { "\(location) at \(client.endpoint.absoluteString)" }
+
+    public func upload(file path: String, to relative: String) throws {
+        try Self.blocking { try await client.putFile(bucket: location.bucket, key: location.key(relative), path: path) }
+    }
+
+    public func upload(data: Data, to relative: String) throws {
+        _ = try Self.blocking { try await client.putObject(bucket: location.bucket, key: location.key(relative), bytes: Array(data)) }
+    }
+
+    public func download(_ relative: String, to path: String) throws -> Bool {
+        try Self.blocking { try await fetch(relative, to: path) }
+    }
+
+    public func fetch(_ relative: String, to path: String) async throws -> Bool {
+        let object: S3Client.Object
+        do {
+            object = try await client.getObject(bucket: location.bucket, key: location.key(relative))
+        } catch let error as S3Error where error.isNotFound {
+            return false
+        }
+        guard let handle = Self.create(path) else { throw S3Error(code: "local_io", message: "cannot create \(path)") }
+        defer { try? handle.close() }
+        for try await buffer in object.body {
+            try handle.write(contentsOf: buffer.readableBytesView)
+        }
+        return true
+    }
+
+    public func delete(_ relative: String) throws {
+        try Self.blocking { try await client.deleteObject(bucket: location.bucket, key: location.key(relative)) }
+    }
+
+    public func exists(_ relative: String) throws -> Bool {
+        try Self.blocking { try await client.headObject(bucket: location.bucket, key: location.key(relative)) != nil }
+    }
+
+    public func list(prefix: String) throws -> [ArtifactEntry] {
+        try Self.blocking {
+            var entries: [ArtifactEntry] = []
+            var token: String?
+            repeat {
+                let page = try await client.listObjects(bucket: location.bucket, prefix: location.key(prefix), continuationToken: token)
+                for object in page.objects {
+                    guard let relative = location.relative(object.key) else { continue }
+                    entries.append(ArtifactEntry(path: relative, size: object.size, modified: object.lastModified))
+                }
+                token = page.nextContinuationToken
+            } while token != nil
+            return entries
+        }
+    }
+
+    // MARK: Serving
+
+    /// The object's size, or nil when the store has no such object.
+    public func size(of relative: String) async throws -> Int? {
+        try await client.headObject(bucket: location.bucket, key: location.key(relative)).map { Int($0.size) }
+    }
+
+    /// The object's bytes in `range` (all of them for nil), streamed from the store as it sends them.
+    public func read(_ relative: String, range: ClosedRange<Int>?) async throws -> S3Client.Object {
+        try await client.getObject(bucket: location.bucket, key: location.key(relative),
+                                   range: range.map { "bytes=\($0.lowerBound)-\($0.upperBound)" })
+    }
+
+    // MARK: Blocking
+
+    /// Runs `body` on the concurrency pool and waits for it on this thread — which must not be
+    /// one of that pool's (the callers are the audio work pool's, the sweep's or a command's
+    /// threads), or enough such waits would leave no thread to run `body`.
+    static func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+        let outcome = Outcome<T>()
+        Task.detached {
+            do {
+                outcome.finish(.success(try await body()))
+            } catch {
+                outcome.finish(.failure(error))
+            }
+        }
+        return try outcome.wait()
+    }
+
+    private static func create(_ path: String) -> FileHandle? {
+        FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o640]) ? FileHandle(forWritingAtPath: path) : nil
+    }
+}
+
+/// One result handed from a task to a waiting thread.
+private final class Outcome<T: Sendable>: Sendable {
+    private let result = Mutex<Result<T, any Error>?>(nil)
+    private let done = DispatchSemaphore(value: 0)
+
+    func finish(_ value: Result<T, any Error>) {
+        result.withLock { $0 = value }
+        done.signal()
+    }
+
+    func wait() throws -> T {
+        done.wait()
+        guard let value = result.withLock({ $0 }) else { throw S3Error(code: "internal", message: "no result") }
+        return try value.get()
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+
+/// Where artifacts live for good when they do not live in the state directory: an
+/// S3-compatible store (`artifacts.url: s3://bucket/prefix`, DESIGN §13), shared by every node.
+///
+/// The calls block until the store has answered: they are made where the rest of the artifact
+/// work is, on threads of their own (the audio work pool, the sweep's thread, a command), never
+/// on a thread of the concurrency pool. Paths are the artifact's relative path; the remote
+/// turns them into its keys.
+public protocol ArtifactRemote: Sendable {
+    /// Says where, for logs and refusals (`s3://bucket/prefix at http://host:port`).
+    var description: String { get }
+    /// Stores the file at `path` (local, complete) as `relative`; when this returns, the store
+    /// has it durably (S3 answers a PUT only then).
+    func upload(file path: String, to relative: String) throws
+    /// Stores `data` as `relative`.
+    func upload(data: Data, to relative: String) throws
+    /// Writes `relative`'s bytes to the new file `path`; false when the store has no such object.
+    func download(_ relative: String, to path: String) throws -> Bool
+    /// `download` for async callers (the export), suspending instead of blocking.
+    func fetch(_ relative: String, to path: String) async throws -> Bool
+    /// Removes `relative`; a missing object is not an error.
+    func delete(_ relative: String) throws
+    /// Whether the store has `relative`.
+    func exists(_ relative: String) throws -> Bool
+    /// Every object whose relative path starts with `prefix`, with its size and when it was written.
+    func list(prefix: String) throws -> [ArtifactEntry]
+}
+
+/// One stored artifact as a listing names it.
+public struct ArtifactEntry: Sendable, Equatable {
+    /// The relative path (`submissions/2026/11/<id>.opus`).
+    public let path: String
+    public let size: Int64
+    /// When it was written; nil when the store did not say.
+    public let modified: Date?
+
+    public init(path: String, size: Int64, modified: Date?) {
+        self.path = path
+        self.size = size
+        self.modified = modified
+    }
+}
+
+/// A local file with an artifact's bytes, for code that reads a path (the decoder, the remuxer):
+/// the artifact's own file on disk, or a copy fetched from the remote that `release()` removes.
+public struct LocalArtifact: Sendable {
+    public let path: String
+    let isCopy: Bool
+
+    /// Removes the fetched copy (nothing for the artifact's own file).
+    public func release() {
+        if isCopy { unlink(path) }
+    }
+}
