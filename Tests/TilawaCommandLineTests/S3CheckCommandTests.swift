@@ -7,7 +7,7 @@ import TilawaTestSupport
 /// store that checks signatures (`S3TestServer`).
 @Suite("tilawa s3 check: the configured store, step by step, with a reason an operator can act on")
 struct S3CheckCommandTests {
-    @Test("Ready: write, read back whole and a range, list, remove; then a wrong secret (77), no bucket (78), no store (69), serve refused (78)")
+    @Test("Ready: write, read back whole and a range, list, remove; then a wrong secret (77), no bucket (78), no store (69)")
     func check() async throws {
         let state = try await CommandLineStateFixture(importSamples: false)
         defer { state.remove() }
@@ -27,10 +27,6 @@ struct S3CheckCommandTests {
             let left = try await S3Client(endpoint: server.endpoint, credentials: S3Credentials(accessKey: server.accessKey, secretKey: server.secretKey),
                                           region: server.region).listObjects(bucket: "tilawa-artifacts", prefix: "")
             #expect(left.objects.isEmpty, "the probe is removed: \(left.objects)")
-
-            // The daemon does not run on S3 yet, and says so rather than writing to disk instead.
-            let served = try await state.run(["serve"], environment: environment)
-            #expect(served.status == 78 && served.stderr.contains("not served yet"), "\(served.stderr)")
 
             try "wrong\n".write(toFile: state.scratch.path("s3-wrong"), atomically: true, encoding: .utf8)
             var wrong = environment

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import TilawaS3
 
 /// Turns every error a handler throws into a problem+json response: `APIProblem` as it
 /// is, Hummingbird's own `HTTPError` with a code named after its status (an unknown path is
@@ -18,6 +19,14 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return try problem.response(from: request, context: context)
         } catch let error as HTTPError {
             return try problem(for: error, request: request).response(from: request, context: context)
+        } catch let error as S3Error {
+            // The store artifacts live in (artifacts.url: s3://…) did not take or give a file:
+            // nothing was recorded (a row commits only after its files are stored).
+            context.logger.error("artifact store failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+            return try APIProblem(.serviceUnavailable, code: "artifact_store_unavailable",
+                                  detail: "The recordings' store does not answer just now; nothing was counted. Please try again in a minute.",
+                                  headers: [.retryAfter: "60"])
+                .response(from: request, context: context)
         } catch is NIOTooManyBytesError {
             return try APIProblem.bodyTooLarge(limit: context.maxUploadSize).response(from: request, context: context)
         } catch {

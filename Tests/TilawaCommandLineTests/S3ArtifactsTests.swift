@@ -1,0 +1,170 @@
+import AsyncHTTPClient
+import Foundation
+import GRDB
+import NIOCore
+import Testing
+import TilawaS3
+import TilawaTestSupport
+
+/// `artifacts.url: s3://bucket/prefix` (DESIGN §13): a real daemon whose artifacts live in a
+/// real store that checks signatures (`S3TestServer`), the local `artifacts/` only a work area.
+@Suite("Artifacts in an S3 store: a daemon writes, serves and removes them there")
+struct S3ArtifactsTests {
+    static let bucket = "tilawa-artifacts"
+    /// Sunday 22 November 2026 15:00 UTC (week 12 of fall 2026 open) on the daemon's programme
+    /// clock only: the system clock stays real, as the store checks the signatures' dates.
+    static let programmeClock = "\(Int(ISO8601DateFormatter().date(from: "2026-11-22T15:00:00Z")!.timeIntervalSince1970)),1"
+
+    struct Setup {
+        let state: CommandLineStateFixture
+        let server: S3TestServer
+        let client: S3Client
+        let environment: [String: String]
+    }
+
+    @Test("""
+        A recording's original, Ogg, MP4, CAF and peaks land in the bucket before its row commits and none stays on disk; \
+        audio is served from there whole, as a 206 range and as MP4; a variant deleted is made again on demand; \
+        export reads from there; status names the store; backup refuses (78); a withdrawal removes the objects; \
+        with the store down an upload is 503 and records nothing
+        """)
+    func recordingLifecycle() async throws {
+        let state = try await CommandLineStateFixture()
+        defer { state.remove() }
+        let server = try await S3TestServer.start()
+        do {
+            try await lifecycle(try await setUp(state, server))
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+    }
+
+    func setUp(_ state: CommandLineStateFixture, _ server: S3TestServer) async throws -> Setup {
+        let client = S3Client(endpoint: server.endpoint, credentials: S3Credentials(accessKey: server.accessKey, secretKey: server.secretKey),
+                              region: server.region)
+        try await client.createBucket(Self.bucket)
+        try (server.accessKey + "\n").write(toFile: state.scratch.path("s3-access"), atomically: true, encoding: .utf8)
+        try (server.secretKey + "\n").write(toFile: state.scratch.path("s3-secret"), atomically: true, encoding: .utf8)
+        let environment = [
+            "TILAWA_ARTIFACTS_URL": "s3://\(Self.bucket)/node", "TILAWA_S3_ENDPOINT": server.endpoint.absoluteString,
+            "TILAWA_S3_ACCESS_KEY_FILE": "s3-access", "TILAWA_S3_SECRET_KEY_FILE": "s3-secret",
+            "TILAWA_TEST_CLOCK": Self.programmeClock,
+        ]
+        return Setup(state: state, server: server, client: client, environment: environment)
+    }
+
+    func lifecycle(_ setup: Setup) async throws {
+        let state = setup.state, client = setup.client
+        let daemon = try ServeProcess(stateDirectory: state.stateDirectory, port: try unusedPort(), directory: state.scratch.path,
+                                      environment: setup.environment)
+        defer { _ = daemon.process.isRunning ? kill(daemon.process.pid, SIGKILL) : 0 }
+        #expect(await daemon.waitUntilReady(), "\(daemon.log)")
+        let token = try await state.run(["token", "issue", "--student", "S1001"], environment: setup.environment).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+
+        // In: accepted, encoded by the daemon's job from the original it fetches back.
+        let posted = try await send("POST", daemon.port, "/v1/students/S1001/weeks/12/submissions", token: token,
+                                    body: try Data(contentsOf: URL(fileURLWithPath: CommandLineStateFixture.fixture("speech_mono_s16_48k.wav"))))
+        #expect(posted.status == 201, "\(String(decoding: posted.body, as: UTF8.self))")
+        let id = try #require((try? JSONSerialization.jsonObject(with: posted.body)) as? [String: Any])["id"] as? String
+        var row: Row?
+        for _ in 0..<600 {
+            row = try state.read { db in try Row.fetchOne(db, sql: "SELECT * FROM submission WHERE id = ?", arguments: [id]) }
+            if row?["state"] == "awaiting_feedback" { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let submission = try #require(row)
+        #expect(submission["state"] == "awaiting_feedback", "\(daemon.log)")
+        let original: String = try #require(submission["originalPath"]), audio: String = try #require(submission["audioPath"])
+        let waveform: String = try #require(submission["waveformPath"])
+        let stem = String(audio.dropLast(".opus".count))
+
+        let keys = Set(try await client.listObjects(bucket: Self.bucket, prefix: "node/").objects.map(\.key))
+        #expect(keys == Set([original, audio, waveform, stem + ".m4a", stem + ".caf"].map { "node/" + $0 }), "\(keys)")
+        let local = try await runProcess("/usr/bin/find", [state.stateDirectory + "/artifacts", "-type", "f"])
+        #expect(local.stdout.isEmpty, "nothing stays in the local work area: \(local.stdout)")
+
+        // Out: the proxied object, whole and as a range, and the MP4 variant.
+        let ogg = try await client.getBytes(bucket: Self.bucket, key: "node/" + audio)
+        let whole = try await send("GET", daemon.port, "/v1/submissions/\(id)/audio", token: token)
+        #expect(whole.status == 200 && Array(whole.body) == ogg && whole.headers["content-type"] == "audio/ogg")
+        let part = try await send("GET", daemon.port, "/v1/submissions/\(id)/audio", token: token, headers: [("Range", "bytes=100-1099")])
+        #expect(part.status == 206 && Array(part.body) == Array(ogg[100...1099]), "\(part.status) \(part.body.count)")
+        #expect(part.headers["content-range"] == "bytes 100-1099/\(ogg.count)")
+        let tail = try await send("GET", daemon.port, "/v1/submissions/\(id)/audio", token: token, headers: [("Range", "bytes=-10")])
+        #expect(tail.status == 206 && Array(tail.body) == Array(ogg.suffix(10)))
+        let mp4 = try await send("GET", daemon.port, "/v1/submissions/\(id)/audio?format=mp4", token: token)
+        let storedMP4 = try await client.getBytes(bucket: Self.bucket, key: "node/\(stem).m4a")
+        #expect(mp4.status == 200 && Array(mp4.body) == storedMP4)
+        let peaks = try await send("GET", daemon.port, "/v1/submissions/\(id)/waveform", token: token)
+        let storedPeaks = try await client.getBytes(bucket: Self.bucket, key: "node/" + waveform)
+        #expect(peaks.status == 200 && Array(peaks.body) == storedPeaks)
+
+        // A variant lost from the store is made again from the Ogg object and stored.
+        try await client.deleteObject(bucket: Self.bucket, key: "node/\(stem).caf")
+        let caf = try await send("GET", daemon.port, "/v1/submissions/\(id)/audio?format=caf", token: token)
+        #expect(caf.status == 200 && caf.body.prefix(4) == Data("caff".utf8), "\(caf.status)")
+        let remade = try await client.headObject(bucket: Self.bucket, key: "node/\(stem).caf")
+        #expect(remade?.size == Int64(caf.body.count))
+
+        // The student's export reads the recording from the store.
+        let exported = try await state.run(["export", "--student", "S1001", "archive.zip"], environment: setup.environment)
+        #expect(exported.status == 0, "\(exported.stderr)")
+        let unzipped = try await runProcess("/bin/bash", ["-c", "unzip -p archive.zip recordings/\(id).ogg > exported.ogg"],
+                                            directory: state.scratch.path)
+        #expect(unzipped.status == 0, "\(unzipped.stderr)")
+        #expect((try? Data(contentsOf: URL(fileURLWithPath: state.scratch.path("exported.ogg")))).map(Array.init) == ogg,
+                "the zip holds the object's bytes")
+
+        // Operations: status says where artifacts are; a backup would copy rows without their files.
+        let status = try await state.run(["status", "--json"], environment: setup.environment)
+        let disk = ((try? JSONSerialization.jsonObject(with: Data(status.stdout.utf8))) as? [String: Any])?["disk"] as? [String: Any]
+        #expect(disk?["artifacts_url"] as? String == "s3://\(Self.bucket)/node/", "\(status.stdout)")
+        let backup = try await state.run(["backup", "create", "backup"], environment: setup.environment)
+        #expect(backup.status == 78 && backup.stderr.contains("artifacts_remote") && backup.stderr.contains("versioned"), "\(backup.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: state.scratch.path("backup")))
+
+        // A withdrawal removes every object of the recording.
+        let withdrawn = try await send("DELETE", daemon.port, "/v1/submissions/\(id)", token: token)
+        #expect((200..<300).contains(withdrawn.status), "\(String(decoding: withdrawn.body, as: UTF8.self))")
+        let left = try await client.listObjects(bucket: Self.bucket, prefix: "node/").objects.map(\.key)
+        #expect(left.isEmpty, "\(left)")
+
+        // The store down: the upload is refused with a reason and nothing is recorded or left behind.
+        await setup.server.stop()
+        let before = try state.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission") ?? 0 }
+        let refused = try await send("POST", daemon.port, "/v1/students/S1001/weeks/12/submissions", token: token,
+                                     body: try Data(contentsOf: URL(fileURLWithPath: CommandLineStateFixture.fixture("speech_mono_s16_48k.wav"))))
+        let problem = (try? JSONSerialization.jsonObject(with: refused.body)) as? [String: Any]
+        #expect(refused.status == 503 && problem?["code"] as? String == "artifact_store_unavailable" && refused.headers["retry-after"] == "60",
+                "\(refused.status) \(String(decoding: refused.body, as: UTF8.self))")
+        #expect(try state.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission") ?? 0 } == before)
+        let staged = try await runProcess("/usr/bin/find", [state.stateDirectory + "/staging", state.stateDirectory + "/artifacts", "-type", "f"])
+        #expect(staged.stdout.isEmpty, "\(staged.stdout)")
+        #expect(await daemon.terminate() == 0, "\(daemon.log)")
+    }
+
+    struct Answer {
+        let status: Int
+        let headers: [String: String]
+        let body: Data
+    }
+
+    func send(_ method: String, _ port: Int, _ path: String, token: String, headers: [(String, String)] = [], body: Data? = nil) async throws -> Answer {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+        request.method = .init(rawValue: method)
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let body {
+            request.headers.add(name: "Content-Type", value: "audio/wav")
+            request.body = .bytes(ByteBuffer(bytes: body))
+        }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(180))
+        let bytes = try await response.body.collect(upTo: 64 << 20)
+        var fields: [String: String] = [:]
+        for header in response.headers { fields[header.name.lowercased()] = header.value }
+        return Answer(status: Int(response.status.code), headers: fields, body: Data(buffer: bytes))
+    }
+}
