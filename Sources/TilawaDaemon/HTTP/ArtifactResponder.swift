@@ -109,6 +109,9 @@ struct ArtifactResponder: Sendable {
             }
             return ResponseBody(contentLength: range?.count ?? object.contentLength.map(Int.init)) { writer in
                 for try await buffer in object.body { try await writer.write(buffer) }
+                // Without it the connection stays inside this response: the client has every
+                // byte (Content-Length), but a graceful stop waits for the response forever.
+                try await writer.finish(nil)
             }
         }
     }

@@ -35,12 +35,23 @@ public struct S3ArtifactRemote: ArtifactRemote {
         } catch {
             throw ConfigurationError(key: "s3.access_key_file", message: "\(error)")
         }
-        var client = S3Client(endpoint: endpoint, credentials: credentials, region: settings.s3Region)
+        var client = S3Client(endpoint: endpoint, credentials: credentials, region: settings.s3Region, http: Self.http)
         // An artifact's upload happens while a student waits for the answer (the original) or
         // before a job's row commits: a store that does not answer within a minute is down.
         client.timeout = .seconds(60)
         return S3ArtifactRemote(client: client, location: location)
     }
+
+    /// One client for the process (never shut down: it lives as long as the process). It does
+    /// not keep retrying a connection the store refuses (the shared client does, until the
+    /// request's deadline): a store that is down is said at once — a student's upload answered
+    /// 503 in a moment, not after a minute — and a stopping daemon is not held by it.
+    static let http: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = .seconds(10)
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
 
     public var description: String { "\(location) at \(client.endpoint.absoluteString)" }
 
