@@ -171,13 +171,13 @@ public struct S3Client: Sendable {
         return Listing(objects: objects, nextContinuationToken: truncated ? root.value("NextContinuationToken") : nil)
     }
 
-    /// An ISO 8601 instant as listings write it (`2026-11-27T12:00:00.000Z`, fractions optional).
+    /// An ISO 8601 instant as listings write it (`2026-11-27T12:00:00.000Z`; stores differ in
+    /// how many fraction digits they give, s3api six), to the second.
     static func parseTimestamp(_ text: String) -> Date? {
+        guard text.utf8.count >= 19, text.hasSuffix("Z") else { return nil }
         let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
         formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)
+        return formatter.date(from: String(text.prefix(19)) + "Z")
     }
 
     /// A URL anyone holding it may GET the object with, for `expires` seconds.

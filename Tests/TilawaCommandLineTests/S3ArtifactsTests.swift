@@ -3,7 +3,9 @@ import Foundation
 import GRDB
 import NIOCore
 import Testing
+import TilawaDaemon
 import TilawaS3
+import TilawaStore
 import TilawaTestSupport
 
 /// `artifacts.url: s3://bucket/prefix` (DESIGN §13): a real daemon whose artifacts live in a
@@ -119,10 +121,29 @@ struct S3ArtifactsTests {
         #expect((try? Data(contentsOf: URL(fileURLWithPath: state.scratch.path("exported.ogg")))).map(Array.init) == ogg,
                 "the zip holds the object's bytes")
 
-        // Operations: status says where artifacts are; a backup would copy rows without their files.
+        // The sweep by listing: an object no row names goes, a row whose object is gone is
+        // counted, the variants' bytes are counted (grace 0 and a clock a minute on: the objects
+        // are seconds old, and Swift rounds LastModified up to the next second).
+        let storedCAF = try #require(try await client.headObject(bucket: Self.bucket, key: "node/\(stem).caf")).size
+        _ = try await client.putObject(bucket: Self.bucket, key: "node/submissions/2026/11/orphan.opus", bytes: [1, 2, 3])
+        try await client.deleteObject(bucket: Self.bucket, key: "node/" + waveform)
+        let remote = S3ArtifactRemote(client: client, location: S3Location(bucket: Self.bucket, prefix: "node"))
+        let database = try AppDatabase.open(path: state.stateDirectory + "/tilawa.sqlite")
+        let sweeper = ArtifactSweeper(database: database, stateDirectory: StateDirectory(path: state.stateDirectory, artifactRemote: remote), grace: 0)
+        let report = try await onOwnThread { try sweeper.sweep(now: Date().addingTimeInterval(60), originalsRetentionDays: nil) }
+        #expect(report.orphansRemoved == 1 && report.missingCount == 1 && report.missing == [waveform], "\(report)")
+        #expect(report.variantBytes == Int64(storedMP4.count) + storedCAF, "\(report.variantBytes)")
+        let orphan = try await client.headObject(bucket: Self.bucket, key: "node/submissions/2026/11/orphan.opus")
+        #expect(orphan == nil)
+
+        // Operations: status says where artifacts are and what the sweep found; a backup would
+        // copy rows without their files.
         let status = try await state.run(["status", "--json"], environment: setup.environment)
-        let disk = ((try? JSONSerialization.jsonObject(with: Data(status.stdout.utf8))) as? [String: Any])?["disk"] as? [String: Any]
+        let json = (try? JSONSerialization.jsonObject(with: Data(status.stdout.utf8))) as? [String: Any]
+        let disk = json?["disk"] as? [String: Any], missing = json?["missing_artifacts"] as? [String: Any]
         #expect(disk?["artifacts_url"] as? String == "s3://\(Self.bucket)/node/", "\(status.stdout)")
+        #expect((missing?["last_full_sweep"] as? [String: Any])?["count"] as? Int == 1 && missing?["checked_files"] as? Int == 0,
+                "\(String(describing: missing))")
         let backup = try await state.run(["backup", "create", "backup"], environment: setup.environment)
         #expect(backup.status == 78 && backup.stderr.contains("artifacts_remote") && backup.stderr.contains("versioned"), "\(backup.stderr)")
         #expect(!FileManager.default.fileExists(atPath: state.scratch.path("backup")))

@@ -46,6 +46,9 @@ struct S3ClientTests {
                 let page = try await client.listObjects(bucket: "tilawa-test", prefix: "prod/submissions/", continuationToken: token, maxKeys: 2)
                 listed += page.objects.map(\.key)
                 #expect(page.objects.allSatisfy { $0.size == 10_000 })
+                // When it was written, to the second (the sweep's grace period reads it).
+                #expect(page.objects.allSatisfy { abs($0.lastModified?.timeIntervalSinceNow ?? .infinity) < 600 },
+                        "\(page.objects.map(\.lastModified))")
                 token = page.nextContinuationToken
                 pages += 1
             } while token != nil && pages < 10
@@ -122,5 +125,15 @@ struct S3ClientTests {
             old.now = { Date().addingTimeInterval(-600) }
             #expect(try await fetch(old.presignedGetURL(bucket: "tilawa-test", key: "submissions/a.opus", expires: 60)).0 == 403, "expired")
         }
+    }
+}
+
+@Suite("S3 listing timestamps")
+struct S3TimestampTests {
+    @Test("LastModified with no, three or six fraction digits reads to the second; anything else is nil",
+          arguments: [("2026-11-27T12:35:01Z", 1_795_782_901.0), ("2026-11-27T12:35:01.000Z", 1_795_782_901.0),
+                      ("2026-11-27T12:35:01.123456Z", 1_795_782_901.0), ("2026-11-27 12:35:01", nil), ("yesterday", nil)] as [(String, Double?)])
+    func timestamp(_ text: String, _ expected: Double?) {
+        #expect(S3Client.parseTimestamp(text)?.timeIntervalSince1970 == expected)
     }
 }
