@@ -36,7 +36,7 @@ TOOL_PACKAGES    := sox espeak-ng ffmpeg opus-tools bc curl sqlite3 socat python
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps deps-tools deps-s3 test-venv build release test run soak bench bench-encode bench-analyze bench-upload bench-load bench-burst bench-status bench-backup bench-ready bench-align bench-desk fixtures clean
+.PHONY: deps deps-tools deps-s3 test-venv build release test run soak bench bench-encode bench-analyze bench-upload bench-load bench-burst bench-status bench-backup bench-s3 bench-ready bench-align bench-desk fixtures clean
 
 define install_missing
 	@missing=""; for p in $(1); do \
@@ -125,6 +125,11 @@ bench-status: deps-tools release
 # Backups on the million-row state (database part) and on 10,000 real-size recordings (files), first and incremental.
 bench-backup: deps-tools release
 	scripts/bench-backup.sh $(BIN_RELEASE)
+
+# CPU per accepted upload with artifacts in an S3 store (s3api) against on disk, alternating
+# rounds in one run; the store's own CPU apart (scripts/bench-s3.sh takes uploads per round, rounds per side).
+bench-s3: deps-tools deps-s3 test-venv release
+	scripts/bench-s3.sh $(BIN_RELEASE)
 
 # The analysis pass against `ffmpeg -af ebur128 -f null -` on the same 3-minute speech file.
 bench-analyze: deps-tools release
