@@ -2,8 +2,9 @@ import AsyncHTTPClient
 import Foundation
 import GRDB
 import NIOCore
+import Synchronization
 import Testing
-import TilawaDaemon
+@testable import TilawaDaemon
 import TilawaS3
 import TilawaStore
 import TilawaTestSupport
@@ -192,5 +193,52 @@ struct S3ArtifactsTests {
         var fields: [String: String] = [:]
         for header in response.headers { fields[header.name.lowercased()] = header.value }
         return Answer(status: Int(response.status.code), headers: fields, body: Data(buffer: bytes), elapsed: ContinuousClock.now - started)
+    }
+}
+
+@Suite("S3 remote: which failures are tried again")
+struct S3RetryTests {
+    @Test("No answer and 5xx are tried again; a refusal or a missing key is not",
+          arguments: [(S3Error(code: "unreachable", message: ""), true), (S3Error(code: "SlowDown", message: "", status: 503), true),
+                      (S3Error(code: "InternalError", message: "", status: 500), true),
+                      (S3Error(code: "AccessDenied", message: "", status: 403), false), (S3Error(code: "NoSuchKey", message: "", status: 404), false),
+                      (S3Error(code: "BadDigest", message: "", status: 400), false)])
+    func transient(_ error: S3Error, _ retried: Bool) {
+        #expect(S3ArtifactRemote.isTransient(error) == retried)
+    }
+
+    @Test("A request that fails twice in passing succeeds on the third try; one refused is tried once; three failures give up")
+    func attempts() async throws {
+        let calls = Counter()
+        let value = try await S3ArtifactRemote.retrying {
+            if calls.next() < 3 { throw S3Error(code: "unreachable", message: "reset") }
+            return "stored"
+        }
+        #expect(value == "stored" && calls.value == 3)
+
+        let refused = Counter()
+        await #expect(throws: S3Error.self) {
+            try await S3ArtifactRemote.retrying { () async throws -> Int in
+                _ = refused.next()
+                throw S3Error(code: "AccessDenied", message: "", status: 403)
+            }
+        }
+        #expect(refused.value == 1)
+
+        let down = Counter()
+        await #expect(throws: S3Error.self) {
+            try await S3ArtifactRemote.retrying { () async throws -> Int in
+                _ = down.next()
+                throw S3Error(code: "SlowDown", message: "", status: 503)
+            }
+        }
+        #expect(down.value == 3)
+    }
+
+    final class Counter: Sendable {
+        private let count = Mutex(0)
+        var value: Int { count.withLock { $0 } }
+        /// Counts a call; returns its number (1 for the first).
+        func next() -> Int { count.withLock { $0 += 1; return $0 } }
     }
 }

@@ -56,11 +56,13 @@ public struct S3ArtifactRemote: ArtifactRemote {
     public var description: String { "\(location) at \(client.endpoint.absoluteString)" }
 
     public func upload(file path: String, to relative: String) throws {
-        try Self.blocking { try await client.putFile(bucket: location.bucket, key: location.key(relative), path: path) }
+        try Self.blocking { try await Self.retrying { try await client.putFile(bucket: location.bucket, key: location.key(relative), path: path) } }
     }
 
     public func upload(data: Data, to relative: String) throws {
-        _ = try Self.blocking { try await client.putObject(bucket: location.bucket, key: location.key(relative), bytes: Array(data)) }
+        _ = try Self.blocking {
+            try await Self.retrying { try await client.putObject(bucket: location.bucket, key: location.key(relative), bytes: Array(data)) }
+        }
     }
 
     public func download(_ relative: String, to path: String) throws -> Bool {
@@ -70,7 +72,7 @@ public struct S3ArtifactRemote: ArtifactRemote {
     public func fetch(_ relative: String, to path: String) async throws -> Bool {
         let object: S3Client.Object
         do {
-            object = try await client.getObject(bucket: location.bucket, key: location.key(relative))
+            object = try await Self.retrying { try await client.getObject(bucket: location.bucket, key: location.key(relative)) }
         } catch let error as S3Error where error.isNotFound {
             return false
         }
@@ -83,11 +85,11 @@ public struct S3ArtifactRemote: ArtifactRemote {
     }
 
     public func delete(_ relative: String) throws {
-        try Self.blocking { try await client.deleteObject(bucket: location.bucket, key: location.key(relative)) }
+        try Self.blocking { try await Self.retrying { try await client.deleteObject(bucket: location.bucket, key: location.key(relative)) } }
     }
 
     public func exists(_ relative: String) throws -> Bool {
-        try Self.blocking { try await client.headObject(bucket: location.bucket, key: location.key(relative)) != nil }
+        try Self.blocking { try await Self.retrying { try await client.headObject(bucket: location.bucket, key: location.key(relative)) } != nil }
     }
 
     public func list(prefix: String) throws -> [ArtifactEntry] {
@@ -95,7 +97,10 @@ public struct S3ArtifactRemote: ArtifactRemote {
             var entries: [ArtifactEntry] = []
             var token: String?
             repeat {
-                let page = try await client.listObjects(bucket: location.bucket, prefix: location.key(prefix), continuationToken: token)
+                let from = token
+                let page = try await Self.retrying {
+                    try await client.listObjects(bucket: location.bucket, prefix: location.key(prefix), continuationToken: from)
+                }
                 for object in page.objects {
                     guard let relative = location.relative(object.key) else { continue }
                     entries.append(ArtifactEntry(path: relative, size: object.size, modified: object.lastModified))
@@ -110,13 +115,36 @@ public struct S3ArtifactRemote: ArtifactRemote {
 
     /// The object's size, or nil when the store has no such object.
     public func size(of relative: String) async throws -> Int? {
-        try await client.headObject(bucket: location.bucket, key: location.key(relative)).map { Int($0.size) }
+        try await Self.retrying { try await client.headObject(bucket: location.bucket, key: location.key(relative)) }.map { Int($0.size) }
     }
 
     /// The object's bytes in `range` (all of them for nil), streamed from the store as it sends them.
     public func read(_ relative: String, range: ClosedRange<Int>?) async throws -> S3Client.Object {
-        try await client.getObject(bucket: location.bucket, key: location.key(relative),
-                                   range: range.map { "bytes=\($0.lowerBound)-\($0.upperBound)" })
+        try await Self.retrying {
+            try await client.getObject(bucket: location.bucket, key: location.key(relative),
+                                       range: range.map { "bytes=\($0.lowerBound)-\($0.upperBound)" })
+        }
+    }
+
+    // MARK: Retries
+
+    /// Runs a request again when the store did not answer or said it could not just now (every
+    /// request here is idempotent: a PUT of the same key and bytes, a GET, a HEAD, a DELETE, a
+    /// listing): twice more, after 0.2 s and 1 s. A refusal (keys, no such key) is not retried.
+    static func retrying<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+        var delays: [Duration] = [.milliseconds(200), .seconds(1)]
+        while true {
+            do {
+                return try await body()
+            } catch let error as S3Error where isTransient(error) && !delays.isEmpty {
+                try await Task.sleep(for: delays.removeFirst())
+            }
+        }
+    }
+
+    /// Whether a failure may pass: no answer, or a 5xx (S3's `InternalError`, `SlowDown`).
+    static func isTransient(_ error: S3Error) -> Bool {
+        error.code == "unreachable" || (500...599).contains(error.status ?? 0)
     }
 
     // MARK: Blocking

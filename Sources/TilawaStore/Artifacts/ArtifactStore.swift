@@ -97,11 +97,13 @@ public struct ArtifactStore: Sendable, Equatable {
     }
 
     /// Moves a file already on this filesystem (a staged upload) into place durably; with a
-    /// remote, uploads it and removes the local file.
+    /// remote, uploads it and keeps the local file as the work area's copy for the one reader
+    /// that comes next (the encode job: it need not fetch back what was just sent).
     public func place(_ source: String, at relative: String) throws {
         if let remote {
             try remote.upload(file: source, to: relative)
-            unlink(source)
+            let copy = placedCopyPath(relative)
+            if (try? makeParent(of: copy)) == nil || rename(source, copy) != 0 { unlink(source) }
             return
         }
         let final = path(relative)
@@ -166,6 +168,7 @@ public struct ArtifactStore: Sendable, Equatable {
         if let remote {
             try? remote.delete(relative)
             unlink(target)
+            unlink(placedCopyPath(relative))
             return
         }
         BackupLock(stateRoot: root.deletingLastPathComponent()).unlessBackingUp { unlink(target) }
@@ -177,13 +180,29 @@ public struct ArtifactStore: Sendable, Equatable {
         return FileManager.default.fileExists(atPath: path(relative))
     }
 
+    /// Where `place` leaves the copy of what it uploaded: `.placed/<relative>` in the work area.
+    /// Only `place` writes there, renaming a whole file in, so a file there is always complete
+    /// (and the object is immutable: its key is its id). The first `localCopy` takes it; the
+    /// sweep removes one no reader took.
+    func placedCopyPath(_ relative: String) -> String {
+        root.appendingPathComponent(".placed").appendingPathComponent(relative).path
+    }
+
     /// A file with the artifact's bytes for a reader that takes a path: its own file on disk,
-    /// or a copy fetched from the remote into the work area (`release()` removes it).
+    /// or with a remote the copy `place` left (taken: `release()` removes it) or one fetched
+    /// into the work area (`release()` removes it).
     /// - Throws: `StoreError.io` when there is no such artifact (or `relative` could name
     ///   something outside the store).
     public func localCopy(of relative: String) throws -> LocalArtifact {
         guard let own = containedPath(relative) else { throw StoreError.io("artifact \(relative) is not a path inside the store") }
         guard let remote else { return LocalArtifact(path: own, isCopy: false) }
+        let placed = placedCopyPath(relative)
+        var info = stat()
+        if lstat(placed, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG {
+            let taken = try temporaryPath(for: relative)
+            // Renamed away first: two readers never both take it (the second fetches).
+            if rename(placed, taken) == 0 { return LocalArtifact(path: taken, isCopy: true) }
+        }
         let copy = try temporaryPath(for: relative)
         do {
             guard try remote.download(relative, to: copy) else { throw StoreError.io("artifact \(relative) is missing from \(remote.description)") }
