@@ -155,8 +155,14 @@ struct S3ArtifactsTests {
         let left = try await client.listObjects(bucket: Self.bucket, prefix: "node/").objects.map(\.key)
         #expect(left.isEmpty, "\(left)")
 
-        // The store down: the upload is refused with a reason and nothing is recorded or left behind.
+        // The store down: the node leaves the rotation, the upload is refused with a reason and
+        // nothing is recorded or left behind.
+        let ready = try await send("GET", daemon.port, "/readyz", token: token)
+        #expect(ready.status == 200)
         await setup.server.stop()
+        let unready = try await send("GET", daemon.port, "/readyz", token: token)
+        #expect(unready.status == 503 && String(decoding: unready.body, as: UTF8.self).contains("artifact_store_unavailable"),
+                "\(unready.status) \(String(decoding: unready.body, as: UTF8.self))")
         let before = try state.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission") ?? 0 }
         let refused = try await send("POST", daemon.port, "/v1/students/S1001/weeks/12/submissions", token: token,
                                      body: try Data(contentsOf: URL(fileURLWithPath: CommandLineStateFixture.fixture("speech_mono_s16_48k.wav"))))

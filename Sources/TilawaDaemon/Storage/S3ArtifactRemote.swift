@@ -126,6 +126,14 @@ public struct S3ArtifactRemote: ArtifactRemote {
         }
     }
 
+    /// Whether the store answers this node with its keys: one listing of at most one key under
+    /// the prefix (bucket, keys and clock all checked), within 3 s, not retried (`/readyz`).
+    public func isReachable() async -> Bool {
+        var probe = client
+        probe.timeout = .seconds(3)
+        return (try? await probe.listObjects(bucket: location.bucket, prefix: location.prefix, maxKeys: 1)) != nil
+    }
+
     // MARK: Retries
 
     /// Runs a request again when the store did not answer or said it could not just now (every
