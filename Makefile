@@ -30,13 +30,16 @@ TEST_PYTHON_PACKAGES := jsonschema==4.26.0 referencing==0.37.0 rfc3339-validator
 # scripts/s3-server.sh runs them from a temporary directory on free loopback ports; `make deps-s3`
 # installs them without starting or enabling their stock services (the stock proxy takes 8080).
 S3_PACKAGES      := swift swift-proxy swift-account swift-container swift-object memcached
+# PostgreSQL 15 for `make test-postgres` (scripts/pg-server.sh: a throw-away cluster as an
+# unprivileged user on a free port); installed the same way, its stock cluster never started.
+POSTGRES_PACKAGES := postgresql-15 postgresql-common
 # Only for regenerating audio-fixtures/ and for the benchmarks (python3-dev: bench-encode builds
 # PyPI's pesq from source for its PESQ-WB figure; linux-perf: the CPU ratios by libopus share).
 TOOL_PACKAGES    := sox espeak-ng ffmpeg opus-tools bc curl sqlite3 socat python3-dev python3-venv linux-perf
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps deps-tools deps-s3 test-venv build release test run soak bench bench-encode bench-analyze bench-upload bench-load bench-burst bench-status bench-backup bench-s3 bench-ready bench-align bench-desk fixtures clean
+.PHONY: deps deps-tools deps-s3 deps-postgres test-postgres test-venv build release test run soak bench bench-encode bench-analyze bench-upload bench-load bench-burst bench-status bench-backup bench-s3 bench-ready bench-align bench-desk fixtures clean
 
 define install_missing
 	@missing=""; for p in $(1); do \
@@ -66,9 +69,10 @@ deps-tools: deps
 
 # As install_missing, but with a /usr/sbin/policy-rc.d refusing every service start in place
 # only for the install (a machine's own one is put back after, even on failure); then any of the
-# packages' systemd units found enabled or running is disabled and stopped.
-deps-s3:
-	@missing=""; for p in $(S3_PACKAGES); do \
+# packages' systemd units found enabled or running is disabled and stopped: the tests start
+# their own servers, on free ports, and the stock ones would take 8080 (Swift's proxy) or 5432.
+define install_held_back
+	@missing=""; for p in $(1); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -77,18 +81,26 @@ deps-s3:
 	  if [ -e /usr/sbin/policy-rc.d ]; then saved=$$($(SUDO) mktemp) && $(SUDO) cp -p /usr/sbin/policy-rc.d "$$saved" || exit 1; fi; \
 	  trap 'if [ -n "$$saved" ]; then $(SUDO) mv -f "$$saved" /usr/sbin/policy-rc.d; else $(SUDO) rm -f /usr/sbin/policy-rc.d; fi' EXIT; \
 	  trap 'exit 130' INT TERM HUP; \
-	  printf '#!/bin/sh\n# make deps-s3: no service starts during its install\nexit 101\n' | $(SUDO) tee /usr/sbin/policy-rc.d >/dev/null && \
+	  printf '#!/bin/sh\n# make: no service starts during this install\nexit 101\n' | $(SUDO) tee /usr/sbin/policy-rc.d >/dev/null && \
 	  $(SUDO) chmod 755 /usr/sbin/policy-rc.d && \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing </dev/null || exit 1; \
 	fi; \
 	if command -v systemctl >/dev/null; then \
-	  for u in $$(dpkg-query -L $(S3_PACKAGES) 2>/dev/null | sed -n 's|^\(/usr\)\{0,1\}/lib/systemd/system/\([^/]*\.service\)$$|\2|p' | sort -u); do \
+	  for u in $$(dpkg-query -L $(1) 2>/dev/null | sed -n 's|^\(/usr\)\{0,1\}/lib/systemd/system/\([^/]*\.service\)$$|\2|p' | sort -u); do \
 	    if systemctl is-enabled --quiet $$u 2>/dev/null || systemctl is-active --quiet $$u 2>/dev/null; then \
 	      echo "disabling $$u"; $(SUDO) systemctl disable --now --quiet $$u </dev/null 2>/dev/null || true; \
 	    fi; \
 	  done; \
 	fi
+endef
+
+deps-s3:
+	$(call install_held_back,$(S3_PACKAGES))
+
+# PostgreSQL 15 for `make test-postgres` (scripts/pg-server.sh runs a throw-away cluster).
+deps-postgres:
+	$(call install_held_back,$(POSTGRES_PACKAGES))
 
 build: deps
 	$(SWIFT) build
@@ -99,6 +111,13 @@ release: deps
 test: deps deps-s3 test-venv
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+# The PostgreSQL engine's suites (TilawaPostgresTests), each on a throw-away PostgreSQL 15 it
+# starts and stops itself (scripts/pg-server.sh: a scratch directory, a free loopback port, an
+# unprivileged user). `make test` leaves them out: they need the server this target installs.
+test-postgres: deps deps-postgres test-venv
+	$(SWIFT) build --build-tests
+	TILAWA_TEST_POSTGRES=1 $(SWIFT) test --skip-build --filter TilawaPostgresTests
 
 # Builds, imports the sample programme into ./var, prints a ready-to-paste upload line with a
 # fresh token, and runs the daemon on 127.0.0.1:8080 until Ctrl-C.

@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", exact: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-extras", exact: "1.35.2"),
+        .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
     ],
     targets: [
         // C libraries. Each module map's header also wraps the macros Swift cannot import
@@ -58,6 +59,14 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        // The PostgreSQL engine (DESIGN §13): the pool of connections and the rules' transactions.
+        .target(
+            name: "TilawaPostgres",
+            dependencies: [
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The services: ingest pipeline, encode jobs, configuration, HTTP.
@@ -118,6 +127,10 @@ let package = Package(
         .testTarget(name: "TilawaAudioTests", dependencies: ["TilawaAudio", "TilawaCore", "TilawaTestSupport"]),
         .testTarget(name: "TilawaStoreTests", dependencies: ["TilawaStore", "TilawaCore", "TilawaQuran"]),
         .testTarget(name: "TilawaQuranTests", dependencies: ["TilawaQuran"]),
+        // Run by `make test-postgres` (TILAWA_TEST_POSTGRES=1), each suite on its own throw-away server.
+        .testTarget(name: "TilawaPostgresTests", dependencies: ["TilawaPostgres", "TilawaTestSupport",
+                                                                .product(name: "PostgresNIO", package: "postgres-nio"),
+                                                                .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "TilawaS3Tests", dependencies: ["TilawaS3", "TilawaTestSupport", .product(name: "NIOCore", package: "swift-nio"),
                                                           .product(name: "AsyncHTTPClient", package: "async-http-client")]),
         .testTarget(

@@ -93,7 +93,11 @@ struct UploadRefusalNoticeTests {
                 try daemon.runtime.database.writer.read { db in try ResumableUploadRecord.filter(Column("studentId") == "S1002").fetchOne(db) }
             }
             #expect(await daemon.eventually { try upload()?.state != .receiving }, "every byte arrived")
+            let phonePort = phone.localPort
             phone.reset()
+            // Gone for the server too: its end has taken the reset in (a loaded box may process
+            // it a moment after close returns, and a write before that would still succeed).
+            #expect(await daemon.eventually { !RawHTTPConnection.isEstablished(localPort: port, remotePort: phonePort) })
             phoneGone.withLock { $0 = true }
             #expect(await daemon.eventually { try upload()?.state == .answered })
             #expect(try upload()?.answerStatus == 422)

@@ -62,6 +62,29 @@ public final class RawHTTPConnection: @unchecked Sendable {
 
     public func close() { Glibc.close(descriptor) }
 
+    /// This end's port (`getsockname`).
+    public var localPort: Int {
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Whether the kernel still holds an established TCP connection from local port `local` to
+    /// remote port `remote` (IPv4, `/proc/net/tcp`): after `reset()`, false once the server's
+    /// side has taken the reset in — which a loaded machine may do a moment after `close`.
+    public static func isEstablished(localPort local: Int, remotePort remote: Int) -> Bool {
+        guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return false }
+        let wanted = (String(format: "%04X", local), String(format: "%04X", remote))
+        return table.split(separator: "\n").dropFirst().contains { line in
+            let fields = line.split(separator: " ")
+            guard fields.count > 3 else { return false }
+            return fields[1].hasSuffix(":" + wanted.0) && fields[2].hasSuffix(":" + wanted.1) && fields[3] == "01"
+        }
+    }
+
     /// Closes with a reset (SO_LINGER 0), as a phone whose app was killed leaves a connection.
     public func reset() {
         var linger = Glibc.linger(l_onoff: 1, l_linger: 0)

@@ -84,10 +84,25 @@ extension ResumableUploads {
         var response = response
         let body = answer.body
         let hooks = api.testHooks
+        let channel = context.channel
         response.body = ResponseBody(contentLength: body.count) { writer in
             await hooks.beforeRefusalAnswer(uploadId)
+            // A connection the phone has already reset takes these writes without an error here
+            // (they are handed to the event loop, which fails them and closes the channel): only
+            // a connection still open once the loop has tried them — a task queued behind them —
+            // has the refusal.
             try await writer.write(ByteBuffer(bytes: body))
             try await writer.finish(nil)
+            let open: Bool
+            if let channel {
+                open = (try? await channel.eventLoop.submit { channel.isActive }.get()) ?? false
+            } else {
+                open = true
+            }
+            guard open else {
+                context.logger.info("upload refusal not delivered: the connection was gone", metadata: ["upload": "\(uploadId)"])
+                return
+            }
             try? await database.uploadRefusalAnswered(uploadId: uploadId, now: api.now)
         }
         return response
