@@ -103,7 +103,11 @@ struct UploadRefusalNoticeTests {
             #expect(try upload()?.answerStatus == 422)
             #expect(try refusals(daemon, "S1002").isEmpty, "owed, not yet told: the answer might still be on its way")
             // A minute later the tick tells what was never written, once.
-            #expect(try await daemon.runtime.database.recordOwedUploadRefusals(before: .distantFuture, now: daemon.clock.now) == 1)
+            let row = try daemon.runtime.database.writer.read { db in
+                try Row.fetchOne(db, sql: "SELECT refusalOwedSince, refusalNotifiedAt FROM resumableUpload WHERE studentId = 'S1002'")
+            }
+            #expect(try await daemon.runtime.database.recordOwedUploadRefusals(before: .distantFuture, now: daemon.clock.now) == 1,
+                    "\(String(describing: row))")
             #expect(try await daemon.runtime.database.recordOwedUploadRefusals(before: .distantFuture, now: daemon.clock.now) == 0)
             let told = try refusals(daemon, "S1002")
             let code = try #require(answered.json?["code"] as? String)

@@ -123,12 +123,18 @@ extension AppDatabase {
     }
 
     /// Stores the answer of a completed upload, kept until `expiresAt` for clients that ask again.
-    public func answerUpload(id: String, status: Int, body: Data, expiresAt: Date, now: Date) async throws {
+    ///
+    /// A refusal of the recording (`refusal`) is owed to the student from this same commit until
+    /// a client is seen to get it (`uploadRefusalAnswered`) or the student is told
+    /// (`recordUploadRefusal`): a request cancelled or a process killed between the two leaves it
+    /// owed, for the minute tick, never lost.
+    public func answerUpload(id: String, status: Int, body: Data, refusal: Bool, expiresAt: Date, now: Date) async throws {
         try await writer.write { db in
             try db.execute(sql: """
-                UPDATE resumableUpload SET state = 'answered', answerStatus = ?, answerBody = ?, expiresAt = ?, updatedAt = ?
+                UPDATE resumableUpload SET state = 'answered', answerStatus = ?, answerBody = ?, expiresAt = ?, updatedAt = ?,
+                  refusalOwedSince = CASE WHEN ? AND refusalNotifiedAt IS NULL THEN COALESCE(refusalOwedSince, ?) ELSE refusalOwedSince END
                 WHERE id = ? AND state = 'completing'
-                """, arguments: [status, body, expiresAt, now, id])
+                """, arguments: [status, body, expiresAt, now, refusal, now, id])
         }
     }
 

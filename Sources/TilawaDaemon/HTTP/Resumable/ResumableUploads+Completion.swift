@@ -37,7 +37,7 @@ extension ResumableUploads {
         } else {
             try await judge(upload, logger: logger)
         }
-        try await database.answerUpload(id: upload.id, status: Int(answer.status.code), body: answer.body,
+        try await database.answerUpload(id: upload.id, status: Int(answer.status.code), body: answer.body, refusal: Self.refusal(in: answer) != nil,
                                         expiresAt: api.now + settings.expiry, now: api.now)
         staging.remove(id: upload.id)
         return answer
@@ -76,6 +76,8 @@ extension ResumableUploads {
     func answering(_ response: Response, answer: UploadAnswer, uploadId: String, context: TilawaRequestContext) async -> Response {
         guard Self.refusal(in: answer) != nil else { return response }
         let database = database, api = api
+        // Owed since the answer was kept (`answerUpload`, one commit with it); owed again for a
+        // replayed answer whose delivery is not yet known.
         do {
             try await database.oweUploadRefusal(uploadId: uploadId, now: api.now)
         } catch {
