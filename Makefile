@@ -112,12 +112,12 @@ test: deps deps-s3 test-venv
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-# The PostgreSQL engine's suites (TilawaPostgresTests), each on a throw-away PostgreSQL 15 it
+# The PostgreSQL suites (TilawaPostgresTests, `tilawa db check`), each on a throw-away PostgreSQL 15 it
 # starts and stops itself (scripts/pg-server.sh: a scratch directory, a free loopback port, an
 # unprivileged user). `make test` leaves them out: they need the server this target installs.
 test-postgres: deps deps-postgres test-venv
 	$(SWIFT) build --build-tests
-	TILAWA_TEST_POSTGRES=1 $(SWIFT) test --skip-build --filter TilawaPostgresTests
+	TILAWA_TEST_POSTGRES=1 $(SWIFT) test --skip-build --filter "TilawaPostgresTests|DatabaseCheckCommandTests"
 
 # Builds, imports the sample programme into ./var, prints a ready-to-paste upload line with a
 # fresh token, and runs the daemon on 127.0.0.1:8080 until Ctrl-C.

@@ -73,7 +73,7 @@ let package = Package(
         .target(
             name: "TilawaDaemon",
             dependencies: [
-                "TilawaCore", "TilawaAudio", "TilawaStore", "TilawaQuran", "CFileShims", "TilawaS3",
+                "TilawaCore", "TilawaAudio", "TilawaStore", "TilawaQuran", "CFileShims", "TilawaS3", "TilawaPostgres",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -110,7 +110,8 @@ let package = Package(
         .executableTarget(
             name: "tilawa",
             dependencies: [
-                "TilawaAudio", "TilawaCore", "TilawaStore", "TilawaDaemon", "TilawaS3",
+                "TilawaAudio", "TilawaCore", "TilawaStore", "TilawaDaemon", "TilawaS3", "TilawaPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),

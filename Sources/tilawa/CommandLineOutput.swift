@@ -32,6 +32,8 @@ enum CommandLineOutput {
                 return fail(code: error.code, message: "the disk is full: \(error.description)", exit: cannotCreate)
             }
             return fail(code: error.code, message: error.description, exit: ExitStatus.software)
+        case let error as ConfigurationError:
+            return fail(code: error.code, message: error.description, exit: ExitStatus.configuration)
         case let error as DatabaseError:
             return fail(code: "database_error", message: error.message ?? "\(error)", exit: ExitStatus.software)
         default:

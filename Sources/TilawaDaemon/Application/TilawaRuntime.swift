@@ -20,6 +20,13 @@ public struct TilawaRuntime: Sendable {
     public init(configuration: TilawaConfiguration, clock: @escaping @Sendable () -> Date = { Date() }) throws {
         self.configuration = configuration
         self.clock = clock
+        if let postgres = configuration.database.postgres {
+            // Rather than keep the data in SQLite while the configuration names a server.
+            throw ConfigurationError(key: "database.url", message: """
+                \(postgres) is not served yet: this release keeps its data in SQLite (database.url: sqlite:); \
+                `tilawa db check` checks that the server is ready
+                """)
+        }
         stateDirectory = StateDirectory(path: configuration.stateDirectory, artifactRemote: try S3ArtifactRemote.configured(in: configuration))
         try stateDirectory.prepare()
         database = try AppDatabase.open(path: stateDirectory.databasePath)

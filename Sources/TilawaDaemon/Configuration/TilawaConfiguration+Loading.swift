@@ -1,5 +1,6 @@
 import Foundation
 import TilawaCore
+import TilawaPostgres
 import TilawaS3
 
 extension TilawaConfiguration {
@@ -34,9 +35,10 @@ extension TilawaConfiguration {
         return ConfigurationValues(sources: ConfigurationSources(environment: environment, file: configurationFile))
     }
 
-    /// `TILAWA_*` variables that are not configuration keys: the crash-test hook (`Failpoint`)
-    /// and the test clock (`AcceleratedClock`).
-    static let notConfigurationKeys: Set<String> = ["TILAWA_FAILPOINT", AcceleratedClock.variable]
+    /// `TILAWA_*` variables that are not configuration keys: the crash-test hook (`Failpoint`),
+    /// the test clock (`AcceleratedClock`) and the switch of the PostgreSQL suites (`make
+    /// test-postgres`), which the commands those suites spawn inherit.
+    static let notConfigurationKeys: Set<String> = ["TILAWA_FAILPOINT", AcceleratedClock.variable, "TILAWA_TEST_POSTGRES"]
 
     /// Rejects a `TILAWA_*` variable that is not a key: a typo there is as bad as one in the file.
     private static func checkEnvironmentNames(_ environment: [String: String]) throws(ConfigurationError) {
@@ -83,6 +85,7 @@ extension TilawaConfiguration {
         config.backup.everyHours = try values.integer("backup.every_hours", default: config.backup.everyHours, in: 1...720)
         config.backup.keep = try values.integer("backup.keep", default: config.backup.keep, in: 1...365)
         try config.readArtifacts(&values)
+        try config.readDatabase(&values)
         config.uploads.maxOffline = try TimeInterval(values.integer("uploads.max_offline_hours", default: 72, in: 0...720) * 3_600)
         config.uploads.expiry = try TimeInterval(values.integer("uploads.expire_hours", default: 24, in: 1...720) * 3_600)
         config.uploads.maxOpenPerStudent = try values.integer("uploads.max_open_per_student", default: 3, in: 1...100)
@@ -217,6 +220,15 @@ extension TilawaConfiguration {
                     """)
             }
         }
+    }
+
+    private mutating func readDatabase(_ values: inout ConfigurationValues) throws(ConfigurationError) {
+        if let setting = values.optionalText("database.url"), setting.text != "sqlite:" {
+            let rule = "must be sqlite: or postgres://user@host[:port]/database (the password goes in database.password_file)"
+            guard let location = PostgresLocation(url: setting.text) else { throw values.invalid("database.url", rule, setting) }
+            database.postgres = location
+        }
+        database.passwordFile = values.optionalText("database.password_file").map { secretLocation($0.text) }
     }
 
     private mutating func readDropbox(_ values: inout ConfigurationValues) throws(ConfigurationError) {

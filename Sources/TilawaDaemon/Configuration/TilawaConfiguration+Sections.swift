@@ -1,5 +1,6 @@
 import Foundation
 import TilawaCore
+import TilawaPostgres
 import TilawaS3
 
 extension TilawaConfiguration {
@@ -196,6 +197,17 @@ extension TilawaConfiguration {
 }
 
 extension TilawaConfiguration {
+    /// `database.*`: where the metadata lives (DESIGN §13).
+    public struct DatabaseSettings: Sendable, Hashable {
+        /// `database.url`: nil for `sqlite:` (the state directory's), or the PostgreSQL server.
+        public var postgres: PostgresLocation?
+        /// `database.password_file` (absolute), for PostgreSQL.
+        public var passwordFile: String?
+
+        /// The default: SQLite in the state directory.
+        public init() {}
+    }
+
     /// `artifacts.url` and `s3.*`: where artifact files live (DESIGN §13).
     public struct Artifacts: Sendable, Hashable {
         /// `artifacts.url`: nil for `file:` (the state directory's), or the S3 bucket and prefix.

@@ -41,6 +41,8 @@ public struct TilawaConfiguration: Sendable, Equatable {
     public var backup = Backup()
     /// `artifacts.url` and `s3.*`.
     public var artifacts = Artifacts()
+    /// `database.url`, `database.password_file`.
+    public var database = DatabaseSettings()
     /// `uploads.*`.
     public var uploads = Uploads()
     /// `submissions.*`.
