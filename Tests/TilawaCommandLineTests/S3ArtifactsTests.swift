@@ -155,6 +155,28 @@ struct S3ArtifactsTests {
         let left = try await client.listObjects(bucket: Self.bucket, prefix: "node/").objects.map(\.key)
         #expect(left.isEmpty, "\(left)")
 
+        // A coach's photo imported with the store in use goes there and is served from there;
+        // one replaced goes from the store at the next import.
+        let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0]) + Data(repeating: 0x11, count: 60)
+        try FileManager.default.createDirectory(atPath: state.scratch.path("images"), withIntermediateDirectories: true)
+        try jpeg.write(to: URL(fileURLWithPath: state.scratch.path("images/c01.jpg")))
+        var programme = try String(contentsOfFile: CommandLineStateFixture.sample("program.yaml"), encoding: .utf8)
+        programme = programme.replacingOccurrences(of: "    places: true\n  - id: C02\n", with: "    places: true\n    photo: images/c01.jpg\n  - id: C02\n")
+        try programme.write(toFile: state.scratch.path("program.yaml"), atomically: true, encoding: .utf8)
+        let imported = try await state.run(["roster", "import", state.scratch.path("program.yaml"), CommandLineStateFixture.sample("students.csv")],
+                                           environment: setup.environment)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let photos = try await client.listObjects(bucket: Self.bucket, prefix: "node/photos/").objects.map(\.key)
+        #expect(photos.count == 1 && photos.first?.hasSuffix(".jpg") == true, "\(photos)")
+        #expect(!FileManager.default.fileExists(atPath: state.stateDirectory + "/photos/" + (photos.first ?? "x").split(separator: "/").last.map(String.init)!))
+        let photo = try await send("GET", daemon.port, "/v1/coaches/C01/photo", token: token)
+        #expect(photo.status == 200 && photo.body == jpeg && photo.headers["content-type"] == "image/jpeg", "\(photo.status)")
+        try (jpeg + Data([0x12])).write(to: URL(fileURLWithPath: state.scratch.path("images/c01.jpg")))
+        #expect(try await state.run(["roster", "import", state.scratch.path("program.yaml"), CommandLineStateFixture.sample("students.csv")],
+                                    environment: setup.environment).status == 0)
+        let replaced = try await client.listObjects(bucket: Self.bucket, prefix: "node/photos/").objects.map(\.key)
+        #expect(replaced.count == 1 && replaced != photos, "the old photo goes: \(replaced)")
+
         // The store down: the node leaves the rotation, the upload is refused with a reason and
         // nothing is recorded or left behind.
         let ready = try await send("GET", daemon.port, "/readyz", token: token)

@@ -189,8 +189,15 @@ struct StudentRoutes: Sendable {
         guard let photo = try await api.runtime.database.coachPhoto(coachId: coachId) else {
             throw APIProblem(.notFound, code: "no_photo", detail: "This coach has no photo.")
         }
+        // Beside the artifacts: in the state directory, or in the S3 store with them.
+        let state = api.runtime.stateDirectory
+        let source: ArtifactResponder.Source = if let remote = state.artifactRemote as? S3ArtifactRemote {
+            .remote(remote, photo.path)
+        } else {
+            .file(state.root.appendingPathComponent(photo.path).path)
+        }
         var response = try await ArtifactResponder().respond(
-            path: api.runtime.stateDirectory.root.appendingPathComponent(photo.path).path, id: String(photo.sha256.prefix(32)),
+            source: source, id: String(photo.sha256.prefix(32)),
             contentType: photo.mediaType, request: request, context: context, cacheControl: "private, no-cache")
         response.headers[.xContentTypeOptions] = "nosniff"
         return response

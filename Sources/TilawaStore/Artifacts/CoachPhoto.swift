@@ -50,8 +50,13 @@ public struct CoachPhoto: Sendable, Equatable {
     public var relativePath: String { "photos/\(sha256).\(fileExtension)" }
 
     /// Writes the photo into `state` (a temporary file, fsynced, renamed into place; nothing
-    /// when it is there already) and returns its relative path.
+    /// when it is there already) — or, with artifacts in a remote store, uploads it there,
+    /// where every node finds it — and returns its relative path.
     public func store(in state: StateDirectory) throws -> String {
+        if let remote = state.artifactRemote {
+            try remote.upload(data: data, to: relativePath)
+            return relativePath
+        }
         let target = state.root.appendingPathComponent(relativePath).path
         if FileManager.default.fileExists(atPath: target) { return relativePath }
         try FileManager.default.createDirectory(at: state.photos, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
@@ -105,11 +110,23 @@ extension CoachPhoto {
     }
 
     private static func removeUnusedNow(in state: StateDirectory, kept: Set<String>) {
+        if let remote = state.artifactRemote {
+            for entry in (try? remote.list(prefix: "photos/")) ?? [] where !kept.contains(entry.path) && isPhotoName(entry.path) {
+                try? remote.delete(entry.path)
+            }
+            return
+        }
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: state.photos.path) else { return }
-        for name in names where !kept.contains("photos/\(name)") {
-            let stem = name.split(separator: ".").first.map(String.init) ?? ""
-            guard stem.count == 64, stem.allSatisfy(\.isHexDigit) else { continue }
+        for name in names where !kept.contains("photos/\(name)") && isPhotoName("photos/\(name)") {
             try? FileManager.default.removeItem(at: state.photos.appendingPathComponent(name))
         }
+    }
+
+    /// `photos/<sha256>.<ext>`: the only names the clean-up touches.
+    private static func isPhotoName(_ relative: String) -> Bool {
+        let parts = relative.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0] == "photos" else { return false }
+        let stem = parts[1].split(separator: ".").first.map(String.init) ?? ""
+        return stem.count == 64 && stem.allSatisfy(\.isHexDigit)
     }
 }
