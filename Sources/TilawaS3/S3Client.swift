@@ -10,7 +10,7 @@ public struct S3Client: Sendable {
     /// `http(s)://host[:port]`, without a path.
     public let endpoint: URL
     public let signer: SigV4Signer
-    public let http: HTTPClient
+    public var http: HTTPClient
     public var multipartThreshold = 16 << 20
     public var partSize = 8 << 20
     public var timeout: TimeAmount = .seconds(120)

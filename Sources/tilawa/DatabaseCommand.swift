@@ -41,7 +41,8 @@ struct DatabaseCheckCommand: AsyncParsableCommand {
                 throw CommandLineOutput.fail(code: "bad_configuration", message: "database.password_file: cannot read \(file)",
                                              exit: ExitStatus.configuration)
             }
-            password = text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init)
+            password = text.split(separator: "\n", omittingEmptySubsequences: false).first
+                .map { $0.hasSuffix("\r") ? String($0.dropLast()) : String($0) }
         }
         var settings = PostgresConnection.Configuration(host: location.host, port: location.port, username: location.user,
                                                         password: password, database: location.database, tls: .disable)
@@ -89,8 +90,6 @@ struct DatabaseCheckCommand: AsyncParsableCommand {
                     database's owner only): make it the owner (ALTER DATABASE \(location.database) OWNER TO \(location.user)) or GRANT CREATE
                     """, exit: ExitStatus.configuration)
             }
-            try await connection.query("CREATE TEMPORARY TABLE tilawa_check (n integer)", logger: logger)
-            try await connection.query("DROP TABLE tilawa_check", logger: logger)
             print("ok   may create tables in public")
             step = "lock"
             try await connection.query("BEGIN", logger: logger)

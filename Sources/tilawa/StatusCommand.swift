@@ -50,6 +50,11 @@ struct StatusCommand: AsyncParsableCommand {
             // A monitoring plugin that cannot run says UNKNOWN, not 78.
             throw CommandLineOutput.fail(code: error.code, message: error.description, exit: StatusState.unknown.exitCode)
         }
+        if let postgres = configuration.database.postgres {
+            // Not the state directory's SQLite file, which is not where the data would be.
+            throw CommandLineOutput.fail(code: "bad_configuration", message: "database.url: \(postgres) is not served yet",
+                                         exit: StatusState.unknown.exitCode)
+        }
         var thresholds = StatusThresholds()
         thresholds.diskWarningPercent = diskWarning
         thresholds.diskCriticalPercent = diskCritical

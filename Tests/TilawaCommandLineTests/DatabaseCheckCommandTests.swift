@@ -20,6 +20,14 @@ struct DatabaseURLCommandTests {
         let result = try await state.run(command, environment: environment)
         #expect(result.status == 78 && result.stderr.contains(named), "\(command) \(environment): \(result.status) \(result.stderr)")
     }
+
+    @Test("status on a postgres:// database.url says UNKNOWN (3) rather than report the state directory's SQLite file")
+    func status() async throws {
+        let state = try await CommandLineStateFixture()
+        defer { state.remove() }
+        let result = try await state.run(["status"], environment: ["TILAWA_DATABASE_URL": "postgres://tilawa@127.0.0.1:9/tilawa"])
+        #expect(result.status == 3 && result.stderr.contains("not served yet"), "\(result.status) \(result.stderr)")
+    }
 }
 
 @Suite("tilawa db check against PostgreSQL 15", .enabled(if: PostgresTestServer.isRequested))

@@ -77,7 +77,7 @@ struct AnnotationRoutes: Sendable {
             outcome = try await database.addAnnotation(submissionId: submissionId, coachId: principal.subject, annotation: annotation,
                                                        clip: clip, now: api.now)
         } catch {
-            if let clip { api.runtime.annotationClips.discard(clip) }
+            if let clip { await api.removeArtifacts([clip.audioPath, clip.waveformPath]) }
             throw error
         }
         switch outcome {
@@ -85,7 +85,7 @@ struct AnnotationRoutes: Sendable {
             api.wakeup.signal()
             return try api.json(AnnotationResource(record), status: .created)
         case let .failure(refusal):
-            if let clip { api.runtime.annotationClips.discard(clip) }
+            if let clip { await api.removeArtifacts([clip.audioPath, clip.waveformPath]) }
             throw Self.problem(refusal)
         }
     }

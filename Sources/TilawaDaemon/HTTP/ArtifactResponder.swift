@@ -117,6 +117,9 @@ struct ArtifactResponder: Sendable {
     }
 
     private static func unavailable(_ error: any Error, remote: S3ArtifactRemote, context: TilawaRequestContext) -> APIProblem {
+        if let error = error as? S3Error, error.isNotFound {
+            return APIProblem(.notFound, code: "artifact_missing", detail: "This recording's file is no longer on the server.")
+        }
         context.logger.error("artifact store unavailable", metadata: ["store": "\(remote.description)", "error": "\(error)"])
         return APIProblem(.serviceUnavailable, code: "artifact_store_unavailable",
                           detail: "The recordings' store does not answer just now; try again in a minute.")

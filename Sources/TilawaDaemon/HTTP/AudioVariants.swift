@@ -61,12 +61,15 @@ extension APIContext {
             let variant = AudioVariants.path(ofOgg: artifact, container: container)
             if let remote = store.remote as? S3ArtifactRemote {
                 if (try? await remote.size(of: variant)) == nil, (try? await remote.size(of: artifact)) != nil {
+                    // Made in a file of its own: players open several requests at once, and two
+                    // makings of one variant must not share a file (the same bytes either way).
                     try await pool.run {
                         let source = try store.localCopy(of: artifact)
                         defer { source.release() }
-                        try store.prepareDirectory(for: variant)
-                        _ = try OpusRemuxer.remux(oggPath: source.path, to: store.path(variant), container: container)
-                        try store.publish(variant)
+                        let made = try store.temporaryPath(for: variant)
+                        defer { unlink(made) }
+                        _ = try OpusRemuxer.remux(oggPath: source.path, to: made, container: container)
+                        try remote.upload(file: made, to: variant)
                     }
                 }
             } else if !FileManager.default.fileExists(atPath: store.path(variant)), FileManager.default.fileExists(atPath: store.path(artifact)) {

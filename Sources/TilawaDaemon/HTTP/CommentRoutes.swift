@@ -74,7 +74,7 @@ struct CommentRoutes: Sendable {
                 feedbackId: id, author: author, authorId: principal.subject, text: text, clip: clip, maxPerMinute: limit,
                 policy: api.runtime.policy, now: api.now)
         } catch {
-            if let clip { api.runtime.commentClips.discard(clip) }
+            if let clip { await api.removeArtifacts([clip.audioPath, clip.waveformPath]) }
             throw error
         }
         switch outcome {
@@ -82,7 +82,7 @@ struct CommentRoutes: Sendable {
             api.wakeup.signal()
             return try api.json(CommentResource(comment), status: .created)
         case let .failure(refusal):
-            if let clip { api.runtime.commentClips.discard(clip) }
+            if let clip { await api.removeArtifacts([clip.audioPath, clip.waveformPath]) }
             throw Self.problem(refusal, now: api.now)
         }
     }

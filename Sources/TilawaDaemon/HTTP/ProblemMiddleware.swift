@@ -19,6 +19,10 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return try problem.response(from: request, context: context)
         } catch let error as HTTPError {
             return try problem(for: error, request: request).response(from: request, context: context)
+        } catch let error as S3Error where error.isNotFound {
+            // Gone between the look and the read (a withdrawal meanwhile).
+            return try APIProblem(.notFound, code: "artifact_missing", detail: "This recording's file is no longer on the server.")
+                .response(from: request, context: context)
         } catch let error as S3Error {
             // The store artifacts live in (artifacts.url: s3://…) did not take or give a file:
             // nothing was recorded (a row commits only after its files are stored).

@@ -14,10 +14,13 @@ import TilawaStore
 public struct S3ArtifactRemote: ArtifactRemote {
     public let client: S3Client
     public let location: S3Location
+    /// The same store through `serving`'s connections (reads proxied to phones).
+    let servingClient: S3Client
 
-    public init(client: S3Client, location: S3Location) {
+    public init(client: S3Client, location: S3Location, servingClient: S3Client? = nil) {
         self.client = client
         self.location = location
+        self.servingClient = servingClient ?? client
     }
 
     /// The remote `configuration` names, or nil for artifacts in the state directory.
@@ -39,29 +42,42 @@ public struct S3ArtifactRemote: ArtifactRemote {
         // An artifact's upload happens while a student waits for the answer (the original) or
         // before a job's row commits: a store that does not answer within a minute is down.
         client.timeout = .seconds(60)
-        return S3ArtifactRemote(client: client, location: location)
+        var serving = client
+        serving.http = Self.serving
+        return S3ArtifactRemote(client: client, location: location, servingClient: serving)
     }
 
     /// One client for the process (never shut down: it lives as long as the process). It does
     /// not keep retrying a connection the store refuses (the shared client does, until the
     /// request's deadline): a store that is down is said at once — a student's upload answered
     /// 503 in a moment, not after a minute — and a stopping daemon is not held by it.
-    static let http: HTTPClient = {
+    static let http = client(connectionsPerHost: 8)
+
+    /// The client proxied audio streams from: a phone that reads slowly (or a paused player)
+    /// holds a connection as long as it takes, and must not queue uploads, encode jobs and
+    /// `/readyz` behind it.
+    static let serving = client(connectionsPerHost: 256)
+
+    /// Connections refused said at once; a store that stops sending mid-body given up after
+    /// 30 s without a byte (the request deadline ends once the headers have arrived).
+    private static func client(connectionsPerHost: Int) -> HTTPClient {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = connectionsPerHost
         configuration.timeout.connect = .seconds(10)
+        configuration.timeout.read = .seconds(30)
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-    }()
+    }
 
     public var description: String { "\(location) at \(client.endpoint.absoluteString)" }
 
     public func upload(file path: String, to relative: String) throws {
-        try Self.blocking { try await Self.retrying { try await client.putFile(bucket: location.bucket, key: location.key(relative), path: path) } }
+        try Self.blocking { try await Self.retrying { try await client.putFile(bucket: location.bucket, key: try key(relative), path: path) } }
     }
 
     public func upload(data: Data, to relative: String) throws {
         _ = try Self.blocking {
-            try await Self.retrying { try await client.putObject(bucket: location.bucket, key: location.key(relative), bytes: Array(data)) }
+            try await Self.retrying { try await client.putObject(bucket: location.bucket, key: try key(relative), bytes: Array(data)) }
         }
     }
 
@@ -72,7 +88,7 @@ public struct S3ArtifactRemote: ArtifactRemote {
     public func fetch(_ relative: String, to path: String) async throws -> Bool {
         let object: S3Client.Object
         do {
-            object = try await Self.retrying { try await client.getObject(bucket: location.bucket, key: location.key(relative)) }
+            object = try await Self.retrying { try await client.getObject(bucket: location.bucket, key: try key(relative)) }
         } catch let error as S3Error where error.isNotFound {
             return false
         }
@@ -85,11 +101,11 @@ public struct S3ArtifactRemote: ArtifactRemote {
     }
 
     public func delete(_ relative: String) throws {
-        try Self.blocking { try await Self.retrying { try await client.deleteObject(bucket: location.bucket, key: location.key(relative)) } }
+        try Self.blocking { try await Self.retrying { try await client.deleteObject(bucket: location.bucket, key: try key(relative)) } }
     }
 
     public func exists(_ relative: String) throws -> Bool {
-        try Self.blocking { try await Self.retrying { try await client.headObject(bucket: location.bucket, key: location.key(relative)) } != nil }
+        try Self.blocking { try await Self.retrying { try await client.headObject(bucket: location.bucket, key: try key(relative)) } != nil }
     }
 
     public func list(prefix: String) throws -> [ArtifactEntry] {
@@ -99,7 +115,7 @@ public struct S3ArtifactRemote: ArtifactRemote {
             repeat {
                 let from = token
                 let page = try await Self.retrying {
-                    try await client.listObjects(bucket: location.bucket, prefix: location.key(prefix), continuationToken: from)
+                    try await client.listObjects(bucket: location.bucket, prefix: try key(prefix, listing: true), continuationToken: from)
                 }
                 for object in page.objects {
                     guard let relative = location.relative(object.key) else { continue }
@@ -111,17 +127,27 @@ public struct S3ArtifactRemote: ArtifactRemote {
         }
     }
 
+    /// The object key of an artifact's path; refused when the path could name something
+    /// outside the prefix (an empty, `.` or `..` segment: some stores normalise paths).
+    func key(_ relative: String, listing: Bool = false) throws -> String {
+        let path = listing && relative.hasSuffix("/") ? String(relative.dropLast()) : relative
+        guard ArtifactStore.isContained(path) else {
+            throw S3Error(code: "bad_path", message: "\(relative) is not a path inside \(location)")
+        }
+        return location.key(relative)
+    }
+
     // MARK: Serving
 
     /// The object's size, or nil when the store has no such object.
     public func size(of relative: String) async throws -> Int? {
-        try await Self.retrying { try await client.headObject(bucket: location.bucket, key: location.key(relative)) }.map { Int($0.size) }
+        try await Self.retrying { try await client.headObject(bucket: location.bucket, key: try key(relative)) }.map { Int($0.size) }
     }
 
     /// The object's bytes in `range` (all of them for nil), streamed from the store as it sends them.
     public func read(_ relative: String, range: ClosedRange<Int>?) async throws -> S3Client.Object {
         try await Self.retrying {
-            try await client.getObject(bucket: location.bucket, key: location.key(relative),
+            try await servingClient.getObject(bucket: location.bucket, key: try key(relative),
                                        range: range.map { "bytes=\($0.lowerBound)-\($0.upperBound)" })
         }
     }

@@ -102,8 +102,9 @@ public struct ArtifactStore: Sendable, Equatable {
     public func place(_ source: String, at relative: String) throws {
         if let remote {
             try remote.upload(file: source, to: relative)
+            // Durable before it is renamed in: a copy there is whole even after a power cut.
             let copy = placedCopyPath(relative)
-            if (try? makeParent(of: copy)) == nil || rename(source, copy) != 0 { unlink(source) }
+            if (try? Self.fsync(path: source)) == nil || (try? makeParent(of: copy)) == nil || rename(source, copy) != 0 { unlink(source) }
             return
         }
         let final = path(relative)
@@ -201,7 +202,11 @@ public struct ArtifactStore: Sendable, Equatable {
         if lstat(placed, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG {
             let taken = try temporaryPath(for: relative)
             // Renamed away first: two readers never both take it (the second fetches).
-            if rename(placed, taken) == 0 { return LocalArtifact(path: taken, isCopy: true) }
+            // Its time made now: the sweep leaves a taken copy alone however long it waited.
+            if rename(placed, taken) == 0 {
+                utime(taken, nil)
+                return LocalArtifact(path: taken, isCopy: true)
+            }
         }
         let copy = try temporaryPath(for: relative)
         do {

@@ -9,6 +9,8 @@ public struct ArtifactSweeper: Sendable {
     public let database: AppDatabase
     public let stateDirectory: StateDirectory
     public var grace: TimeInterval
+    /// The least grace for objects in a remote store (see `sweep`).
+    public static let remoteGrace: TimeInterval = 3_600
 
     /// Creates a sweeper.
     public init(database: AppDatabase, stateDirectory: StateDirectory, grace: TimeInterval = 600) {
@@ -25,7 +27,10 @@ public struct ArtifactSweeper: Sendable {
     /// was an orphan or a staging leftover either way.
     public func sweep(now: Date, originalsRetentionDays: Int?, isStopping: () -> Bool = { false }) throws -> SweepReport {
         var report = SweepReport()
-        let cutoff = now.addingTimeInterval(-grace)
+        // An object's LastModified is the store's clock (which a node's may be up to the 15
+        // minutes SigV4 allows off) and, for a multipart upload, when it began: an hour at least.
+        let remoteGrace = stateDirectory.artifactRemote == nil ? grace : max(grace, Self.remoteGrace)
+        let cutoff = now.addingTimeInterval(-remoteGrace)
         report.stagingRemoved = removeStagingLeftovers(now: now)
         if let days = originalsRetentionDays {
             report.originalsPruned = try pruneOriginals(olderThan: now.addingTimeInterval(-Double(days) * 86_400))
