@@ -85,7 +85,7 @@ struct S3ArtifactsTests {
         let waveform: String = try #require(submission["waveformPath"])
         let stem = String(audio.dropLast(".opus".count))
 
-        let keys = Set(try await client.listObjects(bucket: Self.bucket, prefix: "node/").objects.map(\.key))
+        let keys = Set(try await client.listObjects(bucket: Self.bucket, prefix: "node/").objects.map(\.key)).subtracting(["node/.tilawa-installation"])
         #expect(keys == Set([original, audio, waveform, stem + ".m4a", stem + ".caf"].map { "node/" + $0 }), "\(keys)")
         let local = try await runProcess("/usr/bin/find", [state.stateDirectory + "/artifacts", "-type", "f"])
         #expect(local.stdout.isEmpty, "nothing stays in the local work area: \(local.stdout)")
@@ -156,7 +156,7 @@ struct S3ArtifactsTests {
         // A withdrawal removes every object of the recording.
         let withdrawn = try await send("DELETE", daemon.port, "/v1/submissions/\(id)", token: token)
         #expect((200..<300).contains(withdrawn.status), "\(String(decoding: withdrawn.body, as: UTF8.self))")
-        let left = try await client.listObjects(bucket: Self.bucket, prefix: "node/").objects.map(\.key)
+        let left = try await client.listObjects(bucket: Self.bucket, prefix: "node/").objects.map(\.key).filter { $0 != "node/.tilawa-installation" }
         #expect(left.isEmpty, "\(left)")
 
         // A coach's photo imported with the store in use goes there and is served from there;
@@ -180,6 +180,22 @@ struct S3ArtifactsTests {
                                     environment: setup.environment).status == 0)
         let replaced = try await client.listObjects(bucket: Self.bucket, prefix: "node/photos/").objects.map(\.key)
         #expect(replaced.count == 1 && replaced != photos, "the old photo goes: \(replaced)")
+
+        // The prefix is this installation's: another database pointed at it is refused (78)
+        // before its sweep could take these objects for orphans.
+        let stranger = try await CommandLineStateFixture()
+        defer { stranger.remove() }
+        var rivalEnvironment = setup.environment
+        rivalEnvironment["TILAWA_S3_ACCESS_KEY_FILE"] = state.scratch.path("s3-access")
+        rivalEnvironment["TILAWA_S3_SECRET_KEY_FILE"] = state.scratch.path("s3-secret")
+        let rival = try ServeProcess(stateDirectory: stranger.stateDirectory, port: try unusedPort(), directory: stranger.scratch.path,
+                                     environment: rivalEnvironment)
+        for _ in 0..<600 where rival.process.isRunning { try await Task.sleep(for: .milliseconds(100)) }
+        let refusedStart = await rival.terminate()
+        #expect(refusedStart == 78 && rival.log.contains("holds another installation"), "\(rival.log.suffix(600))")
+        let marker = try await client.getBytes(bucket: Self.bucket, key: "node/.tilawa-installation")
+        let installation = try state.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'installation_id'") }
+        #expect(String(decoding: marker, as: UTF8.self) == (installation ?? "?") + "\n")
 
         // The store down: the node leaves the rotation, the upload is refused with a reason and
         // nothing is recorded or left behind.

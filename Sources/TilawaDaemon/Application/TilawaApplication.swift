@@ -49,6 +49,7 @@ public struct TilawaApplication: Sendable {
         let webhook = try WebhookEndpoint.configured(in: configuration)
         let authority = try await TokenAuthority(configuration: configuration)
         try MaintenanceService.startUp(runtime: runtime, logger: logger)
+        try await Self.claimArtifactStore(runtime: runtime)
 
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let workerCount = configuration.encodeWorkerCount(processorCount: cores)
@@ -94,5 +95,27 @@ public struct TilawaApplication: Sendable {
     /// The service group, stopping gracefully on `signals` (none in tests: they trigger it).
     public func serviceGroup(gracefulShutdownSignals signals: [UnixSignal] = []) -> ServiceGroup {
         ServiceGroup(configuration: .init(services: services.map { .init(service: $0) }, gracefulShutdownSignals: signals, logger: logger))
+    }
+}
+
+extension TilawaApplication {
+    /// With artifacts in an S3 store: claims its prefix for this installation, or refuses to
+    /// start (78) when another installation holds it — its objects would look like orphans to
+    /// this one's sweep. A store that cannot be reached is not refused here: `/readyz` says so.
+    static func claimArtifactStore(runtime: TilawaRuntime) async throws {
+        guard let remote = runtime.stateDirectory.artifactRemote else { return }
+        let database = runtime.database, now = runtime.clock()
+        let other: String?
+        do {
+            other = try await OwnThread.run { try remote.claim(for: try database.installationId(now: now)) }
+        } catch {
+            return
+        }
+        if let other {
+            throw ConfigurationError(key: "artifacts.url", message: """
+                \(remote.description) holds another installation's artifacts (\(other)); this database is \
+                \(try database.installationId(now: now)): give each installation a prefix of its own
+                """)
+        }
     }
 }

@@ -137,6 +137,24 @@ public struct S3ArtifactRemote: ArtifactRemote {
         return location.key(relative)
     }
 
+    public func claim(for installation: String) throws -> String? {
+        let marker = Self.installationMarker
+        return try Self.blocking {
+            let current: String
+            do {
+                current = String(decoding: try await Self.retrying {
+                    try await client.getBytes(bucket: location.bucket, key: try key(marker), limit: 4_096)
+                }, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            } catch let error as S3Error where error.isNotFound {
+                _ = try await Self.retrying {
+                    try await client.putObject(bucket: location.bucket, key: try key(marker), bytes: Array((installation + "\n").utf8))
+                }
+                return nil
+            }
+            return current == installation ? nil : current
+        }
+    }
+
     // MARK: Serving
 
     /// The object's size, or nil when the store has no such object.

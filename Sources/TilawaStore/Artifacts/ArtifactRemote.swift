@@ -25,6 +25,14 @@ public protocol ArtifactRemote: Sendable {
     func exists(_ relative: String) throws -> Bool
     /// Every object whose relative path starts with `prefix`, with its size and when it was written.
     func list(prefix: String) throws -> [ArtifactEntry]
+    /// Claims the store's prefix for `installation` (a marker object written the first time);
+    /// returns the id of another installation that holds it, nil when it is this one's.
+    func claim(for installation: String) throws -> String?
+}
+
+extension ArtifactRemote {
+    /// The marker object's path, beside the artifact families.
+    public static var installationMarker: String { ".tilawa-installation" }
 }
 
 /// One stored artifact as a listing names it.

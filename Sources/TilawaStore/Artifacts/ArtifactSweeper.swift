@@ -41,7 +41,13 @@ public struct ArtifactSweeper: Sendable {
         // an S3 store a month is one listing per family (a HEAD per file would take hours), and
         // the local directory is only a work area whose old files are leftovers.
         let layout = store.remote == nil ? store.layout() : (months: [], strays: [])
-        if store.remote != nil { report.orphansRemoved += removeWorkAreaLeftovers(store, before: cutoff) }
+        if let remote = store.remote {
+            // Only in a prefix this installation holds: another's objects are not orphans.
+            if let other = try remote.claim(for: try database.installationId(now: now)) {
+                throw StoreError.internalInconsistency("\(remote.description) belongs to installation \(other); nothing swept")
+            }
+            report.orphansRemoved += removeWorkAreaLeftovers(store, before: cutoff)
+        }
         var missing: [String] = []
         for month in layout.months.union(try database.artifactMonths()).sorted() {
             if isStopping() { throw SweepInterrupted() }

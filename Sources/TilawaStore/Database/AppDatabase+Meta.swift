@@ -25,6 +25,22 @@ extension AppDatabase {
             """, arguments: [key, value, date])
     }
 
+    /// The `meta` key of this installation's id (see `installationId`).
+    static let installationKey = "installation_id"
+
+    /// This installation's id: made once, the first time it is asked for, and kept with the data
+    /// (every node of one database shares it). An S3 prefix is claimed in its name, so that a
+    /// second installation pointed at the same prefix is refused rather than sweep the first's
+    /// objects as orphans.
+    public func installationId(now: Date) throws -> String {
+        try writer.write { db in
+            if let id = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [Self.installationKey]) { return id }
+            let id = UUID().uuidString.lowercased()
+            try Self.setMeta(db, key: Self.installationKey, value: id, at: now)
+            return id
+        }
+    }
+
     /// The last full sweep's result, or nil when none was recorded (or the schema predates `meta`).
     public func lastArtifactSweep() throws -> ArtifactSweepSummary? {
         try writer.read { db in try Self.lastArtifactSweep(db) }
