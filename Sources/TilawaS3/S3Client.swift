@@ -33,6 +33,8 @@ public struct S3Client: Sendable {
             public var lastModified: Date? = nil
         }
         public var objects: [Object]
+        /// With a delimiter: the key prefixes up to it, each once (the "folders").
+        public var commonPrefixes: [String] = []
         public var nextContinuationToken: String?
     }
 
@@ -156,8 +158,10 @@ public struct S3Client: Sendable {
     }
 
     /// One page (at most `maxKeys`) of the keys under `prefix`, in key order (ListObjectsV2).
-    public func listObjects(bucket: String, prefix: String, continuationToken: String? = nil, maxKeys: Int = 1000) async throws -> Listing {
+    public func listObjects(bucket: String, prefix: String, delimiter: String? = nil, continuationToken: String? = nil,
+                            maxKeys: Int = 1000) async throws -> Listing {
         var query = [("list-type", "2"), ("prefix", prefix), ("max-keys", String(maxKeys))]
+        if let delimiter { query.append(("delimiter", delimiter)) }
         if let continuationToken { query.append(("continuation-token", continuationToken)) }
         let response = try await send("GET", bucket: bucket, key: nil, query: query)
         guard let root = S3XML.parse(try await collect(response)), root.name == "ListBucketResult" else {
@@ -168,7 +172,8 @@ public struct S3Client: Sendable {
                            lastModified: $0.value("LastModified").flatMap(Self.parseTimestamp))
         }
         let truncated = root.value("IsTruncated") == "true"
-        return Listing(objects: objects, nextContinuationToken: truncated ? root.value("NextContinuationToken") : nil)
+        return Listing(objects: objects, commonPrefixes: root.all("CommonPrefixes").compactMap { $0.value("Prefix") },
+                       nextContinuationToken: truncated ? root.value("NextContinuationToken") : nil)
     }
 
     /// An ISO 8601 instant as listings write it (`2026-11-27T12:00:00.000Z`; stores differ in

@@ -131,15 +131,18 @@ struct S3ArtifactsTests {
         // counted, the variants' bytes are counted (a clock moved past the store's hour of grace).
         let storedCAF = try #require(try await client.headObject(bucket: Self.bucket, key: "node/\(stem).caf")).size
         _ = try await client.putObject(bucket: Self.bucket, key: "node/submissions/2026/11/orphan.opus", bytes: [1, 2, 3])
+        // One in a month no row is dated in (a delete that failed, years ago): found by the store's folders.
+        _ = try await client.putObject(bucket: Self.bucket, key: "node/comments/2020/01/forgotten.opus", bytes: [4, 5, 6])
         try await client.deleteObject(bucket: Self.bucket, key: "node/" + waveform)
         let remote = S3ArtifactRemote(client: client, location: S3Location(bucket: Self.bucket, prefix: "node"))
         let database = try AppDatabase.open(path: state.stateDirectory + "/tilawa.sqlite")
         let sweeper = ArtifactSweeper(database: database, stateDirectory: StateDirectory(path: state.stateDirectory, artifactRemote: remote), grace: 0)
         let report = try await onOwnThread { try sweeper.sweep(now: Date().addingTimeInterval(ArtifactSweeper.remoteGrace + 60), originalsRetentionDays: nil) }
-        #expect(report.orphansRemoved == 1 && report.missingCount == 1 && report.missing == [waveform], "\(report)")
+        #expect(report.orphansRemoved == 2 && report.missingCount == 1 && report.missing == [waveform], "\(report)")
         #expect(report.variantBytes == Int64(storedMP4.count) + storedCAF, "\(report.variantBytes)")
         let orphan = try await client.headObject(bucket: Self.bucket, key: "node/submissions/2026/11/orphan.opus")
-        #expect(orphan == nil)
+        let forgotten = try await client.headObject(bucket: Self.bucket, key: "node/comments/2020/01/forgotten.opus")
+        #expect(orphan == nil && forgotten == nil)
 
         // Operations: status says where artifacts are and what the sweep found; a backup would
         // copy rows without their files.

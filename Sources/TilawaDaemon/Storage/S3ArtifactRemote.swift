@@ -137,6 +137,25 @@ public struct S3ArtifactRemote: ArtifactRemote {
         return location.key(relative)
     }
 
+    public func folders(under prefix: String) throws -> [String] {
+        try Self.blocking {
+            let base = try key(prefix, listing: true)
+            var names: [String] = []
+            var token: String?
+            repeat {
+                let from = token
+                let page = try await Self.retrying {
+                    try await client.listObjects(bucket: location.bucket, prefix: base, delimiter: "/", continuationToken: from)
+                }
+                names += page.commonPrefixes.compactMap { folder in
+                    folder.hasPrefix(base) && folder.hasSuffix("/") ? String(folder.dropFirst(base.count).dropLast()) : nil
+                }
+                token = page.nextContinuationToken
+            } while token != nil
+            return names
+        }
+    }
+
     public func claim(for installation: String) throws -> String? {
         let marker = Self.installationMarker
         return try Self.blocking {

@@ -25,6 +25,9 @@ public protocol ArtifactRemote: Sendable {
     func exists(_ relative: String) throws -> Bool
     /// Every object whose relative path starts with `prefix`, with its size and when it was written.
     func list(prefix: String) throws -> [ArtifactEntry]
+    /// The names of the "folders" directly under `prefix` (ending in `/`): `["2026", "2027"]`
+    /// under `submissions/`.
+    func folders(under prefix: String) throws -> [String]
     /// Claims the store's prefix for `installation` (a marker object written the first time);
     /// returns the id of another installation that holds it, nil when it is this one's.
     func claim(for installation: String) throws -> String?

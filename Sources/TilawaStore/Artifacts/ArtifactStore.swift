@@ -236,6 +236,22 @@ public struct ArtifactStore: Sendable, Equatable {
         return LocalArtifact(path: copy, isCopy: true)
     }
 
+    /// With a remote: the months (`YYYY/MM`) any family has objects in, from the store's
+    /// folders — so the sweep also visits a month no row is dated in (an object left by a
+    /// delete that failed, say). Empty without a remote (`layout()` walks the disk).
+    public func remoteMonths() throws -> Set<String> {
+        guard let remote else { return [] }
+        var months = Set<String>()
+        for family in Family.allCases {
+            for year in try remote.folders(under: family.rawValue + "/") where year.count == 4 && Int(year) != nil {
+                for month in try remote.folders(under: "\(family.rawValue)/\(year)/") where Self.monthBounds("\(year)/\(month)") != nil {
+                    months.insert("\(year)/\(month)")
+                }
+            }
+        }
+        return months
+    }
+
     /// The artifacts of one family's month (`family/YYYY/MM/…`) with their sizes and times: the
     /// directory's files (links not followed), or one listing of the remote's keys.
     public func entries(family: Family, month: String) throws -> [ArtifactEntry] {

@@ -40,7 +40,7 @@ public struct ArtifactSweeper: Sendable {
         // month's paths are held at a time, not every path of a million rows. With artifacts in
         // an S3 store a month is one listing per family (a HEAD per file would take hours), and
         // the local directory is only a work area whose old files are leftovers.
-        let layout = store.remote == nil ? store.layout() : (months: [], strays: [])
+        let layout = store.remote == nil ? store.layout() : (months: try store.remoteMonths(), strays: [])
         if let remote = store.remote {
             // Only in a prefix this installation holds: another's objects are not orphans.
             if let other = try remote.claim(for: try database.installationId(now: now)) {
