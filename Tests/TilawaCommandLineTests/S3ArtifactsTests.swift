@@ -247,8 +247,19 @@ struct S3ArtifactsTests {
     }
 }
 
-@Suite("S3 remote: which failures are tried again")
+@Suite("S3 remote: which failures are tried again, which paths are keys")
 struct S3RetryTests {
+    @Test("A path with an empty, . or .. segment never becomes a key (a store that normalises would leave the prefix)",
+          arguments: [("submissions/2026/11/x.opus", "node/submissions/2026/11/x.opus"), ("photos/ab.jpg", "node/photos/ab.jpg"),
+                      ("../x", nil), ("submissions/../../x", nil), ("a/./b", nil), ("a//b", nil), ("", nil), ("/etc/passwd", nil)]
+                      as [(String, String?)])
+    func keys(_ relative: String, _ expected: String?) {
+        let remote = S3ArtifactRemote(
+            client: S3Client(endpoint: URL(string: "http://127.0.0.1:9")!, credentials: S3Credentials(accessKey: "a", secretKey: "b"), region: "us-east-1"),
+            location: S3Location(bucket: "bucket", prefix: "node"))
+        #expect((try? remote.key(relative)) == expected)
+    }
+
     @Test("No answer and 5xx are tried again; a refusal or a missing key is not",
           arguments: [(S3Error(code: "unreachable", message: ""), true), (S3Error(code: "SlowDown", message: "", status: 503), true),
                       (S3Error(code: "InternalError", message: "", status: 500), true),
