@@ -61,14 +61,14 @@ struct DiskFullTests {
             let filler = try small.fill(leaving: 300 * 1024)
             let headers = try await daemon.headers(.student, "S1008", [.contentType: "audio/wav"])
             let body = try TestDaemon.fixture("speech_mono_s16_48k.wav")
-            let refused = try await client.execute(uri: "/v1/students/S1008/weeks/12/submissions", method: .post, headers: headers, body: body)
+            let refused = try await client.judged(daemon, uri: "/v1/students/S1008/weeks/12/submissions", headers: headers, body: body)
             #expect(refused.status.code == 507, "\(String(buffer: refused.body))")
             #expect(refused.json?["code"] as? String == "storage_full")
             #expect(daemon.stagingFiles().isEmpty)
             #expect(try await client.execute(uri: "/healthz", method: .get).status == .ok)
 
             try FileManager.default.removeItem(atPath: filler)
-            let accepted = try await client.execute(uri: "/v1/students/S1008/weeks/12/submissions", method: .post, headers: headers, body: body)
+            let accepted = try await client.judged(daemon, uri: "/v1/students/S1008/weeks/12/submissions", headers: headers, body: body)
             #expect(accepted.status == .created, "\(String(buffer: accepted.body))")
         }
         let rows = try await daemon.runtime.database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission") }

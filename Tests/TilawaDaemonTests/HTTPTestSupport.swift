@@ -156,6 +156,22 @@ struct LiveAnswer {
     }
 }
 
+extension TestClientProtocol {
+    /// `execute(uri:method:headers:body:)` for a request that is judged (a recording): through
+    /// `TestDaemon.request(port:)`, without the live client's 20-s limit a loaded machine exceeds.
+    func judged(_ daemon: TestDaemon, uri: String, method: HTTPRequest.Method = .post, headers: HTTPFields,
+                body: ByteBuffer) async throws -> LiveAnswer {
+        guard let port else { throw TestClientError.notLive }
+        return try await daemon.request(port: port, method: method, uri, headers: headers, body: Data(buffer: body))
+    }
+}
+
+/// Why a test helper could not run.
+enum TestClientError: Error {
+    /// `judged` needs a live server (`.live`), not the router framework.
+    case notLive
+}
+
 extension TestDaemon {
     /// One request on a connection of its own to the live server on `port`, with a deadline
     /// that only guards a hang (600 s). For requests whose answer may take long on a loaded

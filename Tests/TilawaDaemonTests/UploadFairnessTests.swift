@@ -174,8 +174,8 @@ struct UploadCheckOrderTests {
             for week in [12, 11] {
                 var headers = try await daemon.headers(.student, "S1001", [.contentType: "audio/ogg"])
                 headers[.idempotencyKey] = "week-\(week)"
-                let answer = try await client.execute(uri: "/v1/students/S1001/weeks/\(week)/submissions", method: .post, headers: headers,
-                                                      body: try TestDaemon.fixture("speech.opus"))
+                let answer = try await client.judged(daemon, uri: "/v1/students/S1001/weeks/\(week)/submissions", headers: headers,
+                                                     body: try TestDaemon.fixture("speech.opus"))
                 #expect(answer.status == .created)
                 ids["\(week)"] = answer.json?["id"] as? String
             }
@@ -187,16 +187,16 @@ struct UploadCheckOrderTests {
             #expect(refused.lowercased().contains("retry-after:"))
 
             // Bad audio with no attempt left hears the attempt limit, not the audio's reason.
-            let silent = try await client.execute(uri: "/v1/students/S1001/weeks/10/submissions", method: .post,
-                                                  headers: try await daemon.headers(.student, "S1001", [.contentType: "audio/wav"]),
-                                                  body: try TestDaemon.fixture("digital_silence.wav"))
+            let silent = try await client.judged(daemon, uri: "/v1/students/S1001/weeks/10/submissions",
+                                                 headers: try await daemon.headers(.student, "S1001", [.contentType: "audio/wav"]),
+                                                 body: try TestDaemon.fixture("digital_silence.wav"))
             #expect(silent.status == .tooManyRequests && silent.json?["code"] as? String == "attempt_limit")
 
             // The phone lost the answer of the upload that used the last attempt: its retry gets it.
             var retry = try await daemon.headers(.student, "S1001", [.contentType: "audio/ogg"])
             retry[.idempotencyKey] = "week-11"
-            let replay = try await client.execute(uri: "/v1/students/S1001/weeks/11/submissions", method: .post, headers: retry,
-                                                  body: try TestDaemon.fixture("speech.opus"))
+            let replay = try await client.judged(daemon, uri: "/v1/students/S1001/weeks/11/submissions", headers: retry,
+                                                 body: try TestDaemon.fixture("speech.opus"))
             #expect(replay.status == .created && replay.headers[.idempotentReplayed] == "true")
             #expect(replay.json?["id"] as? String == ids["11"])
             // The same key for another slot is refused at once, before the body.
@@ -251,11 +251,11 @@ struct CrossProtocolIdempotencyTests {
         try await daemon.application().test(.live) { client in
             let port = try #require(client.port)
             let token = try await daemon.token(.student, "S1001")
-            func oneShot(_ slot: String, key: String, _ body: Data) async throws -> TestResponse {
+            func oneShot(_ slot: String, key: String, _ body: Data) async throws -> LiveAnswer {
                 var headers = try await daemon.headers(.student, "S1001", [.contentType: "audio/ogg"])
                 headers[.idempotencyKey] = key
-                return try await client.execute(uri: "/v1/students/S1001/weeks/\(slot)/submissions", method: .post, headers: headers,
-                                                body: ByteBuffer(bytes: body))
+                return try await client.judged(daemon, uri: "/v1/students/S1001/weeks/\(slot)/submissions", headers: headers,
+                                               body: ByteBuffer(bytes: body))
             }
 
             // One-shot first; its retry comes as a draft upload (URLSession adds the draft's headers itself).

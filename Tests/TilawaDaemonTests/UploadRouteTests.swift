@@ -62,13 +62,13 @@ struct UploadRouteTests {
         try await daemon.application().test(.live) { client in
             let headers = try await daemon.headers(.student, "S1002", [.contentType: "audio/mpeg", .idempotencyKey: "retry-1"])
             let uri = "/v1/students/S1002/weeks/12/submissions"
-            let first = try await client.execute(uri: uri, method: .post, headers: headers, body: try TestDaemon.fixture("speech.mp3"))
+            let first = try await client.judged(daemon, uri: uri, headers: headers, body: try TestDaemon.fixture("speech.mp3"))
             #expect(first.status == .created)
-            let replay = try await client.execute(uri: uri, method: .post, headers: headers, body: try TestDaemon.fixture("speech.mp3"))
+            let replay = try await client.judged(daemon, uri: uri, headers: headers, body: try TestDaemon.fixture("speech.mp3"))
             #expect(replay.status == .created)
             #expect(replay.headers[.idempotentReplayed] == "true")
             #expect(replay.json?["id"] as? String == first.json?["id"] as? String)
-            let other = try await client.execute(uri: uri, method: .post, headers: headers, body: try TestDaemon.fixture("speech.ogg"))
+            let other = try await client.judged(daemon, uri: uri, headers: headers, body: try TestDaemon.fixture("speech.ogg"))
             #expect(other.status == .conflict)
             #expect(other.json?["code"] as? String == "idempotency_key_reused")
             let submissions = try await daemon.runtime.database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission") }

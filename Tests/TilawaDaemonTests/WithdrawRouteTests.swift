@@ -12,11 +12,11 @@ import TilawaTestSupport
 @Suite("Second chances: withdrawing a recording, and recordings made offline")
 struct WithdrawRouteTests {
     func upload(_ daemon: TestDaemon, _ client: some TestClientProtocol, _ student: String, week: Int,
-                extra: HTTPFields = [:]) async throws -> TestResponse {
+                extra: HTTPFields = [:]) async throws -> LiveAnswer {
         var headers = try await daemon.headers(.student, student, [.contentType: "audio/ogg"])
         headers.append(contentsOf: extra)
-        return try await client.execute(uri: "/v1/students/\(student)/weeks/\(week)/submissions", method: .post, headers: headers,
-                                        body: try TestDaemon.fixture("speech.opus"))
+        return try await client.judged(daemon, uri: "/v1/students/\(student)/weeks/\(week)/submissions", headers: headers,
+                                       body: try TestDaemon.fixture("speech.opus"))
     }
 
     @Test("within the window: the attempt is back, the files are gone, the recording it replaced awaits review again, student and coach are told; a replayed key answers 410")
