@@ -120,7 +120,7 @@ struct ProgrammeYearTests {
         #expect(try reply(store, coach: "C01", target: .slot(student: "S1001", slot: .eoc), result: .pass,
                           at: TestStore.newYork(2026, 12, 28)).isSuccess)
         let fallEnrolment = try await #require(try store.database.writer.read { db in
-            try StudentContext.enrolment(db, studentId: "S1001", semesterId: "fall-2026")
+            try StudentContext.enrolment(SQLSession(db), studentId: "S1001", semesterId: "fall-2026")
         })
         #expect(fallEnrolment.outcome == .graduated)
         let results = try events(store, "eoc_results_ready")
@@ -139,7 +139,7 @@ struct ProgrammeYearTests {
         #expect(enrolled.count == 1)
         #expect(enrolled.first?.message.contains("Juz Amma") == true && enrolled.first?.message.contains("Saturday 9 January, 00:00 EST") == true)
         #expect(try await store.database.writer.read { db in
-            try StudentContext.enrolment(db, studentId: "S1001", semesterId: "fall-2026")
+            try StudentContext.enrolment(SQLSession(db), studentId: "S1001", semesterId: "fall-2026")
         } == fallEnrolment)
 
         let springWeek1 = Self.spring.unlock(week: 1).addingTimeInterval(3_600)

@@ -110,12 +110,12 @@ struct StaffNoticeTests {
             #expect(Set(try db.indexes(on: "event").map(\.name)).isSuperset(of: [
                 "event_student_seq", "event_undelivered", "event_delivered_occurred", "event_queue_seq", "event_recipient_seq"]))
             #expect(try db.columns(in: "event").first { $0.name == "studentId" }?.isNotNull == false)
-            let id = try AppDatabase.recordStaffEvent(db, type: .storageLow, occurredAt: Date(), message: StudentMessages.announcement(title: "low", body: "disk"), link: .operationsStatus,
+            let id = try AppDatabase.recordStaffEvent(SQLSession(db), type: .storageLow, occurredAt: Date(), message: StudentMessages.announcement(title: "low", body: "disk"), link: .operationsStatus,
                                                       extra: nil, recipient: .ops)
             let seq = try Int64.fetchOne(db, sql: "SELECT seq FROM event WHERE id = ?", arguments: [id]) ?? 0
             #expect(seq > before.newest, "a feed cursor handed out before the rebuild is never reused")
             #expect(throws: StoreError.self) {
-                try AppDatabase.recordStaffEvent(db, type: .storageLow, occurredAt: Date(), message: StudentMessages.announcement(title: "x", body: "y"), link: .operationsStatus,
+                try AppDatabase.recordStaffEvent(SQLSession(db), type: .storageLow, occurredAt: Date(), message: StudentMessages.announcement(title: "x", body: "y"), link: .operationsStatus,
                                                  extra: nil, recipient: .student)
             }
         }

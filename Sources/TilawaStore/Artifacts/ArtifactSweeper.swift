@@ -115,7 +115,7 @@ public struct ArtifactSweeper: Sendable {
         let store = stateDirectory.artifactStore
         // The row stops pointing to the file first: a crash in between leaves an orphan
         // (swept next time), never a row pointing to nothing.
-        let paths: [String] = try database.writer.write { db in
+        let paths: [String] = try database.engine.write { db in
             let rows = try Row.fetchAll(db, sql: """
                 SELECT id, originalPath FROM submission
                 WHERE originalPath IS NOT NULL AND audioPath IS NOT NULL AND receivedAt < ?
@@ -151,7 +151,7 @@ extension AppDatabase {
     /// The months (`YYYY/MM`, UTC) between the first and the last row of each table: those
     /// whose artifacts the sweep checks. Two index lookups per table.
     public func artifactMonths() throws -> Set<String> {
-        try writer.read { db in
+        try engine.read { db in
             var months = Set<String>()
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = .gmt
@@ -173,15 +173,14 @@ extension AppDatabase {
     /// date indexes.
     public func referencedArtifactPaths(month: String) throws -> Set<String> {
         guard let (start, end) = ArtifactStore.monthBounds(month) else { return [] }
-        return try writer.read { db in
+        return try engine.read { db in
             var paths = Set<String>()
             for (table, date, columns) in Self.artifactColumns {
-                let rows = try Row.fetchCursor(db, sql: """
+                try db.forEachRow(sql: """
                     SELECT \(columns.joined(separator: ", ")) FROM \(table) WHERE \(date) >= ? AND \(date) < ?
-                    """, arguments: [start, end])
-                while let row = try rows.next() {
-                    for index in columns.indices {
-                        if let path = row[index] as String? { paths.insert(path) }
+                    """, arguments: [start, end]) { row in
+                    for column in columns {
+                        if let path = row[column] as String? { paths.insert(path) }
                     }
                 }
             }
@@ -193,11 +192,11 @@ extension AppDatabase {
     public func isArtifactReferenced(_ path: String) throws -> Bool {
         // The path itself, or (for an MP4 or CAF variant) the Ogg file it goes with.
         let candidates = [path] + [ArtifactStore.audioPath(ofVariant: path)].compactMap { $0 }
-        return try writer.read { db in
+        return try engine.read { db in
             for candidate in candidates {
                 for (table, _, columns) in Self.artifactColumns {
                     let condition = columns.map { "\($0) = ?" }.joined(separator: " OR ")
-                    let arguments = StatementArguments(Array(repeating: candidate, count: columns.count))
+                    let arguments = SQLArguments(Array(repeating: candidate, count: columns.count))
                     if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table) WHERE \(condition))", arguments: arguments) ?? false {
                         return true
                     }

@@ -9,17 +9,17 @@ extension AppDatabase {
     /// reason. A student's entries include a reply moved away from them; a coach's, the
     /// actions that named them either way (a change to or from them, a cover of or by them).
     public func audit(_ filter: AuditFilter, after cursor: AuditCursor?, limit: Int) async throws -> AuditPage {
-        try await writer.read { db in try Self.auditPage(db, filter, after: cursor, limit: limit) }
+        try await engine.read { db in try Self.auditPage(db, filter, after: cursor, limit: limit) }
     }
 
     /// `audit` for the command line.
     public func auditNow(_ filter: AuditFilter, after cursor: AuditCursor?, limit: Int) throws -> AuditPage {
-        try writer.read { db in try Self.auditPage(db, filter, after: cursor, limit: limit) }
+        try engine.read { db in try Self.auditPage(db, filter, after: cursor, limit: limit) }
     }
 
-    static func auditPage(_ db: Database, _ filter: AuditFilter, after cursor: AuditCursor?, limit: Int) throws -> AuditPage {
+    static func auditPage(_ db: SQLSession, _ filter: AuditFilter, after cursor: AuditCursor?, limit: Int) throws -> AuditPage {
         var conditions: [String] = []
-        var arguments: StatementArguments = []
+        var arguments: SQLArguments = []
         if let student = filter.studentId {
             conditions.append("(studentId = ? OR otherStudentId = ?)")
             arguments += [student, student]
@@ -69,7 +69,7 @@ extension AppDatabase {
     }
 
     /// Inserts an audit row (inside the action's transaction).
-    static func recordAudit(_ db: Database, _ entry: AuditDraft, actor: String, reason: String, at: Date) throws -> AuditRecord {
+    static func recordAudit(_ db: SQLSession, _ entry: AuditDraft, actor: String, reason: String, at: Date) throws -> AuditRecord {
         var record = AuditRecord(
             id: nil, at: at, actor: actor, action: entry.action, studentId: entry.studentId, otherStudentId: entry.otherStudentId,
             coachId: entry.coachId, otherCoachId: entry.otherCoachId, reason: reason,

@@ -19,7 +19,7 @@ extension AppDatabase {
         try immediateWrite { db in try Self.apply(db, action, by: actor, reason: reason, policy: policy, now: now) }
     }
 
-    static func apply(_ db: Database, _ action: BackOfficeAction, by actor: String, reason: String, policy: ProgramPolicy, now: Date) throws
+    static func apply(_ db: SQLSession, _ action: BackOfficeAction, by actor: String, reason: String, policy: ProgramPolicy, now: Date) throws
         -> Result<AuditRecord, BackOfficeRefusal>
     {
         let drafted: Result<AuditDraft, BackOfficeRefusal> = switch action {
@@ -43,7 +43,7 @@ extension AppDatabase {
     }
 
     /// The student's current enrolment's context, or why there is none to act on.
-    static func actionContext(_ db: Database, studentId: String, policy: ProgramPolicy, now: Date) throws -> Result<StudentContext, BackOfficeRefusal> {
+    static func actionContext(_ db: SQLSession, studentId: String, policy: ProgramPolicy, now: Date) throws -> Result<StudentContext, BackOfficeRefusal> {
         guard let student = try StudentRecord.fetchOne(db, key: studentId) else { return .failure(.unknownStudent(studentId)) }
         guard let enrolment = try StudentContext.currentEnrolment(db, studentId: studentId, now: now) else {
             return .failure(.noEnrolment(studentId))
@@ -54,7 +54,7 @@ extension AppDatabase {
     /// `extend`: the student's deadline of `slot` in their current enrolment becomes `dueAt`
     /// (replacing an earlier extension of it). The recordings of that slot already in are late
     /// or not by the new deadline; the student is told.
-    static func extend(_ db: Database, studentId: String, slot: Slot, dueAt: Date, policy: ProgramPolicy, now: Date) throws -> Result<AuditDraft, BackOfficeRefusal> {
+    static func extend(_ db: SQLSession, studentId: String, slot: Slot, dueAt: Date, policy: ProgramPolicy, now: Date) throws -> Result<AuditDraft, BackOfficeRefusal> {
         let context: StudentContext
         switch try actionContext(db, studentId: studentId, policy: policy, now: now) {
         case let .failure(refusal): return .failure(refusal)
@@ -99,7 +99,7 @@ extension AppDatabase {
     }
 
     /// `grant`: `count` recordings beyond the attempt window until `expiresAt`; the student is told.
-    static func grant(_ db: Database, studentId: String, count: Int, expiresAt: Date, policy: ProgramPolicy, now: Date) throws -> Result<AuditDraft, BackOfficeRefusal> {
+    static func grant(_ db: SQLSession, studentId: String, count: Int, expiresAt: Date, policy: ProgramPolicy, now: Date) throws -> Result<AuditDraft, BackOfficeRefusal> {
         guard let student = try StudentRecord.fetchOne(db, key: studentId) else { return .failure(.unknownStudent(studentId)) }
         guard (1...BackOfficeAction.maximumGrant).contains(count) else { return .failure(.invalidCount(count)) }
         guard expiresAt > now else { return .failure(.expiryNotFuture) }

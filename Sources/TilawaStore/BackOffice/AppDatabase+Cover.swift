@@ -9,7 +9,7 @@ extension AppDatabase {
     /// covered coach keeps read access to their students. A new cover replaces the one running;
     /// an `until` not after now ends it. With same-gender coaching on, every student of the
     /// covered coach must be one the covering coach may coach.
-    static func cover(_ db: Database, coachId: String, by coveringCoachId: String, until: Date, now: Date) throws -> Result<AuditDraft, BackOfficeRefusal> {
+    static func cover(_ db: SQLSession, coachId: String, by coveringCoachId: String, until: Date, now: Date) throws -> Result<AuditDraft, BackOfficeRefusal> {
         guard let covered = try CoachRecord.fetchOne(db, key: coachId) else { return .failure(.unknownCoach(coachId)) }
         guard try CoachRecord.exists(db, key: coveringCoachId) else { return .failure(.unknownCoach(coveringCoachId)) }
         guard coachId != coveringCoachId else { return .failure(.coverSelf) }
@@ -42,19 +42,19 @@ extension AppDatabase {
     }
 
     /// The coach covering `coachId` at `now`, if any.
-    static func coveringCoach(_ db: Database, of coachId: String, at now: Date) throws -> String? {
+    static func coveringCoach(_ db: SQLSession, of coachId: String, at now: Date) throws -> String? {
         try String.fetchOne(db, sql: """
             SELECT coveringCoachId FROM coachCover WHERE coachId = ? AND startsAt <= ? AND until > ? ORDER BY id DESC LIMIT 1
             """, arguments: [coachId, now, now])
     }
 
     /// Whether `coveringCoachId` covers `coachId` at `now`.
-    static func covers(_ db: Database, _ coveringCoachId: String, _ coachId: String, at now: Date) throws -> Bool {
+    static func covers(_ db: SQLSession, _ coveringCoachId: String, _ coachId: String, at now: Date) throws -> Bool {
         try coveringCoach(db, of: coachId, at: now) == coveringCoachId
     }
 
     /// The zone of the newest semester (the programme's), for staff messages.
-    static func programmeZone(_ db: Database) throws -> TimeZone {
+    static func programmeZone(_ db: SQLSession) throws -> TimeZone {
         let name = try String.fetchOne(db, sql: "SELECT timeZone FROM semester ORDER BY startDate DESC LIMIT 1")
         return name.flatMap(TimeZone.init(identifier:)) ?? .gmt
     }

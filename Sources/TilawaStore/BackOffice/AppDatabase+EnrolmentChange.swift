@@ -10,7 +10,7 @@ extension AppDatabase {
     /// weeks whose deadline falls in it are not owed, no reminders, uploads 409); resuming
     /// closes it. Each change is an `enrolmentChange` row and a sentence to the student.
     static func changeEnrolment(
-        _ db: Database, studentId: String, coachId: String?, levelId: String?, state: RuleOverrides.Standing?, by actor: String,
+        _ db: SQLSession, studentId: String, coachId: String?, levelId: String?, state: RuleOverrides.Standing?, by actor: String,
         policy: ProgramPolicy, now: Date
     ) throws -> Result<AuditDraft, BackOfficeRefusal> {
         let context: StudentContext

@@ -10,7 +10,7 @@ extension AppDatabase {
     /// one it joins gets `feedback_ready`. A reply that carries an end-of-course result is not
     /// moved (it decided a pass or a retake), and none is moved onto an end-of-course
     /// recording (its reply must carry a result).
-    static func moveFeedback(_ db: Database, feedbackId: String, to submissionId: String, now: Date) throws -> Result<AuditDraft, BackOfficeRefusal> {
+    static func moveFeedback(_ db: SQLSession, feedbackId: String, to submissionId: String, now: Date) throws -> Result<AuditDraft, BackOfficeRefusal> {
         guard var feedback = try FeedbackRecord.fetchOne(db, key: feedbackId) else { return .failure(.unknownFeedback(feedbackId)) }
         guard var target = try SubmissionRecord.fetchOne(db, key: submissionId) else { return .failure(.unknownSubmission(submissionId)) }
         if feedback.result != nil { return .failure(.feedbackHasResult(feedbackId)) }

@@ -15,7 +15,7 @@ extension AppDatabase {
     /// Records a backup made (and whether it was verified) in `meta`, for `status`.
     public func recordBackup(path: String, at: Date, verified: Bool) throws {
         let value = try String(decoding: JSONEncoder.backupMeta.encode(LastBackupValue(path: path, verified: verified)), as: UTF8.self)
-        try writer.write { db in
+        try engine.write { db in
             try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value, updatedAt) VALUES (?, ?, ?)",
                            arguments: [Self.lastBackupKey, value, at])
         }
@@ -23,10 +23,10 @@ extension AppDatabase {
 
     /// The last backup recorded, if any.
     public func lastBackup() throws -> LastBackup? {
-        try writer.read { db in try Self.lastBackup(db) }
+        try engine.read { db in try Self.lastBackup(db) }
     }
 
-    static func lastBackup(_ db: Database) throws -> LastBackup? {
+    static func lastBackup(_ db: SQLSession) throws -> LastBackup? {
         guard try db.tableExists("meta"),
               let row = try Row.fetchOne(db, sql: "SELECT value, updatedAt FROM meta WHERE key = ?", arguments: [lastBackupKey]),
               let text = row["value"] as String?, let at = row["updatedAt"] as Date?,

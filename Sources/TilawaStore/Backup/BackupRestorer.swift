@@ -83,7 +83,7 @@ public enum BackupRestorer {
             // An older backup cannot bring an erased student back.
             let already = Set(try String.fetchAll(db, sql: "SELECT studentId FROM erasure"))
             for id in ledger(beside: directory, extra: extra).union(manifest.erased).subtracting(already).sorted() {
-                guard case let .success(erasure) = try AppDatabase.erase(db, studentId: id, force: true, by: "restore",
+                guard case let .success(erasure) = try AppDatabase.erase(SQLSession(db), studentId: id, force: true, by: "restore",
                                                                           reason: "erased after this backup was made", now: now) else { continue }
                 for path in erasure.files { unlink(target + "/artifacts/" + path) }
                 report.erasedAgain.append(id)

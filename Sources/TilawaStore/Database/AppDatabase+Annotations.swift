@@ -52,7 +52,7 @@ extension AppDatabase {
     }
 
     /// The submission `coachId` may annotate, or why not.
-    static func annotationTarget(_ db: Database, submissionId: String, coachId: String, now: Date) throws
+    static func annotationTarget(_ db: SQLSession, submissionId: String, coachId: String, now: Date) throws
         -> Result<SubmissionRecord, AnnotationTargetRefusal> {
         guard let submission = try SubmissionRecord.fetchOne(db, key: submissionId),
               try mayAnswer(db, submission: submission, coachId: coachId, now: now) else { return .failure(.notFound) }
@@ -68,7 +68,7 @@ extension AppDatabase {
     /// The submission `coachId` may annotate now, asked before a body is read (`addAnnotation`
     /// asks again inside its transaction).
     public func annotationTarget(submissionId: String, coachId: String, now: Date) async throws -> Result<SubmissionRecord, AnnotationTargetRefusal> {
-        try await writer.read { db in try Self.annotationTarget(db, submissionId: submissionId, coachId: coachId, now: now) }
+        try await engine.read { db in try Self.annotationTarget(db, submissionId: submissionId, coachId: coachId, now: now) }
     }
 
     /// Records an annotation (its spoken correction, if any, already placed durably) — one
@@ -111,13 +111,13 @@ extension AppDatabase {
 
     /// One annotation, or nil.
     public func annotation(id: String) async throws -> AnnotationRecord? {
-        try await writer.read { db in try AnnotationRecord.fetchOne(db, key: id) }
+        try await engine.read { db in try AnnotationRecord.fetchOne(db, key: id) }
     }
 
     /// Deletes annotation `id` when `coachId` wrote it; the deleted row (its files are the
     /// caller's to remove, after the commit), or nil when there is none of theirs.
     public func deleteAnnotation(id: String, coachId: String) async throws -> AnnotationRecord? {
-        try await writer.write { db in
+        try await engine.write { db in
             guard let record = try AnnotationRecord.fetchOne(db, key: id), record.coachId == coachId else { return nil }
             try record.delete(db)
             return record
@@ -129,31 +129,40 @@ extension AppDatabase {
     /// (`feedback_ready`): a coach's marks are a draft until then.
     public func annotations(submissionIds: [String], sentOnly: Bool) async throws -> [String: [AnnotationRecord]] {
         guard !submissionIds.isEmpty else { return [:] }
-        return try await writer.read { db in try Self.annotations(db, submissionIds: submissionIds, sentOnly: sentOnly) }
+        return try await engine.read { db in try Self.annotations(db, submissionIds: submissionIds, sentOnly: sentOnly) }
     }
 
-    static func annotations(_ db: Database, submissionIds: [String], sentOnly: Bool) throws -> [String: [AnnotationRecord]] {
-        var request = AnnotationRecord.filter(submissionIds.contains(Column("submissionId")))
+    static func annotations(_ db: SQLSession, submissionIds: [String], sentOnly: Bool) throws -> [String: [AnnotationRecord]] {
+        var condition = SQLArguments.inList("submissionId", count: submissionIds.count)
+        var arguments = SQLArguments(submissionIds)
         if sentOnly {
-            request = request.filter(sql: "submissionId IN (SELECT id FROM submission WHERE state = ?)",
-                                     arguments: [SubmissionState.feedbackReady.rawValue])
+            condition += " AND submissionId IN (SELECT id FROM submission WHERE state = ?)"
+            arguments += [SubmissionState.feedbackReady.rawValue]
         }
-        return Dictionary(grouping: try request.order(Column("atSeconds"), Column("createdAt"), Column.rowID).fetchAll(db), by: \.submissionId)
+        return Dictionary(grouping: try AnnotationRecord.fetchAll(db, where: condition, arguments, orderBy: "atSeconds, createdAt, rowid"),
+                          by: \.submissionId)
     }
 
     /// A student's annotations, newest first, of one surah or one ayah (or all), at most
     /// `limit`; `sentOnly` as in `annotations(submissionIds:sentOnly:)`.
     public func annotationHistory(studentId: String, surah: Int?, ayah: Int?, sentOnly: Bool, limit: Int) async throws -> [AnnotationRecord] {
-        try await writer.read { db in
-            var request = AnnotationRecord.filter(Column("studentId") == studentId)
-            if let surah { request = request.filter(Column("surah") == surah) }
-            if let ayah { request = request.filter(Column("ayah") == ayah) }
+        try await engine.read { db in
+            var condition = "studentId = ?"
+            var arguments: SQLArguments = [studentId]
+            if let surah {
+                condition += " AND surah = ?"
+                arguments += [surah]
+            }
+            if let ayah {
+                condition += " AND ayah = ?"
+                arguments += [ayah]
+            }
             if sentOnly {
-                request = request.filter(sql: "submissionId IN (SELECT id FROM submission WHERE state = ?)",
-                                         arguments: [SubmissionState.feedbackReady.rawValue])
+                condition += " AND submissionId IN (SELECT id FROM submission WHERE state = ?)"
+                arguments += [SubmissionState.feedbackReady.rawValue]
             }
             // Ties (one instant) in the order they were written: the rowid, not the random id.
-            return try request.order(Column("createdAt").desc, Column.rowID.desc).limit(limit).fetchAll(db)
+            return try AnnotationRecord.fetchAll(db, where: condition, arguments, orderBy: "createdAt DESC, rowid DESC", limit: limit)
         }
     }
 }

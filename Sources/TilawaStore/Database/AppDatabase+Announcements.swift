@@ -135,7 +135,7 @@ extension AppDatabase {
 
     /// An announcement by id, nil when there is none.
     public func announcement(id: String) async throws -> AnnouncementRecord? {
-        try await writer.read { db in try AnnouncementRecord.fetchOne(db, key: id) }
+        try await engine.read { db in try AnnouncementRecord.fetchOne(db, key: id) }
     }
 
     /// What cancelling did.
@@ -168,9 +168,8 @@ extension AppDatabase {
     @discardableResult
     public func publishDueAnnouncements(now: Date) async throws -> Int {
         try await immediateWrite { db in
-            let due = try AnnouncementRecord
-                .filter(Column("publishedAt") == nil && Column("cancelledAt") == nil && Column("publishAt") <= now)
-                .order(Column("publishAt"), Column("id")).fetchAll(db)
+            let due = try AnnouncementRecord.fetchAll(
+                db, where: "publishedAt IS NULL AND cancelledAt IS NULL AND publishAt <= ?", [now], orderBy: "publishAt, id")
             guard !due.isEmpty else { return 0 }
             let open = try SemesterRecord.fetchAll(db).filter { try !$0.calendar().isClosed(at: now) }.map(\.id)
             var written = 0
@@ -181,17 +180,17 @@ extension AppDatabase {
                     students = try String.fetchAll(db, sql: """
                         SELECT DISTINCT studentId FROM enrolment WHERE semesterId IN (\(open.map { _ in "?" }.joined(separator: ",")))
                         ORDER BY studentId
-                        """, arguments: StatementArguments(open))
+                        """, arguments: SQLArguments(open))
                 case let .level(id)?:
                     students = try String.fetchAll(db, sql: """
                         SELECT DISTINCT studentId FROM enrolment WHERE levelId = ? AND semesterId IN (\(open.map { _ in "?" }.joined(separator: ",")))
                         ORDER BY studentId
-                        """, arguments: StatementArguments([id] + open))
+                        """, arguments: SQLArguments([id] + open))
                 case let .coach(id)?:
                     students = try String.fetchAll(db, sql: """
                         SELECT DISTINCT studentId FROM enrolment WHERE coachId = ? AND semesterId IN (\(open.map { _ in "?" }.joined(separator: ",")))
                         ORDER BY studentId
-                        """, arguments: StatementArguments([id] + open))
+                        """, arguments: SQLArguments([id] + open))
                 case let .semester(id)?:
                     students = try String.fetchAll(db, sql: "SELECT DISTINCT studentId FROM enrolment WHERE semesterId = ? ORDER BY studentId",
                                                    arguments: [id])
@@ -211,7 +210,7 @@ extension AppDatabase {
     }
 
     /// One student's `announcement` event: about no week, linked to the announcement.
-    private static func recordAnnouncement(_ db: Database, _ announcement: AnnouncementRecord, studentId: String, now: Date) throws {
+    private static func recordAnnouncement(_ db: SQLSession, _ announcement: AnnouncementRecord, studentId: String, now: Date) throws {
         let id = IdentifierGenerator.make("evt", now: now)
         let message = StudentMessages.announcement(title: announcement.title, body: announcement.body)
         var payload = EventPayload(

@@ -80,7 +80,7 @@ extension AppDatabase {
     /// leaves the window (with the limit kept, that is the oldest in it). Nil `limit`, or 0:
     /// no limit.
     static func commentRateRefusal(
-        _ db: Database, author: CommentRecord.Author, authorId: String, limit: Int?, now: Date
+        _ db: SQLSession, author: CommentRecord.Author, authorId: String, limit: Int?, now: Date
     ) throws -> CommentRefusal? {
         guard let limit, limit > 0 else { return nil }
         let recent = try Date.fetchAll(db, sql: """
@@ -94,7 +94,7 @@ extension AppDatabase {
     /// The reply, its submission and enrolment, when `author` may write in its thread: a
     /// student under their own reply, a coach who may answer the submission; the reply ready.
     static func commentTarget(
-        _ db: Database, feedbackId: String, author: CommentRecord.Author, authorId: String, now: Date
+        _ db: SQLSession, feedbackId: String, author: CommentRecord.Author, authorId: String, now: Date
     ) throws -> Result<(FeedbackRecord, SubmissionRecord, EnrolmentRecord), CommentRefusal> {
         guard let feedback = try FeedbackRecord.fetchOne(db, key: feedbackId),
               let submission = try SubmissionRecord.fetchOne(db, key: feedback.submissionId),
@@ -111,7 +111,7 @@ extension AppDatabase {
     /// made before a comment's body is read. `addComment` checks again, atomically with its insert.
     public func commentRateRefusal(author: CommentRecord.Author, authorId: String, maxPerMinute: Int?, now: Date) async throws
         -> CommentRefusal? {
-        try await writer.read { db in
+        try await engine.read { db in
             try Self.commentRateRefusal(db, author: author, authorId: authorId, limit: maxPerMinute, now: now)
         }
     }
@@ -119,7 +119,7 @@ extension AppDatabase {
     /// Whether `author` may write in reply `feedbackId`'s thread now: asked before a voice
     /// clip's body is read, so a refused one costs nothing. `addComment` checks again.
     public func commentRefusal(feedbackId: String, author: CommentRecord.Author, authorId: String, now: Date) async throws -> CommentRefusal? {
-        try await writer.read { db in
+        try await engine.read { db in
             if case let .failure(refusal) = try Self.commentTarget(db, feedbackId: feedbackId, author: author, authorId: authorId, now: now) {
                 return refusal
             }
@@ -183,21 +183,22 @@ extension AppDatabase {
 
     /// One comment, or nil.
     public func comment(id: String) async throws -> CommentRecord? {
-        try await writer.read { db in try CommentRecord.fetchOne(db, key: id) }
+        try await engine.read { db in try CommentRecord.fetchOne(db, key: id) }
     }
 
     /// The threads under these replies, oldest first, by reply id.
     public func comments(feedbackIds: [String]) async throws -> [String: [CommentRecord]] {
         guard !feedbackIds.isEmpty else { return [:] }
-        return try await writer.read { db in
-            Dictionary(grouping: try CommentRecord.filter(feedbackIds.contains(Column("feedbackId"))).order(Column("createdAt")).fetchAll(db),
+        return try await engine.read { db in
+            Dictionary(grouping: try CommentRecord.fetchAll(db, where: SQLArguments.inList("feedbackId", count: feedbackIds.count),
+                                                            SQLArguments(feedbackIds), orderBy: "createdAt"),
                        by: \.feedbackId)
         }
     }
 
     /// Students' questions not answered yet that `coachId` may answer, oldest first.
     public func openQuestions(coachId: String) async throws -> [OpenQuestion] {
-        try await writer.read { db in
+        try await engine.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT comment.*, student.name AS studentName, submission.week AS submissionWeek, submission.kind AS submissionKind
                 FROM comment JOIN submission ON submission.id = comment.submissionId

@@ -50,7 +50,7 @@ extension AppDatabase {
     /// Records a login link for `coachId` whose secret hashes to `secretHash`, valid until
     /// `expiresAt`. False when no such coach is in the programme.
     public func createLoginLink(coachId: String, secretHash: String, now: Date, expiresAt: Date) async throws -> Bool {
-        try await writer.write { db in
+        try await engine.write { db in
             guard try Self.coachExistsQuery(id: coachId)(db) else { return false }
             try db.execute(sql: "DELETE FROM loginLink WHERE expiresAt < ?", arguments: [now.addingTimeInterval(-86_400)])
             try db.execute(sql: "INSERT INTO loginLink (secretHash, coachId, createdAt, expiresAt) VALUES (?, ?, ?, ?)",
@@ -85,7 +85,7 @@ extension AppDatabase {
     /// lifetime` (sliding; written at most once a minute, so a page's polling costs reads
     /// only); nil for an unknown, ended or revoked session, or one whose coach is gone.
     public func deskSession(sessionHash: String, lifetime: TimeInterval, now: Date) async throws -> DeskSession? {
-        let found = try await writer.read { db -> (DeskSession, Date)? in
+        let found = try await engine.read { db -> (DeskSession, Date)? in
             guard let row = try Row.fetchOne(db, sql: """
                 SELECT s.coachId, s.csrfToken, s.expiresAt, s.lastSeenAt FROM deskSession s JOIN coach c ON c.id = s.coachId
                 WHERE s.secretHash = ? AND s.expiresAt > ?
@@ -95,7 +95,7 @@ extension AppDatabase {
         guard let (session, lastSeen) = found else { return nil }
         guard now.timeIntervalSince(lastSeen) >= 60 else { return session }
         let expiresAt = now.addingTimeInterval(lifetime)
-        try await writer.write { db in
+        try await engine.write { db in
             try db.execute(sql: "UPDATE deskSession SET lastSeenAt = ?, expiresAt = ? WHERE secretHash = ? AND expiresAt > ?",
                            arguments: [now, expiresAt, sessionHash, now])
         }
@@ -104,7 +104,7 @@ extension AppDatabase {
 
     /// Ends the session whose secret hashes to `sessionHash` (sign-out).
     public func endDeskSession(sessionHash: String) async throws {
-        try await writer.write { db in
+        try await engine.write { db in
             try db.execute(sql: "DELETE FROM deskSession WHERE secretHash = ?", arguments: [sessionHash])
         }
     }
@@ -113,7 +113,7 @@ extension AppDatabase {
     /// sessions revoke`); returns how many live sessions ended.
     @discardableResult
     public func revokeDeskSessions(coachId: String, now: Date) throws -> Int {
-        try writer.write { db in
+        try engine.write { db in
             let ended = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM deskSession WHERE coachId = ? AND expiresAt > ?",
                                          arguments: [coachId, now]) ?? 0
             try db.execute(sql: "DELETE FROM deskSession WHERE coachId = ?", arguments: [coachId])
@@ -124,7 +124,7 @@ extension AppDatabase {
 
     /// Deletes sessions and links past their end (housekeeping).
     public func deleteEndedDeskSessions(now: Date) async throws {
-        try await writer.write { db in
+        try await engine.write { db in
             try db.execute(sql: "DELETE FROM deskSession WHERE expiresAt <= ?", arguments: [now])
             try db.execute(sql: "DELETE FROM loginLink WHERE expiresAt < ?", arguments: [now.addingTimeInterval(-86_400)])
         }
@@ -134,14 +134,14 @@ extension AppDatabase {
 extension AppDatabase {
     /// The coach's display name, nil when there is no such coach.
     public func coachName(id: String) async throws -> String? {
-        try await writer.read { db in try String.fetchOne(db, sql: "SELECT name FROM coach WHERE id = ?", arguments: [id]) }
+        try await engine.read { db in try String.fetchOne(db, sql: "SELECT name FROM coach WHERE id = ?", arguments: [id]) }
     }
 
     /// What the desk shows of its coach: the name, whether they place students, and — only for
     /// a placing coach — the levels (in the programme's order) and coaches a placement chooses
     /// from. Nil for a coach no longer in the programme.
     public func deskProfile(coachId: String) async throws -> DeskProfile? {
-        try await writer.read { db in
+        try await engine.read { db in
             guard let coach = try CoachRecord.fetchOne(db, key: coachId) else { return nil }
             guard try Self.mayPlace(db, coachId: coachId) else {
                 return DeskProfile(name: coach.name, places: false, levels: [], coaches: [])

@@ -45,7 +45,7 @@ extension AppDatabase {
     /// Records `eoc_available` for one enrolment if its assessment is `available` at `now`
     /// and was never announced (inside the caller's transaction). True when it did.
     @discardableResult
-    static func recordEOCAvailableIfDue(_ db: Database, studentId: String, enrolmentId: Int64, policy: ProgramPolicy, now: Date) throws -> Bool {
+    static func recordEOCAvailableIfDue(_ db: SQLSession, studentId: String, enrolmentId: Int64, policy: ProgramPolicy, now: Date) throws -> Bool {
         guard let enrolment = try EnrolmentRecord.fetchOne(db, key: enrolmentId), enrolment.eocAvailableNotifiedAt == nil,
               let student = try StudentRecord.fetchOne(db, key: studentId) else { return false }
         let context = try StudentContext.load(db, student: student, enrolment: enrolment, policy: policy)

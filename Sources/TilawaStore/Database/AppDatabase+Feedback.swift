@@ -5,16 +5,16 @@ import TilawaCore
 extension AppDatabase {
     /// Finds the submission a reply is for and checks the coach is the student's.
     public func pairFeedback(_ target: FeedbackTarget, coachId: String, now: Date) throws -> Result<SubmissionRecord, FeedbackRefusal> {
-        try writer.read(Self.pairFeedbackQuery(target, coachId: coachId, now: now))
+        try engine.read(Self.pairFeedbackQuery(target, coachId: coachId, now: now))
     }
 
     /// `pairFeedback` from async code: suspends on GRDB's async read instead of blocking a thread of the cooperative pool.
     public func pairFeedback(_ target: FeedbackTarget, coachId: String, now: Date) async throws -> Result<SubmissionRecord, FeedbackRefusal> {
-        try await writer.read(Self.pairFeedbackQuery(target, coachId: coachId, now: now))
+        try await engine.read(Self.pairFeedbackQuery(target, coachId: coachId, now: now))
     }
 
     /// The transaction of `pairFeedback`, shared by its synchronous and async forms.
-    static func pairFeedbackQuery(_ target: FeedbackTarget, coachId: String, now: Date) -> @Sendable (Database) throws -> Result<SubmissionRecord, FeedbackRefusal> {
+    static func pairFeedbackQuery(_ target: FeedbackTarget, coachId: String, now: Date) -> @Sendable (SQLSession) throws -> Result<SubmissionRecord, FeedbackRefusal> {
         { db in try Self.pair(db, target, coachId: coachId, now: now) }
     }
 
@@ -26,7 +26,7 @@ extension AppDatabase {
     /// reply, the newest of the newest enrolment that has one (fall's EOC reply may arrive
     /// after spring's roster import); when none awaits, only the newest enrolment's newest
     /// recording of the slot (a second reply) — an older semester is answered by id.
-    static func pair(_ db: Database, _ target: FeedbackTarget, coachId: String, now: Date) throws -> Result<SubmissionRecord, FeedbackRefusal> {
+    static func pair(_ db: SQLSession, _ target: FeedbackTarget, coachId: String, now: Date) throws -> Result<SubmissionRecord, FeedbackRefusal> {
         let submission: SubmissionRecord
         switch target {
         case let .submission(id):
@@ -49,14 +49,14 @@ extension AppDatabase {
         return .success(submission)
     }
 
-    private static func pairBySlot(_ db: Database, student: String, slot: Slot) throws -> SubmissionRecord? {
+    private static func pairBySlot(_ db: SQLSession, student: String, slot: Slot) throws -> SubmissionRecord? {
         var sql = """
             SELECT submission.* FROM submission
             JOIN enrolment ON enrolment.id = submission.enrolmentId
             JOIN semester ON semester.id = enrolment.semesterId
             WHERE submission.studentId = ? AND submission.kind = ? AND submission.state IN (?, ?, ?)
             """
-        var arguments: StatementArguments = [student, slot.kind.rawValue, SubmissionState.processing.rawValue,
+        var arguments: SQLArguments = [student, slot.kind.rawValue, SubmissionState.processing.rawValue,
                                              SubmissionState.awaitingFeedback.rawValue, SubmissionState.feedbackReady.rawValue]
         if let week = slot.week {
             sql += " AND submission.week = ?"
@@ -74,7 +74,7 @@ extension AppDatabase {
     }
 
     /// Whether `coachId` may answer (and read) `submission`.
-    static func mayAnswer(_ db: Database, submission: SubmissionRecord, coachId: String, now: Date) throws -> Bool {
+    static func mayAnswer(_ db: SQLSession, submission: SubmissionRecord, coachId: String, now: Date) throws -> Bool {
         if let coach = try String.fetchOne(db, sql: "SELECT coachId FROM enrolment WHERE id = ?", arguments: [submission.enrolmentId]) {
             // A coach under cover hands their students to the covering coach until it ends.
             let covering = try coveringCoach(db, of: coach, at: now)
@@ -86,10 +86,10 @@ extension AppDatabase {
 
     /// Whether `coachId` may place students: a coach `program.yaml` lists as placing, or
     /// any coach when it lists none.
-    static func mayPlace(_ db: Database, coachId: String) throws -> Bool {
+    static func mayPlace(_ db: SQLSession, coachId: String) throws -> Bool {
         guard let coach = try CoachRecord.fetchOne(db, key: coachId) else { return false }
         if coach.placing { return true }
-        return try CoachRecord.filter(Column("placing") == true).fetchCount(db) == 0
+        return try CoachRecord.fetchCount(db, where: "placing = 1") == 0
     }
 
     /// Records a reply (processing), its encode job and, for a drop-folder file, its
@@ -122,7 +122,7 @@ extension AppDatabase {
     /// file, a refused one is tried again if dropped again (its problem may be fixed: the
     /// student has submitted since, the coach renamed it).
     public func recordRejectedDropFile(sha256: String, coachId: String, fileName: String, reason: String, at: Date) throws {
-        try writer.write { db in
+        try engine.write { db in
             guard try DropFileRecord.fetchOne(db, key: sha256)?.outcome != "processed" else { return }
             try DropFileRecord(sha256: sha256, coachId: coachId, fileName: fileName, outcome: "rejected", reason: reason,
                                feedbackId: nil, processedAt: at).save(db)
@@ -131,36 +131,36 @@ extension AppDatabase {
 
     /// The earlier outcome of a drop-folder file with this content, if any.
     public func dropFile(sha256: String) throws -> DropFileRecord? {
-        try writer.read { db in try DropFileRecord.fetchOne(db, key: sha256) }
+        try engine.read { db in try DropFileRecord.fetchOne(db, key: sha256) }
     }
 
     /// The reply with `id`, if any.
     public func feedback(id: String) throws -> FeedbackRecord? {
-        try writer.read(Self.feedbackQuery(id: id))
+        try engine.read(Self.feedbackQuery(id: id))
     }
 
     /// `feedback` from async code: suspends on GRDB's async read instead of blocking a thread of the cooperative pool.
     public func feedback(id: String) async throws -> FeedbackRecord? {
-        try await writer.read(Self.feedbackQuery(id: id))
+        try await engine.read(Self.feedbackQuery(id: id))
     }
 
     /// The transaction of `feedback`, shared by its synchronous and async forms.
-    static func feedbackQuery(id: String) -> @Sendable (Database) throws -> FeedbackRecord? {
+    static func feedbackQuery(id: String) -> @Sendable (SQLSession) throws -> FeedbackRecord? {
         { db in try FeedbackRecord.fetchOne(db, key: id) }
     }
 
     /// Replaces a reply's written notes.
     public func updateFeedbackNotes(id: String, notes: String?) throws -> FeedbackRecord? {
-        try writer.write(Self.updateFeedbackNotesQuery(id: id, notes: notes))
+        try engine.write(Self.updateFeedbackNotesQuery(id: id, notes: notes))
     }
 
     /// `updateFeedbackNotes` from async code: suspends on GRDB's async write instead of blocking a thread of the cooperative pool.
     public func updateFeedbackNotes(id: String, notes: String?) async throws -> FeedbackRecord? {
-        try await writer.write(Self.updateFeedbackNotesQuery(id: id, notes: notes))
+        try await engine.write(Self.updateFeedbackNotesQuery(id: id, notes: notes))
     }
 
     /// The transaction of `updateFeedbackNotes`, shared by its synchronous and async forms.
-    static func updateFeedbackNotesQuery(id: String, notes: String?) -> @Sendable (Database) throws -> FeedbackRecord? {
+    static func updateFeedbackNotesQuery(id: String, notes: String?) -> @Sendable (SQLSession) throws -> FeedbackRecord? {
         { db in
             guard var feedback = try FeedbackRecord.fetchOne(db, key: id) else { return nil }
             feedback.notes = notes

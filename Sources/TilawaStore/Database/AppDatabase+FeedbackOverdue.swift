@@ -18,12 +18,10 @@ extension AppDatabase {
     }
 
     /// The transaction of `recordOverdueFeedback`, shared by its synchronous and async forms.
-    static func recordOverdueFeedbackQuery(now: Date, policy: ProgramPolicy) -> @Sendable (Database) throws -> Int {
+    static func recordOverdueFeedbackQuery(now: Date, policy: ProgramPolicy) -> @Sendable (SQLSession) throws -> Int {
         { db in
-            let overdue = try SubmissionRecord
-                .filter(Column("state") == SubmissionState.awaitingFeedback.rawValue)
-                .filter(Column("overdueNotifiedAt") == nil && Column("feedbackDueAt") < now)
-                .fetchAll(db)
+            let overdue = try SubmissionRecord.fetchAll(
+                db, where: "state = ? AND overdueNotifiedAt IS NULL AND feedbackDueAt < ?", [SubmissionState.awaitingFeedback.rawValue, now])
             for var submission in overdue {
                 guard let enrolment = try EnrolmentRecord.fetchOne(db, key: submission.enrolmentId) else { continue }
                 let coach = try enrolment.coachId.flatMap { try CoachRecord.fetchOne(db, key: $0) }
@@ -52,16 +50,16 @@ extension AppDatabase {
 extension AppDatabase {
     /// True when a coach with `id` exists.
     public func coachExists(id: String) throws -> Bool {
-        try writer.read(Self.coachExistsQuery(id: id))
+        try engine.read(Self.coachExistsQuery(id: id))
     }
 
     /// `coachExists` from async code: suspends on GRDB's async read instead of blocking a thread of the cooperative pool.
     public func coachExists(id: String) async throws -> Bool {
-        try await writer.read(Self.coachExistsQuery(id: id))
+        try await engine.read(Self.coachExistsQuery(id: id))
     }
 
     /// The transaction of `coachExists`, shared by its synchronous and async forms.
-    static func coachExistsQuery(id: String) -> @Sendable (Database) throws -> Bool {
+    static func coachExistsQuery(id: String) -> @Sendable (SQLSession) throws -> Bool {
         { db in try CoachRecord.exists(db, key: id) }
     }
 }
@@ -69,7 +67,7 @@ extension AppDatabase {
 extension AppDatabase {
     /// The student id matching `id` exactly, or else ignoring case when exactly one does.
     public func resolveStudentId(_ id: String) throws -> String? {
-        try writer.read { db in
+        try engine.read { db in
             if try StudentRecord.exists(db, key: id) { return id }
             let matches = try String.fetchAll(db, sql: "SELECT id FROM student WHERE id = ? COLLATE NOCASE LIMIT 2", arguments: [id])
             return matches.count == 1 ? matches[0] : nil
@@ -80,16 +78,16 @@ extension AppDatabase {
 extension AppDatabase {
     /// The reply `id` with its submission and coach name, in one read; nil for an unknown id.
     public func feedbackView(id: String) throws -> FeedbackView? {
-        try writer.read(Self.feedbackViewQuery(id: id))
+        try engine.read(Self.feedbackViewQuery(id: id))
     }
 
     /// `feedbackView` from async code: suspends on GRDB's async read instead of blocking a thread of the cooperative pool.
     public func feedbackView(id: String) async throws -> FeedbackView? {
-        try await writer.read(Self.feedbackViewQuery(id: id))
+        try await engine.read(Self.feedbackViewQuery(id: id))
     }
 
     /// The transaction of `feedbackView`, shared by its synchronous and async forms.
-    static func feedbackViewQuery(id: String) -> @Sendable (Database) throws -> FeedbackView? {
+    static func feedbackViewQuery(id: String) -> @Sendable (SQLSession) throws -> FeedbackView? {
         { db in
             guard let feedback = try FeedbackRecord.fetchOne(db, key: id),
                   let submission = try SubmissionRecord.fetchOne(db, key: feedback.submissionId) else { return nil }

@@ -20,16 +20,16 @@ extension AppDatabase {
     /// in-flight keys older than `inFlightTimeout` as abandoned (their request died with a
     /// process), so a retry is never refused forever.
     public func idempotencyState(owner: IdempotencyOwner, key: String, now: Date, retention: TimeInterval, inFlightTimeout: TimeInterval) throws -> IdempotencyState {
-        try writer.write(Self.idempotencyStateQuery(owner: owner, key: key, now: now, retention: retention, inFlightTimeout: inFlightTimeout))
+        try engine.write(Self.idempotencyStateQuery(owner: owner, key: key, now: now, retention: retention, inFlightTimeout: inFlightTimeout))
     }
 
     /// `idempotencyState` from async code: suspends on GRDB's async write instead of blocking a thread of the cooperative pool.
     public func idempotencyState(owner: IdempotencyOwner, key: String, now: Date, retention: TimeInterval, inFlightTimeout: TimeInterval) async throws -> IdempotencyState {
-        try await writer.write(Self.idempotencyStateQuery(owner: owner, key: key, now: now, retention: retention, inFlightTimeout: inFlightTimeout))
+        try await engine.write(Self.idempotencyStateQuery(owner: owner, key: key, now: now, retention: retention, inFlightTimeout: inFlightTimeout))
     }
 
     /// The transaction of `idempotencyState`, shared by its synchronous and async forms.
-    static func idempotencyStateQuery(owner: IdempotencyOwner, key: String, now: Date, retention: TimeInterval, inFlightTimeout: TimeInterval) -> @Sendable (Database) throws -> IdempotencyState {
+    static func idempotencyStateQuery(owner: IdempotencyOwner, key: String, now: Date, retention: TimeInterval, inFlightTimeout: TimeInterval) -> @Sendable (SQLSession) throws -> IdempotencyState {
         { db in
             guard let row = try IdempotencyKeyRecord.fetchOne(db, key: ["owner": owner.storageValue, "key": key]) else { return .unused }
             let age = now.timeIntervalSince(row.createdAt)
@@ -49,16 +49,16 @@ extension AppDatabase {
     /// the key is now this request's (in flight), or what it held — another request in flight,
     /// or a stored answer (expired records count as unused, as in `idempotencyState`).
     public func claimIdempotencyKey(owner: IdempotencyOwner, key: String, requestHash: String, now: Date, retention: TimeInterval, inFlightTimeout: TimeInterval) throws -> IdempotencyState {
-        try writer.write(Self.claimIdempotencyKeyQuery(owner: owner, key: key, requestHash: requestHash, now: now, retention: retention, inFlightTimeout: inFlightTimeout))
+        try engine.write(Self.claimIdempotencyKeyQuery(owner: owner, key: key, requestHash: requestHash, now: now, retention: retention, inFlightTimeout: inFlightTimeout))
     }
 
     /// `claimIdempotencyKey` from async code: suspends on GRDB's async write instead of blocking a thread of the cooperative pool.
     public func claimIdempotencyKey(owner: IdempotencyOwner, key: String, requestHash: String, now: Date, retention: TimeInterval, inFlightTimeout: TimeInterval) async throws -> IdempotencyState {
-        try await writer.write(Self.claimIdempotencyKeyQuery(owner: owner, key: key, requestHash: requestHash, now: now, retention: retention, inFlightTimeout: inFlightTimeout))
+        try await engine.write(Self.claimIdempotencyKeyQuery(owner: owner, key: key, requestHash: requestHash, now: now, retention: retention, inFlightTimeout: inFlightTimeout))
     }
 
     /// The transaction of `claimIdempotencyKey`, shared by its synchronous and async forms.
-    static func claimIdempotencyKeyQuery(owner: IdempotencyOwner, key: String, requestHash: String, now: Date, retention: TimeInterval, inFlightTimeout: TimeInterval) -> @Sendable (Database) throws -> IdempotencyState {
+    static func claimIdempotencyKeyQuery(owner: IdempotencyOwner, key: String, requestHash: String, now: Date, retention: TimeInterval, inFlightTimeout: TimeInterval) -> @Sendable (SQLSession) throws -> IdempotencyState {
         { db in
             if let row = try IdempotencyKeyRecord.fetchOne(db, key: ["owner": owner.storageValue, "key": key]) {
                 let age = now.timeIntervalSince(row.createdAt)
@@ -79,7 +79,7 @@ extension AppDatabase {
 
     /// Stores the answer to replay for `key`.
     public func finishIdempotentRequest(owner: IdempotencyOwner, key: String, status: Int, body: Data) async throws {
-        try await writer.write { db in
+        try await engine.write { db in
             try db.execute(
                 sql: "UPDATE idempotencyKey SET state = ?, responseStatus = ?, responseBody = ? WHERE owner = ? AND key = ?",
                 arguments: [IdempotencyKeyRecord.State.done.rawValue, status, body, owner.storageValue, key])
@@ -89,7 +89,7 @@ extension AppDatabase {
     /// Releases `key` without an answer (the request failed on our side): a retry runs anew.
     /// Not cancellable half-way: it runs even when the request's task was cancelled.
     public func abandonIdempotentRequest(owner: IdempotencyOwner, key: String) throws {
-        try writer.write { db in
+        try engine.write { db in
             try db.execute(sql: "DELETE FROM idempotencyKey WHERE owner = ? AND key = ?", arguments: [owner.storageValue, key])
         }
     }
@@ -98,17 +98,17 @@ extension AppDatabase {
     /// request of this daemon is running). Returns how many were removed.
     @discardableResult
     public func expireIdempotencyKeys(now: Date, retention: TimeInterval, includingInFlight: Bool) throws -> Int {
-        try writer.write(Self.expireIdempotencyKeysQuery(now: now, retention: retention, includingInFlight: includingInFlight))
+        try engine.write(Self.expireIdempotencyKeysQuery(now: now, retention: retention, includingInFlight: includingInFlight))
     }
 
     /// `expireIdempotencyKeys` from async code: suspends on GRDB's async write instead of blocking a thread of the cooperative pool.
     @discardableResult
     public func expireIdempotencyKeys(now: Date, retention: TimeInterval, includingInFlight: Bool) async throws -> Int {
-        try await writer.write(Self.expireIdempotencyKeysQuery(now: now, retention: retention, includingInFlight: includingInFlight))
+        try await engine.write(Self.expireIdempotencyKeysQuery(now: now, retention: retention, includingInFlight: includingInFlight))
     }
 
     /// The transaction of `expireIdempotencyKeys`, shared by its synchronous and async forms.
-    static func expireIdempotencyKeysQuery(now: Date, retention: TimeInterval, includingInFlight: Bool) -> @Sendable (Database) throws -> Int {
+    static func expireIdempotencyKeysQuery(now: Date, retention: TimeInterval, includingInFlight: Bool) -> @Sendable (SQLSession) throws -> Int {
         { db in
             try db.execute(sql: "DELETE FROM idempotencyKey WHERE createdAt < ? OR (? AND state = ?)",
                            arguments: [now.addingTimeInterval(-retention), includingInFlight, IdempotencyKeyRecord.State.inFlight.rawValue])

@@ -17,12 +17,10 @@ extension AppDatabase {
     }
 
     /// The transaction of `claimNextJob`, shared by its synchronous and async forms.
-    static func claimNextJobQuery(worker: String, now: Date) -> @Sendable (Database) throws -> JobRecord? {
+    static func claimNextJobQuery(worker: String, now: Date) -> @Sendable (SQLSession) throws -> JobRecord? {
         { db in
-            guard var job = try JobRecord
-                .filter(Column("state") == JobRecord.State.queued.rawValue && Column("notBefore") <= now)
-                .order(Column("id"))
-                .fetchOne(db) else { return nil }
+            guard var job = try JobRecord.fetchOne(db, where: "state = ? AND notBefore <= ?", [JobRecord.State.queued.rawValue, now],
+                                                   orderBy: "id") else { return nil }
             job.state = .running
             job.lockedBy = worker
             job.lockedAt = now
@@ -50,7 +48,7 @@ extension AppDatabase {
     @discardableResult
     public func requeueAbandonedJobs(isAlive: @Sendable (String) -> Bool) throws -> Int {
         try immediateWrite { db in
-            let running = try JobRecord.filter(Column("state") == JobRecord.State.running.rawValue).fetchAll(db)
+            let running = try JobRecord.fetchAll(db, where: "state = ?", [JobRecord.State.running.rawValue])
             var count = 0
             for var job in running where !(job.lockedBy.map(isAlive) ?? false) {
                 job.state = .queued
@@ -65,7 +63,7 @@ extension AppDatabase {
 
     /// Hands a claimed job back untouched (graceful shutdown before it started its work).
     public func requeueJob(id: Int64) throws {
-        try writer.write { db in
+        try engine.write { db in
             try db.execute(
                 sql: "UPDATE job SET state = ?, lockedBy = NULL, lockedAt = NULL, attempts = MAX(attempts - 1, 0) WHERE id = ? AND state = ?",
                 arguments: [JobRecord.State.queued.rawValue, id, JobRecord.State.running.rawValue])
@@ -146,15 +144,15 @@ extension AppDatabase {
 
     /// Jobs waiting or running (the encode queue depth).
     public func pendingJobCount() throws -> Int {
-        try writer.read { db in
-            try JobRecord.filter([JobRecord.State.queued.rawValue, JobRecord.State.running.rawValue].contains(Column("state"))).fetchCount(db)
+        try engine.read { db in
+            try JobRecord.fetchCount(db, where: "state IN (?, ?)", [JobRecord.State.queued.rawValue, JobRecord.State.running.rawValue])
         }
     }
 }
 
 extension AppDatabase {
     /// Marks a submission `failed`, restores what it superseded and tells the student.
-    static func failSubmission(_ db: Database, id: String, reason: String?, now: Date) throws {
+    static func failSubmission(_ db: SQLSession, id: String, reason: String?, now: Date) throws {
         // A withdrawn recording's job may fail for want of its (removed) original: it stays withdrawn.
         guard var submission = try SubmissionRecord.fetchOne(db, key: id), submission.state.countsAsAccepted else { return }
         submission.state = .failed

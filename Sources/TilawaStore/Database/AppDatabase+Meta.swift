@@ -8,7 +8,7 @@ extension AppDatabase {
     /// Records how many rows the full artifact sweep found pointing to a missing file, so
     /// `tilawa status` can report it without checking every row itself.
     public func recordArtifactSweep(missing: Int, variantBytes: Int64 = 0, at date: Date) throws {
-        try writer.write { db in
+        try engine.write { db in
             try Self.setMeta(db, key: Self.missingArtifactsKey, value: missing, at: date)
             try Self.setMeta(db, key: Self.variantBytesKey, value: variantBytes, at: date)
         }
@@ -18,7 +18,7 @@ extension AppDatabase {
     static let variantBytesKey = "variant_bytes"
 
     /// Sets `meta[key]` (inside the caller's transaction).
-    static func setMeta(_ db: Database, key: String, value: some DatabaseValueConvertible, at date: Date) throws {
+    static func setMeta(_ db: SQLSession, key: String, value: some DatabaseValueConvertible, at date: Date) throws {
         try db.execute(sql: """
             INSERT INTO meta (key, value, updatedAt) VALUES (?, ?, ?)
             ON CONFLICT(key) DO UPDATE SET value = excluded.value, updatedAt = excluded.updatedAt
@@ -33,7 +33,7 @@ extension AppDatabase {
     /// second installation pointed at the same prefix is refused rather than sweep the first's
     /// objects as orphans.
     public func installationId(now: Date) throws -> String {
-        try writer.write { db in
+        try engine.write { db in
             if let id = try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [Self.installationKey]) { return id }
             let id = UUID().uuidString.lowercased()
             try Self.setMeta(db, key: Self.installationKey, value: id, at: now)
@@ -43,10 +43,10 @@ extension AppDatabase {
 
     /// The last full sweep's result, or nil when none was recorded (or the schema predates `meta`).
     public func lastArtifactSweep() throws -> ArtifactSweepSummary? {
-        try writer.read { db in try Self.lastArtifactSweep(db) }
+        try engine.read { db in try Self.lastArtifactSweep(db) }
     }
 
-    static func lastArtifactSweep(_ db: Database) throws -> ArtifactSweepSummary? {
+    static func lastArtifactSweep(_ db: SQLSession) throws -> ArtifactSweepSummary? {
         guard try db.tableExists("meta"),
               let row = try Row.fetchOne(db, sql: "SELECT value, updatedAt FROM meta WHERE key = ?", arguments: [missingArtifactsKey]),
               let missing = row["value"] as Int?, let sweptAt = row["updatedAt"] as Date? else { return nil }

@@ -13,16 +13,16 @@ extension AppDatabase {
     ///   - now: Events with `nextAttemptAt ≤ now` are due.
     ///   - limit: The most events (students) returned.
     public func dueEvents(now: Date, limit: Int) throws -> [EventRecord] {
-        try writer.read(Self.dueEventsQuery(now: now, limit: limit))
+        try engine.read(Self.dueEventsQuery(now: now, limit: limit))
     }
 
     /// `dueEvents` from async code: suspends on GRDB's async read instead of blocking a thread of the cooperative pool.
     public func dueEvents(now: Date, limit: Int) async throws -> [EventRecord] {
-        try await writer.read(Self.dueEventsQuery(now: now, limit: limit))
+        try await engine.read(Self.dueEventsQuery(now: now, limit: limit))
     }
 
     /// The transaction of `dueEvents`, shared by its synchronous and async forms.
-    static func dueEventsQuery(now: Date, limit: Int) -> @Sendable (Database) throws -> [EventRecord] {
+    static func dueEventsQuery(now: Date, limit: Int) -> @Sendable (SQLSession) throws -> [EventRecord] {
         { db in
             try EventRecord.fetchAll(db, sql: Self.dueEventsSQL, arguments: [now, max(0, limit)])
         }
@@ -45,16 +45,16 @@ extension AppDatabase {
     /// Counts the successful POST in `attempts` (which therefore says how many POSTs it took)
     /// and clears `lastError`. An event already delivered keeps its first delivery time.
     public func markDelivered(seq: Int64, now: Date) throws {
-        try writer.write(Self.markDeliveredQuery(seq: seq, now: now))
+        try engine.write(Self.markDeliveredQuery(seq: seq, now: now))
     }
 
     /// `markDelivered` from async code: suspends on GRDB's async write instead of blocking a thread of the cooperative pool.
     public func markDelivered(seq: Int64, now: Date) async throws {
-        try await writer.write(Self.markDeliveredQuery(seq: seq, now: now))
+        try await engine.write(Self.markDeliveredQuery(seq: seq, now: now))
     }
 
     /// The transaction of `markDelivered`, shared by its synchronous and async forms.
-    static func markDeliveredQuery(seq: Int64, now: Date) -> @Sendable (Database) throws -> Void {
+    static func markDeliveredQuery(seq: Int64, now: Date) -> @Sendable (SQLSession) throws -> Void {
         { db in
             try db.execute(
                 sql: "UPDATE event SET deliveredAt = ?, attempts = attempts + 1, lastError = NULL WHERE seq = ? AND deliveredAt IS NULL",
@@ -67,16 +67,16 @@ extension AppDatabase {
     /// Does nothing to an event already delivered (by another sender, say), so a late failure
     /// never resurrects it.
     public func markFailed(seq: Int64, error: String, nextAttemptAt: Date) throws {
-        try writer.write(Self.markFailedQuery(seq: seq, error: error, nextAttemptAt: nextAttemptAt))
+        try engine.write(Self.markFailedQuery(seq: seq, error: error, nextAttemptAt: nextAttemptAt))
     }
 
     /// `markFailed` from async code: suspends on GRDB's async write instead of blocking a thread of the cooperative pool.
     public func markFailed(seq: Int64, error: String, nextAttemptAt: Date) async throws {
-        try await writer.write(Self.markFailedQuery(seq: seq, error: error, nextAttemptAt: nextAttemptAt))
+        try await engine.write(Self.markFailedQuery(seq: seq, error: error, nextAttemptAt: nextAttemptAt))
     }
 
     /// The transaction of `markFailed`, shared by its synchronous and async forms.
-    static func markFailedQuery(seq: Int64, error: String, nextAttemptAt: Date) -> @Sendable (Database) throws -> Void {
+    static func markFailedQuery(seq: Int64, error: String, nextAttemptAt: Date) -> @Sendable (SQLSession) throws -> Void {
         { db in
             try db.execute(
                 sql: "UPDATE event SET attempts = attempts + 1, lastError = ?, nextAttemptAt = ? WHERE seq = ? AND deliveredAt IS NULL",
@@ -86,16 +86,16 @@ extension AppDatabase {
 
     /// The number of undelivered events and the age of the oldest at `now`.
     public func undeliveredSummary(now: Date) throws -> OutboxSummary {
-        try writer.read(Self.undeliveredSummaryQuery(now: now))
+        try engine.read(Self.undeliveredSummaryQuery(now: now))
     }
 
     /// `undeliveredSummary` from async code: suspends on GRDB's async read instead of blocking a thread of the cooperative pool.
     public func undeliveredSummary(now: Date) async throws -> OutboxSummary {
-        try await writer.read(Self.undeliveredSummaryQuery(now: now))
+        try await engine.read(Self.undeliveredSummaryQuery(now: now))
     }
 
     /// The transaction of `undeliveredSummary`, shared by its synchronous and async forms.
-    static func undeliveredSummaryQuery(now: Date) -> @Sendable (Database) throws -> OutboxSummary {
+    static func undeliveredSummaryQuery(now: Date) -> @Sendable (SQLSession) throws -> OutboxSummary {
         { db in
             let row = try Row.fetchOne(db, sql: Self.undeliveredSummarySQL)
             let count: Int = row?["count"] ?? 0

@@ -19,7 +19,7 @@ extension AppDatabase {
     /// Whether `coachId` may place students: one of the placing coaches (`places: true` in
     /// program.yaml), or any coach while none is. False for an unknown coach.
     public func coachMayPlace(coachId: String) async throws -> Bool {
-        try await writer.read { db in try Self.mayPlace(db, coachId: coachId) }
+        try await engine.read { db in try Self.mayPlace(db, coachId: coachId) }
     }
 
     /// Records a placement: the student's enrolment in `semesterId` (default: the current
@@ -51,7 +51,7 @@ extension AppDatabase {
     }
 
     static func place(
-        _ db: Database, _ studentId: String, levelId: String, coachId: String, semesterId: String?, by placer: Placer, now: Date
+        _ db: SQLSession, _ studentId: String, levelId: String, coachId: String, semesterId: String?, by placer: Placer, now: Date
     ) throws -> Result<EnrolmentRecord, PlacementRefusal> {
         guard try StudentRecord.exists(db, key: studentId) else { return .failure(.unknownStudent(studentId)) }
         guard let level = try LevelRecord.fetchOne(db, key: levelId) else { return .failure(.unknownLevel(levelId)) }
@@ -118,7 +118,7 @@ extension AppDatabase {
     /// placement assessment does not count. Once this is above zero the level (and, for a
     /// placement, the coach) is fixed: `place` answers `already_placed`, and a roster row
     /// that would change the level is refused.
-    static func recordingCount(_ db: Database, enrolmentId: Int64) throws -> Int {
+    static func recordingCount(_ db: SQLSession, enrolmentId: Int64) throws -> Int {
         try Int.fetchOne(db, sql: """
             SELECT COUNT(*) FROM submission
             WHERE enrolmentId = ? AND kind IN (?, ?) AND state NOT IN \(SubmissionState.notCountedSQL)

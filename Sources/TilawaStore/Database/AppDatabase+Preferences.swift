@@ -38,18 +38,18 @@ extension AppDatabase {
     }
 
     /// The zone a student's messages and reminders use: their own, else `programme`.
-    static func studentZone(_ db: Database, studentId: String, programme: TimeZone) throws -> TimeZone {
+    static func studentZone(_ db: SQLSession, studentId: String, programme: TimeZone) throws -> TimeZone {
         try StudentRecord.fetchOne(db, key: studentId)?.zone(or: programme) ?? programme
     }
 
     /// The zone a student's messages use: their own, else `programme`.
     public func studentZone(studentId: String, programme: TimeZone) async throws -> TimeZone {
-        try await writer.read { db in try Self.studentZone(db, studentId: studentId, programme: programme) }
+        try await engine.read { db in try Self.studentZone(db, studentId: studentId, programme: programme) }
     }
 
     /// A student's preferences, or nil for an unknown student.
     public func preferences(studentId: String, now: Date) async throws -> StudentPreferences? {
-        try await writer.read { db in try Self.preferences(db, studentId: studentId, now: now) }
+        try await engine.read { db in try Self.preferences(db, studentId: studentId, now: now) }
     }
 
     /// Changes a student's preferences in one transaction and answers the result; nil for an
@@ -68,7 +68,7 @@ extension AppDatabase {
         }
     }
 
-    private static func preferences(_ db: Database, studentId: String, now: Date) throws -> StudentPreferences? {
+    private static func preferences(_ db: SQLSession, studentId: String, now: Date) throws -> StudentPreferences? {
         guard let student = try StudentRecord.fetchOne(db, key: studentId) else { return nil }
         let programme = try StudentContext.currentEnrolment(db, studentId: studentId, now: now)
             .flatMap { try SemesterRecord.fetchOne(db, key: $0.semesterId) }
@@ -94,7 +94,7 @@ extension AppDatabase {
     /// Who the identity provider's `sub` is: a student's or a coach's id (`student`/`coach`),
     /// or nil. With `subjectIsId`, a `sub` equal to an id with no subject of its own maps too.
     public func subjectOwner(_ subject: String, subjectIsId: Bool) async throws -> (role: String, id: String)? {
-        try await writer.read { db in
+        try await engine.read { db in
             if let id = try String.fetchOne(db, sql: "SELECT id FROM student WHERE subject = ?", arguments: [subject]) { return ("student", id) }
             if let id = try String.fetchOne(db, sql: "SELECT id FROM coach WHERE subject = ?", arguments: [subject]) { return ("coach", id) }
             guard subjectIsId else { return nil }

@@ -6,27 +6,25 @@ extension AppDatabase {
     /// The data of `GET /v1/students/{id}/timeline` for the enrolment in `semesterId`
     /// (default: the current one at `now`), or nil for an unknown student or semester.
     public func timeline(studentId: String, semesterId: String? = nil, policy: ProgramPolicy, now: Date) throws -> TimelineData? {
-        try writer.read(Self.timelineQuery(studentId: studentId, semesterId: semesterId, policy: policy, now: now))
+        try engine.read(Self.timelineQuery(studentId: studentId, semesterId: semesterId, policy: policy, now: now))
     }
 
     /// `timeline` from async code: suspends on GRDB's async read instead of blocking a thread of the cooperative pool.
     public func timeline(studentId: String, semesterId: String? = nil, policy: ProgramPolicy, now: Date) async throws -> TimelineData? {
-        try await writer.read(Self.timelineQuery(studentId: studentId, semesterId: semesterId, policy: policy, now: now))
+        try await engine.read(Self.timelineQuery(studentId: studentId, semesterId: semesterId, policy: policy, now: now))
     }
 
     /// The transaction of `timeline`, shared by its synchronous and async forms.
-    static func timelineQuery(studentId: String, semesterId: String?, policy: ProgramPolicy, now: Date) -> @Sendable (Database) throws -> TimelineData? {
+    static func timelineQuery(studentId: String, semesterId: String?, policy: ProgramPolicy, now: Date) -> @Sendable (SQLSession) throws -> TimelineData? {
         { db in
             guard let student = try StudentRecord.fetchOne(db, key: studentId) else { return nil }
             let chosen = try semesterId.map { try StudentContext.enrolment(db, studentId: studentId, semesterId: $0) }
                 ?? StudentContext.currentEnrolment(db, studentId: studentId, now: now)
             guard let enrolment = chosen else { return nil }
             let context = try StudentContext.load(db, student: student, enrolment: enrolment, policy: policy)
-            let submissions = try SubmissionRecord.filter(Column("enrolmentId") == context.enrolmentId)
-                .order(Column("receivedAt")).fetchAll(db)
-            let feedback = try FeedbackRecord
-                .filter(sql: "submissionId IN (SELECT id FROM submission WHERE enrolmentId = ?)", arguments: [context.enrolmentId])
-                .order(Column("receivedAt")).fetchAll(db)
+            let submissions = try SubmissionRecord.fetchAll(db, where: "enrolmentId = ?", [context.enrolmentId], orderBy: "receivedAt")
+            let feedback = try FeedbackRecord.fetchAll(
+                db, where: "submissionId IN (SELECT id FROM submission WHERE enrolmentId = ?)", [context.enrolmentId], orderBy: "receivedAt")
             let coaches = try CoachRecord.fetchAll(db)
             let coachesById = Dictionary(coaches.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
             let levels = Dictionary(try LevelRecord.fetchAll(db).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
@@ -40,17 +38,17 @@ extension AppDatabase {
                              coach: item.coachId.flatMap { coachesById[$0] })
             }
             // Unplaced: the newest assessment still waiting, of any semester.
-            let pendingAssessment = enrolment.isPlaced ? nil : try SubmissionRecord
-                .filter(Column("studentId") == studentId && Column("kind") == SubmissionKind.assessment.rawValue)
-                .filter([SubmissionState.processing.rawValue, SubmissionState.awaitingFeedback.rawValue].contains(Column("state")))
-                .order(Column("receivedAt").desc).fetchOne(db)
-            let comments = Dictionary(grouping: try CommentRecord
-                .filter(sql: "submissionId IN (SELECT id FROM submission WHERE enrolmentId = ?)", arguments: [context.enrolmentId])
-                .order(Column("createdAt")).fetchAll(db), by: \.feedbackId)
+            let pendingAssessment = enrolment.isPlaced ? nil : try SubmissionRecord.fetchOne(
+                db, where: "studentId = ? AND kind = ? AND state IN (?, ?)",
+                [studentId, SubmissionKind.assessment.rawValue, SubmissionState.processing.rawValue, SubmissionState.awaitingFeedback.rawValue],
+                orderBy: "receivedAt DESC")
+            let comments = Dictionary(grouping: try CommentRecord.fetchAll(
+                db, where: "submissionId IN (SELECT id FROM submission WHERE enrolmentId = ?)", [context.enrolmentId], orderBy: "createdAt"),
+                by: \.feedbackId)
             return TimelineData(
                 student: student, enrolment: enrolment, semester: context.semester, level: context.level,
                 coach: enrolment.coachId.flatMap { coachesById[$0] }, calendar: context.calendar,
-                curriculum: try CurriculumWeekRecord.filter(Column("levelId") == enrolment.levelId).order(Column("week")).fetchAll(db),
+                curriculum: try CurriculumWeekRecord.fetchAll(db, where: "levelId = ?", [enrolment.levelId], orderBy: "week"),
                 submissions: submissions, feedback: feedback,
                 coachNames: Dictionary(coaches.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first }),
                 rules: context.rules, history: context.history, elsewhere: context.elsewhere, enrolments: summaries,
@@ -63,16 +61,16 @@ extension AppDatabase {
     /// (DESIGN §11), and for a placing coach every unplaced student's placement assessment;
     /// oldest first. Each names the level and title it was recited for.
     public func coachQueue(coachId: String, now: Date) throws -> [QueueItem] {
-        try writer.read(Self.coachQueueQuery(coachId: coachId, now: now))
+        try engine.read(Self.coachQueueQuery(coachId: coachId, now: now))
     }
 
     /// `coachQueue` from async code: suspends on GRDB's async read instead of blocking a thread of the cooperative pool.
     public func coachQueue(coachId: String, now: Date) async throws -> [QueueItem] {
-        try await writer.read(Self.coachQueueQuery(coachId: coachId, now: now))
+        try await engine.read(Self.coachQueueQuery(coachId: coachId, now: now))
     }
 
     /// The transaction of `coachQueue`, shared by its synchronous and async forms.
-    static func coachQueueQuery(coachId: String, now: Date) -> @Sendable (Database) throws -> [QueueItem] {
+    static func coachQueueQuery(coachId: String, now: Date) -> @Sendable (SQLSession) throws -> [QueueItem] {
         { db in
             let placing = try mayPlace(db, coachId: coachId)
             let rows = try Row.fetchAll(db, sql: """
@@ -101,29 +99,29 @@ extension AppDatabase {
 
     /// A student's notification feed after `cursor` (a `seq`), oldest first.
     public func events(studentId: String, after cursor: Int64, limit: Int) throws -> [EventRecord] {
-        try writer.read(Self.eventsQuery(studentId: studentId, after: cursor, limit: limit))
+        try engine.read(Self.eventsQuery(studentId: studentId, after: cursor, limit: limit))
     }
 
     /// `events` from async code: suspends on GRDB's async read instead of blocking a thread of the cooperative pool.
     public func events(studentId: String, after cursor: Int64, limit: Int) async throws -> [EventRecord] {
-        try await writer.read(Self.eventsQuery(studentId: studentId, after: cursor, limit: limit))
+        try await engine.read(Self.eventsQuery(studentId: studentId, after: cursor, limit: limit))
     }
 
     /// The transaction of `events`, shared by its synchronous and async forms.
-    static func eventsQuery(studentId: String, after cursor: Int64, limit: Int) -> @Sendable (Database) throws -> [EventRecord] {
+    static func eventsQuery(studentId: String, after cursor: Int64, limit: Int) -> @Sendable (SQLSession) throws -> [EventRecord] {
         { db in
-            try EventRecord.filter(Column("studentId") == studentId && Column("recipient") == "student" && Column("seq") > cursor)
-                .order(Column("seq")).limit(limit).fetchAll(db)
+            try EventRecord.fetchAll(db, where: "studentId = ? AND recipient = 'student' AND seq > ?", [studentId, cursor],
+                                     orderBy: "seq", limit: limit)
         }
     }
 
     /// Whether a coach may see a student at `now`: one who knows them (`coachKnows`), or a
     /// placing coach while the student awaits placement. Nil for an unknown student.
     public func coachMaySee(studentId: String, coachId: String?, now: Date) async throws -> Bool? {
-        try await writer.read { db in try Self.coachMaySee(db, studentId: studentId, coachId: coachId, now: now) }
+        try await engine.read { db in try Self.coachMaySee(db, studentId: studentId, coachId: coachId, now: now) }
     }
 
-    static func coachMaySee(_ db: Database, studentId: String, coachId: String?, now: Date) throws -> Bool? {
+    static func coachMaySee(_ db: SQLSession, studentId: String, coachId: String?, now: Date) throws -> Bool? {
         // An erased student is no one's to see, ops' included.
         guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM student WHERE id = ? AND erasedAt IS NULL)",
                                 arguments: [studentId]) ?? false else { return nil }
@@ -138,7 +136,7 @@ extension AppDatabase {
     /// Whether a coach may read one submission at `now`: one who may answer it, or one who
     /// knows the student (`coachKnows`: their history is the coach's to read).
     public func coachMayRead(submissionId: String, coachId: String, now: Date) async throws -> Bool {
-        try await writer.read { db in
+        try await engine.read { db in
             guard let submission = try SubmissionRecord.fetchOne(db, key: submissionId) else { return false }
             if try Self.mayAnswer(db, submission: submission, coachId: coachId, now: now) { return true }
             return try Self.coachKnows(db, studentId: submission.studentId, coachId: coachId, now: now)
@@ -148,7 +146,7 @@ extension AppDatabase {
     /// Whether `coachId` knows the student (DESIGN §11): coaches one of their enrolments, coached
     /// one before (a change of coach keeps it in `enrolmentChange`), wrote a reply to one of
     /// their recordings, or covers their coach now.
-    static func coachKnows(_ db: Database, studentId: String, coachId: String, now: Date) throws -> Bool {
+    static func coachKnows(_ db: SQLSession, studentId: String, coachId: String, now: Date) throws -> Bool {
         try Bool.fetchOne(db, sql: """
             SELECT EXISTS (SELECT 1 FROM enrolment WHERE studentId = :student AND coachId = :coach)
                 OR EXISTS (SELECT 1 FROM enrolmentChange JOIN enrolment ON enrolment.id = enrolmentChange.enrolmentId
@@ -175,16 +173,16 @@ extension AppDatabase {
 extension AppDatabase {
     /// Queue depth, awaiting feedback, overdue and undelivered counts, read in one transaction.
     public func operationalGauges(now: Date) throws -> OperationalGauges {
-        try writer.read(Self.operationalGaugesQuery(now: now))
+        try engine.read(Self.operationalGaugesQuery(now: now))
     }
 
     /// `operationalGauges` from async code: suspends on GRDB's async read instead of blocking a thread of the cooperative pool.
     public func operationalGauges(now: Date) async throws -> OperationalGauges {
-        try await writer.read(Self.operationalGaugesQuery(now: now))
+        try await engine.read(Self.operationalGaugesQuery(now: now))
     }
 
     /// The transaction of `operationalGauges`, shared by its synchronous and async forms.
-    static func operationalGaugesQuery(now: Date) -> @Sendable (Database) throws -> OperationalGauges {
+    static func operationalGaugesQuery(now: Date) -> @Sendable (SQLSession) throws -> OperationalGauges {
         { db in
             OperationalGauges(
                 queueDepth: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM job WHERE state IN ('queued', 'running')") ?? 0,

@@ -35,10 +35,10 @@ extension AppDatabase {
 
     /// Where `studentId` has read up to and how many events are unread.
     public func readState(studentId: String) async throws -> ReadState {
-        try await writer.read { db in try Self.readState(db, studentId: studentId) }
+        try await engine.read { db in try Self.readState(db, studentId: studentId) }
     }
 
-    static func readState(_ db: Database, studentId: String) throws -> ReadState {
+    static func readState(_ db: SQLSession, studentId: String) throws -> ReadState {
         let cursor = try Int64.fetchOne(db, sql: "SELECT seq FROM eventReadCursor WHERE studentId = ?", arguments: [studentId]) ?? 0
         let unread = try Int.fetchOne(db, sql: """
             SELECT COUNT(*) FROM event WHERE studentId = ? AND recipient = 'student' AND seq > ? AND readAt IS NULL
@@ -49,7 +49,7 @@ extension AppDatabase {
     /// Marks `studentId`'s events read up to `cursor` (never backwards; a cursor past the
     /// newest event stops at it) and answers the new state.
     public func markEventsRead(studentId: String, upTo cursor: Int64, now: Date) async throws -> ReadState {
-        try await writer.write { db in
+        try await engine.write { db in
             let newest = try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM event WHERE studentId = ? AND recipient = 'student'",
                                             arguments: [studentId]) ?? 0
             let current = try Int64.fetchOne(db, sql: "SELECT seq FROM eventReadCursor WHERE studentId = ?", arguments: [studentId]) ?? 0
@@ -65,7 +65,7 @@ extension AppDatabase {
     /// Marks one event of `studentId`'s feed read (`eventId`, the `evt_…` id); reading it again
     /// changes nothing. Nil when the student has no such event (another's is none of theirs).
     public func markEventRead(studentId: String, eventId: String, now: Date) async throws -> ReadState? {
-        try await writer.write { db in
+        try await engine.write { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM event WHERE id = ? AND studentId = ? AND recipient = 'student'",
                                     arguments: [eventId, studentId]) == true else { return nil }
             try db.execute(sql: "UPDATE event SET readAt = ? WHERE id = ? AND readAt IS NULL", arguments: [now, eventId])
@@ -74,7 +74,7 @@ extension AppDatabase {
     }
 
     /// The reply's `feedback_ready` events are read (inside the transaction that makes it listened).
-    static func markFeedbackReadyRead(_ db: Database, feedbackId: String, now: Date) throws {
+    static func markFeedbackReadyRead(_ db: SQLSession, feedbackId: String, now: Date) throws {
         try db.execute(sql: """
             UPDATE event SET readAt = ?
             WHERE recipient = 'student' AND type = 'feedback_ready' AND readAt IS NULL
@@ -86,9 +86,9 @@ extension AppDatabase {
 
     /// A student's notification feed before `cursor` (a `seq`), newest first.
     public func events(studentId: String, before cursor: Int64, limit: Int) async throws -> [EventRecord] {
-        try await writer.read { db in
-            try EventRecord.filter(Column("studentId") == studentId && Column("recipient") == "student" && Column("seq") < cursor)
-                .order(Column("seq").desc).limit(limit).fetchAll(db)
+        try await engine.read { db in
+            try EventRecord.fetchAll(db, where: "studentId = ? AND recipient = 'student' AND seq < ?", [studentId, cursor],
+                                     orderBy: "seq DESC", limit: limit)
         }
     }
 
@@ -96,7 +96,7 @@ extension AppDatabase {
     /// have fetched 95 % of it in all, the reply is `listened` (at `now`, once). Answers when it was.
     @discardableResult
     public func recordFeedbackFetch(feedbackId: String, range: Range<Int>, size: Int, now: Date) async throws -> Date? {
-        try await writer.write { db in
+        try await engine.write { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT fetchedRanges, listenedAt FROM feedback WHERE id = ?",
                                              arguments: [feedbackId]) else { return nil }
             if let listened: Date = row["listenedAt"] { return listened }
@@ -115,7 +115,7 @@ extension AppDatabase {
 
     /// Marks a reply listened at `now` (the app says so), unless it already was; answers when.
     public func markFeedbackListened(feedbackId: String, now: Date) async throws -> Date? {
-        try await writer.write { db in
+        try await engine.write { db in
             try db.execute(sql: "UPDATE feedback SET listenedAt = ? WHERE id = ? AND listenedAt IS NULL", arguments: [now, feedbackId])
             try Self.markFeedbackReadyRead(db, feedbackId: feedbackId, now: now)
             return try Date.fetchOne(db, sql: "SELECT listenedAt FROM feedback WHERE id = ?", arguments: [feedbackId])

@@ -19,17 +19,17 @@ extension AppDatabase {
 
     /// A coach's notification feed after `cursor`, oldest first.
     public func coachEvents(coachId: String, after cursor: Int64, limit: Int) async throws -> [EventRecord] {
-        try await writer.read { db in
-            try EventRecord.filter(Column("recipient") == "coach" && Column("recipientId") == coachId && Column("seq") > cursor)
-                .order(Column("seq")).limit(limit).fetchAll(db)
+        try await engine.read { db in
+            try EventRecord.fetchAll(db, where: "recipient = 'coach' AND recipientId = ? AND seq > ?", [coachId, cursor],
+                                     orderBy: "seq", limit: limit)
         }
     }
 
     /// A coach's notification feed before `cursor`, newest first.
     public func coachEvents(coachId: String, before cursor: Int64, limit: Int) async throws -> [EventRecord] {
-        try await writer.read { db in
-            try EventRecord.filter(Column("recipient") == "coach" && Column("recipientId") == coachId && Column("seq") < cursor)
-                .order(Column("seq").desc).limit(limit).fetchAll(db)
+        try await engine.read { db in
+            try EventRecord.fetchAll(db, where: "recipient = 'coach' AND recipientId = ? AND seq < ?", [coachId, cursor],
+                                     orderBy: "seq DESC", limit: limit)
         }
     }
 
@@ -47,10 +47,9 @@ extension AppDatabase {
                 guard let current = calendar.currentWeek(at: now), !calendar.isClosed(at: now) else { continue }
                 let lastPassed = now > calendar.deadline(week: current) ? current : current - 1
                 guard lastPassed >= 2 else { continue }
-                let enrolments = try EnrolmentRecord
-                    .filter(Column("semesterId") == semester.id && Column("levelId") != nil && Column("coachId") != nil)
-                    .filter(Column("state") == RuleOverrides.Standing.active.rawValue)
-                    .fetchAll(db)
+                let enrolments = try EnrolmentRecord.fetchAll(
+                    db, where: "semesterId = ? AND levelId IS NOT NULL AND coachId IS NOT NULL AND state = ?",
+                    [semester.id, RuleOverrides.Standing.active.rawValue])
                 // One query for the semester: who has either of the last two weeks in. Only the
                 // others (rarely many) have their whole history read, to find the streak's start.
                 let recent = Set(try Int64.fetchAll(db, sql: """

@@ -101,7 +101,7 @@ extension AppDatabase {
         }
     }
 
-    private static func importEnrolment(_ db: Database, row: StudentRow, source: String, now: Date) throws {
+    private static func importEnrolment(_ db: SQLSession, row: StudentRow, source: String, now: Date) throws {
         let student = row.id.rawValue
         let semesterId = row.semesterID.rawValue
         guard let semester = try SemesterRecord.fetchOne(db, key: semesterId) else { return }
@@ -153,7 +153,7 @@ extension AppDatabase {
     }
 
     static func recordEnrolmentChange(
-        _ db: Database, _ enrolment: EnrolmentRecord, _ change: EnrolmentChangeRecord.Change, at: Date, by: String
+        _ db: SQLSession, _ enrolment: EnrolmentRecord, _ change: EnrolmentChangeRecord.Change, at: Date, by: String
     ) throws {
         guard let id = enrolment.id else { return }
         var record = EnrolmentChangeRecord(enrolmentId: id, change: change, levelId: enrolment.levelId, coachId: enrolment.coachId,
@@ -162,7 +162,7 @@ extension AppDatabase {
     }
 
     /// `enrolled`: welcome to the level, the coach, when week 1 unlocks.
-    static func recordEnrolled(_ db: Database, _ enrolment: EnrolmentRecord, now: Date) throws {
+    static func recordEnrolled(_ db: SQLSession, _ enrolment: EnrolmentRecord, now: Date) throws {
         guard let levelId = enrolment.levelId, let coachId = enrolment.coachId,
               let level = try LevelRecord.fetchOne(db, key: levelId), let coach = try CoachRecord.fetchOne(db, key: coachId),
               let semester = try SemesterRecord.fetchOne(db, key: enrolment.semesterId) else { return }
@@ -179,7 +179,7 @@ extension AppDatabase {
     }
 
     /// Who else holds `subject` ("student S1002", "coach C01"), other than `except`.
-    static func subjectHolder(_ db: Database, _ subject: String, except id: String) throws -> String? {
+    static func subjectHolder(_ db: SQLSession, _ subject: String, except id: String) throws -> String? {
         if let other = try String.fetchOne(db, sql: "SELECT id FROM student WHERE subject = ? AND id != ?", arguments: [subject, id]) {
             return "student \(other)"
         }
@@ -201,12 +201,12 @@ extension AppDatabase {
     /// The photos every coach row names (relative to the state directory), for removing
     /// the files no coach uses any more after an import.
     public func coachPhotoPaths() throws -> Set<String> {
-        try writer.read { db in Set(try String.fetchAll(db, sql: "SELECT photoPath FROM coach WHERE photoPath IS NOT NULL")) }
+        try engine.read { db in Set(try String.fetchAll(db, sql: "SELECT photoPath FROM coach WHERE photoPath IS NOT NULL")) }
     }
 
     /// A coach's photo: where it is and what it is; nil for an unknown coach or one without.
     public func coachPhoto(coachId: String) async throws -> StoredPhoto? {
-        try await writer.read { db in
+        try await engine.read { db in
             guard let coach = try CoachRecord.fetchOne(db, key: coachId), let path = coach.photoPath, let type = coach.photoType,
                   let sha = coach.photoSHA256 else { return nil }
             return StoredPhoto(path: path, mediaType: type, sha256: sha)
@@ -226,7 +226,7 @@ extension AppDatabase {
     }
 
     /// Records `same_gender_coaching` from the programme file (in `meta`).
-    static func setSameGenderCoaching(_ db: Database, _ on: Bool, now: Date) throws {
+    static func setSameGenderCoaching(_ db: SQLSession, _ on: Bool, now: Date) throws {
         try db.execute(sql: """
             INSERT INTO meta (key, value, updatedAt) VALUES ('same_gender_coaching', ?, ?)
             ON CONFLICT(key) DO UPDATE SET value = excluded.value, updatedAt = excluded.updatedAt
@@ -235,7 +235,7 @@ extension AppDatabase {
 
     /// Why `studentId` may not be coached by `coachId` under same-gender coaching (one sentence),
     /// or nil when they may: the setting is off, a gender is unknown, or both are the same.
-    static func genderRefusal(_ db: Database, studentId: String, coachId: String) throws -> String? {
+    static func genderRefusal(_ db: SQLSession, studentId: String, coachId: String) throws -> String? {
         guard try Int.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'same_gender_coaching'") == 1 else { return nil }
         let student = try String.fetchOne(db, sql: "SELECT gender FROM student WHERE id = ?", arguments: [studentId])
         let coach = try String.fetchOne(db, sql: "SELECT gender FROM coach WHERE id = ?", arguments: [coachId])

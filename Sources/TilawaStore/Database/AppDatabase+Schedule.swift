@@ -57,10 +57,9 @@ extension AppDatabase {
                     return notices
                 }
                 // Paused and departed students get no calendar notices.
-                let enrolments = try EnrolmentRecord
-                    .filter(Column("semesterId") == semester.id && Column("levelId") != nil && Column("coachId") != nil)
-                    .filter(Column("state") == RuleOverrides.Standing.active.rawValue)
-                    .fetchAll(db)
+                let enrolments = try EnrolmentRecord.fetchAll(
+                    db, where: "semesterId = ? AND levelId IS NOT NULL AND coachId IS NOT NULL AND state = ?",
+                    [semester.id, RuleOverrides.Standing.active.rawValue])
                 let zones = Dictionary(try Row.fetchAll(db, sql: """
                     SELECT student.id, student.timeZone FROM student JOIN enrolment ON enrolment.studentId = student.id
                     WHERE enrolment.semesterId = ? AND student.timeZone IS NOT NULL

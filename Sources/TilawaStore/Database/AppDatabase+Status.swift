@@ -15,16 +15,16 @@ extension AppDatabase {
     ///     before enrolments (where submissions carry no due instant of their own).
     ///   - recentWindow: How far back rows have their artifact paths listed for the missing-file check.
     public func statusFacts(now: Date, feedbackDue: TimeInterval, recentWindow: TimeInterval = 7 * 86_400) throws -> StatusFacts {
-        try writer.read(Self.statusFactsQuery(now: now, feedbackDue: feedbackDue, recentWindow: recentWindow))
+        try engine.read(Self.statusFactsQuery(now: now, feedbackDue: feedbackDue, recentWindow: recentWindow))
     }
 
     /// `statusFacts` from async code: suspends on GRDB's async read instead of blocking a thread of the cooperative pool.
     public func statusFacts(now: Date, feedbackDue: TimeInterval, recentWindow: TimeInterval = 7 * 86_400) async throws -> StatusFacts {
-        try await writer.read(Self.statusFactsQuery(now: now, feedbackDue: feedbackDue, recentWindow: recentWindow))
+        try await engine.read(Self.statusFactsQuery(now: now, feedbackDue: feedbackDue, recentWindow: recentWindow))
     }
 
     /// The transaction of `statusFacts`, shared by its synchronous and async forms.
-    static func statusFactsQuery(now: Date, feedbackDue: TimeInterval, recentWindow: TimeInterval = 7 * 86_400) -> @Sendable (Database) throws -> StatusFacts {
+    static func statusFactsQuery(now: Date, feedbackDue: TimeInterval, recentWindow: TimeInterval = 7 * 86_400) -> @Sendable (SQLSession) throws -> StatusFacts {
         { db in
             var facts = StatusFacts()
             guard try db.tableExists("submission") else { return facts }
@@ -129,12 +129,11 @@ extension AppDatabase {
             facts.recentSince = recentSince
             var paths: [String] = []
             for table in ["submission", "feedback"] {
-                // A cursor and column indexes: tens of thousands of rows, decoded without copies.
-                let rows = try Row.fetchCursor(db, sql: """
+                // A cursor: tens of thousands of rows, decoded without copies.
+                try db.forEachRow(sql: """
                     SELECT originalPath, audioPath, waveformPath FROM \(table) WHERE receivedAt >= ?
-                    """, arguments: [recentSince])
-                while let row = try rows.next() {
-                    for column in 0..<3 {
+                    """, arguments: [recentSince]) { row in
+                    for column in ["originalPath", "audioPath", "waveformPath"] {
                         if let path = row[column] as String? { paths.append(path) }
                     }
                 }
@@ -143,11 +142,10 @@ extension AppDatabase {
             // before annotations, read by `status` without migrating, has none).
             for table in ["comment", "annotation"] {
                 guard try db.tableExists(table) else { continue }
-                let clips = try Row.fetchCursor(db, sql: """
+                try db.forEachRow(sql: """
                     SELECT audioPath, waveformPath FROM \(table) WHERE createdAt >= ? AND audioPath IS NOT NULL
-                    """, arguments: [recentSince])
-                while let row = try clips.next() {
-                    for column in 0..<2 {
+                    """, arguments: [recentSince]) { row in
+                    for column in ["audioPath", "waveformPath"] {
                         if let path = row[column] as String? { paths.append(path) }
                     }
                 }
@@ -167,7 +165,7 @@ extension AppDatabase {
 extension AppDatabase {
     /// Bytes of originals and encoded audio the rows point to: the running total the
     /// triggers keep in `meta`, or (a schema from before them) the sum over the rows.
-    static func artifactBytes(_ db: Database) throws -> Int64 {
+    static func artifactBytes(_ db: SQLSession) throws -> Int64 {
         if try db.tableExists("meta"),
            let total = try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [artifactBytesKey]) {
             // Plus the MP4 and CAF variants as the last full sweep counted them.

@@ -69,7 +69,7 @@ extension AppDatabase {
     /// Records an upload refused for its audio or by a rule (audit only; no attempt used).
     @discardableResult
     public func recordRejection(_ rejection: RejectionRecord) throws -> RejectionRecord {
-        try writer.write { db in
+        try engine.write { db in
             var record = rejection
             try record.insert(db)
             return record
@@ -78,37 +78,37 @@ extension AppDatabase {
 
     /// The submission with `id`, if any.
     public func submission(id: String) throws -> SubmissionRecord? {
-        try writer.read(Self.submissionQuery(id: id))
+        try engine.read(Self.submissionQuery(id: id))
     }
 
     /// `submission` from async code: suspends on GRDB's async read instead of blocking a thread of the cooperative pool.
     public func submission(id: String) async throws -> SubmissionRecord? {
-        try await writer.read(Self.submissionQuery(id: id))
+        try await engine.read(Self.submissionQuery(id: id))
     }
 
     /// The transaction of `submission`, shared by its synchronous and async forms.
-    static func submissionQuery(id: String) -> @Sendable (Database) throws -> SubmissionRecord? {
+    static func submissionQuery(id: String) -> @Sendable (SQLSession) throws -> SubmissionRecord? {
         { db in try SubmissionRecord.fetchOne(db, key: id) }
     }
 
     /// The student with `id`, if any.
     public func student(id: String) throws -> StudentRecord? {
-        try writer.read { db in try StudentRecord.fetchOne(db, key: id) }
+        try engine.read { db in try StudentRecord.fetchOne(db, key: id) }
     }
 
     /// The attempt status of a student now (for answers that do not admit anything); it
     /// counts every semester's recordings, the window being the student's.
     public func attemptStatus(studentId: String, policy: ProgramPolicy, now: Date) throws -> AttemptStatus? {
-        try writer.read(Self.attemptStatusQuery(studentId: studentId, policy: policy, now: now))
+        try engine.read(Self.attemptStatusQuery(studentId: studentId, policy: policy, now: now))
     }
 
     /// `attemptStatus` from async code: suspends on GRDB's async read instead of blocking a thread of the cooperative pool.
     public func attemptStatus(studentId: String, policy: ProgramPolicy, now: Date) async throws -> AttemptStatus? {
-        try await writer.read(Self.attemptStatusQuery(studentId: studentId, policy: policy, now: now))
+        try await engine.read(Self.attemptStatusQuery(studentId: studentId, policy: policy, now: now))
     }
 
     /// The transaction of `attemptStatus`, shared by its synchronous and async forms.
-    static func attemptStatusQuery(studentId: String, policy: ProgramPolicy, now: Date) -> @Sendable (Database) throws -> AttemptStatus? {
+    static func attemptStatusQuery(studentId: String, policy: ProgramPolicy, now: Date) -> @Sendable (SQLSession) throws -> AttemptStatus? {
         { db in
             guard let context = try StudentContext.load(db, studentId: studentId, now: now, policy: policy) else { return nil }
             return context.rules.attemptStatus(history: context.history, now: now, elsewhere: context.elsewhere)
@@ -135,7 +135,7 @@ extension AppDatabase {
     /// pushes.)
     /// Whether the student left `type`'s category on (decided when the event is written; a
     /// later change of preference never rewrites it). Staff events have no such choice.
-    static func studentWantsPush(_ db: Database, studentId: String, type: EventType, recipient: EventRecipient) throws -> Bool {
+    static func studentWantsPush(_ db: SQLSession, studentId: String, type: EventType, recipient: EventRecipient) throws -> Bool {
         guard case .student = recipient, let category = type.pushCategory else { return true }
         return try StudentRecord.fetchOne(db, key: studentId)?.wantsPush(category) ?? true
     }
@@ -149,7 +149,7 @@ extension AppDatabase {
     /// title and passage (the enrolment's level; nil before placement).
     @discardableResult
     static func recordEvent(
-        _ db: Database, type: EventType, studentId: String, levelId: String?, slot: Slot, occurredAt: Date,
+        _ db: SQLSession, type: EventType, studentId: String, levelId: String?, slot: Slot, occurredAt: Date,
         submissionId: String?, feedbackId: String?, coachName: String?, message: EventMessage, extra: EventPayload.Extra? = nil,
         recipient: EventRecipient = .student
     ) throws -> String {
@@ -182,7 +182,7 @@ extension AppDatabase {
     /// The coach who gets an event meant for a coach under cover (DESIGN §11): the covering
     /// one — except the covered coach's own digest (none is made while they are covered) and the
     /// notice of a cover itself.
-    static func coverAware(_ db: Database, _ recipient: EventRecipient, type: EventType, at instant: Date) throws -> EventRecipient {
+    static func coverAware(_ db: SQLSession, _ recipient: EventRecipient, type: EventType, at instant: Date) throws -> EventRecipient {
         guard case let .coach(coachId) = recipient, ![.coachDigest, .coverStarted].contains(type),
               let covering = try coveringCoach(db, of: coachId, at: instant) else { return recipient }
         return .coach(covering)
@@ -193,7 +193,7 @@ extension AppDatabase {
     /// use `recordEvent`.
     @discardableResult
     static func recordStaffEvent(
-        _ db: Database, type: EventType, occurredAt: Date, message: EventMessage, link: DeepLink, extra: EventPayload.Extra?,
+        _ db: SQLSession, type: EventType, occurredAt: Date, message: EventMessage, link: DeepLink, extra: EventPayload.Extra?,
         recipient: EventRecipient
     ) throws -> String {
         if case .student = recipient {
@@ -225,15 +225,15 @@ extension AppDatabase {
     /// Applies the rules without writing: the refusal the student would get now, if any.
     /// Cheap enough to run before decoding an upload; not a substitute for `admitSubmission`.
     public func precheckAdmission(studentId: String, slot: Slot, policy: ProgramPolicy, now: Date) throws -> Precheck? {
-        try writer.read(Self.precheckQuery(studentId: studentId, slot: slot, policy: policy, now: now))
+        try engine.read(Self.precheckQuery(studentId: studentId, slot: slot, policy: policy, now: now))
     }
 
     /// `precheckAdmission` from async code (a resumable upload's creation).
     public func precheckAdmission(studentId: String, slot: Slot, policy: ProgramPolicy, now: Date) async throws -> Precheck? {
-        try await writer.read(Self.precheckQuery(studentId: studentId, slot: slot, policy: policy, now: now))
+        try await engine.read(Self.precheckQuery(studentId: studentId, slot: slot, policy: policy, now: now))
     }
 
-    static func precheckQuery(studentId: String, slot: Slot, policy: ProgramPolicy, now: Date) -> @Sendable (Database) throws -> Precheck? {
+    static func precheckQuery(studentId: String, slot: Slot, policy: ProgramPolicy, now: Date) -> @Sendable (SQLSession) throws -> Precheck? {
         { db in
             guard let context = try StudentContext.load(db, studentId: studentId, now: now, policy: policy) else {
                 return Precheck(refusal: Self.unknownStudentRefusal(studentId), timeZone: .gmt)

@@ -53,11 +53,10 @@ extension AppDatabase {
     /// used returns the upload it created. Expired uploads count for nothing.
     public func createUpload(_ upload: ResumableUploadRecord, maxOpenPerStudent: Int, budgetBytes: Int64, maxUploadBytes: Int64,
                              now: Date) async throws -> UploadCreation {
-        try await writer.write { db -> UploadCreation in
+        try await engine.write { db -> UploadCreation in
             var upload = upload
-            let live = ResumableUploadRecord.filter(Column("expiresAt") > now)
             if let key = upload.idempotencyKey {
-                let earlier = try ResumableUploadRecord.filter(Column("studentId") == upload.studentId && Column("idempotencyKey") == key).fetchOne(db)
+                let earlier = try ResumableUploadRecord.fetchOne(db, where: "studentId = ? AND idempotencyKey = ?", [upload.studentId, key])
                 if let earlier, earlier.expiresAt > now {
                     let same = earlier.slot == upload.slot && earlier.length == upload.length && earlier.uploadProtocol == upload.uploadProtocol
                     return same ? .existing(earlier) : .keyReused
@@ -67,8 +66,8 @@ extension AppDatabase {
                 // An expired upload's key is free again; its row goes now (the sweep removes its bytes).
                 if let earlier { try earlier.delete(db) }
             }
-            let open = try live.filter(Column("studentId") == upload.studentId && Column("state") != ResumableUploadRecord.State.answered.rawValue)
-                .fetchCount(db)
+            let open = try ResumableUploadRecord.fetchCount(
+                db, where: "expiresAt > ? AND studentId = ? AND state != ?", [now, upload.studentId, ResumableUploadRecord.State.answered.rawValue])
             if open >= maxOpenPerStudent { return .tooManyOpen(limit: maxOpenPerStudent) }
             let reserved = try Int64.fetchOne(db, sql: """
                 SELECT COALESCE(SUM(COALESCE("length", ?)), 0) FROM resumableUpload WHERE state != 'answered' AND expiresAt > ?
@@ -82,7 +81,7 @@ extension AppDatabase {
 
     /// The upload with this id, whatever its state (expired ones included: the caller decides).
     public func resumableUpload(id: String) async throws -> ResumableUploadRecord? {
-        try await writer.read { db in try ResumableUploadRecord.fetchOne(db, key: id) }
+        try await engine.read { db in try ResumableUploadRecord.fetchOne(db, key: id) }
     }
 
     /// Records durable progress of an upload still receiving and moves its expiry; false when
@@ -92,7 +91,7 @@ extension AppDatabase {
     /// happens to the request after.
     @discardableResult
     public func recordUploadProgress(id: String, progress: UploadProgress, expiresAt: Date, now: Date) async throws -> Bool {
-        try await writer.write { db in
+        try await engine.write { db in
             try db.execute(sql: """
                 UPDATE resumableUpload SET "offset" = ?, "length" = ?, state = ?, expiresAt = ?, updatedAt = ?
                 WHERE id = ? AND state = 'receiving'
@@ -104,7 +103,7 @@ extension AppDatabase {
     /// Moves an upload's expiry before an append starts reading (so the sweep cannot take it
     /// mid-append); false when it is gone or no longer receiving.
     public func touchUpload(id: String, expiresAt: Date, now: Date) async throws -> Bool {
-        try await writer.write { db in
+        try await engine.write { db in
             try db.execute(sql: "UPDATE resumableUpload SET expiresAt = ?, updatedAt = ? WHERE id = ? AND state = 'receiving'",
                            arguments: [expiresAt, now, id])
             return db.changesCount == 1
@@ -113,7 +112,7 @@ extension AppDatabase {
 
     /// Marks a fully received upload as being judged; nil when it is not (or no longer) receiving.
     public func beginUploadCompletion(id: String, now: Date) async throws -> ResumableUploadRecord? {
-        try await writer.write { db in
+        try await engine.write { db in
             try db.execute(sql: """
                 UPDATE resumableUpload SET state = 'completing', updatedAt = ? WHERE id = ? AND state = 'receiving' AND "offset" = "length"
                 """, arguments: [now, id])
@@ -129,7 +128,7 @@ extension AppDatabase {
     /// (`recordUploadRefusal`): a request cancelled or a process killed between the two leaves it
     /// owed, for the minute tick, never lost.
     public func answerUpload(id: String, status: Int, body: Data, refusal: Bool, expiresAt: Date, now: Date) async throws {
-        try await writer.write { db in
+        try await engine.write { db in
             try db.execute(sql: """
                 UPDATE resumableUpload SET state = 'answered', answerStatus = ?, answerBody = ?, expiresAt = ?, updatedAt = ?,
                   refusalOwedSince = CASE WHEN ? AND refusalNotifiedAt IS NULL THEN COALESCE(refusalOwedSince, ?) ELSE refusalOwedSince END
@@ -141,7 +140,7 @@ extension AppDatabase {
     /// Deletes an upload that is receiving (termination); returns it, or nil when there was
     /// none or it is whole (being judged, or judged: its answer stays).
     public func cancelUpload(id: String) async throws -> ResumableUploadRecord? {
-        try await writer.write { db in
+        try await engine.write { db in
             guard let upload = try ResumableUploadRecord.fetchOne(db, key: id), upload.state == .receiving else { return nil }
             try upload.delete(db)
             return upload
@@ -151,9 +150,9 @@ extension AppDatabase {
     /// Deletes the uploads whose time has passed (an interrupted judgement is never expired:
     /// it is finished first) and returns them, so their bytes can be removed.
     public func deleteExpiredUploads(now: Date) async throws -> [ResumableUploadRecord] {
-        try await writer.write { db in
-            let expired = try ResumableUploadRecord.filter(Column("expiresAt") <= now && Column("state") != ResumableUploadRecord.State.completing.rawValue)
-                .fetchAll(db)
+        try await engine.write { db in
+            let expired = try ResumableUploadRecord.fetchAll(
+                db, where: "expiresAt <= ? AND state != ?", [now, ResumableUploadRecord.State.completing.rawValue])
             for upload in expired { try upload.delete(db) }
             return expired
         }
@@ -161,32 +160,31 @@ extension AppDatabase {
 
     /// Uploads whose judgement a process died in the middle of.
     public func interruptedUploadCompletions() async throws -> [ResumableUploadRecord] {
-        try await writer.read { db in
-            try ResumableUploadRecord.filter(Column("state") == ResumableUploadRecord.State.completing.rawValue).fetchAll(db)
+        try await engine.read { db in
+            try ResumableUploadRecord.fetchAll(db, where: "state = ?", [ResumableUploadRecord.State.completing.rawValue])
         }
     }
 
     /// Ids of the uploads whose bytes must stay in staging (receiving or being judged).
     public func unfinishedUploadIds() async throws -> Set<String> {
-        try await writer.read { db in
+        try await engine.read { db in
             try Set(String.fetchAll(db, sql: "SELECT id FROM resumableUpload WHERE state != 'answered'"))
         }
     }
 
     /// The id of the enrolment a student's recording would belong to at `now`.
     public func currentEnrolmentId(studentId: String, now: Date) async throws -> Int64? {
-        try await writer.read { db in try StudentContext.currentEnrolment(db, studentId: studentId, now: now)?.id }
+        try await engine.read { db in try StudentContext.currentEnrolment(db, studentId: studentId, now: now)?.id }
     }
 }
 
 extension AppDatabase {
     /// The live resumable upload `studentId` started with `key` (any protocol), if any.
     public func resumableUpload(studentId: String, key: String, now: Date) async throws -> ResumableUploadRecord? {
-        try await writer.read { db in
-            try ResumableUploadRecord
-                .filter(Column("studentId") == studentId && Column("idempotencyKey") == key)
-                .filter(Column("expiresAt") > now || Column("state") == ResumableUploadRecord.State.completing.rawValue)
-                .fetchOne(db)
+        try await engine.read { db in
+            try ResumableUploadRecord.fetchOne(
+                db, where: "studentId = ? AND idempotencyKey = ? AND (expiresAt > ? OR state = ?)",
+                [studentId, key, now, ResumableUploadRecord.State.completing.rawValue])
         }
     }
 }
@@ -226,7 +224,7 @@ extension AppDatabase {
     /// answer each upload keeps. Returns how many were told.
     @discardableResult
     public func recordOwedUploadRefusals(before: Date, now: Date) async throws -> Int {
-        let owed = try await writer.read { db in
+        let owed = try await engine.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT id, answerBody FROM resumableUpload WHERE refusalOwedSince IS NOT NULL AND refusalOwedSince < ? AND refusalNotifiedAt IS NULL
                 """, arguments: [before]).map { ($0["id"] as String, $0["answerBody"] as Data?) }

@@ -15,15 +15,15 @@ extension AppDatabase {
     /// Turns deliveries off after the receiver answered 410 Gone (kept across restarts);
     /// `redeliverEvents` turns them on again.
     public func disableWebhook(reason: String, at date: Date) async throws {
-        try await writer.write { db in try Self.setMeta(db, key: Self.webhookDisabledKey, value: reason, at: date) }
+        try await engine.write { db in try Self.setMeta(db, key: Self.webhookDisabledKey, value: reason, at: date) }
     }
 
     /// Whether deliveries are off, and why.
     public func webhookDisabled() throws -> WebhookDisabled? {
-        try writer.read { db in try Self.webhookDisabled(db) }
+        try engine.read { db in try Self.webhookDisabled(db) }
     }
 
-    static func webhookDisabled(_ db: Database) throws -> WebhookDisabled? {
+    static func webhookDisabled(_ db: SQLSession) throws -> WebhookDisabled? {
         guard try db.tableExists("meta"),
               let row = try Row.fetchOne(db, sql: "SELECT value, updatedAt FROM meta WHERE key = ?", arguments: [webhookDisabledKey]),
               let reason = row["value"] as String?, let since = row["updatedAt"] as Date? else { return nil }
@@ -44,11 +44,11 @@ extension AppDatabase {
     /// due now, and queues again the delivered ones that occurred at or after `since` — one
     /// transaction. Receivers de-duplicate on the event id, so a replay is safe.
     public func redeliverEvents(since: Date?, studentId: String?, now: Date) throws -> Redelivery {
-        try writer.write { db in
+        try engine.write { db in
             let reenabled = try Self.webhookDisabled(db) != nil
             try db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: [Self.webhookDisabledKey])
             var filter = ""
-            var arguments: StatementArguments = [now]
+            var arguments: SQLArguments = [now]
             if let studentId {
                 filter = " AND studentId = ?"
                 arguments += [studentId]
@@ -57,7 +57,7 @@ extension AppDatabase {
             let pending = db.changesCount
             var replayed = 0
             if let since {
-                var replayArguments: StatementArguments = [now, since]
+                var replayArguments: SQLArguments = [now, since]
                 if let studentId { replayArguments += [studentId] }
                 try db.execute(sql: """
                     UPDATE event SET deliveredAt = NULL, attempts = 0, lastError = NULL, nextAttemptAt = ?

@@ -73,7 +73,7 @@ extension AppDatabase {
                   let enrolment = try EnrolmentRecord.fetchOne(db, key: submission.enrolmentId) else { return .failure(.notFound) }
             let zone = try SemesterRecord.fetchOne(db, key: submission.semesterId).flatMap { try? $0.calendar().timeZone } ?? .gmt
             if submission.state == .withdrawn { return .success(Withdrawal(submission: submission, filesToRemove: [], timeZone: zone)) }
-            let answered = try FeedbackRecord.filter(Column("submissionId") == id).fetchCount(db) > 0
+            let answered = try FeedbackRecord.fetchCount(db, where: "submissionId = ?", [id]) > 0
             if answered || submission.state == .feedbackReady { return .failure(.answered) }
             guard submission.state.isSupersedable else { return .failure(.notWithdrawable(submission.state)) }
             guard windowMinutes > 0, now.timeIntervalSince(submission.receivedAt) <= Double(windowMinutes) * 60 else {
@@ -81,7 +81,7 @@ extension AppDatabase {
             }
             let wasQueued = submission.state == .awaitingFeedback
             // A coach may have marked it already: the marks go with the recording they point into.
-            let annotations = try AnnotationRecord.filter(Column("submissionId") == id).fetchAll(db)
+            let annotations = try AnnotationRecord.fetchAll(db, where: "submissionId = ?", [id])
             for annotation in annotations { try annotation.delete(db) }
             let files = [submission.originalPath, submission.audioPath, submission.waveformPath].compactMap { $0 }
                 + ArtifactStore.variants(ofAudio: submission.audioPath ?? "") + annotations.flatMap(\.files)
@@ -115,11 +115,9 @@ extension AppDatabase {
 
     /// The recording `id` had superseded and nobody has answered since (the newest such one)
     /// awaits review again: `id` failed or was withdrawn.
-    static func restoreSuperseded(_ db: Database, by id: String) throws {
-        let restored = try SubmissionRecord
-            .filter(Column("supersededBy") == id && Column("state") == SubmissionState.superseded.rawValue)
-            .order(Column("receivedAt").desc)
-            .fetchOne(db)
+    static func restoreSuperseded(_ db: SQLSession, by id: String) throws {
+        let restored = try SubmissionRecord.fetchOne(
+            db, where: "supersededBy = ? AND state = ?", [id, SubmissionState.superseded.rawValue], orderBy: "receivedAt DESC")
         if var restored {
             restored.state = restored.encodedAt == nil ? .processing : .awaitingFeedback
             restored.supersededBy = nil

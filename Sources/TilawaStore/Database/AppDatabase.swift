@@ -3,15 +3,19 @@ import GRDB
 
 /// The application's database: every read and every business operation goes through here.
 ///
-/// Wraps `any DatabaseWriter`: a `DatabasePool` (WAL) on disk in production, and in tests
-/// either the same on a temporary file or a `DatabaseQueue`. Each business operation is
-/// one transaction; those that check a rule and then write (admission, claiming a job)
-/// take the write lock up front (`BEGIN IMMEDIATE`) so two processes cannot both pass the
-/// check.
+/// Runs on a `StoreEngine`: SQLite (`SQLiteEngine`: a `DatabasePool` (WAL) on disk in
+/// production, and in tests the same on a temporary file or a `DatabaseQueue`) or
+/// PostgreSQL. Each business operation is one transaction; those that check a rule and
+/// then write (admission, claiming a job) take the write lock up front (`BEGIN IMMEDIATE`
+/// on SQLite, the student's lock on PostgreSQL) so two processes cannot both pass the check.
 public struct AppDatabase: Sendable {
-    /// The connection(s), for this type's own operations. Not for product code, which goes
-    /// through the named operations; tests reach it through the `Testing` SPI
-    /// (`@_spi(Testing) import TilawaStore`) to look at rows directly.
+    /// Where the transactions run.
+    public let engine: any StoreEngine
+
+    /// The SQLite connection(s), for this type's own SQLite-only operations (backups,
+    /// migrations). Not for product code, which goes through the named operations; tests
+    /// reach it through the `Testing` SPI (`@_spi(Testing) import TilawaStore`) to look at rows
+    /// directly.
     @_spi(Testing) public let writer: any DatabaseWriter
 
     /// Opens (creating if needed) the database at `path` and migrates it.
@@ -32,12 +36,13 @@ public struct AppDatabase: Sendable {
 
     /// Wraps `writer` and applies the migrations.
     public init(_ writer: any DatabaseWriter) throws {
-        self.writer = writer
         try Self.migrator.migrate(writer)
+        self.init(unmigrated: writer)
     }
 
     private init(unmigrated writer: any DatabaseWriter) {
         self.writer = writer
+        self.engine = SQLiteEngine(writer)
     }
 
     static func configuration(busyTimeout: TimeInterval) -> Configuration {
@@ -48,26 +53,14 @@ public struct AppDatabase: Sendable {
         return config
     }
 
-    /// Runs `body` in one `BEGIN IMMEDIATE` transaction and returns its result; rolled back
-    /// when it throws.
-    func immediateWrite<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws -> T {
-        try writer.writeWithoutTransaction { db in try Self.immediateTransaction(db, body) }
+    /// Runs `body` in one transaction that excludes every other writer from its start (see
+    /// `StoreEngine.immediateWrite`) and returns its result; rolled back when it throws.
+    func immediateWrite<T: Sendable>(_ body: @Sendable (SQLSession) throws -> T) throws -> T {
+        try engine.immediateWrite(body)
     }
 
-    /// `immediateWrite` from async code: suspends on GRDB's async writer instead of blocking.
-    func immediateWrite<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await writer.writeWithoutTransaction { db in try Self.immediateTransaction(db, body) }
-    }
-
-    /// `body` in one `BEGIN IMMEDIATE` transaction, committed, and its result.
-    private static func immediateTransaction<T>(_ db: Database, _ body: (Database) throws -> T) throws -> T {
-        var result: T?
-        try db.inTransaction(.immediate) {
-            result = try body(db)
-            return .commit
-        }
-        // inTransaction only returns after committing the block's result.
-        guard let result else { throw StoreError.internalInconsistency("transaction produced no result") }
-        return result
+    /// `immediateWrite` from async code: suspends instead of blocking.
+    func immediateWrite<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T {
+        try await engine.immediateWrite(body)
     }
 }

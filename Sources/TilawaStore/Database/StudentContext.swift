@@ -25,7 +25,7 @@ struct StudentContext {
     var zone: TimeZone { student.zone(or: calendar.timeZone) }
 
     /// The context of `enrolment` (of `student`).
-    static func load(_ db: Database, student: StudentRecord, enrolment: EnrolmentRecord, policy: ProgramPolicy) throws -> StudentContext {
+    static func load(_ db: SQLSession, student: StudentRecord, enrolment: EnrolmentRecord, policy: ProgramPolicy) throws -> StudentContext {
         guard let enrolmentId = enrolment.id else {
             throw StoreError.internalInconsistency("enrolment of \(student.id) in \(enrolment.semesterId) has no id")
         }
@@ -41,13 +41,11 @@ struct StudentContext {
             eocOpensWeek: min(max(level?.eocOpensWeek ?? 14, 1), calendar.weekCount), placed: enrolment.isPlaced,
             placementDueHours: policy.placementDueHours, owesFromWeek: enrolment.owesFromWeek, overrides: overrides)
         let titles = Dictionary(
-            try CurriculumWeekRecord.filter(Column("levelId") == enrolment.levelId).fetchAll(db).map { ($0.week, $0.title) },
+            try CurriculumWeekRecord.fetchAll(db, where: "levelId = ?", [enrolment.levelId]).map { ($0.week, $0.title) },
             uniquingKeysWith: { first, _ in first })
-        let all = try SubmissionRecord
-            .filter(Column("studentId") == student.id
-                && ![SubmissionState.failed.rawValue, SubmissionState.withdrawn.rawValue].contains(Column("state")))
-            .order(Column("receivedAt"))
-            .fetchAll(db)
+        let all = try SubmissionRecord.fetchAll(
+            db, where: "studentId = ? AND state NOT IN (?, ?)",
+            [student.id, SubmissionState.failed.rawValue, SubmissionState.withdrawn.rawValue], orderBy: "receivedAt")
         return StudentContext(
             student: student, enrolment: enrolment, enrolmentId: enrolmentId, semester: semester, level: level,
             calendar: calendar, rules: rules,
@@ -60,7 +58,7 @@ struct StudentContext {
     /// the student's grants with what is left of each, the weeks whose deadline fell in a
     /// pause, and its standing.
     static func overrides(
-        _ db: Database, studentId: String, enrolment: EnrolmentRecord, enrolmentId: Int64, calendar: SemesterCalendar
+        _ db: SQLSession, studentId: String, enrolment: EnrolmentRecord, enrolmentId: Int64, calendar: SemesterCalendar
     ) throws -> RuleOverrides {
         var deadlines: [Slot: Date] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT slot, dueAt FROM deadlineExtension WHERE enrolmentId = ?", arguments: [enrolmentId]) {
@@ -82,7 +80,7 @@ struct StudentContext {
 
     /// The context of the student's current enrolment at `now` (see `currentEnrolment`),
     /// or nil for an unknown student or one with no enrolment.
-    static func load(_ db: Database, studentId: String, now: Date, policy: ProgramPolicy) throws -> StudentContext? {
+    static func load(_ db: SQLSession, studentId: String, now: Date, policy: ProgramPolicy) throws -> StudentContext? {
         guard let student = try StudentRecord.fetchOne(db, key: studentId),
               let enrolment = try currentEnrolment(db, studentId: studentId, now: now) else { return nil }
         return try load(db, student: student, enrolment: enrolment, policy: policy)
@@ -90,7 +88,7 @@ struct StudentContext {
 
     /// The enrolment a student's recordings at `now` belong to: of the semesters that have
     /// started (week 1 unlocked), the latest; before any has, the earliest to come.
-    static func currentEnrolment(_ db: Database, studentId: String, now: Date) throws -> EnrolmentRecord? {
+    static func currentEnrolment(_ db: SQLSession, studentId: String, now: Date) throws -> EnrolmentRecord? {
         let rows = try Row.fetchAll(db, sql: """
             SELECT enrolment.*, semester.startDate AS semesterStart, semester.timeZone AS semesterZone FROM enrolment
             JOIN semester ON semester.id = enrolment.semesterId
@@ -106,11 +104,11 @@ struct StudentContext {
     }
 
     /// The student's enrolment in `semesterId`, if any.
-    static func enrolment(_ db: Database, studentId: String, semesterId: String) throws -> EnrolmentRecord? {
-        try EnrolmentRecord.filter(Column("studentId") == studentId && Column("semesterId") == semesterId).fetchOne(db)
+    static func enrolment(_ db: SQLSession, studentId: String, semesterId: String) throws -> EnrolmentRecord? {
+        try EnrolmentRecord.fetchOne(db, where: "studentId = ? AND semesterId = ?", [studentId, semesterId])
     }
 
-    static func weekInfo(_ db: Database, levelId: String?, slot: Slot) throws -> EventPayload.WeekInfo {
+    static func weekInfo(_ db: SQLSession, levelId: String?, slot: Slot) throws -> EventPayload.WeekInfo {
         switch slot {
         case let .week(number):
             let row = try levelId.flatMap { try CurriculumWeekRecord.fetchOne(db, key: ["levelId": $0, "week": number]) }

@@ -34,27 +34,27 @@ public struct SubmissionExtras: Sendable {
 extension AppDatabase {
     /// The extras of `submission`, in one read.
     public func submissionExtras(_ submission: SubmissionRecord) throws -> SubmissionExtras {
-        try writer.read(Self.submissionExtrasQuery(submission))
+        try engine.read(Self.submissionExtrasQuery(submission))
     }
 
     /// `submissionExtras` from async code: suspends on GRDB's async read instead of blocking a thread of the cooperative pool.
     public func submissionExtras(_ submission: SubmissionRecord) async throws -> SubmissionExtras {
-        try await writer.read(Self.submissionExtrasQuery(submission))
+        try await engine.read(Self.submissionExtrasQuery(submission))
     }
 
     /// The transaction of `submissionExtras`, shared by its synchronous and async forms.
-    static func submissionExtrasQuery(_ submission: SubmissionRecord) -> @Sendable (Database) throws -> SubmissionExtras {
+    static func submissionExtrasQuery(_ submission: SubmissionRecord) -> @Sendable (SQLSession) throws -> SubmissionExtras {
         { db in
             let coach = try CoachRecord.fetchOne(db, sql: """
                 SELECT coach.* FROM coach JOIN enrolment ON enrolment.coachId = coach.id WHERE enrolment.id = ?
                 """, arguments: [submission.enrolmentId])
-            let replies = try FeedbackRecord.filter(Column("submissionId") == submission.id && Column("state") == "ready")
-                .order(Column("receivedAt").desc).fetchAll(db)
+            let replies = try FeedbackRecord.fetchAll(db, where: "submissionId = ? AND state = 'ready'", [submission.id],
+                                                      orderBy: "receivedAt DESC")
             let names = try Row.fetchAll(db, sql: """
                 SELECT id, name FROM coach WHERE id IN (SELECT coachId FROM feedback WHERE submissionId = ?)
                 """, arguments: [submission.id])
-            let comments = Dictionary(grouping: try CommentRecord.filter(Column("submissionId") == submission.id)
-                .order(Column("createdAt")).fetchAll(db), by: \.feedbackId)
+            let comments = Dictionary(grouping: try CommentRecord.fetchAll(db, where: "submissionId = ?", [submission.id], orderBy: "createdAt"),
+                                      by: \.feedbackId)
             let annotations = try Self.annotations(db, submissionIds: [submission.id], sentOnly: false)[submission.id] ?? []
             // The curriculum as it is now, like the timeline's weeks: a re-imported passage shows on both.
             let passage: Row? = switch submission.kind {

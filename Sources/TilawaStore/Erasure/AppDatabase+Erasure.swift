@@ -65,7 +65,7 @@ extension AppDatabase {
         try await immediateWrite { db in try Self.erase(db, studentId: studentId, force: force, by: actor, reason: reason, now: now) }
     }
 
-    static func erase(_ db: Database, studentId: String, force: Bool, by actor: String, reason: String, now: Date) throws -> Result<Erasure, ErasureRefusal> {
+    static func erase(_ db: SQLSession, studentId: String, force: Bool, by actor: String, reason: String, now: Date) throws -> Result<Erasure, ErasureRefusal> {
         guard try StudentRecord.exists(db, key: studentId) else { return .failure(.unknownStudent(studentId)) }
         if !force {
             for row in try Row.fetchAll(db, sql: """
@@ -79,7 +79,7 @@ extension AppDatabase {
             }
         }
         let mine = "SELECT id FROM submission WHERE studentId = :student"
-        let arguments: StatementArguments = ["student": studentId]
+        let arguments: SQLArguments = ["student": studentId]
         let files = try audioFiles(db, ofSubmissions: mine, arguments)
         let recordings = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission WHERE studentId = :student", arguments: arguments) ?? 0
         let replies = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM feedback WHERE submissionId IN (\(mine))", arguments: arguments) ?? 0
@@ -117,7 +117,7 @@ extension AppDatabase {
     /// Every artifact of the submissions `submissions` (SQL selecting their ids) names, and of the
     /// replies, comments and marks on them — each table's columns as the sweeper knows them
     /// (`artifactColumns`) — with the MP4/CAF variants of the Ogg files.
-    static func audioFiles(_ db: Database, ofSubmissions submissions: String, _ arguments: StatementArguments = []) throws -> [String] {
+    static func audioFiles(_ db: SQLSession, ofSubmissions submissions: String, _ arguments: SQLArguments = []) throws -> [String] {
         var files: [String] = []
         for (table, _, columns) in artifactColumns {
             let key = table == "submission" ? "id" : "submissionId"
@@ -135,7 +135,7 @@ extension AppDatabase {
 
     /// The erasure ledger: every student id erased, with when.
     public func erasures() throws -> [String: Date] {
-        try writer.read { db in
+        try engine.read { db in
             guard try db.tableExists("erasure") else { return [:] }
             return Dictionary(try Row.fetchAll(db, sql: "SELECT studentId, erasedAt FROM erasure").map { ($0["studentId"] as String, $0["erasedAt"] as Date) },
                               uniquingKeysWith: { first, _ in first })
@@ -144,7 +144,7 @@ extension AppDatabase {
 
     /// Whether the student was erased.
     public func isErased(studentId: String) async throws -> Bool {
-        try await writer.read { db in
+        try await engine.read { db in
             try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM erasure WHERE studentId = ?)", arguments: [studentId]) ?? false
         }
     }

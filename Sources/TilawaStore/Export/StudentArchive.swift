@@ -26,17 +26,18 @@ public struct StudentArchive: Sendable {
 
     /// The archive of `studentId`, or nil for an unknown student.
     public static func load(_ database: AppDatabase, studentId: String, artifacts: ArtifactStore, now: Date) async throws -> StudentArchive? {
-        let contents: Contents? = try await database.writer.read { db in
+        let contents: Contents? = try await database.engine.read { db in
             guard let student = try StudentRecord.fetchOne(db, key: studentId) else { return nil }
-            let submissions = try SubmissionRecord.filter(Column("studentId") == studentId && Column("audioPath") != nil)
-                .order(Column("receivedAt")).fetchAll(db)
+            let submissions = try SubmissionRecord.fetchAll(db, where: "studentId = ? AND audioPath IS NOT NULL", [studentId], orderBy: "receivedAt")
             let ids = submissions.map(\.id)
-            let feedback = try FeedbackRecord.filter(ids.contains(Column("submissionId")) && Column("state") == "ready")
-                .order(Column("receivedAt")).fetchAll(db)
-            let comments = try CommentRecord.filter(feedback.map(\.id).contains(Column("feedbackId")) && Column("studentId") == studentId)
-                .order(Column("createdAt")).fetchAll(db)
-            let annotations = try AnnotationRecord.filter(ids.contains(Column("submissionId")) && Column("studentId") == studentId)
-                .order(Column("atSeconds")).fetchAll(db)
+            let feedback = try FeedbackRecord.fetchAll(
+                db, where: SQLArguments.inList("submissionId", count: ids.count) + " AND state = 'ready'", SQLArguments(ids), orderBy: "receivedAt")
+            let comments = try CommentRecord.fetchAll(
+                db, where: SQLArguments.inList("feedbackId", count: feedback.count) + " AND studentId = ?",
+                SQLArguments(feedback.map(\.id)) + [studentId], orderBy: "createdAt")
+            let annotations = try AnnotationRecord.fetchAll(
+                db, where: SQLArguments.inList("submissionId", count: ids.count) + " AND studentId = ?", SQLArguments(ids) + [studentId],
+                orderBy: "atSeconds")
             let coaches = Dictionary(try Row.fetchAll(db, sql: "SELECT id, name FROM coach").map { ($0["id"] as String, $0["name"] as String) },
                                      uniquingKeysWith: { first, _ in first })
             let semesters = Dictionary(try Row.fetchAll(db, sql: "SELECT id, name FROM semester").map { ($0["id"] as String, $0["name"] as String) },

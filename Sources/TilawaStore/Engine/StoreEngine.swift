@@ -1,0 +1,76 @@
+import GRDB
+
+/// Where the store's transactions run: SQLite through GRDB (`SQLiteEngine`) or PostgreSQL
+/// (`TilawaPostgres`). Each business operation of `AppDatabase` is one call.
+///
+/// Bodies may run more than once on an engine that retries a transaction a concurrent one
+/// made impossible (PostgreSQL's serialization failures), so they only read and write
+/// through their session.
+public protocol StoreEngine: Sendable {
+    /// A read-only transaction that sees one committed state.
+    func read<T>(_ body: (SQLSession) throws -> T) throws -> T
+    func read<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T
+    /// A write transaction, committed when `body` returns and rolled back when it throws.
+    func write<T>(_ body: (SQLSession) throws -> T) throws -> T
+    func write<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T
+    /// A write transaction for an operation that checks a rule and then writes: it holds
+    /// off every other writer from its start on SQLite (`BEGIN IMMEDIATE`); on PostgreSQL
+    /// the body takes the `StoreLock`s its rule needs.
+    func immediateWrite<T>(_ body: (SQLSession) throws -> T) throws -> T
+    func immediateWrite<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T
+    /// Which engine, for `status` and error messages.
+    var kind: StoreEngineKind { get }
+}
+
+/// The two engines `database.url` chooses between.
+public enum StoreEngineKind: String, Sendable {
+    case sqlite
+    case postgres
+}
+
+/// SQLite through GRDB: a `DatabasePool` (WAL) in production, a `DatabaseQueue` in some tests.
+public struct SQLiteEngine: StoreEngine {
+    public let writer: any DatabaseWriter
+
+    public init(_ writer: any DatabaseWriter) {
+        self.writer = writer
+    }
+
+    public var kind: StoreEngineKind { .sqlite }
+
+    public func read<T>(_ body: (SQLSession) throws -> T) throws -> T {
+        try writer.read { db in try body(SQLSession(db)) }
+    }
+
+    public func read<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T {
+        try await writer.read { db in try body(SQLSession(db)) }
+    }
+
+    public func write<T>(_ body: (SQLSession) throws -> T) throws -> T {
+        try writer.write { db in try body(SQLSession(db)) }
+    }
+
+    public func write<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T {
+        try await writer.write { db in try body(SQLSession(db)) }
+    }
+
+    public func immediateWrite<T>(_ body: (SQLSession) throws -> T) throws -> T {
+        try writer.writeWithoutTransaction { db in try Self.immediateTransaction(db, body) }
+    }
+
+    public func immediateWrite<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T {
+        try await writer.writeWithoutTransaction { db in try Self.immediateTransaction(db, body) }
+    }
+
+    /// `body` in one `BEGIN IMMEDIATE` transaction, committed, and its result.
+    private static func immediateTransaction<T>(_ db: Database, _ body: (SQLSession) throws -> T) throws -> T {
+        var result: T?
+        try db.inTransaction(.immediate) {
+            result = try body(SQLSession(db))
+            return .commit
+        }
+        // inTransaction only returns after committing the block's result.
+        guard let result else { throw StoreError.internalInconsistency("transaction produced no result") }
+        return result
+    }
+}
