@@ -65,7 +65,10 @@ let package = Package(
         .target(
             name: "TilawaPostgres",
             dependencies: [
+                "TilawaStore",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -126,7 +129,8 @@ let package = Package(
                 path: "Tests/TilawaTestSupport"),
         .testTarget(name: "TilawaCoreTests", dependencies: ["TilawaCore"]),
         .testTarget(name: "TilawaAudioTests", dependencies: ["TilawaAudio", "TilawaCore", "TilawaTestSupport"]),
-        .testTarget(name: "TilawaStoreTests", dependencies: ["TilawaStore", "TilawaCore", "TilawaQuran"]),
+        .testTarget(name: "TilawaStoreTests", dependencies: ["TilawaStore", "TilawaCore", "TilawaQuran", "TilawaPostgres", "TilawaTestSupport",
+                                                             .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "TilawaQuranTests", dependencies: ["TilawaQuran"]),
         // Run by `make test-postgres` (TILAWA_TEST_POSTGRES=1), each suite on its own throw-away server.
         .testTarget(name: "TilawaPostgresTests", dependencies: ["TilawaPostgres", "TilawaTestSupport",

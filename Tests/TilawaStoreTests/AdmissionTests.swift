@@ -8,9 +8,9 @@ import TilawaCore
 struct AdmissionTests {
     let policy = ProgramPolicy()
 
-    @Test("An admitted submission is processing, with its encode job and a received event naming the week")
-    func admits() throws {
-        let store = try TestStore()
+    @Test("An admitted submission is processing, with its encode job and a received event naming the week", arguments: TestEngine.all)
+    func admits(engine: TestEngine) throws {
+        let store = try TestStore(engine)
         defer { store.remove() }
         let at = TestStore.newYork(2026, 9, 20)
         let outcome = try store.database.admitSubmission(store.request("S1001", .week(2), at: at), policy: policy)
@@ -22,7 +22,7 @@ struct AdmissionTests {
         #expect(attempts.used == 1 && attempts.remaining == 1 && attempts.nextAttemptAt == nil)
         #expect(job.kind == .encodeSubmission && job.subjectId == submission.id && job.state == .queued)
 
-        let events = try store.database.writer.read { db in try EventRecord.fetchAll(db) }
+        let events = try store.database.engine.read { db in try EventRecord.fetchAll(db) }
         #expect(events.count == 1)
         let payload = try JSONDecoder.iso.decode(EventPayload.self, from: events[0].payload)
         #expect(payload.type == "submission_received")
@@ -31,9 +31,9 @@ struct AdmissionTests {
         #expect(payload.message.contains("week 2 (Title 2)"))
     }
 
-    @Test("A third recording within 7 days is refused with the instant the next attempt opens")
-    func attemptLimit() throws {
-        let store = try TestStore()
+    @Test("A third recording within 7 days is refused with the instant the next attempt opens", arguments: TestEngine.all)
+    func attemptLimit(engine: TestEngine) throws {
+        let store = try TestStore(engine)
         defer { store.remove() }
         let first = TestStore.newYork(2026, 9, 20, 9)
         let second = first.addingTimeInterval(3_600)
@@ -49,9 +49,9 @@ struct AdmissionTests {
         #expect(assessment.submission != nil)
     }
 
-    @Test("Submitting a week again supersedes the unreviewed earlier recording")
-    func supersedes() throws {
-        let store = try TestStore()
+    @Test("Submitting a week again supersedes the unreviewed earlier recording", arguments: TestEngine.all)
+    func supersedes(engine: TestEngine) throws {
+        let store = try TestStore(engine)
         defer { store.remove() }
         let at = TestStore.newYork(2026, 9, 14)
         let first = try #require(try store.database.admitSubmission(store.request("S1001", .week(2), at: at), policy: policy).submission)
@@ -60,9 +60,9 @@ struct AdmissionTests {
         #expect(try store.database.submission(id: second.id)?.state == .processing)
     }
 
-    @Test("Rules refuse: unknown student, locked week, closed semester, EOC before 12 weeks")
-    func refusals() throws {
-        let store = try TestStore()
+    @Test("Rules refuse: unknown student, locked week, closed semester, EOC before 12 weeks", arguments: TestEngine.all)
+    func refusals(engine: TestEngine) throws {
+        let store = try TestStore(engine)
         defer { store.remove() }
         let at = TestStore.newYork(2026, 9, 14)
         #expect(try store.database.admitSubmission(store.request("S9999", .week(1), at: at), policy: policy).refusal?.code == "unknown_student")
@@ -70,13 +70,13 @@ struct AdmissionTests {
         #expect(try store.database.admitSubmission(store.request("S1001", .eoc, at: at), policy: policy).refusal?.code == "eoc_not_eligible")
         let afterClose = TestStore.newYork(2027, 1, 3)
         #expect(try store.database.admitSubmission(store.request("S1001", .week(1), at: afterClose), policy: policy).refusal?.code == "semester_closed")
-        #expect(try store.database.writer.read { db in try SubmissionRecord.fetchCount(db) } == 0)
-        #expect(try store.database.writer.read { db in try JobRecord.fetchCount(db) } == 0)
+        #expect(try store.database.engine.read { db in try SubmissionRecord.fetchCount(db) } == 0)
+        #expect(try store.database.engine.read { db in try JobRecord.fetchCount(db) } == 0)
     }
 
-    @Test("Ten simultaneous admissions for one student yield exactly the two the rule allows")
-    func concurrentAdmissions() async throws {
-        let store = try TestStore()
+    @Test("Ten simultaneous admissions for one student yield exactly the two the rule allows", arguments: TestEngine.all)
+    func concurrentAdmissions(engine: TestEngine) async throws {
+        let store = try TestStore(engine)
         defer { store.remove() }
         let at = TestStore.newYork(2026, 10, 20)
         let database = store.database
@@ -96,9 +96,9 @@ struct AdmissionTests {
         #expect(openings.count == 1)
     }
 
-    @Test("A job that fails for good marks its submission failed and gives the attempt back")
-    func failedEncodeReturnsAttempt() throws {
-        let store = try TestStore()
+    @Test("A job that fails for good marks its submission failed and gives the attempt back", arguments: TestEngine.all)
+    func failedEncodeReturnsAttempt(engine: TestEngine) throws {
+        let store = try TestStore(engine)
         defer { store.remove() }
         let at = TestStore.newYork(2026, 9, 20)
         _ = try store.database.admitSubmission(store.request("S1001", .week(1), at: at), policy: policy)
@@ -118,5 +118,31 @@ extension JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         return decoder
+    }
+
+    @Test("Ten recordings of one student at once through three nodes of one database: exactly 2 admitted", arguments: TestEngine.all)
+    func tenAtOnceAcrossNodes(engine: TestEngine) async throws {
+        let store = try TestStore(engine)
+        defer { store.remove() }
+        let nodes = [store.database, try store.anotherNode(), try store.anotherNode()]
+        defer { nodes.dropFirst().forEach(store.close) }
+        let at = TestStore.newYork(2026, 9, 20)
+        let policy = policy
+        let admitted = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<10 {
+                let request = store.request("S1001", .week(1 + index % 3), at: at.addingTimeInterval(Double(index)))
+                let node = nodes[index % nodes.count]
+                group.addTask {
+                    // Off the cooperative pool: each admission holds a thread while it waits for the lock.
+                    try await Task.detached { try node.admitSubmission(request, policy: policy).submission != nil }.value
+                }
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(admitted == 2)
+        let rows = try await store.database.engine.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission WHERE studentId = 'S1001'") ?? 0
+        }
+        #expect(rows == 2, "every refused admission left nothing behind")
     }
 }

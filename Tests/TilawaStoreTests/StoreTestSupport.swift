@@ -1,8 +1,46 @@
 import Foundation
 import GRDB
+import Logging
 import Testing
 import TilawaCore
+import TilawaPostgres
 @_spi(Testing) @testable import TilawaStore
+import TilawaTestSupport
+
+/// The storage engines a store test runs on: SQLite always, PostgreSQL when the run asks
+/// for it (`make test-postgres`), each test on a database of its own.
+enum TestEngine: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case sqlite
+    case postgres
+
+    /// The engines of this run.
+    static var all: [TestEngine] { PostgresTestServer.isRequested ? [.sqlite, .postgres] : [.sqlite] }
+
+    var testDescription: String { rawValue }
+
+    /// Where a test's data lives: a file in its state directory, or a database of the shared server.
+    func newLocation(_ state: StateDirectory) throws -> String {
+        switch self {
+        case .sqlite: state.databasePath
+        case .postgres: try SharedPostgres.database()
+        }
+    }
+
+    /// A migrated store at `location` — as another node (or process) would open it.
+    func open(_ location: String) throws -> AppDatabase {
+        switch self {
+        case .sqlite:
+            return try AppDatabase.open(path: location)
+        case .postgres:
+            guard let parsed = PostgresLocation(url: location) else {
+                throw SharedPostgres.StartError(description: "the shared server's URL does not parse")
+            }
+            let store = PostgresStore(location: parsed, password: nil, maximumConnections: 4, logger: Logger(label: "test"))
+            try store.migrate()
+            return AppDatabase(engine: store)
+        }
+    }
+}
 
 /// A state directory in a fresh temporary folder with a migrated on-disk database (WAL),
 /// seeded with one semester (fall 2026, New York), one coach, one level and students.
@@ -10,16 +48,21 @@ struct TestStore {
     let root: URL
     let state: StateDirectory
     let database: AppDatabase
+    /// The engine and where the data is, for `anotherNode()`.
+    let engine: TestEngine
+    let location: String
 
     /// Saturday 5 September 2026, 00:00 in New York: week 1 unlocks.
     static let semesterStart = LocalDate(year: 2026, month: 9, day: 5)
 
-    init(students: [String] = ["S1001", "S1002"]) throws {
+    init(_ engine: TestEngine = .sqlite, students: [String] = ["S1001", "S1002"]) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("tilawa-store-\(UUID().uuidString)")
         state = StateDirectory(path: root.path)
         try state.prepare()
-        database = try AppDatabase.open(path: state.databasePath)
-        try database.writer.write { db in
+        self.engine = engine
+        location = try engine.newLocation(state)
+        database = try engine.open(location)
+        try database.engine.write { db in
             try SemesterRecord(id: "fall-2026", name: "Fall 2026", startDate: "2026-09-05", timeZone: "America/New_York",
                                weekCount: 15, catchUpGraceDays: 14).insert(db)
             try CoachRecord(id: "C01", name: "Ustadha Maryam", email: nil).insert(db)
@@ -37,7 +80,20 @@ struct TestStore {
         }
     }
 
-    func remove() { try? FileManager.default.removeItem(at: root) }
+    func remove() {
+        close(database)
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    /// The same data opened again, as a second process or node would.
+    func anotherNode() throws -> AppDatabase {
+        try engine.open(location)
+    }
+
+    /// Lets go of a node's connections (`remove()` does it for `database`).
+    func close(_ node: AppDatabase) {
+        (node.engine as? PostgresStore)?.close()
+    }
 
     /// An instant in the programme's zone.
     static func newYork(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 12, _ minute: Int = 0) -> Date {

@@ -49,8 +49,8 @@ extension AppDatabase {
                 UNION ALL
                 SELECT enrolmentChange.changedAt, 1, enrolmentChange.id, enrolmentChange.changedBy, enrolmentChange.change,
                        enrolment.studentId, NULL, enrolmentChange.coachId, NULL, NULL, NULL,
-                       json_object('semester_id', enrolment.semesterId, 'level_id', enrolmentChange.levelId,
-                                   'coach_id', enrolmentChange.coachId)
+                       \(db.jsonObject(["semester_id": "enrolment.semesterId", "level_id": "enrolmentChange.levelId",
+                                         "coach_id": "enrolmentChange.coachId"]))
                 FROM enrolmentChange JOIN enrolment ON enrolment.id = enrolmentChange.enrolmentId
                 WHERE enrolmentChange.auditId IS NULL
             )

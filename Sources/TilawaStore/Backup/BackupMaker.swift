@@ -72,7 +72,7 @@ public struct BackupMaker: Sendable {
         let databasePath = directory + "/" + BackupManifest.databaseName
         let rootPath = stateDirectory.root.path
         var erased: [String] = []
-        let migrations: [String] = try database.writer.read { db in
+        let migrations: [String] = try database.sqliteWriter().read { db in
             erased = try db.tableExists("erasure") ? String.fetchAll(db, sql: "SELECT studentId FROM erasure ORDER BY studentId") : []
             // The snapshot: the database copy and the files it names.
             do {

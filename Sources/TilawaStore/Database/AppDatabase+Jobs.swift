@@ -65,7 +65,7 @@ extension AppDatabase {
     public func requeueJob(id: Int64) throws {
         try engine.write { db in
             try db.execute(
-                sql: "UPDATE job SET state = ?, lockedBy = NULL, lockedAt = NULL, attempts = MAX(attempts - 1, 0) WHERE id = ? AND state = ?",
+                sql: "UPDATE job SET state = ?, lockedBy = NULL, lockedAt = NULL, attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END WHERE id = ? AND state = ?",
                 arguments: [JobRecord.State.queued.rawValue, id, JobRecord.State.running.rawValue])
         }
     }

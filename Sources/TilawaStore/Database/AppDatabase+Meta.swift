@@ -48,7 +48,8 @@ extension AppDatabase {
 
     static func lastArtifactSweep(_ db: SQLSession) throws -> ArtifactSweepSummary? {
         guard try db.tableExists("meta"),
-              let row = try Row.fetchOne(db, sql: "SELECT value, updatedAt FROM meta WHERE key = ?", arguments: [missingArtifactsKey]),
+              let row = try Row.fetchOne(db, sql: "SELECT CAST(value AS BIGINT) AS value, updatedAt FROM meta WHERE key = ?",
+                                      arguments: [missingArtifactsKey]),
               let missing = row["value"] as Int?, let sweptAt = row["updatedAt"] as Date? else { return nil }
         return ArtifactSweepSummary(missing: missing, sweptAt: sweptAt)
     }

@@ -80,7 +80,7 @@ extension AppDatabase {
             WHERE recipient = 'student' AND type = 'feedback_ready' AND readAt IS NULL
               AND studentId = (SELECT submission.studentId FROM feedback JOIN submission ON submission.id = feedback.submissionId
                                WHERE feedback.id = ?)
-              AND json_extract(CAST(payload AS TEXT), '$.feedback_id') = ?
+              AND \(db.jsonText("payload", member: "feedback_id")) = ?
             """, arguments: [now, feedbackId, feedbackId])
     }
 

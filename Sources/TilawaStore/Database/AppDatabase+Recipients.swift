@@ -75,8 +75,9 @@ extension AppDatabase {
                     var start = lastPassed - 1
                     while start > owed, !covered.contains(start - 1) { start -= 1 }
                     try db.execute(sql: """
-                        INSERT OR IGNORE INTO scheduledNotice (enrolmentId, kind, week, daysBefore, eventId, sentAt)
+                        INSERT INTO scheduledNotice (enrolmentId, kind, week, daysBefore, eventId, sentAt)
                         VALUES (?, 'student_falling_behind', ?, 0, '', ?)
+                        ON CONFLICT DO NOTHING
                         """, arguments: [enrolmentId, start, now])
                     guard db.changesCount == 1 else { continue }
                     let student = try StudentRecord.fetchOne(db, key: enrolment.studentId)

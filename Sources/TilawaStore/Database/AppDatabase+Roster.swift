@@ -236,7 +236,7 @@ extension AppDatabase {
     /// Why `studentId` may not be coached by `coachId` under same-gender coaching (one sentence),
     /// or nil when they may: the setting is off, a gender is unknown, or both are the same.
     static func genderRefusal(_ db: SQLSession, studentId: String, coachId: String) throws -> String? {
-        guard try Int.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'same_gender_coaching'") == 1 else { return nil }
+        guard try Int.fetchOne(db, sql: "SELECT CAST(value AS BIGINT) FROM meta WHERE key = 'same_gender_coaching'") == 1 else { return nil }
         let student = try String.fetchOne(db, sql: "SELECT gender FROM student WHERE id = ?", arguments: [studentId])
         let coach = try String.fetchOne(db, sql: "SELECT gender FROM coach WHERE id = ?", arguments: [coachId])
         guard !Gender.compatible(student: student, coach: coach) else { return nil }

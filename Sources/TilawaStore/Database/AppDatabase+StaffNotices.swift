@@ -99,7 +99,8 @@ extension AppDatabase {
         let day = DailyMoment.day(of: now, in: timeZone)
         return try await immediateWrite { db in
             try db.execute(sql: """
-                INSERT OR IGNORE INTO staffNotice (kind, recipientId, localDate, eventId, sentAt) VALUES (?, 'ops', ?, '', ?)
+                INSERT INTO staffNotice (kind, recipientId, localDate, eventId, sentAt) VALUES (?, 'ops', ?, '', ?)
+                ON CONFLICT DO NOTHING
                 """, arguments: [EventType.storageLow.rawValue, day.description, now])
             guard db.changesCount == 1 else { return false }
             let eventId = try Self.recordStaffEvent(

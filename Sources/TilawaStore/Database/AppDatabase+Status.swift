@@ -167,9 +167,9 @@ extension AppDatabase {
     /// triggers keep in `meta`, or (a schema from before them) the sum over the rows.
     static func artifactBytes(_ db: SQLSession) throws -> Int64 {
         if try db.tableExists("meta"),
-           let total = try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [artifactBytesKey]) {
+           let total = try Int64.fetchOne(db, sql: "SELECT CAST(value AS BIGINT) FROM meta WHERE key = ?", arguments: [artifactBytesKey]) {
             // Plus the MP4 and CAF variants as the last full sweep counted them.
-            let variants = try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [variantBytesKey]) ?? 0
+            let variants = try Int64.fetchOne(db, sql: "SELECT CAST(value AS BIGINT) FROM meta WHERE key = ?", arguments: [variantBytesKey]) ?? 0
             return total + variants
         }
         return try Int64.fetchOne(db, sql: """

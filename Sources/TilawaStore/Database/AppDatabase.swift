@@ -12,11 +12,20 @@ public struct AppDatabase: Sendable {
     /// Where the transactions run.
     public let engine: any StoreEngine
 
-    /// The SQLite connection(s), for this type's own SQLite-only operations (backups,
-    /// migrations). Not for product code, which goes through the named operations; tests
-    /// reach it through the `Testing` SPI (`@_spi(Testing) import TilawaStore`) to look at rows
-    /// directly.
-    @_spi(Testing) public let writer: any DatabaseWriter
+    /// The SQLite connection(s), for tests through the `Testing` SPI (`@_spi(Testing) import
+    /// TilawaStore`) to look at rows directly. Not for product code, which goes through the
+    /// named operations (and `sqliteWriter()` for what exists only on SQLite).
+    @_spi(Testing) public var writer: any DatabaseWriter {
+        guard let sqlite = engine as? SQLiteEngine else { preconditionFailure("raw SQLite access to a \(engine.kind) store") }
+        return sqlite.writer
+    }
+
+    /// The SQLite connection(s), for what exists only on SQLite (its backups); an error on
+    /// another engine.
+    func sqliteWriter() throws -> any DatabaseWriter {
+        guard let sqlite = engine as? SQLiteEngine else { throw StoreError.unsupported("this needs SQLite; the database is \(engine.kind.rawValue)") }
+        return sqlite.writer
+    }
 
     /// Opens (creating if needed) the database at `path` and migrates it.
     ///
@@ -41,8 +50,13 @@ public struct AppDatabase: Sendable {
     }
 
     private init(unmigrated writer: any DatabaseWriter) {
-        self.writer = writer
         self.engine = SQLiteEngine(writer)
+    }
+
+    /// The store on `engine`, whose schema is already current (the PostgreSQL engine migrates
+    /// itself: `PostgresStore.migrate()`).
+    public init(engine: any StoreEngine) {
+        self.engine = engine
     }
 
     static func configuration(busyTimeout: TimeInterval) -> Configuration {

@@ -8,19 +8,22 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case io(String)
     /// A row the operation depends on is missing or contradicts another.
     case internalInconsistency(String)
+    /// The operation exists on one storage engine only (SQLite's backups).
+    case unsupported(String)
 
-    /// The stable code (`storage_full`, `io_error`, `internal_error`).
+    /// The stable code (`storage_full`, `io_error`, `internal_error`, `unsupported_engine`).
     public var code: String {
         switch self {
         case .storageFull: "storage_full"
         case .io: "io_error"
         case .internalInconsistency: "internal_error"
+        case .unsupported: "unsupported_engine"
         }
     }
 
     public var description: String {
         switch self {
-        case let .storageFull(text), let .io(text), let .internalInconsistency(text): text
+        case let .storageFull(text), let .io(text), let .internalInconsistency(text), let .unsupported(text): text
         }
     }
 

@@ -60,6 +60,22 @@ public struct SQLSession {
         if case let .backend(backend) = connection { try backend.acquire(lock) }
     }
 
+    /// SQL for the text member `key` of the JSON text `json` (an SQL expression).
+    public func jsonText(_ json: String, member key: String) -> String {
+        switch connection {
+        case .sqlite: "json_extract(CAST(\(json) AS TEXT), '$.\(key)')"
+        case let .backend(backend): backend.jsonText(json, member: key)
+        }
+    }
+
+    /// SQL for a JSON object of these members (SQL expressions), as text.
+    public func jsonObject(_ members: KeyValuePairs<String, String>) -> String {
+        switch connection {
+        case .sqlite: "json_object(" + members.map { "'\($0.key)', \($0.value)" }.joined(separator: ", ") + ")"
+        case let .backend(backend): backend.jsonObject(members)
+        }
+    }
+
     func rows(sql: String, arguments: SQLArguments) throws -> [Row] {
         switch connection {
         case let .sqlite(db): try Row.fetchAll(db, sql: sql, arguments: arguments.statementArguments)

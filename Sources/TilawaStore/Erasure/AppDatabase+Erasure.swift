@@ -96,7 +96,8 @@ extension AppDatabase {
             DELETE FROM resumableUpload WHERE studentId = :student;
             UPDATE student SET name = '', gender = NULL, timeZone = NULL, timeZoneSetBy = NULL, subject = NULL, erasedAt = :now
                 WHERE id = :student;
-            INSERT OR REPLACE INTO erasure (studentId, erasedAt) VALUES (:student, :now);
+            INSERT INTO erasure (studentId, erasedAt) VALUES (:student, :now)
+                ON CONFLICT (studentId) DO UPDATE SET erasedAt = excluded.erasedAt;
             """, arguments: ["student": studentId, "now": now])
         // Events: undelivered ones go (no webhook carries them any more); delivered ones keep
         // only what they were, not what they said.

@@ -1,0 +1,185 @@
+import Dispatch
+import GRDB
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresNIO
+import Synchronization
+import TilawaStore
+
+/// PostgreSQL as the store's engine (`database.url: postgres://…`, DESIGN §13): the store's
+/// transactions on a bounded set of connections, each transaction on a thread of its own.
+///
+/// Isolation:
+/// - `write` is SERIALIZABLE and tried again (up to ten times) when PostgreSQL reports a
+///   serialization failure or a deadlock, so every operation that was written for SQLite's
+///   one-writer-at-a-time keeps its meaning while writers of unrelated rows run side by side.
+/// - `immediateWrite` (admissions, claims: operations that check a rule and then write) is
+///   READ COMMITTED: its body takes the `StoreLock` its rule needs *first*, and every later
+///   statement then reads what the lock's previous holder committed. A snapshot taken before
+///   the lock (REPEATABLE READ, SERIALIZABLE) would count stale rows (`AttemptLockTests`).
+/// - `read` is REPEATABLE READ, READ ONLY: one committed state, as SQLite's readers see.
+public final class PostgresStore: StoreEngine {
+    public var kind: StoreEngineKind { .postgres }
+
+    let connections: PostgresConnectionPool
+    let threads: NIOThreadPool
+    let catalog = PostgresCatalog()
+    let logger: Logger
+
+    /// Connects (lazily) to `location` with at most `maximumConnections` connections. Call
+    /// `migrate()` before the first operation and `shutdown()` at the end.
+    public init(location: PostgresLocation, password: String?, maximumConnections: Int = 8, logger: Logger) {
+        connections = PostgresConnectionPool(location: location, password: password, size: maximumConnections, logger: logger)
+        threads = NIOThreadPool(numberOfThreads: maximumConnections)
+        threads.start()
+        self.logger = logger
+    }
+
+    /// Closes the connections and stops the threads.
+    public func shutdown() async {
+        try? await threads.shutdownGracefully()
+        connections.closeAll()
+    }
+
+    /// `shutdown()` from synchronous code (a command's end, a test's).
+    public func close() {
+        try? threads.syncShutdownGracefully()
+        connections.closeAll()
+    }
+
+    public func read<T>(_ body: (SQLSession) throws -> T) throws -> T {
+        try transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", retrying: false, body)
+    }
+
+    public func read<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T {
+        try await threads.runIfActive { try self.read(body) }
+    }
+
+    public func write<T>(_ body: (SQLSession) throws -> T) throws -> T {
+        try transaction("BEGIN ISOLATION LEVEL SERIALIZABLE", retrying: true, body)
+    }
+
+    public func write<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T {
+        try await threads.runIfActive { try self.write(body) }
+    }
+
+    public func immediateWrite<T>(_ body: (SQLSession) throws -> T) throws -> T {
+        try transaction("BEGIN ISOLATION LEVEL READ COMMITTED", retrying: true, body)
+    }
+
+    public func immediateWrite<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T {
+        try await threads.runIfActive { try self.immediateWrite(body) }
+    }
+
+    /// Runs `body` between `begin` and COMMIT on one connection; rolls back when it throws.
+    private func transaction<T>(_ begin: String, retrying: Bool, _ body: (SQLSession) throws -> T) throws -> T {
+        var attempt = 1
+        while true {
+            let connection = try connections.acquire()
+            let transaction = PostgresTransaction(connection: connection, catalog: catalog, logger: logger)
+            do {
+                try transaction.run(begin, [])
+                let result = try body(SQLSession(backend: transaction))
+                try transaction.run("COMMIT", [])
+                connections.release(connection)
+                return result
+            } catch {
+                let rolledBack = (try? transaction.run("ROLLBACK", [])) != nil
+                connections.release(connection, healthy: rolledBack)
+                guard retrying, attempt < 10, Self.isRetryable(error) else { throw error }
+                attempt += 1
+            }
+        }
+    }
+
+    /// Serialization failure (40001) and deadlock (40P01): the transaction can run again.
+    static func isRetryable(_ error: any Error) -> Bool {
+        guard let error = error as? PSQLError, let code = error.serverInfo?[.sqlState] else { return false }
+        return code == "40001" || code == "40P01"
+    }
+
+    /// Applies the migrations this database lacks, one transaction each, one node at a time.
+    public func migrate() throws {
+        let connection = try connections.acquire()
+        defer { connections.release(connection) }
+        let transaction = PostgresTransaction(connection: connection, catalog: catalog, logger: logger)
+        for (name, sql) in PostgresSchema.migrations {
+            try transaction.run("BEGIN", [])
+            do {
+                // Nodes starting together: the first migrates, the others wait and find it done.
+                try transaction.acquire(.duty("migrations"))
+                try transaction.run("CREATE TABLE IF NOT EXISTS tilawa_migrations (name text PRIMARY KEY, appliedAt text NOT NULL)", [])
+                let done = try transaction.fetchFirstColumn(sql: "SELECT 1 FROM tilawa_migrations WHERE name = ?", arguments: [name])
+                if done.isEmpty {
+                    try transaction.run(sql, [])
+                    try transaction.run("INSERT INTO tilawa_migrations (name, appliedAt) VALUES (?, CAST(now() AS text))", [name])
+                }
+                try transaction.run("COMMIT", [])
+            } catch {
+                _ = try? transaction.run("ROLLBACK", [])
+                throw error
+            }
+        }
+    }
+}
+
+/// Primary keys by table, read once from the catalogue (they change only with a migration).
+final class PostgresCatalog: Sendable {
+    private let keys = Mutex<[String: [String]]>([:])
+
+    func primaryKey(of table: String, read: (String) throws -> [String]) throws -> [String] {
+        if let known = keys.withLock({ $0[table] }) { return known }
+        let columns = try read(table)
+        keys.withLock { $0[table] = columns }
+        return columns
+    }
+}
+
+/// At most `size` connections, handed to one transaction at a time; a caller waits for one
+/// to be free. Broken connections are dropped and replaced on the next acquire.
+final class PostgresConnectionPool: Sendable {
+    private let configuration: PostgresConnection.Configuration
+    private let idle = Mutex<[PostgresConnection]>([])
+    private let free: DispatchSemaphore
+    private let nextId = Atomic<Int>(0)
+    private let logger: Logger
+
+    init(location: PostgresLocation, password: String?, size: Int, logger: Logger) {
+        configuration = PostgresConnection.Configuration(
+            host: location.host, port: location.port, username: location.user, password: password,
+            database: location.database, tls: .disable)
+        free = DispatchSemaphore(value: max(1, size))
+        self.logger = logger
+    }
+
+    func acquire() throws -> PostgresConnection {
+        free.wait()
+        while let connection = idle.withLock({ $0.popLast() }) {
+            if !connection.isClosed { return connection }
+        }
+        do {
+            let id = nextId.add(1, ordering: .relaxed).newValue
+            return try PostgresConnection.connect(
+                on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: id, logger: logger).wait()
+        } catch {
+            free.signal()
+            throw error
+        }
+    }
+
+    func release(_ connection: PostgresConnection, healthy: Bool = true) {
+        if healthy, !connection.isClosed {
+            idle.withLock { $0.append(connection) }
+        } else {
+            _ = connection.close()
+        }
+        free.signal()
+    }
+
+    func closeAll() {
+        for connection in idle.withLock({ connections in defer { connections = [] }; return connections }) {
+            _ = connection.close()
+        }
+    }
+}

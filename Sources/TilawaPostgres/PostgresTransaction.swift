@@ -1,0 +1,139 @@
+import Foundation
+import GRDB
+import Logging
+import NIOCore
+import PostgresNIO
+import TilawaStore
+
+/// One transaction on one PostgreSQL connection: the `SQLBackend` the store's sessions run
+/// on. Each statement waits for its answer (`EventLoopFuture.wait()`), so a transaction runs
+/// on a thread of its own — the engine's pool, or a command's main thread — never on an event
+/// loop.
+final class PostgresTransaction: SQLBackend {
+    let connection: PostgresConnection
+    let catalog: PostgresCatalog
+    let logger: Logger
+
+    init(connection: PostgresConnection, catalog: PostgresCatalog, logger: Logger) {
+        self.connection = connection
+        self.catalog = catalog
+        self.logger = logger
+    }
+
+    func execute(sql: String, arguments: SQLArguments) throws -> Int {
+        try run(sql, arguments).metadata.rows ?? 0
+    }
+
+    func fetchRows(sql: String, arguments: SQLArguments) throws -> [Row] {
+        try run(sql, arguments).rows.map { row in
+            var values: [String: DatabaseValue] = [:]
+            for cell in row { values[cell.columnName] = try Self.databaseValue(cell) }
+            return Row(values)
+        }
+    }
+
+    func fetchFirstColumn(sql: String, arguments: SQLArguments) throws -> [DatabaseValue] {
+        try run(sql, arguments).rows.map { row in
+            guard let cell = row.first(where: { _ in true }) else { return .null }
+            return try Self.databaseValue(cell)
+        }
+    }
+
+    func primaryKey(of table: String) throws -> [String] {
+        try catalog.primaryKey(of: table) { table in
+            try fetchFirstColumn(sql: """
+                SELECT a.attname::text FROM pg_index i
+                JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
+                WHERE i.indrelid = to_regclass(?) AND i.indisprimary
+                ORDER BY array_position(i.indkey, a.attnum)
+                """, arguments: [table.lowercased()]).compactMap(String.fromDatabaseValue)
+        }
+    }
+
+    func tableExists(_ table: String) throws -> Bool {
+        try Bool.fromDatabaseValue(fetchFirstColumn(sql: "SELECT to_regclass(?) IS NOT NULL", arguments: [table.lowercased()]).first ?? .null) ?? false
+    }
+
+    func acquire(_ lock: StoreLock) throws {
+        let (space, key) = Self.lockKey(lock)
+        _ = try run("SELECT pg_advisory_xact_lock(\(space), hashtext(?))", [key])
+    }
+
+    func jsonText(_ json: String, member key: String) -> String {
+        "(CAST(\(json) AS json) ->> '\(key)')"
+    }
+
+    func jsonObject(_ members: KeyValuePairs<String, String>) -> String {
+        "CAST(json_build_object(" + members.map { "'\($0.key)', \($0.value)" }.joined(separator: ", ") + ") AS text)"
+    }
+
+    /// The two keys of `pg_advisory_xact_lock(int, int)`: a space of Tilawa's own per kind of
+    /// lock, so that an operator's or another program's advisory locks never wait on ours.
+    static func lockKey(_ lock: StoreLock) -> (space: Int32, key: String) {
+        switch lock {
+        case let .student(id): (0x5449_4C01, id)
+        case let .recipient(id): (0x5449_4C02, id)
+        case let .duty(name): (0x5449_4C03, name)
+        }
+    }
+
+    /// Runs every statement of `sql`; the last one's result.
+    @discardableResult
+    func run(_ sql: String, _ arguments: SQLArguments) throws -> PostgresQueryResult {
+        var result: PostgresQueryResult?
+        for statement in try PostgresSQL.statements(sql, arguments) {
+            var binds = PostgresBindings(capacity: statement.values.count)
+            for value in statement.values { Self.bind(value, into: &binds) }
+            result = try connection.query(PostgresQuery(unsafeSQL: statement.sql, binds: binds), logger: logger).wait()
+        }
+        guard let result else { throw PostgresSQL.TranslationError(description: "no statement in: \(sql)") }
+        return result
+    }
+
+    /// A value as PostgreSQL receives it: typed, so that a comparison with a column of another
+    /// type is an error rather than a silent conversion. NULL has no type: the server infers it.
+    static func bind(_ value: DatabaseValue, into binds: inout PostgresBindings) {
+        switch value.storage {
+        case .null: binds.appendNull()
+        case let .int64(integer): binds.append(integer)
+        case let .double(double): binds.append(double)
+        case let .string(text): binds.append(text)
+        case let .blob(data): binds.append(ByteBuffer(bytes: data))
+        }
+    }
+
+    /// A cell as SQLite would have given it: integers (and booleans, as 0 and 1), doubles,
+    /// text and bytes.
+    static func databaseValue(_ cell: PostgresCell) throws -> DatabaseValue {
+        guard var bytes = cell.bytes else { return .null }
+        switch cell.dataType {
+        case .int2: return try Int64(cell.decode(Int16.self)).databaseValue
+        case .int4: return try Int64(cell.decode(Int32.self)).databaseValue
+        case .int8: return try cell.decode(Int64.self).databaseValue
+        case .oid: return try Int64(cell.decode(UInt32.self)).databaseValue
+        case .float4: return try Double(cell.decode(Float.self)).databaseValue
+        case .float8: return try cell.decode(Double.self).databaseValue
+        case .bool: return (try cell.decode(Bool.self) ? 1 : 0).databaseValue
+        case .numeric:
+            // SUM and AVG of integers: whole numbers stay integers, as in SQLite.
+            let decimal = try cell.decode(Decimal.self)
+            if decimal == decimal.rounded(), let integer = Int64(exactly: NSDecimalNumber(decimal: decimal).int64Value),
+               Decimal(integer) == decimal {
+                return integer.databaseValue
+            }
+            return NSDecimalNumber(decimal: decimal).doubleValue.databaseValue
+        case .bytea: return Data(bytes.readBytes(length: bytes.readableBytes) ?? []).databaseValue
+        case .void: return .null
+        default: return try cell.decode(String.self).databaseValue
+        }
+    }
+}
+
+private extension Decimal {
+    func rounded() -> Decimal {
+        var value = self
+        var result = Decimal()
+        NSDecimalRound(&result, &value, 0, .plain)
+        return result
+    }
+}
