@@ -18,7 +18,7 @@ enum PostgresSQL {
 
     /// Splits `sql` at its top-level semicolons and numbers each statement's parameters.
     /// Quoted strings, quoted identifiers, comments and dollar-quoted bodies are copied as they
-    /// are (identifiers lower-cased).
+    /// are (mixed-case identifiers lower-cased).
     static func statements(_ sql: String, _ arguments: SQLArguments) throws -> [Statement] {
         var statements: [Statement] = []
         var current = Statement(sql: "", values: [])
@@ -53,7 +53,10 @@ enum PostgresSQL {
             case "'":
                 copy(until: ["'"], skipping: 1)
             case "\"":
-                copy(until: ["\""], skipping: 1) { $0.lowercased() }
+                // A quoted column name written as the store writes it (`"studentId"`) means the
+                // column PostgreSQL folded to lower case; an all-capitals name (`"C"`, a
+                // collation) is left as it is.
+                copy(until: ["\""], skipping: 1) { $0.contains(where: \.isLowercase) ? $0.lowercased() : $0 }
             case "-" where next == "-":
                 copy(until: ["\n"], skipping: 2)
             case "/" where next == "*":

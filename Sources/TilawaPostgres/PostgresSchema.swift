@@ -28,7 +28,7 @@ enum PostgresSchema {
             id text COLLATE "C" PRIMARY KEY,
             name text COLLATE "C" NOT NULL,
             email text COLLATE "C",
-            placing bigint NOT NULL DEFAULT 0,
+            "placing" bigint NOT NULL DEFAULT 0,
             gender text COLLATE "C",
             bio text COLLATE "C",
             photoPath text COLLATE "C",
@@ -246,7 +246,8 @@ enum PostgresSchema {
             id text COLLATE "C" NOT NULL UNIQUE,
             studentId text COLLATE "C",
             type text COLLATE "C" NOT NULL,
-            payload text COLLATE "C" NOT NULL,
+            -- The JSON document as bytes, as GRDB stores the record's `Data` in SQLite.
+            payload bytea NOT NULL,
             occurredAt text COLLATE "C" NOT NULL,
             deliveredAt text COLLATE "C",
             attempts bigint NOT NULL DEFAULT 0,

@@ -95,8 +95,8 @@ public final class PostgresStore: StoreEngine {
 
     /// Serialization failure (40001) and deadlock (40P01): the transaction can run again.
     static func isRetryable(_ error: any Error) -> Bool {
-        guard let error = error as? PSQLError, let code = error.serverInfo?[.sqlState] else { return false }
-        return code == "40001" || code == "40P01"
+        guard let error = error as? PostgresStatementError else { return false }
+        return error.sqlState == "40001" || error.sqlState == "40P01"
     }
 
     /// Applies the migrations this database lacks, one transaction each, one node at a time.
@@ -153,6 +153,11 @@ final class PostgresConnectionPool: Sendable {
         self.logger = logger
     }
 
+    deinit {
+        // postgres-nio asserts that every connection is closed before it goes.
+        closeAll()
+    }
+
     func acquire() throws -> PostgresConnection {
         free.wait()
         while let connection = idle.withLock({ $0.popLast() }) {
@@ -172,14 +177,14 @@ final class PostgresConnectionPool: Sendable {
         if healthy, !connection.isClosed {
             idle.withLock { $0.append(connection) }
         } else {
-            _ = connection.close()
+            try? (connection.close() as EventLoopFuture<Void>).wait()
         }
         free.signal()
     }
 
     func closeAll() {
         for connection in idle.withLock({ connections in defer { connections = [] }; return connections }) {
-            _ = connection.close()
+            try? (connection.close() as EventLoopFuture<Void>).wait()
         }
     }
 }

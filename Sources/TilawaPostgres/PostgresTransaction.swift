@@ -60,7 +60,7 @@ final class PostgresTransaction: SQLBackend {
     }
 
     func jsonText(_ json: String, member key: String) -> String {
-        "(CAST(\(json) AS json) ->> '\(key)')"
+        "(CAST(convert_from(\(json), 'UTF8') AS json) ->> '\(key)')"
     }
 
     func jsonObject(_ members: KeyValuePairs<String, String>) -> String {
@@ -84,7 +84,11 @@ final class PostgresTransaction: SQLBackend {
         for statement in try PostgresSQL.statements(sql, arguments) {
             var binds = PostgresBindings(capacity: statement.values.count)
             for value in statement.values { Self.bind(value, into: &binds) }
-            result = try connection.query(PostgresQuery(unsafeSQL: statement.sql, binds: binds), logger: logger).wait()
+            do {
+                result = try connection.query(PostgresQuery(unsafeSQL: statement.sql, binds: binds), logger: logger).wait()
+            } catch let error as PSQLError {
+                throw PostgresStatementError(error, sql: statement.sql)
+            }
         }
         guard let result else { throw PostgresSQL.TranslationError(description: "no statement in: \(sql)") }
         return result
@@ -110,7 +114,7 @@ final class PostgresTransaction: SQLBackend {
         case .int2: return try Int64(cell.decode(Int16.self)).databaseValue
         case .int4: return try Int64(cell.decode(Int32.self)).databaseValue
         case .int8: return try cell.decode(Int64.self).databaseValue
-        case .oid: return try Int64(cell.decode(UInt32.self)).databaseValue
+        case .oid: return try Int64(UInt32(bitPattern: cell.decode(Int32.self))).databaseValue
         case .float4: return try Double(cell.decode(Float.self)).databaseValue
         case .float8: return try cell.decode(Double.self).databaseValue
         case .bool: return (try cell.decode(Bool.self) ? 1 : 0).databaseValue
@@ -135,5 +139,25 @@ private extension Decimal {
         var result = Decimal()
         NSDecimalRound(&result, &value, 0, .plain)
         return result
+    }
+}
+
+/// A statement PostgreSQL refused or could not run: its SQLSTATE, the server's message and
+/// the statement (never its values), where postgres-nio's own error says only "PSQLError".
+public struct PostgresStatementError: Error, CustomStringConvertible {
+    /// SQLSTATE (`40001` serialization failure, `23505` unique violation…), nil when the
+    /// connection failed rather than the statement.
+    public let sqlState: String?
+    public let message: String
+    public let sql: String
+
+    init(_ error: PSQLError, sql: String) {
+        sqlState = error.serverInfo?[.sqlState]
+        message = error.serverInfo?[.message] ?? "\(error.code)"
+        self.sql = sql
+    }
+
+    public var description: String {
+        "PostgreSQL \(sqlState ?? "connection error"): \(message) — in: \(sql.split(whereSeparator: \.isNewline).joined(separator: " "))"
     }
 }

@@ -111,14 +111,6 @@ struct AdmissionTests {
         #expect(try store.database.submission(id: second.id)?.state == .failed)
         #expect(try store.database.admitSubmission(store.request("S1001", .week(3), at: at), policy: policy).submission != nil)
     }
-}
-
-extension JSONDecoder {
-    static var iso: JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return decoder
-    }
 
     @Test("Ten recordings of one student at once through three nodes of one database: exactly 2 admitted", arguments: TestEngine.all)
     func tenAtOnceAcrossNodes(engine: TestEngine) async throws {
@@ -127,7 +119,7 @@ extension JSONDecoder {
         let nodes = [store.database, try store.anotherNode(), try store.anotherNode()]
         defer { nodes.dropFirst().forEach(store.close) }
         let at = TestStore.newYork(2026, 9, 20)
-        let policy = policy
+        let policy = self.policy
         let admitted = try await withThrowingTaskGroup(of: Bool.self) { group in
             for index in 0..<10 {
                 let request = store.request("S1001", .week(1 + index % 3), at: at.addingTimeInterval(Double(index)))
@@ -144,5 +136,13 @@ extension JSONDecoder {
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission WHERE studentId = 'S1001'") ?? 0
         }
         #expect(rows == 2, "every refused admission left nothing behind")
+    }
+}
+
+extension JSONDecoder {
+    static var iso: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
     }
 }

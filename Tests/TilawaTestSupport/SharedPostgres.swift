@@ -12,6 +12,10 @@ public enum SharedPostgres {
     /// Why the shared server is not there; every test that asks reports it.
     public struct StartError: Error, CustomStringConvertible {
         public var description: String
+
+        public init(description: String) {
+            self.description = description
+        }
     }
 
     /// The URL of a new, empty database: `postgres://tilawa@127.0.0.1:PORT/tN`.
@@ -49,17 +53,13 @@ public enum SharedPostgres {
 
     private static let stopDirectory = Mutex<String?>(nil)
 
-    /// Runs a command to its end; its exit status and its output (stdout and stderr).
+    /// Runs a command to its end (two minutes at most); its exit status and its output.
     private static func run(_ arguments: [String]) -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: arguments[0])
-        process.arguments = Array(arguments.dropFirst())
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        do { try process.run() } catch { return (-1, "\(error)") }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        do {
+            let result = try runProcessBlocking(arguments[0], Array(arguments.dropFirst()), timeout: 120)
+            return (result.status, result.stdout + result.stderr)
+        } catch {
+            return (-1, "\(error)")
+        }
     }
 }

@@ -89,7 +89,7 @@ extension AppDatabase {
     static func mayPlace(_ db: SQLSession, coachId: String) throws -> Bool {
         guard let coach = try CoachRecord.fetchOne(db, key: coachId) else { return false }
         if coach.placing { return true }
-        return try CoachRecord.fetchCount(db, where: "placing = 1") == 0
+        return try CoachRecord.fetchCount(db, where: "\"placing\" = 1") == 0
     }
 
     /// Records a reply (processing), its encode job and, for a drop-folder file, its

@@ -87,7 +87,7 @@ extension AppDatabase {
                         WHERE coachCover.coachId = :coach AND startsAt <= :now AND until > :now))
                     OR enrolment.coachId IN (SELECT coachCover.coachId FROM coachCover
                         WHERE coveringCoachId = :coach AND startsAt <= :now AND until > :now)
-                    OR (:placing AND submission.kind = 'assessment' AND enrolment.levelId IS NULL))
+                    OR (:placing = 1 AND submission.kind = 'assessment' AND enrolment.levelId IS NULL))
                 ORDER BY submission.receivedAt
                 """, arguments: ["awaiting": SubmissionState.awaitingFeedback.rawValue, "coach": coachId, "placing": placing, "now": now])
             return try rows.map {

@@ -9,6 +9,9 @@ extension AppDatabase {
     /// one at a time and never exceed the attempt limit.
     public func admitSubmission(_ request: AdmissionRequest, policy: ProgramPolicy) throws -> AdmissionOutcome {
         try immediateWrite { db in
+            // First, before anything is read: on PostgreSQL every later statement then counts
+            // what the lock's previous holder committed (READ COMMITTED, `PostgresStore`).
+            try db.acquire(.student(request.studentId))
             guard let context = try StudentContext.load(db, studentId: request.studentId, now: request.receivedAt, policy: policy) else {
                 return .refused(Self.unknownStudentRefusal(request.studentId), timeZone: .gmt)
             }

@@ -21,7 +21,8 @@ public protocol SQLBackend: AnyObject {
     func tableExists(_ table: String) throws -> Bool
     /// Waits for `lock`, which is held until the transaction ends.
     func acquire(_ lock: StoreLock) throws
-    /// SQL for the text member `key` of the JSON text `json` (an SQL expression).
+    /// SQL for the text member `key` of the JSON document `json`, an SQL expression of bytes
+    /// (how the event payloads are stored).
     func jsonText(_ json: String, member key: String) -> String
     /// SQL for a JSON object of these members (SQL expressions), as text.
     func jsonObject(_ members: KeyValuePairs<String, String>) -> String

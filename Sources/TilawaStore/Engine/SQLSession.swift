@@ -60,7 +60,8 @@ public struct SQLSession {
         if case let .backend(backend) = connection { try backend.acquire(lock) }
     }
 
-    /// SQL for the text member `key` of the JSON text `json` (an SQL expression).
+    /// SQL for the text member `key` of the JSON document `json`, an SQL expression of bytes
+    /// (how the event payloads are stored).
     public func jsonText(_ json: String, member key: String) -> String {
         switch connection {
         case .sqlite: "json_extract(CAST(\(json) AS TEXT), '$.\(key)')"
@@ -328,8 +329,9 @@ extension FetchableRecord where Self: TableRecord {
     }
 
     /// How many records meet `condition`.
-    public static func fetchCount(_ session: SQLSession, where condition: String, _ arguments: SQLArguments = []) throws -> Int {
-        try Int.fetchOne(session, sql: "SELECT COUNT(*) FROM \(databaseTableName) WHERE \(condition)", arguments: arguments) ?? 0
+    public static func fetchCount(_ session: SQLSession, where condition: String? = nil, _ arguments: SQLArguments = []) throws -> Int {
+        try Int.fetchOne(session, sql: "SELECT COUNT(*) FROM \(databaseTableName)" + (condition.map { " WHERE \($0)" } ?? ""),
+                         arguments: arguments) ?? 0
     }
 
     private static func selection(_ session: SQLSession, _ condition: String?, orderBy: String?, limit: Int?) throws -> String {
