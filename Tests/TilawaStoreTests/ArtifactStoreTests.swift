@@ -6,9 +6,9 @@ import TilawaCore
 
 @Suite("Artifact store and start-up sweep")
 struct ArtifactStoreTests {
-    @Test("Durable writes land under family/year/month and leave no temporary file")
-    func write() throws {
-        let store = try TestStore()
+    @Test("Durable writes land under family/year/month and leave no temporary file", arguments: TestEngine.all)
+    func write(engine: TestEngine) throws {
+        let store = try TestStore(engine)
         defer { store.remove() }
         let artifacts = store.state.artifactStore
         let relative = artifacts.relativePath(.submissions, name: "x.peaks.json", date: TestStore.newYork(2026, 11, 3))
@@ -18,9 +18,9 @@ struct ArtifactStoreTests {
         #expect(try String(contentsOfFile: artifacts.path(relative), encoding: .utf8) == "{}")
     }
 
-    @Test("The sweep removes old staging files and orphans, keeps young ones and referenced ones, reports missing files")
-    func sweep() throws {
-        let store = try TestStore()
+    @Test("The sweep removes old staging files and orphans, keeps young ones and referenced ones, reports missing files", arguments: TestEngine.all)
+    func sweep(engine: TestEngine) throws {
+        let store = try TestStore(engine)
         defer { store.remove() }
         let artifacts = store.state.artifactStore
         let now = Date()
@@ -31,7 +31,7 @@ struct ArtifactStoreTests {
         guard case let .admitted(submission, _, _) = try store.database.admitSubmission(request, policy: ProgramPolicy()) else {
             Issue.record("not admitted"); return
         }
-        try store.database.writer.write { db in
+        try store.database.engine.write { db in
             try db.execute(sql: "UPDATE submission SET audioPath = 'submissions/2026/09/gone.opus' WHERE id = ?", arguments: [submission.id])
         }
         try artifacts.write(Data("a".utf8), to: "originals/2026/09/kept.wav")
@@ -54,9 +54,9 @@ struct ArtifactStoreTests {
         #expect(!FileManager.default.fileExists(atPath: staleStaging))
     }
 
-    @Test("Month by month: a month with files and no rows, a row dated in another month than its file, and files outside the layout")
-    func monthByMonth() throws {
-        let store = try TestStore()
+    @Test("Month by month: a month with files and no rows, a row dated in another month than its file, and files outside the layout", arguments: TestEngine.all)
+    func monthByMonth(engine: TestEngine) throws {
+        let store = try TestStore(engine)
         defer { store.remove() }
         let artifacts = store.state.artifactStore
         let now = Date()
@@ -66,7 +66,7 @@ struct ArtifactStoreTests {
         guard case let .admitted(submission, _, _) = try store.database.admitSubmission(request, policy: ProgramPolicy()) else {
             Issue.record("not admitted"); return
         }
-        try store.database.writer.write { db in
+        try store.database.engine.write { db in
             try db.execute(sql: "UPDATE submission SET waveformPath = 'submissions/2026/09/edge.peaks.json' WHERE id = ?", arguments: [submission.id])
         }
         let files = ["originals/2026/08/edge.wav", "submissions/2026/09/edge.peaks.json", "feedback/2019/01/ancient-orphan.opus",
@@ -85,9 +85,9 @@ struct ArtifactStoreTests {
         #expect(Set(artifacts.allFiles()) == ["originals/2026/08/edge.wav", "submissions/2026/09/edge.peaks.json"])
     }
 
-    @Test("Links are never followed: a month directory, a family or a file that is a link to elsewhere loses the link, never what it points to")
-    func links() throws {
-        let store = try TestStore()
+    @Test("Links are never followed: a month directory, a family or a file that is a link to elsewhere loses the link, never what it points to", arguments: TestEngine.all)
+    func links(engine: TestEngine) throws {
+        let store = try TestStore(engine)
         defer { store.remove() }
         let artifacts = store.state.artifactStore
         let outside = store.root.appendingPathComponent("outside")
@@ -116,9 +116,9 @@ struct ArtifactStoreTests {
         }
     }
 
-    @Test("A lost disk: every missing file is counted, a hundred are named")
-    func manyMissing() throws {
-        let store = try TestStore(students: (1...150).map { "S\(1000 + $0)" })
+    @Test("A lost disk: every missing file is counted, a hundred are named", arguments: TestEngine.all)
+    func manyMissing(engine: TestEngine) throws {
+        let store = try TestStore(engine, students: (1...150).map { "S\(1000 + $0)" })
         defer { store.remove() }
         for index in 1...150 {
             var request = store.request("S\(1000 + index)", .assessment, at: TestStore.newYork(2026, 9, 6))
@@ -130,9 +130,9 @@ struct ArtifactStoreTests {
         #expect(try store.database.lastArtifactSweep()?.missing == 150)
     }
 
-    @Test("A sweep asked to stop throws SweepInterrupted, records no count and leaves referenced files alone")
-    func interruptedSweep() throws {
-        let store = try TestStore()
+    @Test("A sweep asked to stop throws SweepInterrupted, records no count and leaves referenced files alone", arguments: TestEngine.all)
+    func interruptedSweep(engine: TestEngine) throws {
+        let store = try TestStore(engine)
         defer { store.remove() }
         let artifacts = store.state.artifactStore
         var request = store.request("S1001", .week(1), at: TestStore.newYork(2026, 9, 6))
@@ -151,9 +151,9 @@ struct ArtifactStoreTests {
         #expect(artifacts.allFiles() == ["originals/2026/09/kept.wav"])
     }
 
-    @Test("Originals past retention are pruned only once their recording is encoded")
-    func pruneOriginals() throws {
-        let store = try TestStore()
+    @Test("Originals past retention are pruned only once their recording is encoded", arguments: TestEngine.all)
+    func pruneOriginals(engine: TestEngine) throws {
+        let store = try TestStore(engine)
         defer { store.remove() }
         let artifacts = store.state.artifactStore
         let received = TestStore.newYork(2026, 9, 6)
@@ -163,7 +163,7 @@ struct ArtifactStoreTests {
         pending.originalPath = "originals/2026/09/b.wav"
         let first = try #require(try store.database.admitSubmission(encoded, policy: ProgramPolicy()).submission)
         _ = try store.database.admitSubmission(pending, policy: ProgramPolicy())
-        try store.database.writer.write { db in
+        try store.database.engine.write { db in
             try db.execute(sql: "UPDATE submission SET audioPath = 'submissions/2026/09/a.opus' WHERE id = ?", arguments: [first.id])
         }
         for name in ["originals/2026/09/a.wav", "originals/2026/09/b.wav", "submissions/2026/09/a.opus"] {

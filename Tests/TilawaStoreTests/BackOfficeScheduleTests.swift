@@ -13,8 +13,8 @@ struct BackOfficeScheduleTests {
     static let newYork = TimeZone(identifier: "America/New_York")!
 
     func notices(_ store: TestStore, _ student: String) throws -> [EventPayload] {
-        try store.database.writer.read { db in
-            try EventRecord.filter(Column("studentId") == student).order(Column("seq")).fetchAll(db)
+        try store.database.engine.read { db in
+            try EventRecord.fetchAll(db, where: "studentId = ?", [student], orderBy: "seq")
         }.map { try JSONDecoder.iso.decode(EventPayload.self, from: $0.payload) }
             .filter { $0.type == "week_unlocked" || $0.type == "deadline_reminder" }
     }
@@ -26,9 +26,9 @@ struct BackOfficeScheduleTests {
         return "\(parts.month ?? 0)-\(parts.day ?? 0) \(parts.hour ?? 0)h"
     }
 
-    @Test("weeks 5 to 8 ticked hourly: S1001's week 5 extended to Tuesday, S1002 paused for two weeks")
-    func remindersFollowOverrides() async throws {
-        let store = try TestStore(students: ["S1001", "S1002"])
+    @Test("weeks 5 to 8 ticked hourly: S1001's week 5 extended to Tuesday, S1002 paused for two weeks", arguments: TestEngine.all)
+    func remindersFollowOverrides(engine: TestEngine) async throws {
+        let store = try TestStore(engine, students: ["S1001", "S1002"])
         defer { store.remove() }
         let policy = ProgramPolicy()
         // Monday of week 5, 09:00 in New York.
@@ -70,6 +70,6 @@ struct BackOfficeScheduleTests {
         #expect(timeline.rules.overrides.excusedWeeks == [5, 6], "weeks 5 and 6 fell due in the pause")
         // Behind: weeks 1–4 and 7–8 (nothing recorded), not 5 and 6.
         #expect(timeline.rules.behindCount(history: timeline.history, now: tick) == 6)
-        #expect(try await store.database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM audit") } == 3)
+        #expect(try await store.database.engine.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM audit") } == 3)
     }
 }

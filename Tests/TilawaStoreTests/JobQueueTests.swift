@@ -6,9 +6,9 @@ import TilawaCore
 
 @Suite("Durable job queue")
 struct JobQueueTests {
-    @Test("Jobs are claimed once each, oldest first; abandoned ones come back, live ones do not")
-    func claimAndRequeue() throws {
-        let store = try TestStore()
+    @Test("Jobs are claimed once each, oldest first; abandoned ones come back, live ones do not", arguments: TestEngine.all)
+    func claimAndRequeue(engine: TestEngine) throws {
+        let store = try TestStore(engine)
         defer { store.remove() }
         let at = TestStore.newYork(2026, 9, 20)
         for week in 1...2 {
@@ -23,9 +23,9 @@ struct JobQueueTests {
         #expect(again.id == first.id && again.attempts == 2)
     }
 
-    @Test("A retried job waits until its notBefore")
-    func retryWaits() throws {
-        let store = try TestStore()
+    @Test("A retried job waits until its notBefore", arguments: TestEngine.all)
+    func retryWaits(engine: TestEngine) throws {
+        let store = try TestStore(engine)
         defer { store.remove() }
         let at = TestStore.newYork(2026, 9, 20)
         _ = try store.database.admitSubmission(store.request("S1001", .week(1), at: at), policy: ProgramPolicy())

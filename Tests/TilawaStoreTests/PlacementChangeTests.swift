@@ -12,7 +12,7 @@ struct PlacementChangeTests {
 
     /// Events and enrolment changes of S1001, to show that a no-op writes nothing.
     func noise(_ store: TestStore) throws -> [Int] {
-        try store.database.writer.read { db in
+        try store.database.engine.read { db in
             [try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM event WHERE studentId = 'S1001'") ?? -1,
              try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM enrolmentChange") ?? -1]
         }
@@ -47,8 +47,8 @@ struct PlacementChangeTests {
 
         // The same placement again: the enrolment as it stands, no event, no audit row.
         let before = try noise(store)
-        let standing = try await store.database.writer.read { db in
-            try EnrolmentRecord.filter(Column("studentId") == "S1001" && Column("semesterId") == "fall-2026").fetchOne(db)
+        let standing = try await store.database.engine.read { db in
+            try EnrolmentRecord.fetchOne(db, where: "studentId = ? AND semesterId = ?", ["S1001", "fall-2026"])
         }
         let same = try await store.database.placeStudent("S1001", levelId: "L1", coachId: "C01", semesterId: "fall-2026", by: .ops, now: later)
         #expect(same.success != nil && same.success == standing)
@@ -71,7 +71,7 @@ struct PlacementChangeTests {
                        coachID: Identifier(rawValue: coach)!, semesterID: Identifier(rawValue: semester)!)
         }
         let later = at.addingTimeInterval(3_600)
-        let history = { try store.database.writer.read { db in
+        let history = { try store.database.engine.read { db in
             try String.fetchAll(db, sql: "SELECT change || ':' || COALESCE(levelId, '-') || ':' || COALESCE(coachId, '-') FROM enrolmentChange ORDER BY id")
         } }
         let before = try history()
@@ -84,16 +84,16 @@ struct PlacementChangeTests {
                 && error.message.hasPrefix("s.csv line 3: student S1001 in semester \"fall-2026\" is placed at level L1 with coach C01")
         }
         // Nothing of that import: not the new student of line 2, not the change.
-        #expect(try store.database.writer.read { db in try StudentRecord.exists(db, key: "S2001") } == false)
+        #expect(try store.database.engine.read { db in try StudentRecord.exists(db, key: "S2001") } == false)
         #expect(try history() == before)
-        #expect(try store.database.writer.read { db in try String.fetchOne(db, sql: "SELECT levelId FROM enrolment WHERE studentId = 'S1001'") } == "L1")
+        #expect(try store.database.engine.read { db in try String.fetchOne(db, sql: "SELECT levelId FROM enrolment WHERE studentId = 'S1001'") } == "L1")
 
         // The coach alone may change; the change is kept as history.
         _ = try store.database.importRoster(program: nil, students: [row(3, "S1001", "L1", "C02")], studentsSource: "s.csv", now: later)
         #expect(try history() == before + ["coach_changed:L1:C02"])
         // Another semester's row may name any level.
         _ = try store.database.importRoster(program: nil, students: [row(4, "S1001", "L2", "C02", "spring-2027")], studentsSource: "s.csv", now: later)
-        #expect(try store.database.writer.read { db in
+        #expect(try store.database.engine.read { db in
             try String.fetchOne(db, sql: "SELECT levelId FROM enrolment WHERE studentId = 'S1001' AND semesterId = 'spring-2027'")
         } == "L2")
     }

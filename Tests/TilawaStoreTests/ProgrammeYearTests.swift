@@ -11,7 +11,7 @@ struct ProgrammeYearTests {
     /// Fall 2026 starts Saturday 5 September; spring 2027 Saturday 9 January (New York).
     static func yearStore() throws -> TestStore {
         let store = try TestStore(students: ["S1001"])
-        try store.database.writer.write { db in
+        try store.database.engine.write { db in
             try SemesterRecord(id: "spring-2027", name: "Spring 2027", startDate: "2027-01-09", timeZone: "America/New_York",
                                weekCount: 15, catchUpGraceDays: 14).insert(db)
             try LevelRecord(id: "L2", name: "Juz Amma", position: 1, eocTitle: "Juz Amma review", eocPassage: "Al-Bayyina 98:1-8")
@@ -56,8 +56,8 @@ struct ProgrammeYearTests {
     }
 
     func events(_ store: TestStore, _ type: String) throws -> [EventPayload] {
-        try store.database.writer.read { db in
-            try EventRecord.filter(Column("type") == type).order(Column("seq")).fetchAll(db)
+        try store.database.engine.read { db in
+            try EventRecord.fetchAll(db, where: "type = ?", [type], orderBy: "seq")
         }.map { try JSONDecoder.iso.decode(EventPayload.self, from: $0.payload) }
     }
 
@@ -119,8 +119,8 @@ struct ProgrammeYearTests {
         #expect(try await store.database.submission(id: second.id)?.overdueNotifiedAt == nil)
         #expect(try reply(store, coach: "C01", target: .slot(student: "S1001", slot: .eoc), result: .pass,
                           at: TestStore.newYork(2026, 12, 28)).isSuccess)
-        let fallEnrolment = try await #require(try store.database.writer.read { db in
-            try StudentContext.enrolment(SQLSession(db), studentId: "S1001", semesterId: "fall-2026")
+        let fallEnrolment = try await #require(try store.database.engine.read { db in
+            try StudentContext.enrolment(db, studentId: "S1001", semesterId: "fall-2026")
         })
         #expect(fallEnrolment.outcome == .graduated)
         let results = try events(store, "eoc_results_ready")
@@ -138,8 +138,8 @@ struct ProgrammeYearTests {
         let enrolled = try events(store, "enrolled")
         #expect(enrolled.count == 1)
         #expect(enrolled.first?.message.contains("Juz Amma") == true && enrolled.first?.message.contains("Saturday 9 January, 00:00 EST") == true)
-        #expect(try await store.database.writer.read { db in
-            try StudentContext.enrolment(SQLSession(db), studentId: "S1001", semesterId: "fall-2026")
+        #expect(try await store.database.engine.read { db in
+            try StudentContext.enrolment(db, studentId: "S1001", semesterId: "fall-2026")
         } == fallEnrolment)
 
         let springWeek1 = Self.spring.unlock(week: 1).addingTimeInterval(3_600)
@@ -194,7 +194,7 @@ struct ProgrammeYearTests {
     func placement() async throws {
         let store = try Self.yearStore()
         defer { store.remove() }
-        try await store.database.writer.write { db in
+        try await store.database.engine.write { db in
             try db.execute(sql: "UPDATE coach SET placing = 1 WHERE id = 'C02'")
             try StudentRecord(id: "S2001", name: "New Student").insert(db)
         }
@@ -237,7 +237,7 @@ struct ProgrammeYearTests {
         #expect(try await store.database.coachQueue(coachId: "C02", now: Date()).isEmpty)
         let facts = try await store.database.statusFacts(now: after, feedbackDue: 48 * 3_600)
         #expect(facts.awaitingPlacement == 0 && facts.overdueByCoach["unplaced"] == nil)
-        let changes = try await store.database.writer.read { db in
+        let changes = try await store.database.engine.read { db in
             try String.fetchAll(db, sql: "SELECT change || ':' || changedBy FROM enrolmentChange WHERE enrolmentId = ? ORDER BY id",
                                 arguments: [enrolment.id])
         }

@@ -12,7 +12,7 @@ struct RosterAyahsImportTests {
         .appendingPathComponent("config/program.yaml")
 
     private func stored(_ store: TestStore) throws -> (weeks: [String: String?], eoc: [String: String?]) {
-        try store.database.writer.read { db in
+        try store.database.engine.read { db in
             let weeks = try Row.fetchAll(db, sql: "SELECT levelId || '/' || week AS key, ayahs FROM curriculumWeek")
             let levels = try Row.fetchAll(db, sql: "SELECT id, eocAyahs FROM level")
             return (Dictionary(uniqueKeysWithValues: weeks.map { ($0["key"] as String, $0["ayahs"] as String?) }),
@@ -20,9 +20,9 @@ struct RosterAyahsImportTests {
         }
     }
 
-    @Test("the sample's ranges are stored normalised; importing it again changes nothing; a file without ayahs clears them")
-    func sampleImport() throws {
-        let store = try TestStore()
+    @Test("the sample's ranges are stored normalised; importing it again changes nothing; a file without ayahs clears them", arguments: TestEngine.all)
+    func sampleImport(engine: TestEngine) throws {
+        let store = try TestStore(engine)
         defer { store.remove() }
         let text = try String(contentsOf: Self.sample, encoding: .utf8)
         let program = try ProgramFile.parse(text, source: "config/program.yaml")

@@ -12,7 +12,7 @@ struct RosterEnrolmentTests {
     }
 
     func changes(_ store: TestStore) throws -> [String] {
-        try store.database.writer.read { db in
+        try store.database.engine.read { db in
             try String.fetchAll(db, sql: """
                 SELECT change || ':' || COALESCE(enrolmentChange.coachId, '-') || ':' || changedBy FROM enrolmentChange
                 JOIN enrolment ON enrolment.id = enrolmentChange.enrolmentId WHERE enrolment.studentId = 'S1001'
@@ -21,9 +21,9 @@ struct RosterEnrolmentTests {
         }
     }
 
-    @Test("an open semester's coach may change (kept as history); a closed one's is final (65 semester_closed naming the row); identical rows change nothing")
-    func coachChanges() throws {
-        let store = try TestStore(students: ["S1001"])
+    @Test("an open semester's coach may change (kept as history); a closed one's is final (65 semester_closed naming the row); identical rows change nothing", arguments: TestEngine.all)
+    func coachChanges(engine: TestEngine) throws {
+        let store = try TestStore(engine, students: ["S1001"])
         defer { store.remove() }
         let open = TestStore.newYork(2026, 10, 1)
         _ = try store.database.importRoster(program: nil, students: [row(2, "S1001", "L1", "C01", "fall-2026")], studentsSource: "s.csv", now: open)
@@ -33,7 +33,7 @@ struct RosterEnrolmentTests {
         #expect(try store.database.coachQueue(coachId: "C02", now: Date()).isEmpty)
         // An unplaced row never undoes a placement.
         _ = try store.database.importRoster(program: nil, students: [row(2, "S1001", nil, nil, "fall-2026")], studentsSource: "s.csv", now: open)
-        #expect(try store.database.writer.read { db in try String.fetchOne(db, sql: "SELECT coachId FROM enrolment") } == "C02")
+        #expect(try store.database.engine.read { db in try String.fetchOne(db, sql: "SELECT coachId FROM enrolment") } == "C02")
 
         let closed = TestStore.newYork(2027, 1, 3)
         #expect {
@@ -42,7 +42,7 @@ struct RosterEnrolmentTests {
             guard let error = error as? RosterError else { return false }
             return error.code == .semesterClosed && error.message.hasPrefix("s.csv line 7: student S1001 in semester \"fall-2026\"")
         }
-        #expect(try store.database.writer.read { db in try String.fetchOne(db, sql: "SELECT coachId FROM enrolment") } == "C02")
+        #expect(try store.database.engine.read { db in try String.fetchOne(db, sql: "SELECT coachId FROM enrolment") } == "C02")
         // Re-importing the closed semester's row as it stands is still fine (idempotent).
         _ = try store.database.importRoster(program: nil, students: [row(7, "S1001", "L1", "C02", "fall-2026")], studentsSource: "s.csv", now: closed)
     }

@@ -9,14 +9,14 @@ struct ScheduledNoticeTests {
     static let fall = try! SemesterCalendar(start: LocalDate(year: 2026, month: 9, day: 5), timeZoneIdentifier: "America/New_York")
 
     func payloads(_ store: TestStore, _ student: String) throws -> [EventPayload] {
-        try store.database.writer.read { db in
-            try EventRecord.filter(Column("studentId") == student).order(Column("seq")).fetchAll(db)
+        try store.database.engine.read { db in
+            try EventRecord.fetchAll(db, where: "studentId = ?", [student], orderBy: "seq")
         }.map { try JSONDecoder.iso.decode(EventPayload.self, from: $0.payload) }
     }
 
-    @Test("a whole semester, ticked hourly: one who submits every week, one who falls behind, one who never submits")
-    func wholeSemester() async throws {
-        let store = try TestStore(students: ["S1001", "S1002", "S1003"])
+    @Test("a whole semester, ticked hourly: one who submits every week, one who falls behind, one who never submits", arguments: TestEngine.all)
+    func wholeSemester(engine: TestEngine) async throws {
+        let store = try TestStore(engine, students: ["S1001", "S1002", "S1003"])
         defer { store.remove() }
         let policy = ProgramPolicy()
         var tick = Self.fall.unlock(week: 1)
@@ -70,11 +70,11 @@ struct ScheduledNoticeTests {
         #expect(try store.expectMessagesRenderFromKeys().isSuperset(of: ["week_unlocked", "deadline_reminder", "submission_received.week"]))
     }
 
-    @Test("a notice is never sent after its week's deadline, and an unplaced student gets none")
-    func stale() async throws {
-        let store = try TestStore(students: ["S1001"])
+    @Test("a notice is never sent after its week's deadline, and an unplaced student gets none", arguments: TestEngine.all)
+    func stale(engine: TestEngine) async throws {
+        let store = try TestStore(engine, students: ["S1001"])
         defer { store.remove() }
-        try await store.database.writer.write { db in
+        try await store.database.engine.write { db in
             try StudentRecord(id: "S2001", name: "Unplaced").insert(db)
             var pending = EnrolmentRecord(studentId: "S2001", semesterId: "fall-2026", levelId: nil, coachId: nil, createdAt: Date())
             try pending.insert(db)
@@ -100,9 +100,9 @@ struct FallingBehindTests {
             .map { try JSONDecoder.iso.decode(EventPayload.self, from: $0.payload) }
     }
 
-    @Test("nothing in by the end of week 2; two missed deadlines in a row; caught up, then missed again is a new streak")
-    func streaks() async throws {
-        let store = try TestStore(students: ["S1001", "S1002"])
+    @Test("nothing in by the end of week 2; two missed deadlines in a row; caught up, then missed again is a new streak", arguments: TestEngine.all)
+    func streaks(engine: TestEngine) async throws {
+        let store = try TestStore(engine, students: ["S1001", "S1002"])
         defer { store.remove() }
         let policy = ProgramPolicy()
         func submit(_ student: String, _ week: Int, at: Date) throws {

@@ -10,8 +10,8 @@ struct StaffNoticeTests {
     let newYork = TimeZone(identifier: "America/New_York")!
 
     func staffEvents(_ store: TestStore, _ type: String) throws -> [(record: EventRecord, payload: EventPayload)] {
-        try store.database.writer.read { db in
-            try EventRecord.filter(Column("type") == type).order(Column("seq")).fetchAll(db)
+        try store.database.engine.read { db in
+            try EventRecord.fetchAll(db, where: "type = ?", [type], orderBy: "seq")
         }.map { ($0, try JSONDecoder.iso.decode(EventPayload.self, from: $0.payload)) }
     }
 
@@ -26,9 +26,9 @@ struct StaffNoticeTests {
                                                     audioBytes: 10, waveformPath: "w/\(submission.id).json", outputGainDB: 0, now: at)
     }
 
-    @Test("due from the local hour that day only, once per coach and day, only when the queue holds something")
-    func coachDigest() async throws {
-        let store = try TestStore(students: ["S1001", "S1002"])
+    @Test("due from the local hour that day only, once per coach and day, only when the queue holds something", arguments: TestEngine.all)
+    func coachDigest(engine: TestEngine) async throws {
+        let store = try TestStore(engine, students: ["S1001", "S1002"])
         defer { store.remove() }
         // Two recordings for C01: one received Monday 08:00 (due Wednesday 08:00), one Tuesday 09:00.
         try awaiting(store, "S1001", week: 10, at: TestStore.newYork(2026, 11, 9, 8))
@@ -65,9 +65,9 @@ struct StaffNoticeTests {
         #expect(digests.last?.payload.message == "Your queue: 3 recordings awaiting your reply (2 overdue); the oldest was due Wednesday 11 November, 08:00 EST.")
     }
 
-    @Test("storage_low goes to operations at most once a local day")
-    func storageLow() async throws {
-        let store = try TestStore()
+    @Test("storage_low goes to operations at most once a local day", arguments: TestEngine.all)
+    func storageLow(engine: TestEngine) async throws {
+        let store = try TestStore(engine)
         defer { store.remove() }
         let facts = EventPayload.StorageFacts(freeBytes: 500_000_000, totalBytes: 10_000_000_000, minimumFreeBytes: 268_435_456)
         let monday = TestStore.newYork(2026, 11, 9, 10)

@@ -131,7 +131,7 @@ extension TestStore {
     /// English rendering; returns the keys seen.
     @discardableResult
     func expectMessagesRenderFromKeys(sourceLocation: SourceLocation = #_sourceLocation) throws -> Set<String> {
-        let payloads = try database.writer.read { db in try EventRecord.fetchAll(db) }
+        let payloads = try database.engine.read { db in try EventRecord.fetchAll(db) }
             .map { try JSONDecoder.iso.decode(EventPayload.self, from: $0.payload) }
         var keys = Set<String>()
         for payload in payloads {

@@ -9,8 +9,8 @@ struct StudentZoneTests {
     static let fall = ScheduledNoticeTests.fall
 
     func payloads(_ store: TestStore, _ student: String, _ type: String) throws -> [EventPayload] {
-        try store.database.writer.read { db in
-            try EventRecord.filter(Column("studentId") == student && Column("type") == type).order(Column("seq")).fetchAll(db)
+        try store.database.engine.read { db in
+            try EventRecord.fetchAll(db, where: "studentId = ? AND type = ?", [student, type], orderBy: "seq")
         }.map { try JSONDecoder.iso.decode(EventPayload.self, from: $0.payload) }
     }
 
@@ -39,9 +39,9 @@ struct StudentZoneTests {
         }
     }
 
-    @Test("New York, Dubai and Jakarta: 18:00 local on the two days before the deadline as each counts them; the deadline written in their zone")
-    func threeZones() async throws {
-        let store = try TestStore(students: ["S1001", "S1002", "S1003"])
+    @Test("New York, Dubai and Jakarta: 18:00 local on the two days before the deadline as each counts them; the deadline written in their zone", arguments: TestEngine.all)
+    func threeZones(engine: TestEngine) async throws {
+        let store = try TestStore(engine, students: ["S1001", "S1002", "S1003"])
         defer { store.remove() }
         try await setZone(store, "S1002", "Asia/Dubai")
         try await setZone(store, "S1003", "Asia/Jakarta")
@@ -62,9 +62,9 @@ struct StudentZoneTests {
         #expect(unlocked.first?.message.hasSuffix("due Saturday 26 September, 10:59 WIB.") == true)
     }
 
-    @Test("quiet hours are the student's: a reminder that would fall in them moves to their end, before the deadline")
-    func quietHours() async throws {
-        let store = try TestStore(students: ["S1001", "S1002"])
+    @Test("quiet hours are the student's: a reminder that would fall in them moves to their end, before the deadline", arguments: TestEngine.all)
+    func quietHours(engine: TestEngine) async throws {
+        let store = try TestStore(engine, students: ["S1001", "S1002"])
         defer { store.remove() }
         try await setZone(store, "S1002", "Asia/Jakarta")
         var policy = ProgramPolicy()
@@ -92,9 +92,9 @@ struct StudentZoneTests {
         #expect(notices.allSatisfy { $0.dueAt < $0.expiresAt })
     }
 
-    @Test("a student who moves from New York to Dubai on Wednesday evening gets the next reminder once, at Dubai's hour")
-    func moveMidWeek() async throws {
-        let store = try TestStore(students: ["S1001"])
+    @Test("a student who moves from New York to Dubai on Wednesday evening gets the next reminder once, at Dubai's hour", arguments: TestEngine.all)
+    func moveMidWeek(engine: TestEngine) async throws {
+        let store = try TestStore(engine, students: ["S1001"])
         defer { store.remove() }
         // Wednesday 23 September 20:00 New York: the Wednesday reminder went out at 18:00.
         let moves = TestStore.newYork(2026, 9, 23, 20)
@@ -113,9 +113,9 @@ struct StudentZoneTests {
         #expect(try payloads(store, "S1001", "deadline_reminder").count == 2)
     }
 
-    @Test("a category turned off pushes nothing from then on; what was written keeps its push; refusals always push")
-    func pushCategories() async throws {
-        let store = try TestStore(students: ["S1001"])
+    @Test("a category turned off pushes nothing from then on; what was written keeps its push; refusals always push", arguments: TestEngine.all)
+    func pushCategories(engine: TestEngine) async throws {
+        let store = try TestStore(engine, students: ["S1001"])
         defer { store.remove() }
         try await tick(store, from: Self.fall.unlock(week: 1), to: Self.fall.unlock(week: 1))
         _ = try await store.database.updatePreferences(studentId: "S1001", change: PreferencesChange(push: [.deadlines: false]), by: "student",
@@ -131,9 +131,9 @@ struct StudentZoneTests {
         #expect(EventType.feedbackReady.pushCategory == .feedback && EventType.questionAnswered.pushCategory == .questions)
     }
 
-    @Test("students.csv time_zone: imported, an empty cell keeps it, and it never overwrites the student's own choice")
-    func rosterZone() async throws {
-        let store = try TestStore(students: ["S1001", "S1002"])
+    @Test("students.csv time_zone: imported, an empty cell keeps it, and it never overwrites the student's own choice", arguments: TestEngine.all)
+    func rosterZone(engine: TestEngine) async throws {
+        let store = try TestStore(engine, students: ["S1001", "S1002"])
         defer { store.remove() }
         func row(_ student: String, _ zone: String?) -> StudentRow {
             StudentRow(line: 2, id: Identifier(rawValue: student)!, name: "Student \(student)", level: "L1",

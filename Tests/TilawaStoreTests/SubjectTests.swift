@@ -11,9 +11,9 @@ struct SubjectTests {
                    semesterID: Identifier(rawValue: semester)!, subject: subject)
     }
 
-    @Test("students.csv subject: imported and looked up; an empty cell keeps it; one subject for two people is refused naming both")
-    func students() async throws {
-        let store = try TestStore(students: ["S1001", "S1002"])
+    @Test("students.csv subject: imported and looked up; an empty cell keeps it; one subject for two people is refused naming both", arguments: TestEngine.all)
+    func students(engine: TestEngine) async throws {
+        let store = try TestStore(engine, students: ["S1001", "S1002"])
         defer { store.remove() }
         let now = TestStore.newYork(2026, 10, 1)
         _ = try store.database.importRoster(program: nil, students: [row(2, "S1001", subject: "auth0|aisha"), row(3, "S1002", subject: "omar@example.org")],
@@ -28,7 +28,7 @@ struct SubjectTests {
         #expect {
             _ = try store.database.importRoster(program: nil, students: [row(4, "S1002", subject: "auth0|aisha")], studentsSource: "s.csv", now: now)
         } throws: { ($0 as? RosterError)?.code == .duplicateSubject && ($0 as? RosterError)?.message.contains("student S1001") == true }
-        try await store.database.writer.write { db in try db.execute(sql: "UPDATE coach SET subject = 'auth0|c01' WHERE id = 'C01'") }
+        try await store.database.engine.write { db in try db.execute(sql: "UPDATE coach SET subject = 'auth0|c01' WHERE id = 'C01'") }
         #expect {
             _ = try store.database.importRoster(program: nil, students: [row(5, "S1002", subject: "auth0|c01")], studentsSource: "s.csv", now: now)
         } throws: { ($0 as? RosterError)?.code == .duplicateSubject && ($0 as? RosterError)?.message.contains("coach C01") == true }

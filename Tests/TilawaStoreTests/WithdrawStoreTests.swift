@@ -6,9 +6,9 @@ import TilawaCore
 
 @Suite("Withdrawing a recording in the store")
 struct WithdrawStoreTests {
-    @Test("a queued encode is cancelled; a worker that finishes afterwards keeps nothing; the week is open again")
-    func racesTheEncoder() async throws {
-        let store = try TestStore(students: ["S1001"])
+    @Test("a queued encode is cancelled; a worker that finishes afterwards keeps nothing; the week is open again", arguments: TestEngine.all)
+    func racesTheEncoder(engine: TestEngine) async throws {
+        let store = try TestStore(engine, students: ["S1001"])
         defer { store.remove() }
         let at = TestStore.newYork(2026, 11, 22, 10)
         let outcome = try store.database.admitSubmission(store.request("S1001", .week(12), at: at), policy: ProgramPolicy())
@@ -23,7 +23,7 @@ struct WithdrawStoreTests {
             return
         }
         #expect(withdrawal.filesToRemove == [submission.originalPath].compactMap { $0 })
-        #expect(try await store.database.writer.read { db in try JobRecord.fetchOne(db, key: jobId)?.state } == .cancelled)
+        #expect(try await store.database.engine.read { db in try JobRecord.fetchOne(db, key: jobId)?.state } == .cancelled)
         // A worker that had claimed it before finds it withdrawn: nothing is recorded.
         #expect(try store.database.completeSubmissionEncode(jobId: jobId, submissionId: submission.id, audioPath: "a.opus", audioBytes: 9,
                                                             waveformPath: "w.json", outputGainDB: 0, now: at.addingTimeInterval(90)) == false)
@@ -39,9 +39,9 @@ struct WithdrawStoreTests {
         #expect(again.submission != nil)
     }
 
-    @Test("withdraw_minutes 0 turns withdrawal off")
-    func turnedOff() async throws {
-        let store = try TestStore(students: ["S1001"])
+    @Test("withdraw_minutes 0 turns withdrawal off", arguments: TestEngine.all)
+    func turnedOff(engine: TestEngine) async throws {
+        let store = try TestStore(engine, students: ["S1001"])
         defer { store.remove() }
         let at = TestStore.newYork(2026, 11, 22, 10)
         let submission = try #require(try store.database.admitSubmission(store.request("S1001", .week(12), at: at), policy: ProgramPolicy()).submission)

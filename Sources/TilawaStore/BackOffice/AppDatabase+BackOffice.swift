@@ -79,7 +79,7 @@ extension AppDatabase {
         if let week = slot.week {
             // `late` of what is in already follows the deadline it is judged by now.
             try db.execute(sql: """
-                UPDATE submission SET late = (COALESCE(recordedAt, receivedAt) > ?)
+                UPDATE submission SET late = CASE WHEN COALESCE(recordedAt, receivedAt) > ? THEN 1 ELSE 0 END
                 WHERE enrolmentId = ? AND kind = 'week' AND week = ?
                 """, arguments: [dueAt, context.enrolmentId, week])
             if !context.rules.owes(week: week) {

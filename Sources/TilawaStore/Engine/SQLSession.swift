@@ -102,7 +102,8 @@ extension DatabaseValueConvertible {
         switch session.connection {
         case let .sqlite(db): return try fetchOne(db, sql: sql, arguments: arguments.statementArguments)
         case let .backend(backend):
-            guard let first = try backend.fetchFirstColumn(sql: sql, arguments: arguments).first else { return nil }
+            // GRDB's rule: no row and a NULL both give nil.
+            guard let first = try backend.fetchFirstColumn(sql: sql, arguments: arguments).first, !first.isNull else { return nil }
             return try decode(first)
         }
     }
