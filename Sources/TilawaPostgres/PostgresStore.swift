@@ -11,13 +11,14 @@ import TilawaStore
 /// transactions on a bounded set of connections, each transaction on a thread of its own.
 ///
 /// Isolation:
-/// - `write` is SERIALIZABLE and tried again (up to ten times) when PostgreSQL reports a
-///   serialization failure or a deadlock, so every operation that was written for SQLite's
-///   one-writer-at-a-time keeps its meaning while writers of unrelated rows run side by side.
-/// - `immediateWrite` (admissions, claims: operations that check a rule and then write) is
-///   READ COMMITTED: its body takes the `StoreLock` its rule needs *first*, and every later
-///   statement then reads what the lock's previous holder committed. A snapshot taken before
-///   the lock (REPEATABLE READ, SERIALIZABLE) would count stale rows (`AttemptLockTests`).
+/// - `write` and `immediateWrite` are SERIALIZABLE and tried again (up to ten times) when
+///   PostgreSQL reports a serialization failure or a deadlock, so every operation that was
+///   written for SQLite's one-writer-at-a-time keeps its meaning while writers of unrelated
+///   rows run side by side.
+/// - `lockedWrite` (an admission) waits for its `StoreLock` *first* and runs READ COMMITTED:
+///   every later statement reads what the lock's previous holder committed. A snapshot taken
+///   before the lock (REPEATABLE READ, SERIALIZABLE) would count stale rows, and ten uploads
+///   at once would end in retries rather than in order (`AttemptLockTests`).
 /// - `read` is REPEATABLE READ, READ ONLY: one committed state, as SQLite's readers see.
 public final class PostgresStore: StoreEngine {
     public var kind: StoreEngineKind { .postgres }
@@ -65,7 +66,14 @@ public final class PostgresStore: StoreEngine {
     }
 
     public func immediateWrite<T>(_ body: (SQLSession) throws -> T) throws -> T {
-        try transaction("BEGIN ISOLATION LEVEL READ COMMITTED", retrying: true, body)
+        try transaction("BEGIN ISOLATION LEVEL SERIALIZABLE", retrying: true, body)
+    }
+
+    public func lockedWrite<T>(_ lock: StoreLock, _ body: (SQLSession) throws -> T) throws -> T {
+        try transaction("BEGIN ISOLATION LEVEL READ COMMITTED", retrying: true) { session in
+            try session.acquire(lock)
+            return try body(session)
+        }
     }
 
     public func immediateWrite<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T {

@@ -4,14 +4,13 @@ import TilawaCore
 
 extension AppDatabase {
     /// Applies the programme's rules and, if they allow it, records the submission, its
-    /// encode job and its `submission_received` event — all in one `BEGIN IMMEDIATE`
-    /// transaction, so concurrent uploads by one student (from any process) are admitted
-    /// one at a time and never exceed the attempt limit.
+    /// encode job and its `submission_received` event — all in one transaction under the
+    /// student's lock (`lockedWrite`), so concurrent uploads by one student (from any process
+    /// or node) are admitted one at a time and never exceed the attempt limit.
     public func admitSubmission(_ request: AdmissionRequest, policy: ProgramPolicy) throws -> AdmissionOutcome {
-        try immediateWrite { db in
-            // First, before anything is read: on PostgreSQL every later statement then counts
-            // what the lock's previous holder committed (READ COMMITTED, `PostgresStore`).
-            try db.acquire(.student(request.studentId))
+        // The student's lock before anything is read: on PostgreSQL every later statement then
+        // counts what the previous admission of this student committed, on whichever node.
+        try engine.lockedWrite(.student(request.studentId)) { db in
             guard let context = try StudentContext.load(db, studentId: request.studentId, now: request.receivedAt, policy: policy) else {
                 return .refused(Self.unknownStudentRefusal(request.studentId), timeZone: .gmt)
             }

@@ -13,11 +13,16 @@ public protocol StoreEngine: Sendable {
     /// A write transaction, committed when `body` returns and rolled back when it throws.
     func write<T>(_ body: (SQLSession) throws -> T) throws -> T
     func write<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T
-    /// A write transaction for an operation that checks a rule and then writes: it holds
-    /// off every other writer from its start on SQLite (`BEGIN IMMEDIATE`); on PostgreSQL
-    /// the body takes the `StoreLock`s its rule needs.
+    /// A write transaction for an operation that checks something and then writes (claiming a
+    /// job, sending a notice once): it holds off every other writer from its start on SQLite
+    /// (`BEGIN IMMEDIATE`), and is SERIALIZABLE on PostgreSQL.
     func immediateWrite<T>(_ body: (SQLSession) throws -> T) throws -> T
     func immediateWrite<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T
+    /// A write transaction that waits for `lock` before it reads anything, for a rule that
+    /// must stay exact however many nodes apply it (the attempt rule, DESIGN §13): `BEGIN
+    /// IMMEDIATE` on SQLite; on PostgreSQL the lock first, then READ COMMITTED statements that
+    /// each see what the lock's previous holder committed.
+    func lockedWrite<T>(_ lock: StoreLock, _ body: (SQLSession) throws -> T) throws -> T
     /// Which engine, for `status` and error messages.
     var kind: StoreEngineKind { get }
 }
@@ -56,6 +61,10 @@ public struct SQLiteEngine: StoreEngine {
 
     public func immediateWrite<T>(_ body: (SQLSession) throws -> T) throws -> T {
         try writer.writeWithoutTransaction { db in try Self.immediateTransaction(db, body) }
+    }
+
+    public func lockedWrite<T>(_ lock: StoreLock, _ body: (SQLSession) throws -> T) throws -> T {
+        try immediateWrite(body)
     }
 
     public func immediateWrite<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T {
