@@ -117,7 +117,7 @@ test: deps deps-s3 test-venv
 # unprivileged user). `make test` leaves them out: they need the server this target installs.
 test-postgres: deps deps-postgres test-venv
 	$(SWIFT) build --build-tests
-	TILAWA_TEST_POSTGRES=1 $(SWIFT) test --skip-build --filter "TilawaPostgresTests|DatabaseCheckCommandTests"
+	TILAWA_TEST_POSTGRES=1 $(SWIFT) test --skip-build --filter "TilawaPostgresTests|TilawaStoreTests|DatabaseCheckCommandTests|PostgresCommandTests"
 
 # Builds, imports the sample programme into ./var, prints a ready-to-paste upload line with a
 # fresh token, and runs the daemon on 127.0.0.1:8080 until Ctrl-C.

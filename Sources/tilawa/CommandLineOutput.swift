@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GRDB
 import TilawaDaemon
+import TilawaPostgres
 import TilawaStore
 
 /// Where the command writes: results on stdout, one-line errors on stderr.
@@ -31,11 +32,16 @@ enum CommandLineOutput {
             if case .storageFull = error {
                 return fail(code: error.code, message: "the disk is full: \(error.description)", exit: cannotCreate)
             }
+            if case .unavailable = error {
+                return fail(code: error.code, message: error.description, exit: ExitStatus.unavailable)
+            }
             return fail(code: error.code, message: error.description, exit: ExitStatus.software)
         case let error as ConfigurationError:
             return fail(code: error.code, message: error.description, exit: ExitStatus.configuration)
         case let error as DatabaseError:
             return fail(code: "database_error", message: error.message ?? "\(error)", exit: ExitStatus.software)
+        case let error as PostgresStatementError:
+            return fail(code: "database_error", message: error.description, exit: ExitStatus.software)
         default:
             return fail(code: "internal_error", message: "\(error)", exit: ExitStatus.software)
         }

@@ -35,15 +35,7 @@ struct DatabaseCheckCommand: AsyncParsableCommand {
             throw CommandLineOutput.fail(code: "bad_configuration", message: "database.url is sqlite: (the state directory's): nothing to check",
                                          exit: ExitStatus.configuration)
         }
-        var password: String?
-        if let file = configuration.database.passwordFile {
-            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
-                throw CommandLineOutput.fail(code: "bad_configuration", message: "database.password_file: cannot read \(file)",
-                                             exit: ExitStatus.configuration)
-            }
-            password = text.split(separator: "\n", omittingEmptySubsequences: false).first
-                .map { $0.hasSuffix("\r") ? String($0.dropLast()) : String($0) }
-        }
+        let password = try configuration.database.password()
         var settings = PostgresConnection.Configuration(host: location.host, port: location.port, username: location.user,
                                                         password: password, database: location.database, tls: .disable)
         settings.options.connectTimeout = .seconds(10)

@@ -52,7 +52,7 @@ struct StatusCommand: AsyncParsableCommand {
         }
         if let postgres = configuration.database.postgres {
             // Not the state directory's SQLite file, which is not where the data would be.
-            throw CommandLineOutput.fail(code: "bad_configuration", message: "database.url: \(postgres) is not served yet",
+            throw CommandLineOutput.fail(code: "bad_configuration", message: "database.url: status of \(postgres) is not reported yet",
                                          exit: StatusState.unknown.exitCode)
         }
         var thresholds = StatusThresholds()

@@ -3,15 +3,13 @@ import Testing
 import TilawaTestSupport
 
 /// `database.url` and `tilawa db check` through the binary (DESIGN §13).
-@Suite("database.url: validated, refused by the daemon until the engine runs on it, checked by tilawa db check")
+@Suite("database.url: validated, an unreachable server a clear 69, checked by tilawa db check")
 struct DatabaseURLCommandTests {
-    @Test("A bad database.url is 78 naming the key; with postgres:// every command that opens the data refuses (78) rather than use SQLite",
+    @Test("A bad database.url is 78 naming the key",
           arguments: [
             (["TILAWA_DATABASE_URL": "postgres://db.example.org/tilawa"], ["db", "check"], "database.url"),
             (["TILAWA_DATABASE_URL": "postgres://tilawa:secret@db/tilawa"], ["db", "check"], "database.password_file"),
             (["TILAWA_DATABASE_URL": "mysql://tilawa@db/tilawa"], ["db", "check"], "database.url"),
-            (["TILAWA_DATABASE_URL": "postgres://tilawa@127.0.0.1:9/tilawa"], ["serve"], "not served yet"),
-            (["TILAWA_DATABASE_URL": "postgres://tilawa@127.0.0.1:9/tilawa"], ["jobs", "run"], "not served yet"),
             ([:], ["db", "check"], "nothing to check"),
           ])
     func refused(_ environment: [String: String], _ command: [String], _ named: String) async throws {
@@ -21,12 +19,22 @@ struct DatabaseURLCommandTests {
         #expect(result.status == 78 && result.stderr.contains(named), "\(command) \(environment): \(result.status) \(result.stderr)")
     }
 
+    @Test("With postgres:// and no server there, every command that opens the data is 69 database_unavailable, never SQLite's data",
+          arguments: [["serve"], ["jobs", "run"], ["roster", "import", CommandLineStateFixture.sample("program.yaml")]])
+    func unreachable(_ command: [String]) async throws {
+        let state = try await CommandLineStateFixture()
+        defer { state.remove() }
+        let result = try await state.run(command, environment: ["TILAWA_DATABASE_URL": "postgres://tilawa@127.0.0.1:9/tilawa"])
+        #expect(result.status == 69 && result.stderr.contains("database_unavailable") && result.stderr.contains("127.0.0.1:9"),
+                "\(command): \(result.status) \(result.stderr)")
+    }
+
     @Test("status on a postgres:// database.url says UNKNOWN (3) rather than report the state directory's SQLite file")
     func status() async throws {
         let state = try await CommandLineStateFixture()
         defer { state.remove() }
         let result = try await state.run(["status"], environment: ["TILAWA_DATABASE_URL": "postgres://tilawa@127.0.0.1:9/tilawa"])
-        #expect(result.status == 3 && result.stderr.contains("not served yet"), "\(result.status) \(result.stderr)")
+        #expect(result.status == 3 && result.stderr.contains("not reported yet"), "\(result.status) \(result.stderr)")
     }
 }
 

@@ -1,6 +1,8 @@
 import Foundation
+import Logging
 import TilawaAudio
 import TilawaCore
+import TilawaPostgres
 import TilawaStore
 
 /// The wired-up parts every command and service shares, built from one configuration:
@@ -20,16 +22,9 @@ public struct TilawaRuntime: Sendable {
     public init(configuration: TilawaConfiguration, clock: @escaping @Sendable () -> Date = { Date() }) throws {
         self.configuration = configuration
         self.clock = clock
-        if let postgres = configuration.database.postgres {
-            // Rather than keep the data in SQLite while the configuration names a server.
-            throw ConfigurationError(key: "database.url", message: """
-                \(postgres) is not served yet: this release keeps its data in SQLite (database.url: sqlite:); \
-                `tilawa db check` checks that the server is ready
-                """)
-        }
         stateDirectory = StateDirectory(path: configuration.stateDirectory, artifactRemote: try S3ArtifactRemote.configured(in: configuration))
         try stateDirectory.prepare()
-        database = try AppDatabase.open(path: stateDirectory.databasePath)
+        database = try Self.openDatabase(configuration, stateDirectory)
         policy = ProgramPolicy(
             attemptWindow: configuration.attemptWindow,
             eocRequiredWeeks: configuration.program.eocRequiredWeeks,
@@ -41,6 +36,25 @@ public struct TilawaRuntime: Sendable {
         let encoder = configuration.encoder.settings
         processor = AudioProcessor(limits: configuration.audioLimits, encoder: encoder)
         feedbackProcessor = AudioProcessor(limits: configuration.feedbackLimits, encoder: encoder)
+    }
+
+    /// The store `database.url` names, migrated: `<state_dir>/tilawa.sqlite`, or PostgreSQL.
+    static func openDatabase(_ configuration: TilawaConfiguration, _ stateDirectory: StateDirectory) throws -> AppDatabase {
+        guard let location = configuration.database.postgres else {
+            return try AppDatabase.open(path: stateDirectory.databasePath)
+        }
+        let store = PostgresStore(location: location, password: try configuration.database.password(),
+                                  maximumConnections: configuration.database.maximumConnections, logger: Logger(label: "tilawa.postgres"))
+        do {
+            try store.migrate()
+        } catch let error as PostgresStatementError where error.sqlState != nil {
+            store.close()
+            throw error
+        } catch {
+            store.close()
+            throw StoreError.unavailable("\(location) cannot be reached (\(error)); `tilawa db check` says why")
+        }
+        return AppDatabase(engine: store)
     }
 
     /// The path every recording takes.

@@ -203,9 +203,21 @@ extension TilawaConfiguration {
         public var postgres: PostgresLocation?
         /// `database.password_file` (absolute), for PostgreSQL.
         public var passwordFile: String?
+        /// Connections one process keeps to PostgreSQL: as many transactions run at once.
+        public var maximumConnections = 8
 
         /// The default: SQLite in the state directory.
         public init() {}
+
+        /// The first line of `password_file`, nil without one.
+        public func password() throws -> String? {
+            guard let file = passwordFile else { return nil }
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+                throw ConfigurationError(key: "database.password_file", message: "cannot read \(file)")
+            }
+            return text.split(separator: "\n", omittingEmptySubsequences: false).first
+                .map { $0.hasSuffix("\r") ? String($0.dropLast()) : String($0) }
+        }
     }
 
     /// `artifacts.url` and `s3.*`: where artifact files live (DESIGN §13).

@@ -10,20 +10,24 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case internalInconsistency(String)
     /// The operation exists on one storage engine only (SQLite's backups).
     case unsupported(String)
+    /// The database server cannot be reached (PostgreSQL down, refused, unreachable).
+    case unavailable(String)
 
-    /// The stable code (`storage_full`, `io_error`, `internal_error`, `unsupported_engine`).
+    /// The stable code (`storage_full`, `io_error`, `internal_error`, `unsupported_engine`,
+    /// `database_unavailable`).
     public var code: String {
         switch self {
         case .storageFull: "storage_full"
         case .io: "io_error"
         case .internalInconsistency: "internal_error"
         case .unsupported: "unsupported_engine"
+        case .unavailable: "database_unavailable"
         }
     }
 
     public var description: String {
         switch self {
-        case let .storageFull(text), let .io(text), let .internalInconsistency(text), let .unsupported(text): text
+        case let .storageFull(text), let .io(text), let .internalInconsistency(text), let .unsupported(text), let .unavailable(text): text
         }
     }
 

@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+import TilawaTestSupport
+
+/// The commands on PostgreSQL (DESIGN §13): the same programme, rules and answers as on
+/// SQLite, with nothing written to the state directory's SQLite file.
+@Suite("Commands on PostgreSQL: roster, ingest with its encode, the attempt rule", .enabled(if: PostgresTestServer.isRequested))
+struct PostgresCommandTests {
+    static let now = "2026-11-22 15:00:00"
+
+    @Test("Roster import, two recordings encoded, the third refused with 75, and no SQLite file")
+    func programmeOnPostgres() async throws {
+        let environment = ["TILAWA_DATABASE_URL": try SharedPostgres.database()]
+        let state = try await CommandLineStateFixture(importSamples: false)
+        defer { state.remove() }
+        let imported = try await state.run(["roster", "import", CommandLineStateFixture.sample("program.yaml"),
+                                            CommandLineStateFixture.sample("students.csv")], environment: environment)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        for week in [11, 12] {
+            let ingested = try await state.run(["ingest", "--student", "S1001", "--week", "\(week)", CommandLineStateFixture.fixture("speech.opus")],
+                                               at: Self.now, environment: environment)
+            #expect(ingested.status == 0, "week \(week): \(ingested.stderr)")
+        }
+        let third = try await state.run(["ingest", "--student", "S1001", "--week", "10", CommandLineStateFixture.fixture("speech.opus")],
+                                        at: Self.now, environment: environment)
+        #expect(third.status == 75 && third.stderr.contains("attempt_limit"), "\(third.status) \(third.stderr)")
+        // Another student's attempts are their own.
+        let other = try await state.run(["ingest", "--student", "S1002", "--week", "12", CommandLineStateFixture.fixture("speech.opus")],
+                                        at: Self.now, environment: environment)
+        #expect(other.status == 0, "\(other.stderr)")
+
+        // Encoded: the Ogg Opus files are on disk, named by rows that only PostgreSQL holds.
+        let audio = FileManager.default.enumerator(atPath: state.stateDirectory + "/artifacts")?.allObjects
+            .compactMap { $0 as? String }.filter { $0.hasPrefix("submissions/") && $0.hasSuffix(".opus") } ?? []
+        #expect(audio.count == 3, "\(audio)")
+        #expect(!FileManager.default.fileExists(atPath: state.stateDirectory + "/tilawa.sqlite"))
+    }
+}
