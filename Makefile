@@ -112,9 +112,10 @@ test: deps deps-s3 test-venv
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-# The PostgreSQL suites (TilawaPostgresTests, `tilawa db check`), each on a throw-away PostgreSQL 15 it
-# starts and stops itself (scripts/pg-server.sh: a scratch directory, a free loopback port, an
-# unprivileged user). `make test` leaves them out: they need the server this target installs.
+# The PostgreSQL suites: TilawaStoreTests on both engines, TilawaPostgresTests, the commands on
+# PostgreSQL and `tilawa db check`, on throw-away PostgreSQL 15 servers the tests start and stop
+# themselves (scripts/pg-server.sh: a scratch directory, a free loopback port, an unprivileged
+# user). `make test` leaves the PostgreSQL cases out: they need the server this target installs.
 test-postgres: deps deps-postgres test-venv
 	$(SWIFT) build --build-tests
 	TILAWA_TEST_POSTGRES=1 $(SWIFT) test --skip-build --filter "TilawaPostgresTests|TilawaStoreTests|DatabaseCheckCommandTests|PostgresCommandTests"
