@@ -110,7 +110,7 @@ extension AppDatabase {
     /// The transaction of `expireIdempotencyKeys`, shared by its synchronous and async forms.
     static func expireIdempotencyKeysQuery(now: Date, retention: TimeInterval, includingInFlight: Bool) -> @Sendable (SQLSession) throws -> Int {
         { db in
-            try db.execute(sql: "DELETE FROM idempotencyKey WHERE createdAt < ? OR (? AND state = ?)",
+            try db.execute(sql: "DELETE FROM idempotencyKey WHERE createdAt < ? OR (? = 1 AND state = ?)",
                            arguments: [now.addingTimeInterval(-retention), includingInFlight, IdempotencyKeyRecord.State.inFlight.rawValue])
             return db.changesCount
         }

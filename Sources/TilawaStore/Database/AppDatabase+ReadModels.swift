@@ -161,12 +161,12 @@ extension AppDatabase {
 
     /// True when the database answers a trivial query (readiness).
     public func isResponsive() -> Bool {
-        (try? writer.read { db in try Int.fetchOne(db, sql: "SELECT 1") }) == 1
+        (try? engine.read { db in try Int.fetchOne(db, sql: "SELECT 1") }) == 1
     }
 
     /// `isResponsive` from async code, suspending instead of blocking.
     public func isResponsive() async -> Bool {
-        (try? await writer.read { db in try Int.fetchOne(db, sql: "SELECT 1") }) == 1
+        (try? await engine.read { db in try Int.fetchOne(db, sql: "SELECT 1") }) == 1
     }
 }
 
