@@ -31,13 +31,21 @@ public struct EncodeJobRunner: Sendable {
     /// The identity written into claimed jobs: `pid@host`.
     public static let workerIdentity: String = "\(getpid())@\(ProcessInfo.processInfo.hostName)"
 
-    /// True when the worker named `identity` (`pid@host`) is a live process on this host.
+    /// Whether the worker named `identity` (`pid@host`, or `pid@host#n` for a daemon's n-th
+    /// worker) may still be working: a live process on this host, or any worker of another
+    /// host, which this host cannot see (nodes sharing one PostgreSQL database). Only a dead
+    /// process of this host gives its jobs back; another node's stay its own.
     public static func isAlive(_ identity: String) -> Bool {
+        isAlive(identity, host: ProcessInfo.processInfo.hostName) { pid in kill(pid, 0) == 0 || errno == EPERM }
+    }
+
+    /// `isAlive` with the host and the process check given (tested alone).
+    static func isAlive(_ identity: String, host: String, processExists: (Int32) -> Bool) -> Bool {
         let parts = identity.split(separator: "@", maxSplits: 1)
-        guard parts.count == 2, let pid = Int32(parts[0]), String(parts[1]) == ProcessInfo.processInfo.hostName else {
-            return false
-        }
-        return kill(pid, 0) == 0 || errno == EPERM
+        guard parts.count == 2, let pid = Int32(parts[0]) else { return false }
+        let workerHost = parts[1].split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        guard workerHost == host else { return true }
+        return processExists(pid)
     }
 
     /// Runs queued jobs until none is due; returns how many ran.
