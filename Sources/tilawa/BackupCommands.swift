@@ -11,12 +11,13 @@ struct BackupCommand: ParsableCommand {
         subcommands: [BackupCreateCommand.self, BackupVerifyCommand.self]
     )
 
-    /// Exit status of a backup error: 66 not a backup, 65 corrupt, 73 cannot write, 75 busy, 78 artifacts in an S3 store.
+    /// Exit status of a backup error: 66 not a backup, 65 corrupt, 73 cannot write, 75 busy, 78 artifacts in an S3 store
+    /// or the database on PostgreSQL.
     static func exit(for error: BackupError) -> Int32 {
         switch error.code {
         case "not_a_backup": ExitStatus.noInput
         case "target_not_empty", "cannot_write": ExitStatus.cannotCreate
-        case "artifacts_remote": ExitStatus.configuration
+        case "artifacts_remote", "database_remote": ExitStatus.configuration
         case "backup_running": 75
         default: ExitStatus.dataRejected
         }

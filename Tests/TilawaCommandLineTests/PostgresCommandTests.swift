@@ -34,5 +34,12 @@ struct PostgresCommandTests {
             .compactMap { $0 as? String }.filter { $0.hasPrefix("submissions/") && $0.hasSuffix(".opus") } ?? []
         #expect(audio.count == 3, "\(audio)")
         #expect(!FileManager.default.fileExists(atPath: state.stateDirectory + "/tilawa.sqlite"))
+
+        // A backup of the state directory would not hold the data: refused, naming the server's tools.
+        let backup = try await state.run(["backup", "create", state.scratch.path("backup")], environment: environment)
+        #expect(backup.status == 78 && backup.stderr.contains("database_remote") && backup.stderr.contains("pg_dump"), "\(backup.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: state.scratch.path("backup")))
+        let scheduled = try await state.run(["serve"], environment: environment.merging(["TILAWA_BACKUP_DIR": state.scratch.path("nightly")]) { $1 })
+        #expect(scheduled.status == 78 && scheduled.stderr.contains("backup.dir") && scheduled.stderr.contains("pg_dump"), "\(scheduled.stderr)")
     }
 }

@@ -227,6 +227,12 @@ extension TilawaConfiguration {
             let rule = "must be sqlite: or postgres://user@host[:port]/database (the password goes in database.password_file)"
             guard let location = PostgresLocation(url: setting.text) else { throw values.invalid("database.url", rule, setting) }
             database.postgres = location
+            if backup.dir != nil {
+                throw ConfigurationError(key: "backup.dir", message: """
+                    cannot back up the database at \(location): back it up with PostgreSQL's own tools (pg_dump, or \
+                    point-in-time recovery from WAL archives); remove backup.dir
+                    """)
+            }
         }
         database.passwordFile = values.optionalText("database.password_file").map { secretLocation($0.text) }
     }

@@ -42,6 +42,14 @@ public struct BackupMaker: Sendable {
     /// Makes a backup in `directory` (absent, or an empty directory). `previous`, a whole backup
     /// (with its manifest), lends its unchanged files as hard links.
     public func create(at directory: String, previous: String? = nil, now: Date) throws -> Report {
+        if database.engine.kind != .sqlite {
+            // A copy of a server's database through one client is neither consistent with what
+            // other nodes write nor restorable as the server's own backups are.
+            throw BackupError("database_remote", """
+                the database is \(database.engine.kind.rawValue), not the state directory's SQLite file: back it up with \
+                its own tools (pg_dump, or point-in-time recovery from WAL archives)
+                """)
+        }
         if let remote = stateDirectory.artifactRemote {
             // A copy of the database without the objects it names is not a backup, and copying a
             // bucket through one node is the store's job, not this command's.
