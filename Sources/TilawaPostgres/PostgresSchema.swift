@@ -12,6 +12,7 @@ enum PostgresSchema {
     /// (name, SQL), applied in order, each once, in one transaction with its record.
     static let migrations: [(name: String, sql: String)] = [
         ("baseline: the SQLite schema through \"erasure: ledger\"", baseline),
+        ("jobs: leases", #"ALTER TABLE job ADD COLUMN leaseExpiresAt text COLLATE "C""#),
     ]
 
     static let baseline = #"""

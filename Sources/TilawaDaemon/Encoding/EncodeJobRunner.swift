@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import TilawaAudio
 import TilawaCore
 import TilawaStore
@@ -6,8 +7,9 @@ import TilawaStore
 /// Turns queued encode jobs into Ogg Opus files and waveform JSON, and records the result.
 ///
 /// A job whose process dies half-way leaves at most a temporary file (swept at start) and
-/// a `running` row that `requeueAbandonedJobs` puts back; the work is idempotent, so
-/// running it again is safe.
+/// a `running` row that comes back: at the next start on this host (`requeueAbandonedJobs`),
+/// or on any node once its lease runs out (`requeueExpiredJobLeases`). The work is
+/// idempotent, so running it again is safe, and a worker that lost its lease records nothing.
 public struct EncodeJobRunner: Sendable {
     public let database: AppDatabase
     public let stateDirectory: StateDirectory
@@ -60,40 +62,53 @@ public struct EncodeJobRunner: Sendable {
     }
 
     /// Does one claimed job and records its outcome; never throws (a failure is recorded on the job).
+    ///
+    /// The claim's lease is renewed while the job runs; a worker that lost it (it stalled past
+    /// the lease, and another worker claimed the job) records nothing.
     public func run(_ job: JobRecord) {
-        guard let jobId = job.id else { return }
+        guard let lease = job.lease else { return }
+        let keeper = JobLeaseKeeper(database: database, lease: lease, logger: logger)
+        defer { keeper.stop() }
         do {
             switch job.kind {
             case .encodeSubmission:
-                try encodeSubmission(job: job, jobId: jobId)
+                try encodeSubmission(job: job, lease: lease)
             case .encodeFeedback:
-                try encodeFeedback(job: job, jobId: jobId)
+                try encodeFeedback(job: job, lease: lease)
             }
+        } catch let error as JobLeaseLost {
+            logger.warning("job finished under a lost lease: nothing recorded", metadata: ["job": "\(error.jobId)"])
         } catch {
             let retry = job.attempts < maximumAttempts ? clock().addingTimeInterval(30 * Double(job.attempts)) : nil
-            try? database.failJob(id: jobId, error: String(describing: error), retryAt: retry, now: clock())
+            do {
+                try database.failJob(lease, error: String(describing: error), retryAt: retry, now: clock())
+            } catch {
+                logger.warning("cannot record a job's failure", metadata: ["job": "\(lease.jobId)", "error": "\(error)"])
+            }
         }
     }
 
-    private func encodeFeedback(job: JobRecord, jobId: Int64) throws {
+    private var logger: Logger { Logger(label: "tilawa.encode") }
+
+    private func encodeFeedback(job: JobRecord, lease: JobLease) throws {
         guard let feedback = try database.feedback(id: job.subjectId), let original = feedback.originalPath else {
             throw StoreError.internalInconsistency("no feedback \(job.subjectId) or no original recording")
         }
         let artifacts = try encode(original: original, family: .feedback, id: feedback.id, date: feedback.receivedAt,
                                    processor: feedbackProcessor, analysis: feedback.analysis)
         try database.completeFeedbackEncode(
-            jobId: jobId, feedbackId: feedback.id, audioPath: artifacts.audioPath, audioBytes: artifacts.encoded.bytes,
+            lease: lease, feedbackId: feedback.id, audioPath: artifacts.audioPath, audioBytes: artifacts.encoded.bytes,
             waveformPath: artifacts.waveformPath, outputGainDB: artifacts.encoded.outputGainDB, now: clock())
     }
 
-    private func encodeSubmission(job: JobRecord, jobId: Int64) throws {
+    private func encodeSubmission(job: JobRecord, lease: JobLease) throws {
         guard let submission = try database.submission(id: job.subjectId) else {
             throw StoreError.internalInconsistency("no submission \(job.subjectId)")
         }
         guard let original = submission.originalPath else {
             if submission.state == .withdrawn {
                 // Withdrawn between the claim and now: nothing to encode.
-                try database.completeSubmissionEncode(jobId: jobId, submissionId: submission.id, audioPath: "", audioBytes: 0,
+                try database.completeSubmissionEncode(lease: lease, submissionId: submission.id, audioPath: "", audioBytes: 0,
                                                       waveformPath: "", outputGainDB: 0, now: clock())
                 return
             }
@@ -102,7 +117,7 @@ public struct EncodeJobRunner: Sendable {
         let artifacts = try encode(original: original, family: .submissions, id: submission.id, date: submission.receivedAt,
                                    processor: processor, analysis: submission.analysis)
         let kept = try database.completeSubmissionEncode(
-            jobId: jobId, submissionId: submission.id, audioPath: artifacts.audioPath, audioBytes: artifacts.encoded.bytes,
+            lease: lease, submissionId: submission.id, audioPath: artifacts.audioPath, audioBytes: artifacts.encoded.bytes,
             waveformPath: artifacts.waveformPath, outputGainDB: artifacts.encoded.outputGainDB,
             ayahMarkers: ayahMarkers(for: submission), now: clock())
         if !kept {

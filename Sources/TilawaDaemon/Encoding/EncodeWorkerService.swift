@@ -51,6 +51,13 @@ public struct EncodeWorkerService: Service {
                 job = nil
             }
             guard let job else {
+                // Idle: give back what a dead or stalled worker (of any node) holds past its lease.
+                do {
+                    let requeued = try await runtime.database.requeueExpiredJobLeases()
+                    if requeued > 0 { logger.warning("jobs whose lease ran out queued again", metadata: ["count": "\(requeued)"]) }
+                } catch {
+                    logger.error("cannot requeue expired job leases", metadata: ["error": "\(error)"])
+                }
                 await cancelWhenGracefulShutdown { await wakeup.wait(timeout: pollInterval) }
                 continue
             }
@@ -60,7 +67,7 @@ public struct EncodeWorkerService: Service {
                 try await pool.run { runner.run(job) }
             } catch {
                 // The pool refused (shutting down): hand the job back untouched.
-                if let id = job.id { try? runtime.database.requeueJob(id: id) }
+                if let lease = job.lease { try? runtime.database.requeueJob(lease) }
                 return
             }
             logger.info("job finished", metadata: [

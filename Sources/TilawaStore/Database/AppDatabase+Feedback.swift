@@ -173,9 +173,25 @@ extension AppDatabase {
     /// and the student gets `feedback_ready` naming the week — one transaction. An
     /// end-of-course reply also records its result on the submission (a pass graduates the
     /// enrolment's level) and sends `eoc_results_ready`.
-    public func completeFeedbackEncode(jobId: Int64, feedbackId: String, audioPath: String, audioBytes: Int, waveformPath: String,
+    ///
+    /// Throws `JobLeaseLost`, having written nothing, when `lease` no longer holds.
+    public func completeFeedbackEncode(lease: JobLease, feedbackId: String, audioPath: String, audioBytes: Int, waveformPath: String,
                                        outputGainDB: Double, now: Date) throws {
+        try completeFeedbackEncode(jobId: lease.jobId, lease: lease, feedbackId: feedbackId, audioPath: audioPath, audioBytes: audioBytes,
+                                   waveformPath: waveformPath, outputGainDB: outputGainDB, now: now)
+    }
+
+    /// `completeFeedbackEncode` of a job nobody claimed (tests that drive a job's outcome).
+    @_spi(Testing) public func completeFeedbackEncode(jobId: Int64, feedbackId: String, audioPath: String, audioBytes: Int,
+                                                      waveformPath: String, outputGainDB: Double, now: Date) throws {
+        try completeFeedbackEncode(jobId: jobId, lease: nil, feedbackId: feedbackId, audioPath: audioPath, audioBytes: audioBytes,
+                                   waveformPath: waveformPath, outputGainDB: outputGainDB, now: now)
+    }
+
+    private func completeFeedbackEncode(jobId: Int64, lease: JobLease?, feedbackId: String, audioPath: String, audioBytes: Int,
+                                        waveformPath: String, outputGainDB: Double, now: Date) throws {
         try immediateWrite { db in
+            guard try Self.holds(db, lease, jobId: jobId) else { throw JobLeaseLost(jobId: jobId) }
             guard var feedback = try FeedbackRecord.fetchOne(db, key: feedbackId),
                   var submission = try SubmissionRecord.fetchOne(db, key: feedback.submissionId),
                   var enrolment = try EnrolmentRecord.fetchOne(db, key: submission.enrolmentId) else {

@@ -5,25 +5,29 @@ import TilawaCore
 extension AppDatabase {
     /// Claims the oldest runnable job for `worker`, or returns nil when there is none.
     ///
-    /// Runnable: queued and due. The claim is one `BEGIN IMMEDIATE` transaction, so two
-    /// workers (threads or processes) never take the same job.
-    public func claimNextJob(worker: String, now: Date) throws -> JobRecord? {
-        try immediateWrite(Self.claimNextJobQuery(worker: worker, now: now))
+    /// Runnable: queued and due (`now`, the programme clock). The claim is one transaction
+    /// that excludes other writers (`immediateWrite`), so two workers (threads, processes or
+    /// nodes) never take the same job. It holds a lease until `leaseNow + jobLeaseDuration`:
+    /// leases are measured on the wall clock (`leaseNow`), never on an accelerated or pinned
+    /// programme clock, since they time workers, not the programme.
+    public func claimNextJob(worker: String, now: Date, leaseNow: Date = Date()) throws -> JobRecord? {
+        try immediateWrite(Self.claimNextJobQuery(worker: worker, now: now, leaseNow: leaseNow))
     }
 
     /// `claimNextJob` from async code: suspends on GRDB's async immediateWrite instead of blocking a thread of the cooperative pool.
-    public func claimNextJob(worker: String, now: Date) async throws -> JobRecord? {
-        try await immediateWrite(Self.claimNextJobQuery(worker: worker, now: now))
+    public func claimNextJob(worker: String, now: Date, leaseNow: Date = Date()) async throws -> JobRecord? {
+        try await immediateWrite(Self.claimNextJobQuery(worker: worker, now: now, leaseNow: leaseNow))
     }
 
     /// The transaction of `claimNextJob`, shared by its synchronous and async forms.
-    static func claimNextJobQuery(worker: String, now: Date) -> @Sendable (SQLSession) throws -> JobRecord? {
+    static func claimNextJobQuery(worker: String, now: Date, leaseNow: Date) -> @Sendable (SQLSession) throws -> JobRecord? {
         { db in
             guard var job = try JobRecord.fetchOne(db, where: "state = ? AND notBefore <= ?", [JobRecord.State.queued.rawValue, now],
                                                    orderBy: "id") else { return nil }
             job.state = .running
             job.lockedBy = worker
             job.lockedAt = now
+            job.leaseExpiresAt = leaseNow.addingTimeInterval(jobLeaseDuration)
             job.attempts += 1
             try job.update(db)
             return job
@@ -31,12 +35,13 @@ extension AppDatabase {
     }
 
     /// Claims one specific job if it is still queued (the CLI runs its own upload's job inline).
-    public func claimJob(id: Int64, worker: String, now: Date) throws -> JobRecord? {
+    public func claimJob(id: Int64, worker: String, now: Date, leaseNow: Date = Date()) throws -> JobRecord? {
         try immediateWrite { db in
             guard var job = try JobRecord.fetchOne(db, key: id), job.state == .queued else { return nil }
             job.state = .running
             job.lockedBy = worker
             job.lockedAt = now
+            job.leaseExpiresAt = leaseNow.addingTimeInterval(Self.jobLeaseDuration)
             job.attempts += 1
             try job.update(db)
             return job
@@ -61,24 +66,48 @@ extension AppDatabase {
         }
     }
 
-    /// Hands a claimed job back untouched (graceful shutdown before it started its work).
-    public func requeueJob(id: Int64) throws {
+    /// Hands a claimed job back untouched (graceful shutdown before it started its work),
+    /// if its lease still holds.
+    public func requeueJob(_ lease: JobLease) throws {
         try engine.write { db in
-            try db.execute(
-                sql: "UPDATE job SET state = ?, lockedBy = NULL, lockedAt = NULL, attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END WHERE id = ? AND state = ?",
-                arguments: [JobRecord.State.queued.rawValue, id, JobRecord.State.running.rawValue])
+            try db.execute(sql: """
+                UPDATE job SET state = ?, lockedBy = NULL, lockedAt = NULL, leaseExpiresAt = NULL,
+                    attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END
+                WHERE id = ? AND state = ? AND attempts = ?
+                """, arguments: [JobRecord.State.queued.rawValue, lease.jobId, JobRecord.State.running.rawValue, lease.fence])
         }
     }
 
     /// Records a finished submission encode: the artifacts and `awaiting_feedback` (unless it
     /// was superseded meanwhile), the coach's `submission_ready_for_review`, and the job
     /// done — one transaction.
+    ///
+    /// Throws `JobLeaseLost`, having written nothing, when `lease` no longer holds.
     @discardableResult
+    public func completeSubmissionEncode(
+        lease: JobLease, submissionId: String, audioPath: String, audioBytes: Int, waveformPath: String,
+        outputGainDB: Double, ayahMarkers: AyahMarkers? = nil, now: Date
+    ) throws -> Bool {
+        try completeSubmissionEncode(jobId: lease.jobId, lease: lease, submissionId: submissionId, audioPath: audioPath, audioBytes: audioBytes,
+                                     waveformPath: waveformPath, outputGainDB: outputGainDB, ayahMarkers: ayahMarkers, now: now)
+    }
+
+    /// `completeSubmissionEncode` of a job nobody claimed (tests that drive a job's outcome).
+    @_spi(Testing) @discardableResult
     public func completeSubmissionEncode(
         jobId: Int64, submissionId: String, audioPath: String, audioBytes: Int, waveformPath: String,
         outputGainDB: Double, ayahMarkers: AyahMarkers? = nil, now: Date
     ) throws -> Bool {
+        try completeSubmissionEncode(jobId: jobId, lease: nil, submissionId: submissionId, audioPath: audioPath, audioBytes: audioBytes,
+                                     waveformPath: waveformPath, outputGainDB: outputGainDB, ayahMarkers: ayahMarkers, now: now)
+    }
+
+    private func completeSubmissionEncode(
+        jobId: Int64, lease: JobLease?, submissionId: String, audioPath: String, audioBytes: Int, waveformPath: String,
+        outputGainDB: Double, ayahMarkers: AyahMarkers?, now: Date
+    ) throws -> Bool {
         try immediateWrite { db in
+            guard try Self.holds(db, lease, jobId: jobId) else { throw JobLeaseLost(jobId: jobId) }
             guard var submission = try SubmissionRecord.fetchOne(db, key: submissionId) else {
                 throw StoreError.internalInconsistency("submission \(submissionId) vanished while encoding")
             }
@@ -119,9 +148,22 @@ extension AppDatabase {
     /// back (failed submissions never count); the recording it had superseded is
     /// `awaiting_feedback` again (back in the coach's queue and the drop folder's pairing),
     /// and the student gets `submission_failed` — one transaction.
-    public func failJob(id: Int64, error: String, retryAt: Date?, now: Date) throws {
+    ///
+    /// Throws `JobLeaseLost`, having written nothing, when `lease` no longer holds.
+    public func failJob(_ lease: JobLease, error: String, retryAt: Date?, now: Date) throws {
+        try failJob(id: lease.jobId, lease: lease, error: error, retryAt: retryAt, now: now)
+    }
+
+    /// `failJob` of a job nobody claimed (tests that drive a job's outcome).
+    @_spi(Testing) public func failJob(id: Int64, error: String, retryAt: Date?, now: Date) throws {
+        try failJob(id: id, lease: nil, error: error, retryAt: retryAt, now: now)
+    }
+
+    private func failJob(id: Int64, lease: JobLease?, error: String, retryAt: Date?, now: Date) throws {
         try immediateWrite { db in
+            guard try Self.holds(db, lease, jobId: id) else { throw JobLeaseLost(jobId: id) }
             guard var job = try JobRecord.fetchOne(db, key: id) else { return }
+            job.leaseExpiresAt = nil
             job.lastError = String(error.prefix(1_000))
             job.lockedBy = nil
             job.lockedAt = nil
@@ -166,4 +208,12 @@ extension AppDatabase {
             occurredAt: now, submissionId: submission.id, feedbackId: nil, coachName: nil,
             message: StudentMessages.submissionFailed(week: submission.week, title: week.title))
     }
+}
+
+/// A job's write refused because its lease no longer holds: the job was claimed again since
+/// (this worker stalled past its lease), or finished or given back. Nothing was written.
+public struct JobLeaseLost: Error, CustomStringConvertible {
+    public let jobId: Int64
+
+    public var description: String { "job \(jobId): its lease was lost; another worker has it" }
 }

@@ -176,6 +176,7 @@ extension AppDatabase {
         migrator.registerMigration("people: subjects", migrate: AppDatabase.migrateSubjects)
         migrator.registerMigration("back office: overrides and audit", migrate: AppDatabase.migrateBackOffice)
         migrator.registerMigration("erasure: ledger", migrate: AppDatabase.migrateErasure)
+        migrator.registerMigration("jobs: leases", migrate: AppDatabase.migrateJobLeases)
         return migrator
     }
 }

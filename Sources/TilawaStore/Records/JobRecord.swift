@@ -3,8 +3,8 @@ import GRDB
 
 /// A unit of durable background work (encoding an accepted recording or a coach reply).
 ///
-/// Jobs survive restarts: a job left `running` by a process that died is claimed again
-/// once its lock is stale.
+/// Jobs survive restarts: a job left `running` by a process that died, or whose lease ran
+/// out, is claimed again; `attempts` numbers the claims and fences the writes of old ones.
 public struct JobRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
     public static let databaseTableName = "job"
 
@@ -33,6 +33,8 @@ public struct JobRecord: Codable, Sendable, Equatable, FetchableRecord, MutableP
     public var lockedBy: String?
     public var lockedAt: Date?
     public var lastError: String?
+    /// Until when the running claim holds unless renewed (`AppDatabase.jobLeaseDuration`).
+    public var leaseExpiresAt: Date?
 
     /// A new queued job, due at once.
     ///
