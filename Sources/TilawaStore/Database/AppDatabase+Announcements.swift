@@ -225,6 +225,6 @@ extension AppDatabase {
             && studentWantsPush(db, studentId: studentId, type: .announcement, recipient: .student)
         var event = EventRecord(id: id, studentId: studentId, type: EventType.announcement.rawValue, payload: try payload.jsonData(),
                                 occurredAt: now, recipient: .student)
-        try event.insert(db)
+        try insertEvent(db, &event)
     }
 }

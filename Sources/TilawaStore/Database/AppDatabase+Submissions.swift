@@ -177,8 +177,22 @@ extension AppDatabase {
             && Self.studentWantsPush(db, studentId: studentId, type: type, recipient: recipient)
         var event = EventRecord(id: id, studentId: studentId, type: type.rawValue, payload: try payload.jsonData(), occurredAt: occurredAt,
                                 recipient: recipient)
-        try event.insert(db)
+        try insertEvent(db, &event)
         return id
+    }
+
+    /// Stores `event`, numbered (`seq`) after every event of its recipient that is committed or
+    /// being written.
+    ///
+    /// The recipient's lock is taken first and held to the commit. On PostgreSQL a sequence
+    /// hands out numbers as transactions ask and they commit in any order: without the lock, a
+    /// feed read with a cursor could see number 11 committed, move past it, and never see 10
+    /// commit after. With it, one recipient's events commit in the order of their numbers, so
+    /// that recipient's feed and its webhook queue (`queue`) never skip or reorder (DESIGN §13).
+    /// On SQLite, whose writers take turns, the lock is nothing.
+    static func insertEvent(_ db: SQLSession, _ event: inout EventRecord) throws {
+        try db.acquire(.recipient(event.queue))
+        try event.insert(db)
     }
 
     /// The coach who gets an event meant for a coach under cover (DESIGN §11): the covering
@@ -212,7 +226,7 @@ extension AppDatabase {
         payload.push = Self.pushes(type, to: recipient)
         var event = EventRecord(id: id, studentId: nil, type: type.rawValue, payload: try payload.jsonData(), occurredAt: occurredAt,
                                 recipient: recipient)
-        try event.insert(db)
+        try insertEvent(db, &event)
         return id
     }
 }
