@@ -181,6 +181,12 @@ final class PostgresConnectionPool: Sendable {
         }
     }
 
+    /// A connection outside the pool's count, for a duty held as long as the process runs.
+    func connectOwn() async throws -> PostgresConnection {
+        let id = nextId.add(1, ordering: .relaxed).newValue
+        return try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
+    }
+
     func release(_ connection: PostgresConnection, healthy: Bool = true) {
         if healthy, !connection.isClosed {
             idle.withLock { $0.append(connection) }
@@ -194,5 +200,52 @@ final class PostgresConnectionPool: Sendable {
         for connection in idle.withLock({ connections in defer { connections = [] }; return connections }) {
             try? (connection.close() as EventLoopFuture<Void>).wait()
         }
+    }
+}
+
+extension PostgresStore {
+    /// Takes the duty on a connection of its own with a session advisory lock (not a
+    /// transaction's: it lasts as long as the connection). PostgreSQL releases it when the
+    /// connection ends, so a node that dies or loses the network gives the duty up, and
+    /// `isHeld()` asks over that same connection, so the node learns it before another node
+    /// can have taken over.
+    public func claimDuty(_ name: String) async throws -> (any DutyClaim)? {
+        let connection = try await connections.connectOwn()
+        let (space, key) = PostgresTransaction.lockKey(.duty(name))
+        do {
+            var granted = false
+            for try await value in try await connection.query("SELECT pg_try_advisory_lock(\(space), hashtext(\(key)))", logger: logger)
+                .decode(Bool.self) {
+                granted = value
+            }
+            guard granted else {
+                try? await connection.close()
+                return nil
+            }
+            return PostgresDuty(connection: connection, logger: logger)
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+}
+
+/// A duty held by a session advisory lock on `connection`.
+struct PostgresDuty: DutyClaim {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    func isHeld() async -> Bool {
+        guard !connection.isClosed else { return false }
+        do {
+            _ = try await connection.query("SELECT 1", logger: logger)
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    func release() async {
+        try? await connection.close()
     }
 }

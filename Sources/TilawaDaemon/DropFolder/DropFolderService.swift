@@ -11,6 +11,10 @@ import TilawaStore
 /// where inotify is unavailable. A full scan runs at start and after an `IN_Q_OVERFLOW`.
 /// Files are taken one at a time on the audio pool once settled (`SettleTracker`);
 /// temporary names are never touched.
+///
+/// One process watches at a time (the `dropbox` duty, DESIGN §13): nodes sharing a PostgreSQL
+/// database and a drop folder on a shared filesystem take turns, the others waiting for the
+/// duty; the holder checks it still holds it before each file it takes.
 public struct DropFolderService: Service {
     let runtime: TilawaRuntime
     let pool: AudioWorkPool
@@ -52,7 +56,24 @@ public struct DropFolderService: Service {
         var suspended: Set<DropFolderScan.Suspension> = []
         let pollInterval = Duration.milliseconds(Int64(runtime.configuration.dropbox.pollInterval * 1000))
         let processor = DropFolderProcessor(runtime: runtime)
+        var duty: (any DutyClaim)?
+        var othersWatch = false
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            if duty == nil {
+                do {
+                    duty = try await runtime.database.claimDuty(Self.duty)
+                } catch {
+                    logger.error("cannot claim the drop folder", metadata: ["error": "\(error)"])
+                }
+                if duty == nil {
+                    if !othersWatch { logger.info("another node watches the drop folder") }
+                    othersWatch = true
+                    await cancelWhenGracefulShutdown { await wakeup.wait(timeout: pollInterval) }
+                    continue
+                }
+                if othersWatch { logger.info("this node now watches the drop folder") }
+                othersWatch = false
+            }
             var fresh: Set<String> = []
             if let watcher {
                 for event in watcher.drain().events { tracker.mark(event.path, complete: event.complete) }
@@ -79,13 +100,23 @@ public struct DropFolderService: Service {
             }
             for key in ready where !Task.isShuttingDownGracefully {
                 guard let entry = entries[key] else { continue }
+                guard await duty?.isHeld() == true else {
+                    // The connection that held it dropped: another node may be watching now.
+                    logger.warning("the drop folder's duty was lost; taking no more files until it is claimed again")
+                    duty = nil
+                    break
+                }
                 await take(entry, processor: processor)
                 tracker.forget(key)
             }
             onScan?()
             await cancelWhenGracefulShutdown { await wakeup.wait(timeout: pollInterval) }
         }
+        await duty?.release()
     }
+
+    /// The name of the duty of watching the drop folder.
+    static let duty = "dropbox"
 
     private func take(_ entry: DropFolderScan.Entry, processor: DropFolderProcessor) async {
         let file = "\(entry.folder.coach)/\(entry.name.display)"

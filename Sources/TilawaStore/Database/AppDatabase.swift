@@ -67,6 +67,12 @@ public struct AppDatabase: Sendable {
         return config
     }
 
+    /// Takes the process-wide duty `name`, or nil while another process (node) holds it
+    /// (see `StoreEngine.claimDuty`).
+    public func claimDuty(_ name: String) async throws -> (any DutyClaim)? {
+        try await engine.claimDuty(name)
+    }
+
     /// Runs `body` in one transaction that excludes every other writer from its start (see
     /// `StoreEngine.immediateWrite`) and returns its result; rolled back when it throws.
     func immediateWrite<T: Sendable>(_ body: @Sendable (SQLSession) throws -> T) throws -> T {

@@ -25,6 +25,17 @@ public protocol StoreEngine: Sendable {
     func lockedWrite<T>(_ lock: StoreLock, _ body: (SQLSession) throws -> T) throws -> T
     /// Which engine, for `status` and error messages.
     var kind: StoreEngineKind { get }
+    /// Takes the process-wide duty `name` (one drop-folder watcher for every node), or nil
+    /// while another process holds it. The claim lasts until released or until this
+    /// process's hold on the database ends.
+    func claimDuty(_ name: String) async throws -> (any DutyClaim)?
+}
+
+/// A duty one process at a time performs. Ask `isHeld()` before each act of the duty: a
+/// process whose connection to the database dropped has lost it, and another may have it.
+public protocol DutyClaim: Sendable {
+    func isHeld() async -> Bool
+    func release() async
 }
 
 /// The two engines `database.url` chooses between.
@@ -42,6 +53,12 @@ public struct SQLiteEngine: StoreEngine {
     }
 
     public var kind: StoreEngineKind { .sqlite }
+
+    /// Always granted: one daemon at a time opens a state directory (its lock), so the
+    /// process already holds every duty of its SQLite database.
+    public func claimDuty(_ name: String) async throws -> (any DutyClaim)? {
+        SoleProcessDuty()
+    }
 
     public func read<T>(_ body: (SQLSession) throws -> T) throws -> T {
         try writer.read { db in try body(SQLSession(db)) }
@@ -82,4 +99,10 @@ public struct SQLiteEngine: StoreEngine {
         guard let result else { throw StoreError.internalInconsistency("transaction produced no result") }
         return result
     }
+}
+
+/// A duty of the only process that uses the database.
+struct SoleProcessDuty: DutyClaim {
+    func isHeld() async -> Bool { true }
+    func release() async {}
 }

@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+@_spi(Testing) @testable import TilawaStore
+
+/// Duties one process performs at a time (the drop-folder watcher, DESIGN §13).
+@Suite("Duties: one node at a time, given up when its connection ends")
+struct DutyTests {
+    @Test("SQLite: the process that opened the state directory holds every duty", arguments: TestEngine.all.filter { $0 == .sqlite })
+    func sqlite(engine: TestEngine) async throws {
+        let store = try TestStore(engine)
+        defer { store.remove() }
+        let claim = try #require(try await store.database.claimDuty("dropbox"))
+        #expect(await claim.isHeld())
+    }
+
+    @Test("PostgreSQL: a second node waits; a release or a dropped connection hands the duty over",
+          arguments: TestEngine.all.filter { $0 == .postgres })
+    func postgres(engine: TestEngine) async throws {
+        let store = try TestStore(engine)
+        defer { store.remove() }
+        let other = try store.anotherNode()
+        defer { store.close(other) }
+
+        let first = try #require(try await store.database.claimDuty("dropbox"))
+        #expect(await first.isHeld())
+        #expect(try await other.claimDuty("dropbox") == nil, "held by the first node")
+        let unrelated = try #require(try await other.claimDuty("another duty"))
+        await unrelated.release()
+
+        await first.release()
+        #expect(await !first.isHeld())
+        let second = try #require(try await other.claimDuty("dropbox"))
+        #expect(await second.isHeld())
+
+        // The second node's connection is cut (a crash, a lost network): the server ends its
+        // session and the lock with it; the node learns it from isHeld, and the first node
+        // can take over.
+        try await store.database.engine.write { db in
+            try db.execute(sql: """
+                SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()
+                """)
+        }
+        #expect(await !second.isHeld())
+        var again: (any DutyClaim)?
+        for _ in 0..<50 where again == nil {
+            again = try await store.database.claimDuty("dropbox")
+            if again == nil { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        let taken = try #require(again, "the duty came free when the holder's session ended")
+        #expect(await taken.isHeld())
+        await taken.release()
+        await second.release()
+    }
+}
