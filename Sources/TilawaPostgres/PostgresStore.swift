@@ -177,14 +177,27 @@ final class PostgresConnectionPool: Sendable {
                 on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: id, logger: logger).wait()
         } catch {
             free.signal()
-            throw error
+            throw Self.unavailable(error, configuration)
         }
     }
 
     /// A connection outside the pool's count, for a duty held as long as the process runs.
     func connectOwn() async throws -> PostgresConnection {
         let id = nextId.add(1, ordering: .relaxed).newValue
-        return try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
+        do {
+            return try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
+        } catch {
+            throw Self.unavailable(error, configuration)
+        }
+    }
+
+    /// A failed connection as one line: the server, and why (postgres-nio's own error says
+    /// only "PSQLError"; its reflection may hold more than should be logged).
+    static func unavailable(_ error: any Error, _ configuration: PostgresConnection.Configuration) -> StoreError {
+        let server = configuration.host.map { "\($0):\(configuration.port ?? 5432)" } ?? "the server"
+        guard let error = error as? PSQLError else { return .unavailable("cannot connect to PostgreSQL at \(server): \(error)") }
+        let reason = error.serverInfo?[.message] ?? error.underlying.map { "\($0)" } ?? "\(error.code)"
+        return .unavailable("cannot connect to PostgreSQL at \(server): \(reason)")
     }
 
     func release(_ connection: PostgresConnection, healthy: Bool = true) {

@@ -50,11 +50,6 @@ struct StatusCommand: AsyncParsableCommand {
             // A monitoring plugin that cannot run says UNKNOWN, not 78.
             throw CommandLineOutput.fail(code: error.code, message: error.description, exit: StatusState.unknown.exitCode)
         }
-        if let postgres = configuration.database.postgres {
-            // Not the state directory's SQLite file, which is not where the data would be.
-            throw CommandLineOutput.fail(code: "bad_configuration", message: "database.url: status of \(postgres) is not reported yet",
-                                         exit: StatusState.unknown.exitCode)
-        }
         var thresholds = StatusThresholds()
         thresholds.diskWarningPercent = diskWarning
         thresholds.diskCriticalPercent = diskCritical

@@ -29,12 +29,14 @@ struct DatabaseURLCommandTests {
                 "\(command): \(result.status) \(result.stderr)")
     }
 
-    @Test("status on a postgres:// database.url says UNKNOWN (3) rather than report the state directory's SQLite file")
+    @Test("status on a postgres:// database.url with no server there: UNKNOWN (3), the database check naming the server, not the SQLite file")
     func status() async throws {
         let state = try await CommandLineStateFixture()
         defer { state.remove() }
         let result = try await state.run(["status"], environment: ["TILAWA_DATABASE_URL": "postgres://tilawa@127.0.0.1:9/tilawa"])
-        #expect(result.status == 3 && result.stderr.contains("not reported yet"), "\(result.status) \(result.stderr)")
+        let check = result.stdout.split(separator: "\n").first { $0.contains("database ") && $0.contains("cannot read") } ?? ""
+        #expect(result.status == 3 && check.contains("postgres://tilawa@127.0.0.1:9/tilawa") && check.contains("cannot connect")
+                && !check.contains("tilawa.sqlite"), "\(result.status) \(result.stdout)")
     }
 }
 

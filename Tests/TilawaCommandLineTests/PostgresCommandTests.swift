@@ -35,6 +35,14 @@ struct PostgresCommandTests {
         #expect(audio.count == 3, "\(audio)")
         #expect(!FileManager.default.fileExists(atPath: state.stateDirectory + "/tilawa.sqlite"))
 
+        // status reads the server's database: three accepted, the check naming the server.
+        let status = try await state.run(["status", "--json"], at: "2026-11-22 15:05:00", environment: environment)
+        let report = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
+        let uploads = (report?["uploads"] as? [String: Any])?["last_24h"] as? [String: Any]
+        let database = report?["database"] as? [String: Any]
+        #expect(uploads?["accepted"] as? Int == 3, "\(status.stdout)")
+        #expect(database?["path"] as? String == environment["TILAWA_DATABASE_URL"], "\(status.stdout)")
+
         // A backup of the state directory would not hold the data: refused, naming the server's tools.
         let backup = try await state.run(["backup", "create", state.scratch.path("backup")], environment: environment)
         #expect(backup.status == 78 && backup.stderr.contains("database_remote") && backup.stderr.contains("pg_dump"), "\(backup.stderr)")

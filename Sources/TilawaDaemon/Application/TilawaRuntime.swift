@@ -47,12 +47,12 @@ public struct TilawaRuntime: Sendable {
                                   maximumConnections: configuration.database.maximumConnections, logger: Logger(label: "tilawa.postgres"))
         do {
             try store.migrate()
-        } catch let error as PostgresStatementError where error.sqlState != nil {
+        } catch let StoreError.unavailable(reason) {
             store.close()
-            throw error
+            throw StoreError.unavailable("\(reason) (`tilawa db check` checks the server step by step)")
         } catch {
             store.close()
-            throw StoreError.unavailable("\(location) cannot be reached (\(error)); `tilawa db check` says why")
+            throw error
         }
         return AppDatabase(engine: store)
     }

@@ -1,8 +1,10 @@
 import Foundation
+import Logging
 import GRDB
 #if canImport(Glibc)
 import Glibc
 #endif
+import TilawaPostgres
 import TilawaStore
 
 /// Builds the operations report (DESIGN §7) from the state directory, with or without a
@@ -42,7 +44,19 @@ public struct StatusReporter: Sendable {
         let path = stateDirectory.databasePath
         let database: StatusAccess
         var facts: StatusFacts?
-        if case .failed = directory {
+        if let location = configuration.database.postgres {
+            // The server's database, read as it is (no migration), over one connection.
+            do {
+                let store = PostgresStore(location: location, password: try configuration.database.password(), maximumConnections: 1,
+                                          logger: Logger(label: "tilawa.status"))
+                defer { store.close() }
+                facts = try await AppDatabase(engine: store).statusFacts(now: now, feedbackDue: configuration.program.feedbackDue,
+                                                                        recentWindow: thresholds.recentArtifactWindow)
+                database = .read
+            } catch {
+                database = .failed(Self.describe(error))
+            }
+        } else if case .failed = directory {
             database = .failed("the state directory cannot be read")
         } else if !FileManager.default.fileExists(atPath: path) {
             database = .absent
@@ -124,8 +138,10 @@ public struct StatusReporter: Sendable {
                                  webhookConfigured: configuration.webhook.url != nil, disabled: facts.webhookDisabled),
             disk: .init(path: diskPath, freeBytes: free, totalBytes: total, freePercent: freePercent, artifactBytes: facts.artifactBytes,
                         artifactsURL: s3Location.map { "\($0)" } ?? "file:"),
-            database: .init(path: state.databasePath, exists: databaseBytes != nil,
-                            sizeBytes: (databaseBytes ?? 0) + (walBytes ?? 0), walBytes: walBytes ?? 0),
+            // On PostgreSQL: where the data is; its size is the server's to report.
+            database: configuration.database.postgres.map { .init(path: "\($0)", exists: database == .read, sizeBytes: 0, walBytes: 0) }
+                ?? .init(path: state.databasePath, exists: databaseBytes != nil,
+                         sizeBytes: (databaseBytes ?? 0) + (walBytes ?? 0), walBytes: walBytes ?? 0),
             missingArtifacts: .init(
                 count: missing.count, checkedFiles: checked ? facts.recentArtifactPaths.count : 0,
                 checkedSince: checked ? facts.recentSince : nil, examples: Array(missing.sorted().prefix(10)),

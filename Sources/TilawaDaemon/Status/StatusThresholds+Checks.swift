@@ -16,8 +16,8 @@ extension StatusThresholds {
         }
         switch database {
         case .read:
-            checks.append(Check(name: "database", state: .ok,
-                                message: "\(StatusFormat.bytes(report.database.sizeBytes)) read in one snapshot"))
+            let what = report.database.path.hasPrefix("postgres://") ? report.database.path : StatusFormat.bytes(report.database.sizeBytes)
+            checks.append(Check(name: "database", state: .ok, message: "\(what) read in one snapshot"))
         case .absent:
             checks.append(Check(name: "database", state: .ok, message: "no database yet: no programme imported, nothing received"))
         case let .failed(reason):

@@ -33,14 +33,14 @@ extension AppDatabase {
             let weekAgo = now.addingTimeInterval(-7 * 86_400)
 
             if let row = try Row.fetchOne(db, sql: """
-                SELECT COALESCE(SUM(receivedAt >= ?), 0) AS day, COUNT(*) AS week FROM submission
+                SELECT COALESCE(SUM(CASE WHEN receivedAt >= ? THEN 1 ELSE 0 END), 0) AS day, COUNT(*) AS week FROM submission
                 WHERE receivedAt >= ? AND state NOT IN \(SubmissionState.notCountedSQL)
                 """, arguments: [dayAgo, weekAgo]) {
                 facts.last24h.accepted = row["day"]
                 facts.last7d.accepted = row["week"]
             }
             for row in try Row.fetchAll(db, sql: """
-                SELECT code, COALESCE(SUM(receivedAt >= ?), 0) AS day, COUNT(*) AS week FROM rejection
+                SELECT code, COALESCE(SUM(CASE WHEN receivedAt >= ? THEN 1 ELSE 0 END), 0) AS day, COUNT(*) AS week FROM rejection
                 WHERE receivedAt >= ? GROUP BY code
                 """, arguments: [dayAgo, weekAgo]) {
                 let code: String = row["code"]
@@ -113,7 +113,7 @@ extension AppDatabase {
                 facts.oldestUndeliveredOccurredAt = row["oldest"]
             }
             if try db.tableExists("comment"), let row = try Row.fetchOne(db, sql: """
-                SELECT COUNT(*) AS open, COALESCE(SUM(dueAt < ?), 0) AS overdue FROM comment
+                SELECT COUNT(*) AS open, COALESCE(SUM(CASE WHEN dueAt < ? THEN 1 ELSE 0 END), 0) AS overdue FROM comment
                 WHERE author = 'student' AND answeredAt IS NULL
                 """, arguments: [now]) {
                 facts.openQuestions = row["open"]
