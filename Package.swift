@@ -140,7 +140,7 @@ let package = Package(
                                                           .product(name: "AsyncHTTPClient", package: "async-http-client")]),
         .testTarget(
             name: "TilawaDaemonTests",
-            dependencies: ["TilawaDaemon", "TilawaStore", "TilawaAudio", "TilawaCore", "TilawaQuran", "TilawaTestSupport",
+            dependencies: ["TilawaDaemon", "TilawaStore", "TilawaAudio", "TilawaCore", "TilawaQuran", "TilawaTestSupport", "TilawaPostgres",
                            .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "HummingbirdTesting", package: "hummingbird"),
                            .product(name: "AsyncHTTPClient", package: "async-http-client")]

@@ -36,7 +36,7 @@ struct AnnotationRouteTests {
     }
 
     private func annotationRows(_ daemon: TestDaemon) throws -> Int {
-        try daemon.runtime.database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM annotation") ?? -1 }
+        try daemon.runtime.database.engine.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM annotation") ?? -1 }
     }
 
     @Test("the coach marks moments; the student sees them once the reply is out, then each new one sends annotation_added; the history, the correction's audio, deleting")

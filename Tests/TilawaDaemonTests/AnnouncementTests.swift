@@ -18,7 +18,7 @@ struct AnnouncementTests {
 
     /// The `announcement` events of `student`'s feed.
     func announcements(_ daemon: TestDaemon, _ student: String) async throws -> [[String: Any]] {
-        let events = try await daemon.runtime.database.writer.read { db in
+        let events = try await daemon.runtime.database.engine.read { db in
             try Data.fetchAll(db, sql: "SELECT payload FROM event WHERE studentId = ? AND type = 'announcement' ORDER BY seq", arguments: [student])
         }
         return events.compactMap { (try? JSONSerialization.jsonObject(with: $0)) as? [String: Any] }
@@ -32,7 +32,7 @@ struct AnnouncementTests {
             let answer = try await announce(client, daemon, #"{"title": "No class on Friday", "body": "The mosque is closed for repairs; record at home.", "audience": {"all": true}}"#)
             #expect(answer.status == .accepted && answer.json?["state"] as? String == "published", "\(String(describing: answer.json))")
             let reached = try #require(answer.json?["recipients"] as? Int)
-            let enrolled = try await daemon.runtime.database.writer.read { db in
+            let enrolled = try await daemon.runtime.database.engine.read { db in
                 try Int.fetchOne(db, sql: "SELECT COUNT(DISTINCT studentId) FROM enrolment") ?? 0
             }
             #expect(reached == enrolled && reached > 1)
@@ -106,7 +106,7 @@ struct AnnouncementTests {
                 let answer = try await announce(client, daemon, body)
                 #expect(answer.status == status && answer.json?["code"] as? String == code, "\(body): \(answer.status)")
             }
-            #expect(try await daemon.runtime.database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM announcement") } == 0)
+            #expect(try await daemon.runtime.database.engine.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM announcement") } == 0)
         }
     }
 }

@@ -64,7 +64,7 @@ struct AyahMarkerTests {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
         // Week 12 of S1001's level recites Al-Fatiha for this test; S1003's level (L2) stays Al-Fajr 89:1-14.
-        try await daemon.runtime.database.writer.write { db in
+        try await daemon.runtime.database.engine.write { db in
             try db.execute(sql: "UPDATE curriculumWeek SET ayahs = '1:1-7' WHERE levelId = 'L1' AND week = 12")
         }
         try await daemon.application().test(.live) { client in

@@ -102,7 +102,7 @@ struct AyahRouteTests {
     func storedRangesMissingOrDamaged() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.runtime.database.writer.write { db in
+        try await daemon.runtime.database.engine.write { db in
             try db.execute(sql: "UPDATE curriculumWeek SET ayahs = NULL WHERE levelId = 'L1' AND week = 1")
             try db.execute(sql: "UPDATE curriculumWeek SET ayahs = '114:1-60' WHERE levelId = 'L1' AND week = 2")
         }

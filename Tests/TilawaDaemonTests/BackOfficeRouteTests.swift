@@ -187,7 +187,7 @@ struct BackOfficeRouteTests {
             #expect(try await send(client, daemon, .post, uri, #"{"submission_id": "sub_nothere", "reason": "x"}"#).status == .notFound)
             #expect(try await send(client, daemon, .post, "/v1/feedback/fb_nothere/move", "{\"submission_id\": \"\(wrong)\", \"reason\": \"x\"}")
                 .json?["code"] as? String == "unknown_feedback")
-            try await daemon.runtime.database.writer.write { db in
+            try await daemon.runtime.database.engine.write { db in
                 try db.execute(sql: "UPDATE feedback SET result = 'pass' WHERE id = ?", arguments: [feedbackId])
             }
             let result = try await send(client, daemon, .post, uri, "{\"submission_id\": \"\(wrong)\", \"reason\": \"back\"}")
@@ -266,7 +266,7 @@ struct BackOfficeRouteTests {
             // A recording made during the cover: its review notice goes to C02.
             let during = try await uploaded(client, daemon, "S1003", week: 12)
             #expect(await daemon.eventually {
-                try daemon.runtime.database.writer.read { db in
+                try daemon.runtime.database.engine.read { db in
                     try String.fetchOne(db, sql: "SELECT recipientId FROM event WHERE type = 'submission_ready_for_review' AND json_extract(payload, '$.submission_id') = ?",
                                         arguments: [during])
                 } == "C02"

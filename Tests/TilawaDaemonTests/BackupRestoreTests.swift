@@ -88,7 +88,7 @@ struct BackupRestoreTests {
         try await second.application().test(.live) { client in
             // The restored daemon encodes what was waiting, and serves it (S1009 is C03's).
             #expect(await second.eventually {
-                try second.runtime.database.writer.read { db in
+                try second.runtime.database.engine.read { db in
                     try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission WHERE state = 'processing'")
                 } == 0
             })
@@ -103,14 +103,14 @@ struct BackupRestoreTests {
             let status = try await client.execute(uri: "/v1/status", method: .get, headers: try await second.headers(.ops, "ops"))
             #expect(status.status == .ok)
         }
-        let restoredAt = try await second.runtime.database.writer.read { db in
+        let restoredAt = try await second.runtime.database.engine.read { db in
             try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'restored_from_backup_of'")
         }
         #expect(restoredAt != nil)
 
         // Webhook deliveries resume from the copy: each event it holds undelivered is sent once
         // (signed, as ever); those it holds as delivered are not sent again.
-        let (waiting, delivered): (Set<String>, Set<String>) = try await second.runtime.database.writer.read { db in
+        let (waiting, delivered): (Set<String>, Set<String>) = try await second.runtime.database.engine.read { db in
             (Set(try String.fetchAll(db, sql: "SELECT id FROM event WHERE deliveredAt IS NULL")),
              Set(try String.fetchAll(db, sql: "SELECT id FROM event WHERE deliveredAt IS NOT NULL")))
         }
@@ -121,7 +121,7 @@ struct BackupRestoreTests {
                 database: second.runtime.database, endpoint: WebhookEndpoint(url: url, secret: webhookSecret), options: fastOptions(),
                 wakeup: WakeupSignal(), metrics: TilawaMetrics(), logger: quietLogger)])
             #expect(await second.eventually {
-                try second.runtime.database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM event WHERE deliveredAt IS NULL") } == 0
+                try second.runtime.database.engine.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM event WHERE deliveredAt IS NULL") } == 0
             })
             try await services.stop()
         }
@@ -163,7 +163,7 @@ struct BackupDropFolderTests {
         let folder = try harness.coachFolder("C01")
         try await harness.running {
             #expect(await daemon.eventually {
-                try daemon.runtime.database.writer.read { db in
+                try daemon.runtime.database.engine.read { db in
                     try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission WHERE state = 'awaiting_feedback'")
                 } == students.count
             })
@@ -189,7 +189,7 @@ struct BackupDropFolderTests {
         let report = try await onOwnThread { try BackupRestorer.restore(from: backup, to: restored, now: restoreAt) }
         let second = try await TestDaemon(at: daemon.clock.now, stateDirectory: restored)
         defer { second.remove() }
-        let replies: [(id: String, state: String, audio: String?)] = try await second.runtime.database.writer.read { db in
+        let replies: [(id: String, state: String, audio: String?)] = try await second.runtime.database.engine.read { db in
             try Row.fetchAll(db, sql: "SELECT id, state, audioPath FROM feedback").map { ($0["id"], $0["state"], $0["audioPath"]) }
         }
         #expect(replies.count >= 2, "the copy holds the replies taken before it")
@@ -202,7 +202,7 @@ struct BackupDropFolderTests {
         // original and, once encoded, its Ogg and waveform), and the copy's attempt window is
         // what the original's was over those recordings.
         let sums = Dictionary(manifest.files.map { ($0.path, $0.sha256) }, uniquingKeysWith: { first, _ in first })
-        let (recordings, paths): ([String: String], [String]) = try await second.runtime.database.writer.read { db in
+        let (recordings, paths): ([String: String], [String]) = try await second.runtime.database.engine.read { db in
             (Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT id, studentId FROM submission").map { ($0["id"] as String, $0["studentId"] as String) }),
              try String.fetchAll(db, sql: """
                 SELECT originalPath FROM submission WHERE originalPath IS NOT NULL
@@ -216,7 +216,7 @@ struct BackupDropFolderTests {
             let data = try Data(contentsOf: URL(fileURLWithPath: restored + "/artifacts/" + path))
             #expect(SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() == sum, "\(path)")
         }
-        let originalIds = Set(try await daemon.runtime.database.writer.read { db in try String.fetchAll(db, sql: "SELECT id FROM submission") })
+        let originalIds = Set(try await daemon.runtime.database.engine.read { db in try String.fetchAll(db, sql: "SELECT id FROM submission") })
         #expect(Set(recordings.keys).isSubset(of: originalIds))
         for student in Set(students.map(\.0) + arriving) {
             let here = try await second.runtime.database.attemptStatus(studentId: student, policy: second.runtime.policy, now: daemon.clock.now)
@@ -225,19 +225,19 @@ struct BackupDropFolderTests {
         // What was still being encoded in the snapshot is queued in the copy, and a daemon on it finishes it.
         try await second.application().test(.live) { _ in
             #expect(await second.eventually {
-                try second.runtime.database.writer.read { db in
+                try second.runtime.database.engine.read { db in
                     try Int.fetchOne(db, sql: "SELECT (SELECT COUNT(*) FROM feedback WHERE state != 'ready') + (SELECT COUNT(*) FROM submission WHERE state = 'processing')")
                 } == 0
             })
         }
-        let finished: [String?] = try await second.runtime.database.writer.read { db in try String.fetchAll(db, sql: "SELECT audioPath FROM feedback") }
+        let finished: [String?] = try await second.runtime.database.engine.read { db in try String.fetchAll(db, sql: "SELECT audioPath FROM feedback") }
         for path in finished {
             #expect(path.map { FileManager.default.fileExists(atPath: restored + "/artifacts/" + $0) } == true)
         }
         // Nothing invented, nothing doubled: the copy's replies are the original's, one per recording.
-        let original = Set(try await daemon.runtime.database.writer.read { db in try String.fetchAll(db, sql: "SELECT id FROM feedback") })
+        let original = Set(try await daemon.runtime.database.engine.read { db in try String.fetchAll(db, sql: "SELECT id FROM feedback") })
         #expect(Set(replies.map(\.id)).isSubset(of: original))
-        let perRecording = try await second.runtime.database.writer.read { db in
+        let perRecording = try await second.runtime.database.engine.read { db in
             try Int.fetchOne(db, sql: "SELECT MAX(n) FROM (SELECT COUNT(*) AS n FROM feedback GROUP BY submissionId)")
         }
         #expect(perRecording == nil || perRecording == 1)

@@ -96,7 +96,7 @@ struct CoachPhotoTests {
         defer { daemon.remove() }
         let photo = try CoachPhoto.check(Self.png).get()
         let path = try photo.store(in: daemon.runtime.stateDirectory)
-        try await daemon.runtime.database.writer.write { db in
+        try await daemon.runtime.database.engine.write { db in
             try db.execute(sql: "UPDATE coach SET photoPath = ?, photoType = ?, photoSHA256 = ? WHERE id = 'C01'",
                            arguments: [path, photo.mediaType, photo.sha256])
         }

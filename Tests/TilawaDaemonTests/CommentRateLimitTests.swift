@@ -14,7 +14,7 @@ import TilawaTestSupport
 @Suite("Comments: a limit per author and minute")
 struct CommentRateLimitTests {
     func questionsAsked(_ daemon: TestDaemon) throws -> Int {
-        try daemon.runtime.database.writer.read { db in
+        try daemon.runtime.database.engine.read { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM event WHERE type = 'question_asked'") ?? -1
         }
     }

@@ -28,7 +28,7 @@ struct DeskBrowserTests {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
         // Week 11 of S1001's level recites Al-Fatiha here, so its recording is aligned ayah by ayah.
-        try await daemon.runtime.database.writer.write { db in
+        try await daemon.runtime.database.engine.write { db in
             try db.execute(sql: "UPDATE curriculumWeek SET ayahs = '1:1-7' WHERE levelId = 'L1' AND week = 11")
         }
         try await daemon.application().test(.live) { client in
@@ -73,7 +73,7 @@ struct DeskBrowserTests {
             #expect(feedback?["submission_id"] as? String == newerId, "\(String(describing: week["feedback"]))")
             #expect(feedback?["notes"] as? String == "Good recitation; mind the madd in 1:2.")
             // The send whose answer was lost and the send again stored one reply.
-            let stored = try await daemon.runtime.database.writer.read { db in
+            let stored = try await daemon.runtime.database.engine.read { db in
                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM feedback WHERE submissionId = ?", arguments: [newerId])
             }
             #expect(stored == 1)

@@ -89,7 +89,7 @@ struct DeskSignInTests {
             let forged = try await exchange(client, String(repeating: "A", count: 43))
             #expect(forged.status == .unauthorized && forged.json?["code"] as? String == "login_link_invalid")
             // Only hashes are stored.
-            let stored = try await daemon.runtime.database.writer.read { db in try String.fetchAll(db, sql: "SELECT secretHash FROM loginLink") }
+            let stored = try await daemon.runtime.database.engine.read { db in try String.fetchAll(db, sql: "SELECT secretHash FROM loginLink") }
             #expect(!stored.contains(token) && stored.contains(DeskSecret.hash(token)))
         }
     }

@@ -71,7 +71,7 @@ struct DiskFullTests {
             let accepted = try await client.judged(daemon, uri: "/v1/students/S1008/weeks/12/submissions", headers: headers, body: body)
             #expect(accepted.status == .created, "\(String(buffer: accepted.body))")
         }
-        let rows = try await daemon.runtime.database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission") }
+        let rows = try await daemon.runtime.database.engine.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission") }
         #expect(rows == 1)
         let artifacts = daemon.runtime.stateDirectory.artifactStore.allFiles()
         #expect(artifacts.allSatisfy { !$0.hasSuffix(".tmp") })

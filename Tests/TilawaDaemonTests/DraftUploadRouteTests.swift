@@ -207,7 +207,7 @@ struct DraftUploadRouteTests {
             }
             #expect(statuses.filter { $0 == 201 }.count == 2, "\(statuses)")
             #expect(statuses.filter { $0 == 429 }.count == 8, "\(statuses)")
-            let rows = try await daemon.runtime.database.writer.read { db in
+            let rows = try await daemon.runtime.database.engine.read { db in
                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission WHERE studentId = 'S1005'")
             }
             #expect(rows == 2)

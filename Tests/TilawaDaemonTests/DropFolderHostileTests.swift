@@ -65,7 +65,7 @@ struct DropFolderHostileTests {
             #expect(reason.contains("must be a plain text file"))
             #expect(!reason.contains(Self.secret))
         }
-        let notes = try await harness.daemon.runtime.database.writer.read { db in try String?.fetchAll(db, sql: "SELECT notes FROM feedback") }
+        let notes = try await harness.daemon.runtime.database.engine.read { db in try String?.fetchAll(db, sql: "SELECT notes FROM feedback") }
         #expect(notes.allSatisfy { $0 == nil })
         #expect(databaseBytes(harness).range(of: Data(Self.secret.utf8)) == nil)
         // The links moved with their replies, still links, their targets untouched.
@@ -168,7 +168,7 @@ struct DropFolderHostileTests {
         let newline = try #require(harness.reason("C01", "S1001_w08\n_x.opus"))
         #expect(newline.split(separator: "\n").count == 1, "one line: \(newline)")
         #expect(walk(original).values.first == before.values.first, "the hard link's other name is untouched")
-        let rejections = try await harness.daemon.runtime.database.writer.read { db in
+        let rejections = try await harness.daemon.runtime.database.engine.read { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM dropFile WHERE outcome = 'rejected' AND coachId = 'C01'")
         }
         #expect(rejections == 6)

@@ -81,7 +81,7 @@ struct DropFolderHarness {
     }
 
     func feedbackCount() throws -> Int {
-        try daemon.runtime.database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM feedback") ?? 0 }
+        try daemon.runtime.database.engine.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM feedback") ?? 0 }
     }
 
     func reason(_ coach: String, _ file: String) -> String? {
@@ -106,7 +106,7 @@ struct DropFolderTests {
             try "Beautiful tajweed — watch the madd in ayah 3.".write(toFile: folder + "/S1001_w08.txt", atomically: false, encoding: .utf8)
             try FileManager.default.copyItem(atPath: fixturePath("speech.m4a"), toPath: folder + "/S1001_w08.m4a")
             #expect(await harness.daemon.eventually {
-                try harness.daemon.runtime.database.writer.read { db in
+                try harness.daemon.runtime.database.engine.read { db in
                     try String.fetchOne(db, sql: "SELECT state FROM submission WHERE studentId = 'S1001'")
                 } == "feedback_ready"
             })
@@ -228,7 +228,7 @@ struct DropFolderTests {
             try handle.close()
             #expect(await harness.daemon.eventually { harness.contents(folder + "/processed") == ["S1001_w08.wav"] })
         }
-        let feedback = try #require(try await harness.daemon.runtime.database.writer.read { db in try FeedbackRecord.fetchOne(db) })
+        let feedback = try #require(try await harness.daemon.runtime.database.engine.read { db in try FeedbackRecord.fetchOne(db) })
         #expect(abs(feedback.analysis.durationSeconds - 11.06) < 0.05, "the whole file was read")
     }
 
@@ -251,7 +251,7 @@ struct DropFolderTests {
         let harness = try await DropFolderHarness(settle: 0.1, students: students)
         defer { harness.remove() }
         let folders = try ["C01", "C02", "C03"].map { try harness.coachFolder($0) }
-        let coachOf = try await harness.daemon.runtime.database.writer.read { db in
+        let coachOf = try await harness.daemon.runtime.database.engine.read { db in
             try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT studentId AS id, coachId FROM enrolment WHERE coachId IS NOT NULL").map { ($0["id"] as String, $0["coachId"] as String) })
         }
         // 200 distinct replies dropped at once (padding makes each content distinct) and one exact duplicate.

@@ -35,7 +35,7 @@ struct ErasureTests {
             _ = try await client.execute(uri: "/v1/feedback/\(feedback)/comments", method: .post,
                                          headers: try await daemon.headers(.student, "S1001", [.contentType: "application/json"]),
                                          body: ByteBuffer(string: #"{"text": "Thank you, this is Aisha"}"#))
-            let paths: [String] = try await daemon.runtime.database.writer.read { db in
+            let paths: [String] = try await daemon.runtime.database.engine.read { db in
                 try String.fetchAll(db, sql: """
                     SELECT originalPath FROM submission WHERE studentId = 'S1001' AND originalPath IS NOT NULL
                     UNION ALL SELECT audioPath FROM submission WHERE studentId = 'S1001' AND audioPath IS NOT NULL
@@ -72,7 +72,7 @@ struct ErasureTests {
             for path in paths { #expect(!FileManager.default.fileExists(atPath: artifacts + "/" + path), "\(path)") }
             let left = walk(daemon.runtime.stateDirectory.root.path)
             #expect(!left.contains { $0.contains(submission) || $0.contains(feedback) }, "\(left)")
-            let words: Int = try await daemon.runtime.database.writer.read { db in
+            let words: Int = try await daemon.runtime.database.engine.read { db in
                 try Int.fetchOne(db, sql: """
                     SELECT (SELECT COUNT(*) FROM student WHERE name LIKE '%Aisha%')
                          + (SELECT COUNT(*) FROM event WHERE CAST(payload AS TEXT) LIKE '%Aisha%')

@@ -65,7 +65,7 @@ struct EventCursorTests {
         defer { daemon.remove() }
         try ReadStateRouteTests.addEvents(daemon.runtime.database, student: "S1001", count: 5, from: daemon.clock.now)
         try ReadStateRouteTests.addEvents(daemon.runtime.database, student: "S1002", count: 2, from: daemon.clock.now)
-        let sequence = try await daemon.runtime.database.writer.read { db in
+        let sequence = try await daemon.runtime.database.engine.read { db in
             try Int64.fetchAll(db, sql: "SELECT seq FROM event WHERE studentId = 'S1001' AND recipient = 'student' ORDER BY seq")
         }
         try await daemon.application().test(.router) { client in

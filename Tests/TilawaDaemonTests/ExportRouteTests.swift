@@ -84,7 +84,7 @@ struct ExportRouteTests {
         try await daemon.application().test(.live) { client in
             _ = try await daemon.answeredRecording(client)
         }
-        try await daemon.runtime.database.writer.write { db in
+        try await daemon.runtime.database.engine.write { db in
             try db.execute(sql: "UPDATE student SET name = ? WHERE id = 'S1001'", arguments: ["../../../etc/passwd <script>x</script>"])
         }
         let archive = try #require(try await StudentArchive.load(daemon.runtime.database, studentId: "S1001",

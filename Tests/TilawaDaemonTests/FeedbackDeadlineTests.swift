@@ -29,7 +29,7 @@ struct FeedbackDeadlineTests {
         let payload = try JSONDecoder.api.decode(EventPayload.self, from: try #require(coachEvents.last).payload)
         #expect(payload.week?.number == 12 && payload.recipient == "coach" && payload.recipientId == "C01" && payload.studentId == "S1001")
         #expect(payload.message.hasPrefix("Aisha Rahman's recording for week 12 (") && payload.message.contains("waiting for Ustadha Maryam Haddad's reply"))
-        let ops = try await daemon.runtime.database.writer.read { db in
+        let ops = try await daemon.runtime.database.engine.read { db in
             try String.fetchAll(db, sql: "SELECT type FROM event WHERE recipient = 'ops'")
         }
         #expect(ops == ["feedback_overdue"])

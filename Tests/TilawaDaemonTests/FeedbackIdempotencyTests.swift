@@ -25,7 +25,7 @@ struct FeedbackIdempotencyTests {
     }
 
     private func replies(_ daemon: TestDaemon, to submissionId: String) throws -> Int {
-        try daemon.runtime.database.writer.read { db in
+        try daemon.runtime.database.engine.read { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM feedback WHERE submissionId = ?", arguments: [submissionId]) ?? -1
         }
     }

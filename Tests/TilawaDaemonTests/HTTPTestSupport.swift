@@ -8,6 +8,7 @@ import Synchronization
 import Testing
 import TilawaCore
 @testable import TilawaDaemon
+import TilawaPostgres
 @_spi(Testing) import TilawaStore
 import TilawaTestSupport
 
@@ -42,6 +43,10 @@ struct TestDaemon {
         var configuration = TilawaConfiguration(stateDirectory: existing ?? scratch.path("var"), workingDirectory: scratch.path)
         configuration.http.port = 0
         configuration.storage.minFreeBytes = 0
+        if TestEngine.current == .postgres, existing == nil {
+            // The run asked for PostgreSQL (`make test-postgres`): a database of its own on the shared server.
+            configuration.database.postgres = PostgresLocation(url: try SharedPostgres.database())
+        }
         configure(&configuration)
         let clock = TestClock(start)
         self.clock = clock
@@ -58,7 +63,7 @@ struct TestDaemon {
         // The sample's `enrolled` welcomes belong to the import, long before each test: as if
         // delivered then, so each test's outbox holds only what the test does.
         let importedAt = clock.now
-        try await runtime.database.writer.write { db in
+        try await runtime.database.engine.write { db in
             try db.execute(sql: "UPDATE event SET deliveredAt = ? WHERE type = 'enrolled'", arguments: [importedAt])
         }
         var logger = Logger(label: "test")

@@ -106,7 +106,7 @@ struct OIDCSignInTests {
             defer { daemon.remove() }
             let provider = try await provider(now: daemon.clock.now)
             server.publish(provider.jwks.data)
-            try await daemon.runtime.database.writer.write { db in
+            try await daemon.runtime.database.engine.write { db in
                 try db.execute(sql: "UPDATE student SET subject = 'auth0|aisha' WHERE id = 'S1001'")
                 try db.execute(sql: "UPDATE student SET subject = 'auth0|omar' WHERE id = 'S1002'")
                 try db.execute(sql: "UPDATE coach SET subject = 'auth0|c01' WHERE id = 'C01'")

@@ -154,7 +154,7 @@ struct OpenAPIResponseTests {
             #expect(await daemon.eventually { try daemon.runtime.database.submission(id: id)?.state == .awaitingFeedback })
 
             // An aligned recording: its ayahs carry start_seconds and end_seconds, the isti'adha is ayah 0.
-            try await daemon.runtime.database.writer.write { db in
+            try await daemon.runtime.database.engine.write { db in
                 try db.execute(sql: "UPDATE curriculumWeek SET ayahs = '1:1-7' WHERE levelId = 'L1' AND week = 12")
             }
             let recited = try await call(.post, upload, "/v1/students/S1008/weeks/12/submissions",

@@ -53,7 +53,7 @@ struct PlacementRouteTests {
             try daemon.runtime.database.importRoster(program: nil, students: row, studentsSource: "students.csv", now: daemon.clock.now)
         }
         #expect(error?.code == .genderMismatch && error?.line == 2, "\(String(describing: error))")
-        #expect(try await daemon.runtime.database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM student WHERE id = 'S1013'") } == 0)
+        #expect(try await daemon.runtime.database.engine.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM student WHERE id = 'S1013'") } == 0)
     }
 
     @Test("a student placed in week 12 owes from week 12: earlier weeks are not_owed, never late or behind; the EOC needs only the weeks owed before it opens; their coach hears of the weeks they owed, not of the ones before")
@@ -65,7 +65,7 @@ struct PlacementRouteTests {
                                                   headers: try await daemon.headers(.ops, "ops", [.contentType: "application/json"]),
                                                   body: ByteBuffer(string: #"{"level_id": "L1", "coach_id": "C01"}"#))
             #expect(placed.status == .ok)
-            let owes = try await daemon.runtime.database.writer.read { db in
+            let owes = try await daemon.runtime.database.engine.read { db in
                 try Int.fetchOne(db, sql: "SELECT owesFromWeek FROM enrolment WHERE studentId = 'S1011'")
             }
             #expect(owes == 12)
@@ -90,7 +90,7 @@ struct PlacementRouteTests {
                                                  headers: try await daemon.headers(.student, "S1011"))
             #expect(later.json?["behind_count"] as? Int == 2)
             #expect(try await daemon.runtime.database.recordFallingBehind(now: daemon.clock.now) >= 1)
-            let message = try await daemon.runtime.database.writer.read { db in
+            let message = try await daemon.runtime.database.engine.read { db in
                 try String.fetchOne(db, sql: """
                     SELECT json_extract(CAST(payload AS TEXT), '$.message') FROM event
                     WHERE type = 'student_falling_behind' AND studentId = 'S1011'
@@ -132,7 +132,7 @@ struct PlacementRouteTests {
                 try await client.execute(uri: "/v1/students/\(student)/placement", method: .put, headers: ops, body: ByteBuffer(string: body))
             }
             func noise() throws -> [Int] {
-                try daemon.runtime.database.writer.read { db in
+                try daemon.runtime.database.engine.read { db in
                     [try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM event WHERE studentId = 'S1001'") ?? -1,
                      try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM enrolmentChange") ?? -1]
                 }
@@ -185,7 +185,7 @@ struct PlacementRouteTests {
             let unseen = try await place(.coach, "C01", "S1004", #"{"level_id": "L1", "coach_id": "C01"}"#)
             #expect(unseen.status == .notFound && unseen.json?["code"] as? String == "unknown_student")
             #expect(try await place(.coach, "C01", "S9999", #"{"level_id": "L1", "coach_id": "C01"}"#).status == .notFound)
-            #expect(try await daemon.runtime.database.writer.read { db in
+            #expect(try await daemon.runtime.database.engine.read { db in
                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM enrolmentChange WHERE changedBy LIKE 'coach:%'") ?? -1
             } == 0)
 
@@ -194,7 +194,7 @@ struct PlacementRouteTests {
             #expect(placed.json?["placed_by"] as? String == "coach:C01" && placed.json?["coach_id"] as? String == "C02")
             let named = try await place(.coach, "C01", "S1012", #"{"level_id": "L2", "coach_id": "C01", "semester_id": "spring-2027", "decided_by": "C01"}"#)
             #expect(named.status == .ok && named.json?["placed_by"] as? String == "coach:C01")
-            let events = try await daemon.runtime.database.writer.read { db in
+            let events = try await daemon.runtime.database.engine.read { db in
                 try String.fetchAll(db, sql: "SELECT type FROM event WHERE studentId = 'S1011' AND type = 'placement_ready'")
             }
             #expect(events.count == 1)

@@ -19,13 +19,13 @@ struct StaffNoticeServiceTests {
 
         let services = RunningServices([ProgrammeClockService(runtime: daemon.runtime, notify: nil, logger: daemon.logger)])
         #expect(await daemon.eventually {
-            try daemon.runtime.database.writer.read { db in
+            try daemon.runtime.database.engine.read { db in
                 try EventRecord.filter(["coach_digest", "storage_low"].contains(Column("type"))).fetchCount(db) == 2
             }
         })
         try await services.stop()
 
-        let events = try await daemon.runtime.database.writer.read { db in
+        let events = try await daemon.runtime.database.engine.read { db in
             try EventRecord.filter(Column("studentId") == nil).order(Column("seq")).fetchAll(db)
         }
         #expect(events.map(\.type).sorted() == ["coach_digest", "storage_low"])

@@ -262,7 +262,7 @@ struct TusRouteTests {
             try handle.write(contentsOf: file.suffix(1))
             try handle.close()
         }
-        try await daemon.runtime.database.writer.write { db in
+        try await daemon.runtime.database.engine.write { db in
             try db.execute(sql: "UPDATE resumableUpload SET \"offset\" = \"length\", state = 'completing'")
         }
         let first = try #require(try await daemon.runtime.database.resumableUpload(id: ids[0]))
@@ -277,7 +277,7 @@ struct TusRouteTests {
         for (id, student) in zip(ids, ["S1001", "S1002"]) {
             let upload = try #require(try await daemon.runtime.database.resumableUpload(id: id))
             #expect(upload.state == .answered && upload.answerStatus == 201)
-            let count = try await daemon.runtime.database.writer.read { db in
+            let count = try await daemon.runtime.database.engine.read { db in
                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission WHERE studentId = ?", arguments: [student])
             }
             #expect(count == 1, "\(student): one submission")

@@ -88,7 +88,7 @@ struct UploadFairnessTests {
             #expect(await daemon.eventually { daemon.api.metrics.render().contains("tilawa_uploads_in_flight 0") })
             #expect(await daemon.eventually { daemon.stagingFiles().isEmpty && daemon.openStagingFiles().isEmpty })
             #expect(await daemon.eventually { daemon.uploadsCounted("error", "upload_too_slow") == 2 })
-            let attackerRows = try await daemon.runtime.database.writer.read { db in
+            let attackerRows = try await daemon.runtime.database.engine.read { db in
                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission WHERE studentId = 'S1006'")
             }
             #expect(attackerRows == 0)
@@ -237,7 +237,7 @@ struct CrossProtocolIdempotencyTests {
     }
 
     func submissions(_ daemon: TestDaemon) async throws -> Int {
-        try await daemon.runtime.database.writer.read { db in
+        try await daemon.runtime.database.engine.read { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission WHERE studentId = 'S1001'") ?? -1
         }
     }
@@ -354,7 +354,7 @@ struct CrossProtocolIdempotencyTests {
                                                          extra: "Upload-Length: \(opus.count + 10)\r\n")
                 #expect(refused.head.hasPrefix("HTTP/1.1 409"), "got: \(refused.head.prefix(80))")
             }
-            let open = try await daemon.runtime.database.writer.read { db in
+            let open = try await daemon.runtime.database.engine.read { db in
                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM resumableUpload WHERE studentId = 'S1001'")
             }
             #expect(open == 0)

@@ -48,7 +48,7 @@ struct UploadFuzzTests {
             #expect(health.status == .ok)
             // Every accepted case is encoded or, if its audio defeats the encoder, failed with its attempt returned.
             #expect(await daemon.eventually {
-                try daemon.runtime.database.writer.read { db in
+                try daemon.runtime.database.engine.read { db in
                     try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM job WHERE state IN ('queued', 'running')")
                 } == 0
             })

@@ -16,7 +16,7 @@ import TilawaTestSupport
 @Suite("submission_refused: a resumable upload refused where the student may not see it")
 struct UploadRefusalNoticeTests {
     func refusals(_ daemon: TestDaemon, _ student: String) throws -> [EventPayload] {
-        try daemon.runtime.database.writer.read { db in
+        try daemon.runtime.database.engine.read { db in
             try EventRecord.filter(Column("studentId") == student && Column("type") == "submission_refused").order(Column("seq")).fetchAll(db)
         }.map { try JSONDecoder.api.decode(EventPayload.self, from: $0.payload) }
     }
@@ -67,7 +67,7 @@ struct UploadRefusalNoticeTests {
             #expect(answered.status == .unprocessableContent)
             // The answer was written: nothing is owed, and the minute tick tells nothing.
             #expect(await daemon.eventually {
-                try daemon.runtime.database.writer.read { db in
+                try daemon.runtime.database.engine.read { db in
                     try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM resumableUpload WHERE studentId = 'S1001' AND refusalOwedSince IS NULL AND refusalNotifiedAt IS NOT NULL")
                 } == 1
             })
@@ -90,7 +90,7 @@ struct UploadRefusalNoticeTests {
             #expect(interim.hasPrefix("HTTP/1.1 104"))
             try phone.send(silence)
             func upload() throws -> ResumableUploadRecord? {
-                try daemon.runtime.database.writer.read { db in try ResumableUploadRecord.filter(Column("studentId") == "S1002").fetchOne(db) }
+                try daemon.runtime.database.engine.read { db in try ResumableUploadRecord.filter(Column("studentId") == "S1002").fetchOne(db) }
             }
             #expect(await daemon.eventually { try upload()?.state != .receiving }, "every byte arrived")
             let phonePort = phone.localPort
@@ -103,7 +103,7 @@ struct UploadRefusalNoticeTests {
             #expect(try upload()?.answerStatus == 422)
             #expect(try refusals(daemon, "S1002").isEmpty, "owed, not yet told: the answer might still be on its way")
             // A minute later the tick tells what was never written, once.
-            let row = try daemon.runtime.database.writer.read { db in
+            let row = try daemon.runtime.database.engine.read { db in
                 try Row.fetchOne(db, sql: "SELECT refusalOwedSince, refusalNotifiedAt FROM resumableUpload WHERE studentId = 'S1002'")
             }
             #expect(try await daemon.runtime.database.recordOwedUploadRefusals(before: .distantFuture, now: daemon.clock.now) == 1,

@@ -41,13 +41,13 @@ struct UploadRouteTests {
             }
             let accepted = fixtures.filter(\.accepted).count
             #expect(await daemon.eventually {
-                try daemon.runtime.database.writer.read { db in
+                try daemon.runtime.database.engine.read { db in
                     try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission WHERE audioPath IS NOT NULL")
                 } == accepted
             })
             // Each assessment supersedes the previous unreviewed one: only the newest awaits review.
             #expect(await daemon.eventually {
-                try daemon.runtime.database.writer.read { db in
+                try daemon.runtime.database.engine.read { db in
                     try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission WHERE state = 'awaiting_feedback'")
                 } == 1
             })
@@ -71,7 +71,7 @@ struct UploadRouteTests {
             let other = try await client.judged(daemon, uri: uri, headers: headers, body: try TestDaemon.fixture("speech.ogg"))
             #expect(other.status == .conflict)
             #expect(other.json?["code"] as? String == "idempotency_key_reused")
-            let submissions = try await daemon.runtime.database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission") }
+            let submissions = try await daemon.runtime.database.engine.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission") }
             #expect(submissions == 1)
             let attempts = try await daemon.runtime.database.attemptStatus(studentId: "S1002", policy: daemon.runtime.policy, now: daemon.clock.now)
             #expect(attempts?.used == 1)
@@ -168,7 +168,7 @@ struct UploadRouteTests {
             #expect(declared.json?["code"] as? String == "payload_too_large")
         }
         #expect(daemon.stagingFiles().isEmpty)
-        let rejections = try await daemon.runtime.database.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission") }
+        let rejections = try await daemon.runtime.database.engine.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission") }
         #expect(rejections == 0)
     }
 
@@ -204,7 +204,7 @@ struct UploadRouteTests {
             socket.close()
             #expect(await daemon.eventually { daemon.stagingFiles().isEmpty && daemon.openStagingFiles().isEmpty })
             #expect(await daemon.eventually { daemon.uploadsCounted("error", "upload_incomplete") == 1 })
-            let rows = try await daemon.runtime.database.writer.read { db in
+            let rows = try await daemon.runtime.database.engine.read { db in
                 (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission") ?? -1, try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM rejection") ?? -1)
             }
             #expect(rows.0 == 0 && rows.1 == 0)
@@ -242,7 +242,7 @@ struct SlowUploadTests {
             #expect(await daemon.eventually { daemon.uploadsCounted("error", "upload_incomplete") == 1 })
             #expect(try await client.execute(uri: "/healthz", method: .get).status == .ok)
         }
-        let rows = try await daemon.runtime.database.writer.read { db in
+        let rows = try await daemon.runtime.database.engine.read { db in
             (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission") ?? -1, try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM rejection") ?? -1)
         }
         #expect(rows.0 == 0 && rows.1 == 0)

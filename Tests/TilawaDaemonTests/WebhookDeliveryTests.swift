@@ -252,7 +252,7 @@ struct WebhookDeliveryTests {
         #expect(call.eventType == "submission_received")
         let json = try #require(try JSONSerialization.jsonObject(with: call.body) as? [String: Any])
         let week = try #require(json["week"] as? [String: Any])
-        let title = try await daemon.runtime.database.writer.read { db in
+        let title = try await daemon.runtime.database.engine.read { db in
             try String.fetchOne(db, sql: """
                 SELECT title FROM curriculumWeek JOIN enrolment ON enrolment.levelId = curriculumWeek.levelId
                 WHERE enrolment.studentId = 'S1001' AND week = 12
@@ -337,7 +337,7 @@ struct WebhookControlTests {
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
         for (fault, atLeast) in [(ReceiverFault.statusRetryAfter(.serviceUnavailable, "120"), 120.0),
                                  (.statusRetryAfter(.tooManyRequests, formatter.string(from: later)), 600.0)] {
-            try await outbox.database.writer.write { db in
+            try await outbox.database.engine.write { db in
                 try db.execute(sql: "UPDATE event SET nextAttemptAt = ?, attempts = 0", arguments: [Date(timeIntervalSince1970: 0)])
             }
             let receiver = WebhookReceiver(faults: [fault])

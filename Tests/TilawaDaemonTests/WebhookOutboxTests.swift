@@ -101,7 +101,7 @@ struct WebhookOutboxTests {
     func readsOnlyTheBacklog(sql: String) throws {
         let outbox = try OutboxFixture()
         defer { outbox.remove() }
-        let plan = try outbox.database.writer.read { db in
+        let plan = try outbox.database.engine.read { db in
             try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: sql.contains("?") ? [Date(), 10] : [])
                 .map { $0["detail"] as String? ?? "" }
         }

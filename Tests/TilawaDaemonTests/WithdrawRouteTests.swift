@@ -65,7 +65,7 @@ struct WithdrawRouteTests {
             let queue = try await client.execute(uri: "/v1/coaches/C01/queue", method: .get, headers: try await daemon.headers(.coach, "C01"))
             #expect(queue.status == .ok && !String(decoding: Data(buffer: queue.body), as: UTF8.self).contains(id), "gone from the coach's queue")
 
-            let events = try await daemon.runtime.database.writer.read { db in
+            let events = try await daemon.runtime.database.engine.read { db in
                 try EventRecord.filter(Column("type") == "submission_withdrawn").order(Column("seq")).fetchAll(db)
             }
             #expect(events.map(\.recipient) == ["student", "coach"] && events.last?.recipientId == "C01")

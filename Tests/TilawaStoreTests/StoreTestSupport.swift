@@ -7,17 +7,7 @@ import TilawaPostgres
 @_spi(Testing) @testable import TilawaStore
 import TilawaTestSupport
 
-/// The storage engines a store test runs on: SQLite always, PostgreSQL when the run asks
-/// for it (`make test-postgres`), each test on a database of its own.
-enum TestEngine: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    case sqlite
-    case postgres
-
-    /// The engines of this run.
-    static var all: [TestEngine] { PostgresTestServer.isRequested ? [.sqlite, .postgres] : [.sqlite] }
-
-    var testDescription: String { rawValue }
-
+extension TestEngine {
     /// Where a test's data lives: a file in its state directory, or a database of the shared server.
     func newLocation(_ state: StateDirectory) throws -> String {
         switch self {
