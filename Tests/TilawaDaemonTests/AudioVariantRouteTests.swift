@@ -78,7 +78,7 @@ struct AudioVariantRouteTests {
             // The full sweep keeps them (and removes a variant-looking file no recording owns).
             let stray = store.path(audio.replacingOccurrences(of: id, with: "sub_NOBODY").replacingOccurrences(of: ".opus", with: ".m4a"))
             try Data("x".utf8).write(to: URL(fileURLWithPath: stray))
-            let before = try await daemon.runtime.database.engine.read { db in try AppDatabase.artifactBytes(SQLSession(db)) }
+            let before = try await daemon.runtime.database.engine.read { db in try AppDatabase.artifactBytes(db) }
             let report = try ArtifactSweeper(database: daemon.runtime.database, stateDirectory: daemon.runtime.stateDirectory)
                 .sweep(now: Date().addingTimeInterval(86_400), originalsRetentionDays: nil)
             #expect(variants.allSatisfy { FileManager.default.fileExists(atPath: store.path($0)) })
@@ -90,7 +90,7 @@ struct AudioVariantRouteTests {
                 try #require(FileManager.default.attributesOfItem(atPath: store.path($0))[.size] as? Int)
             }
             #expect(report.variantBytes == Int64(sizes.reduce(0, +)))
-            let after = try await daemon.runtime.database.engine.read { db in try AppDatabase.artifactBytes(SQLSession(db)) }
+            let after = try await daemon.runtime.database.engine.read { db in try AppDatabase.artifactBytes(db) }
             #expect(after - before == report.variantBytes)
 
             // Withdrawn: the variants go with the recording.

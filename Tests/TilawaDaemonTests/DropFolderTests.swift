@@ -228,7 +228,7 @@ struct DropFolderTests {
             try handle.close()
             #expect(await harness.daemon.eventually { harness.contents(folder + "/processed") == ["S1001_w08.wav"] })
         }
-        let feedback = try #require(try await harness.daemon.runtime.database.engine.read { db in try FeedbackRecord.fetchOne(db) })
+        let feedback = try #require(try await harness.daemon.runtime.database.engine.read { db in try FeedbackRecord.fetchAll(db).first })
         #expect(abs(feedback.analysis.durationSeconds - 11.06) < 0.05, "the whole file was read")
     }
 

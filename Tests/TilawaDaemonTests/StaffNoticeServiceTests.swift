@@ -20,13 +20,13 @@ struct StaffNoticeServiceTests {
         let services = RunningServices([ProgrammeClockService(runtime: daemon.runtime, notify: nil, logger: daemon.logger)])
         #expect(await daemon.eventually {
             try daemon.runtime.database.engine.read { db in
-                try EventRecord.filter(["coach_digest", "storage_low"].contains(Column("type"))).fetchCount(db) == 2
+                try EventRecord.fetchCount(db, where: "type IN ('coach_digest', 'storage_low')") == 2
             }
         })
         try await services.stop()
 
         let events = try await daemon.runtime.database.engine.read { db in
-            try EventRecord.filter(Column("studentId") == nil).order(Column("seq")).fetchAll(db)
+            try EventRecord.fetchAll(db, where: "studentId IS NULL", orderBy: "seq")
         }
         #expect(events.map(\.type).sorted() == ["coach_digest", "storage_low"])
         let digest = try #require(events.first { $0.type == "coach_digest" })

@@ -17,7 +17,7 @@ import TilawaTestSupport
 struct UploadRefusalNoticeTests {
     func refusals(_ daemon: TestDaemon, _ student: String) throws -> [EventPayload] {
         try daemon.runtime.database.engine.read { db in
-            try EventRecord.filter(Column("studentId") == student && Column("type") == "submission_refused").order(Column("seq")).fetchAll(db)
+            try EventRecord.fetchAll(db, where: "studentId = ? AND type = 'submission_refused'", [student], orderBy: "seq")
         }.map { try JSONDecoder.api.decode(EventPayload.self, from: $0.payload) }
     }
 
@@ -90,7 +90,7 @@ struct UploadRefusalNoticeTests {
             #expect(interim.hasPrefix("HTTP/1.1 104"))
             try phone.send(silence)
             func upload() throws -> ResumableUploadRecord? {
-                try daemon.runtime.database.engine.read { db in try ResumableUploadRecord.filter(Column("studentId") == "S1002").fetchOne(db) }
+                try daemon.runtime.database.engine.read { db in try ResumableUploadRecord.fetchOne(db, where: "studentId = 'S1002'") }
             }
             #expect(await daemon.eventually { try upload()?.state != .receiving }, "every byte arrived")
             let phonePort = phone.localPort

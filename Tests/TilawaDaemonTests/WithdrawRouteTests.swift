@@ -66,7 +66,7 @@ struct WithdrawRouteTests {
             #expect(queue.status == .ok && !String(decoding: Data(buffer: queue.body), as: UTF8.self).contains(id), "gone from the coach's queue")
 
             let events = try await daemon.runtime.database.engine.read { db in
-                try EventRecord.filter(Column("type") == "submission_withdrawn").order(Column("seq")).fetchAll(db)
+                try EventRecord.fetchAll(db, where: "type = 'submission_withdrawn'", orderBy: "seq")
             }
             #expect(events.map(\.recipient) == ["student", "coach"] && events.last?.recipientId == "C01")
 

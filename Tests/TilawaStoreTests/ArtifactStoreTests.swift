@@ -3,6 +3,7 @@ import GRDB
 import Testing
 import TilawaCore
 @_spi(Testing) @testable import TilawaStore
+import TilawaTestSupport
 
 @Suite("Artifact store and start-up sweep")
 struct ArtifactStoreTests {

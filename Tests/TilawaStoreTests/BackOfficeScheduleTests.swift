@@ -3,6 +3,7 @@ import GRDB
 import Testing
 import TilawaCore
 @_spi(Testing) @testable import TilawaStore
+import TilawaTestSupport
 
 /// The calendar's notices read the back office's overrides (DESIGN §11): an extension moves a
 /// week's reminders to the days before its new deadline; a paused enrolment gets nothing

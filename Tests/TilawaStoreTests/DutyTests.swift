@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @_spi(Testing) @testable import TilawaStore
+import TilawaTestSupport
 
 /// Duties one process performs at a time (the drop-folder watcher, DESIGN §13).
 @Suite("Duties: one node at a time, given up when its connection ends")

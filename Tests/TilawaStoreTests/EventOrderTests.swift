@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import TilawaCore
 @_spi(Testing) @testable import TilawaStore
+import TilawaTestSupport
 
 /// A student's feed read with a cursor while two writers add to it (DESIGN §13): on PostgreSQL
 /// a sequence numbers events as transactions ask, and they may commit in another order; the

@@ -3,6 +3,7 @@ import GRDB
 import Testing
 import TilawaCore
 @_spi(Testing) @testable import TilawaStore
+import TilawaTestSupport
 
 @Suite("Durable job queue")
 struct JobQueueTests {

@@ -3,6 +3,7 @@ import GRDB
 import Testing
 import TilawaCore
 @_spi(Testing) @testable import TilawaStore
+import TilawaTestSupport
 
 /// The sample programme imported into a real SQLite file keeps each week's and EOC's ayah ranges.
 @Suite("Roster import: ayahs stored")

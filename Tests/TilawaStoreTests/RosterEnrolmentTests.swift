@@ -3,6 +3,7 @@ import GRDB
 import Testing
 import TilawaCore
 @_spi(Testing) @testable import TilawaStore
+import TilawaTestSupport
 
 @Suite("Roster import: one enrolment per student and semester")
 struct RosterEnrolmentTests {

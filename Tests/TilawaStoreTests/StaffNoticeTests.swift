@@ -3,6 +3,7 @@ import GRDB
 import Testing
 import TilawaCore
 @_spi(Testing) @testable import TilawaStore
+import TilawaTestSupport
 
 @Suite("Events about no student: the coach's daily digest and storage_low")
 struct StaffNoticeTests {

@@ -3,6 +3,7 @@ import GRDB
 import Testing
 import TilawaCore
 @_spi(Testing) @testable import TilawaStore
+import TilawaTestSupport
 
 @Suite("A time zone of one's own: reminders at the student's hour, in the student's days, exactly once")
 struct StudentZoneTests {

@@ -3,6 +3,7 @@ import GRDB
 import Testing
 import TilawaCore
 @_spi(Testing) @testable import TilawaStore
+import TilawaTestSupport
 
 @Suite("Subjects: the identity provider's sub, mapped to one student or coach")
 struct SubjectTests {
