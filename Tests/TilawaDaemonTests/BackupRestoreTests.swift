@@ -12,7 +12,7 @@ import TilawaTestSupport
 
 /// Backups made while the daemon works, restored into a new state directory a second daemon
 /// starts from (DESIGN §12).
-@Suite("Backup and restore beside a running daemon")
+@Suite("Backup and restore beside a running daemon", .enabled(if: TestEngine.current == .sqlite, "backups are SQLite's: on PostgreSQL they are refused"))
 struct BackupRestoreTests {
     /// An upload over the suite's own connection helper: nine at once beside a backup may take
     /// longer than the live test client's 20-s read limit on a loaded machine.
@@ -149,7 +149,7 @@ struct BackupRestoreTests {
 }
 
 /// A backup made while coaches' replies arrive through the drop folder and are encoded.
-@Suite("Backup beside the drop folder")
+@Suite("Backup beside the drop folder", .enabled(if: TestEngine.current == .sqlite, "backups are SQLite's: on PostgreSQL they are refused"))
 struct BackupDropFolderTests {
     @Test("Replies dropped and recordings arriving while the backup runs: every reply and recording the copy has is whole — its file there with its hash, or its job queued and finished by a daemon on the copy")
     func backupWhileRepliesArrive() async throws {

@@ -136,7 +136,7 @@ struct FeedbackIdempotencyTests {
         // The coach's `k` is another key than the student's.
         #expect(try await database.claimIdempotencyKey(owner: .coach("S1001"), key: "k", requestHash: "x:abc", now: now,
                                                        retention: 86_400, inFlightTimeout: 3_600) == .unused)
-        let owners = try await database.writer.read { db in try String.fetchAll(db, sql: "SELECT owner FROM idempotencyKey ORDER BY owner") }
+        let owners = try await database.engine.read { db in try String.fetchAll(db, sql: "SELECT owner FROM idempotencyKey ORDER BY owner") }
         #expect(owners == ["S1001", "coach:S1001"])
     }
 }

@@ -13,7 +13,7 @@ import TilawaTestSupport
 struct ReadStateRouteTests {
     /// `count` notifications for `student`, straight into the outbox.
     static func addEvents(_ database: AppDatabase, student: String, count: Int, from start: Date) throws {
-        try database.writer.write { db in
+        try database.engine.write { db in
             for index in 0..<count {
                 let at = start.addingTimeInterval(Double(index))
                 let id = IdentifierGenerator.make("evt", now: at)

@@ -17,7 +17,7 @@ struct StatusSeed {
         _ id: String, student: String, state: String, receivedAt: Date, originalPath: String? = nil, originalBytes: Int = 0,
         audioPath: String? = nil, audioBytes: Int? = nil, waveformPath: String? = nil
     ) throws {
-        try database.writer.write { db in
+        try database.engine.write { db in
             try db.execute(sql: """
                 INSERT INTO submission (id, studentId, semesterId, enrolmentId, kind, week, state, receivedAt, feedbackDueAt, late,
                                         analysis, source, warnings, originalPath, originalBytes, audioPath, audioBytes, waveformPath, origin)
@@ -30,7 +30,7 @@ struct StatusSeed {
     }
 
     func rejection(student: String, code: String, at date: Date) throws {
-        try database.writer.write { db in
+        try database.engine.write { db in
             try db.execute(sql: """
                 INSERT INTO rejection (studentId, slot, receivedAt, code, reasons, message, detail, origin, bytes)
                 VALUES (?, '12', ?, ?, '[]', 'refused', '', 'http', 100)
@@ -39,7 +39,7 @@ struct StatusSeed {
     }
 
     func event(student: String, at date: Date, deliveredAt: Date? = nil) throws {
-        try database.writer.write { db in
+        try database.engine.write { db in
             try db.execute(sql: """
                 INSERT INTO event (id, studentId, type, payload, occurredAt, deliveredAt, nextAttemptAt)
                 VALUES (?, ?, 'submission_received', '{}', ?, ?, ?)
@@ -48,7 +48,7 @@ struct StatusSeed {
     }
 
     func job(state: String, createdAt: Date) throws {
-        try database.writer.write { db in
+        try database.engine.write { db in
             try db.execute(sql: """
                 INSERT INTO job (kind, subjectId, state, attempts, createdAt, notBefore) VALUES ('encode_submission', ?, ?, 1, ?, ?)
                 """, arguments: [UUID().uuidString, state, createdAt, createdAt])
@@ -56,7 +56,7 @@ struct StatusSeed {
     }
 
     func dropFile(coach: String, outcome: String, at date: Date) throws {
-        try database.writer.write { db in
+        try database.engine.write { db in
             try db.execute(sql: """
                 INSERT INTO dropFile (sha256, coachId, fileName, outcome, reason, processedAt) VALUES (?, ?, 'x.m4a', ?, NULL, ?)
                 """, arguments: [UUID().uuidString, coach, outcome, date])

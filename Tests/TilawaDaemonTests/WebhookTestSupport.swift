@@ -305,13 +305,13 @@ struct OutboxFixture {
             submissionId: "sub_\(student)_\(week)", feedbackId: nil, coachName: "Ustadha Maryam",
             message: "We received your recording for week \(week).", link: "quranflow://weeks/\(week)")
         var event = EventRecord(id: id, studentId: student, type: payload.type, payload: try payload.jsonData(), occurredAt: occurredAt)
-        try database.writer.write { db in try event.insert(db) }
+        try database.engine.write { db in try event.insert(db) }
         return event
     }
 
     /// Every event, in `seq` order.
     func events() throws -> [EventRecord] {
-        try database.writer.read { db in try EventRecord.order(Column("seq")).fetchAll(db) }
+        try database.engine.read { db in try EventRecord.fetchAll(db, orderBy: "seq") }
     }
 
     func remove() { scratch.remove() }
