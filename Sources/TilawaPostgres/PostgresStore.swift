@@ -96,6 +96,9 @@ public final class PostgresStore: StoreEngine {
                 let rolledBack = (try? transaction.run("ROLLBACK", [])) != nil
                 connections.release(connection, healthy: rolledBack)
                 guard retrying, attempt < 10, Self.isRetryable(error) else { throw error }
+                // A little random wait, longer each time, so that the transactions that
+                // collided do not collide again in step.
+                usleep(UInt32.random(in: 1_000...5_000) * UInt32(attempt))
                 attempt += 1
             }
         }

@@ -53,7 +53,7 @@ extension AppDatabase {
                                          "coach_id": "enrolmentChange.coachId"]))
                 FROM enrolmentChange JOIN enrolment ON enrolment.id = enrolmentChange.enrolmentId
                 WHERE enrolmentChange.auditId IS NULL
-            )
+            ) AS entry
             \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
             ORDER BY at DESC, source DESC, row DESC LIMIT ?
             """, arguments: arguments)

@@ -69,7 +69,8 @@ extension AppDatabase {
     public func resolveStudentId(_ id: String) throws -> String? {
         try engine.read { db in
             if try StudentRecord.exists(db, key: id) { return id }
-            let matches = try String.fetchAll(db, sql: "SELECT id FROM student WHERE id = ? COLLATE NOCASE LIMIT 2", arguments: [id])
+            // ASCII case only, on both engines (SQLite's upper() and PostgreSQL's under "C").
+            let matches = try String.fetchAll(db, sql: "SELECT id FROM student WHERE UPPER(id) = UPPER(?) LIMIT 2", arguments: [id])
             return matches.count == 1 ? matches[0] : nil
         }
     }

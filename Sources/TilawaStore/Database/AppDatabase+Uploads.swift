@@ -131,7 +131,7 @@ extension AppDatabase {
         try await engine.write { db in
             try db.execute(sql: """
                 UPDATE resumableUpload SET state = 'answered', answerStatus = ?, answerBody = ?, expiresAt = ?, updatedAt = ?,
-                  refusalOwedSince = CASE WHEN ? AND refusalNotifiedAt IS NULL THEN COALESCE(refusalOwedSince, ?) ELSE refusalOwedSince END
+                  refusalOwedSince = CASE WHEN ? = 1 AND refusalNotifiedAt IS NULL THEN COALESCE(refusalOwedSince, ?) ELSE refusalOwedSince END
                 WHERE id = ? AND state = 'completing'
                 """, arguments: [status, body, expiresAt, now, refusal, now, id])
         }
