@@ -119,7 +119,11 @@ struct TestDaemon {
         await TilawaTestSupport.eventually(seconds: seconds, condition)
     }
 
-    func remove() { scratch.remove() }
+    func remove() {
+        // A run on PostgreSQL: give the server its connections back (it allows 200 in all).
+        (runtime.database.engine as? PostgresStore)?.close()
+        scratch.remove()
+    }
 
     /// S1001's week-12 recording uploaded, encoded, and answered by C01 with an encoded reply;
     /// the submission's and the reply's ids.

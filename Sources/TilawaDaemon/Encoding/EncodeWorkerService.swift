@@ -55,6 +55,8 @@ public struct EncodeWorkerService: Service {
                 do {
                     let requeued = try await runtime.database.requeueExpiredJobLeases()
                     if requeued > 0 { logger.warning("jobs whose lease ran out queued again", metadata: ["count": "\(requeued)"]) }
+                } catch is CancellationError {
+                    // Shutting down.
                 } catch {
                     logger.error("cannot requeue expired job leases", metadata: ["error": "\(error)"])
                 }
