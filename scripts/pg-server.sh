@@ -26,7 +26,7 @@ start)
   "${as[@]}" "$bin/initdb" -D "$dir/data" -U tilawa --auth=trust -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
     || { echo "pg-server: initdb failed; see $dir/initdb.log" >&2; tail -5 "$dir/initdb.log" >&2; exit 70; }
   "${as[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-    -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" start >/dev/null \
+    -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=1000" start >/dev/null \
     || { echo "pg-server: the server did not start; see $dir/server.log" >&2; tail -5 "$dir/server.log" >&2; exit 70; }
   "${as[@]}" "$bin/createdb" -h 127.0.0.1 -p "$port" -U tilawa tilawa
   echo "$port" >"$dir/port"

@@ -46,6 +46,8 @@ struct TestDaemon {
         if TestEngine.current == .postgres, existing == nil {
             // The run asked for PostgreSQL (`make test-postgres`): a database of its own on the shared server.
             configuration.database.postgres = PostgresLocation(url: try SharedPostgres.database())
+            // Dozens of daemons run at once in one suite: a few connections each.
+            configuration.database.maximumConnections = 3
         }
         configure(&configuration)
         let clock = TestClock(start)
@@ -120,7 +122,7 @@ struct TestDaemon {
     }
 
     func remove() {
-        // A run on PostgreSQL: give the server its connections back (it allows 200 in all).
+        // A run on PostgreSQL: give the server its connections back.
         (runtime.database.engine as? PostgresStore)?.close()
         scratch.remove()
     }
