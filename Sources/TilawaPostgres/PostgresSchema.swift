@@ -13,6 +13,8 @@ enum PostgresSchema {
     static let migrations: [(name: String, sql: String)] = [
         ("baseline: the SQLite schema through \"erasure: ledger\"", baseline),
         ("jobs: leases", #"ALTER TABLE job ADD COLUMN leaseExpiresAt text COLLATE "C""#),
+        // A thread's messages of one instant are read in the order they were written, as SQLite's rowid gives them.
+        ("comments: write order", "ALTER TABLE comment ADD COLUMN rowid bigint GENERATED ALWAYS AS IDENTITY"),
     ]
 
     static let baseline = #"""

@@ -267,7 +267,7 @@ struct BackOfficeRouteTests {
             let during = try await uploaded(client, daemon, "S1003", week: 12)
             #expect(await daemon.eventually {
                 try daemon.runtime.database.engine.read { db in
-                    try String.fetchOne(db, sql: "SELECT recipientId FROM event WHERE type = 'submission_ready_for_review' AND json_extract(payload, '$.submission_id') = ?",
+                    try String.fetchOne(db, sql: "SELECT recipientId FROM event WHERE type = 'submission_ready_for_review' AND \(db.jsonText("payload", member: "submission_id")) = ?",
                                         arguments: [during])
                 } == "C02"
             })

@@ -92,7 +92,7 @@ struct PlacementRouteTests {
             #expect(try await daemon.runtime.database.recordFallingBehind(now: daemon.clock.now) >= 1)
             let message = try await daemon.runtime.database.engine.read { db in
                 try String.fetchOne(db, sql: """
-                    SELECT json_extract(CAST(payload AS TEXT), '$.message') FROM event
+                    SELECT \(db.jsonText("payload", member: "message")) FROM event
                     WHERE type = 'student_falling_behind' AND studentId = 'S1011'
                     """)
             }

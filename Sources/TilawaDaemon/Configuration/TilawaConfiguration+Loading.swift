@@ -38,7 +38,7 @@ extension TilawaConfiguration {
     /// `TILAWA_*` variables that are not configuration keys: the crash-test hook (`Failpoint`),
     /// the test clock (`AcceleratedClock`) and the switch of the PostgreSQL suites (`make
     /// test-postgres`), which the commands those suites spawn inherit.
-    static let notConfigurationKeys: Set<String> = ["TILAWA_FAILPOINT", AcceleratedClock.variable, "TILAWA_TEST_POSTGRES"]
+    static let notConfigurationKeys: Set<String> = ["TILAWA_FAILPOINT", AcceleratedClock.variable, "TILAWA_TEST_POSTGRES", "TILAWA_TEST_ENGINE"]
 
     /// Rejects a `TILAWA_*` variable that is not a key: a typo there is as bad as one in the file.
     private static func checkEnvironmentNames(_ environment: [String: String]) throws(ConfigurationError) {

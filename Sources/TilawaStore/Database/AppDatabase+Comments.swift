@@ -191,7 +191,7 @@ extension AppDatabase {
         guard !feedbackIds.isEmpty else { return [:] }
         return try await engine.read { db in
             Dictionary(grouping: try CommentRecord.fetchAll(db, where: SQLArguments.inList("feedbackId", count: feedbackIds.count),
-                                                            SQLArguments(feedbackIds), orderBy: "createdAt"),
+                                                            SQLArguments(feedbackIds), orderBy: "createdAt, rowid"),
                        by: \.feedbackId)
         }
     }

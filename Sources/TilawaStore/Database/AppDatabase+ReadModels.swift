@@ -43,7 +43,7 @@ extension AppDatabase {
                 [studentId, SubmissionKind.assessment.rawValue, SubmissionState.processing.rawValue, SubmissionState.awaitingFeedback.rawValue],
                 orderBy: "receivedAt DESC")
             let comments = Dictionary(grouping: try CommentRecord.fetchAll(
-                db, where: "submissionId IN (SELECT id FROM submission WHERE enrolmentId = ?)", [context.enrolmentId], orderBy: "createdAt"),
+                db, where: "submissionId IN (SELECT id FROM submission WHERE enrolmentId = ?)", [context.enrolmentId], orderBy: "createdAt, rowid"),
                 by: \.feedbackId)
             return TimelineData(
                 student: student, enrolment: enrolment, semester: context.semester, level: context.level,

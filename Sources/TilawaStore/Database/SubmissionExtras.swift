@@ -53,7 +53,7 @@ extension AppDatabase {
             let names = try Row.fetchAll(db, sql: """
                 SELECT id, name FROM coach WHERE id IN (SELECT coachId FROM feedback WHERE submissionId = ?)
                 """, arguments: [submission.id])
-            let comments = Dictionary(grouping: try CommentRecord.fetchAll(db, where: "submissionId = ?", [submission.id], orderBy: "createdAt"),
+            let comments = Dictionary(grouping: try CommentRecord.fetchAll(db, where: "submissionId = ?", [submission.id], orderBy: "createdAt, rowid"),
                                       by: \.feedbackId)
             let annotations = try Self.annotations(db, submissionIds: [submission.id], sentOnly: false)[submission.id] ?? []
             // The curriculum as it is now, like the timeline's weeks: a re-imported passage shows on both.

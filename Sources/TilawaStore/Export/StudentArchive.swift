@@ -34,7 +34,7 @@ public struct StudentArchive: Sendable {
                 db, where: SQLArguments.inList("submissionId", count: ids.count) + " AND state = 'ready'", SQLArguments(ids), orderBy: "receivedAt")
             let comments = try CommentRecord.fetchAll(
                 db, where: SQLArguments.inList("feedbackId", count: feedback.count) + " AND studentId = ?",
-                SQLArguments(feedback.map(\.id)) + [studentId], orderBy: "createdAt")
+                SQLArguments(feedback.map(\.id)) + [studentId], orderBy: "createdAt, rowid")
             let annotations = try AnnotationRecord.fetchAll(
                 db, where: SQLArguments.inList("submissionId", count: ids.count) + " AND studentId = ?", SQLArguments(ids) + [studentId],
                 orderBy: "atSeconds")
