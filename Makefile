@@ -113,12 +113,15 @@ test: deps deps-s3 test-venv
 	$(SWIFT) test --skip-build
 
 # The PostgreSQL suites: TilawaStoreTests on both engines, TilawaPostgresTests, the commands on
-# PostgreSQL and `tilawa db check`, on throw-away PostgreSQL 15 servers the tests start and stop
-# themselves (scripts/pg-server.sh: a scratch directory, a free loopback port, an unprivileged
-# user). `make test` leaves the PostgreSQL cases out: they need the server this target installs.
+# PostgreSQL and `tilawa db check`; then the whole daemon suite again with every test daemon on
+# PostgreSQL (TILAWA_TEST_ENGINE=postgres; the backup suites are SQLite's). The tests start and
+# stop throw-away PostgreSQL 15 servers themselves (scripts/pg-server.sh: a scratch directory,
+# a free loopback port, an unprivileged user). `make test` leaves the PostgreSQL cases out: they
+# need the server this target installs.
 test-postgres: deps deps-postgres test-venv
 	$(SWIFT) build --build-tests
 	TILAWA_TEST_POSTGRES=1 $(SWIFT) test --skip-build --filter "TilawaPostgresTests|TilawaStoreTests|DatabaseCheckCommandTests|PostgresCommandTests"
+	TILAWA_TEST_POSTGRES=1 TILAWA_TEST_ENGINE=postgres $(SWIFT) test --skip-build --filter TilawaDaemonTests
 
 # Builds, imports the sample programme into ./var, prints a ready-to-paste upload line with a
 # fresh token, and runs the daemon on 127.0.0.1:8080 until Ctrl-C.
