@@ -116,11 +116,12 @@ test: deps deps-s3 test-venv
 # PostgreSQL and `tilawa db check`; then the whole daemon suite again with every test daemon on
 # PostgreSQL (TILAWA_TEST_ENGINE=postgres; the backup suites are SQLite's). The tests start and
 # stop throw-away PostgreSQL 15 servers themselves (scripts/pg-server.sh: a scratch directory,
-# a free loopback port, an unprivileged user). `make test` leaves the PostgreSQL cases out: they
-# need the server this target installs.
+# a free loopback port, an unprivileged user). The store suites run one test at a time: their
+# synchronous calls block the cooperative pool's few threads, and in parallel on PostgreSQL a run
+# once hung. `make test` leaves the PostgreSQL cases out: they need the server this target installs.
 test-postgres: deps deps-postgres test-venv
 	$(SWIFT) build --build-tests
-	TILAWA_TEST_POSTGRES=1 $(SWIFT) test --skip-build --filter "TilawaPostgresTests|TilawaStoreTests|DatabaseCheckCommandTests|PostgresCommandTests"
+	TILAWA_TEST_POSTGRES=1 $(SWIFT) test --skip-build --no-parallel --filter "TilawaPostgresTests|TilawaStoreTests|DatabaseCheckCommandTests|PostgresCommandTests"
 	TILAWA_TEST_POSTGRES=1 TILAWA_TEST_ENGINE=postgres $(SWIFT) test --skip-build --filter TilawaDaemonTests
 
 # Builds, imports the sample programme into ./var, prints a ready-to-paste upload line with a
