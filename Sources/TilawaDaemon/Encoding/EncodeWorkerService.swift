@@ -51,14 +51,10 @@ public struct EncodeWorkerService: Service {
                 job = nil
             }
             guard let job else {
-                // Idle: give back what a dead or stalled worker (of any node) holds past its lease.
-                do {
-                    let requeued = try await runtime.database.requeueExpiredJobLeases()
-                    if requeued > 0 { logger.warning("jobs whose lease ran out queued again", metadata: ["count": "\(requeued)"]) }
-                } catch is CancellationError {
-                    // Shutting down.
-                } catch {
-                    logger.error("cannot requeue expired job leases", metadata: ["error": "\(error)"])
+                // Idle: give back what a dead or stalled worker (of any node) holds past its
+                // lease. One worker per node does it; the others would only repeat the query.
+                if index == 0 {
+                    await requeueExpiredLeases()
                 }
                 await cancelWhenGracefulShutdown { await wakeup.wait(timeout: pollInterval) }
                 continue
@@ -77,6 +73,20 @@ public struct EncodeWorkerService: Service {
                 "seconds": "\((ContinuousClock.now - started).seconds)",
             ])
             metrics.encodeDuration.record(ContinuousClock.now - started)
+        }
+    }
+}
+
+extension EncodeWorkerService {
+    /// Queues again the jobs whose lease ran out, on any node.
+    private func requeueExpiredLeases() async {
+        do {
+            let requeued = try await runtime.database.requeueExpiredJobLeases()
+            if requeued > 0 { logger.warning("jobs whose lease ran out queued again", metadata: ["count": "\(requeued)"]) }
+        } catch is CancellationError {
+            // Shutting down.
+        } catch {
+            logger.error("cannot requeue expired job leases", metadata: ["error": "\(error)"])
         }
     }
 }
