@@ -15,6 +15,37 @@ enum PostgresSchema {
         ("jobs: leases", #"ALTER TABLE job ADD COLUMN leaseExpiresAt text COLLATE "C""#),
         // A thread's messages of one instant are read in the order they were written, as SQLite's rowid gives them.
         ("comments: write order", "ALTER TABLE comment ADD COLUMN rowid bigint GENERATED ALWAYS AS IDENTITY"),
+        ("uploads: any node", #"""
+            ALTER TABLE resumableUpload ADD COLUMN holder text COLLATE "C";
+            ALTER TABLE resumableUpload ADD COLUMN heldUntil text COLLATE "C";
+            CREATE TABLE uploadSegment (
+                uploadId text COLLATE "C" NOT NULL,
+                startOffset bigint NOT NULL,
+                length bigint NOT NULL,
+                object text COLLATE "C" NOT NULL,
+                PRIMARY KEY (uploadId, startOffset)
+            )
+            """#),
+        // PostgreSQL only (SQLite has one process, which wakes its own workers): a job queued
+        // (new, or given back) and an event recorded wake every node's workers and notifier
+        // when the transaction commits, whatever code path wrote them.
+        ("jobs and events: wake-ups", #"""
+            CREATE FUNCTION tilawa_wake_jobs() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM pg_notify('tilawa_jobs', '');
+                RETURN NULL;
+            END
+            $$;
+            CREATE TRIGGER job_queued AFTER INSERT OR UPDATE OF state ON job
+                FOR EACH ROW WHEN (NEW.state = 'queued') EXECUTE FUNCTION tilawa_wake_jobs();
+            CREATE FUNCTION tilawa_wake_outbox() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM pg_notify('tilawa_outbox', '');
+                RETURN NULL;
+            END
+            $$;
+            CREATE TRIGGER event_recorded AFTER INSERT ON event FOR EACH ROW EXECUTE FUNCTION tilawa_wake_outbox()
+            """#),
     ]
 
     static let baseline = #"""

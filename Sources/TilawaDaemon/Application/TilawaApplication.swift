@@ -69,6 +69,7 @@ public struct TilawaApplication: Sendable {
             onListening(http.host, channel.localAddress?.port ?? http.port)
         }
         let database = runtime.database
+        let fallbackPoll: Duration = database.engine.kind == .sqlite ? .seconds(1) : .seconds(5)
         services = [
             AudioWorkPoolService(pools: [pool, background]),
             MaintenanceService(runtime: runtime, logger: logger) {
@@ -77,9 +78,12 @@ public struct TilawaApplication: Sendable {
                                               slots: UploadSlots(limit: http.maxConcurrentUploads, gauge: metrics.uploadsInFlight))
                 await ResumableUploads(api: api, receiver: receiver, locks: api.uploadLocks).finishInterruptedCompletions(logger: logger)
             },
-            EncodeWorkerService(runtime: runtime, pool: background, wakeup: wakeup, workers: workerCount, metrics: metrics, logger: logger),
-            WebhookNotifierService(database: database, endpoint: webhook, options: .init(webhook: configuration.webhook), wakeup: wakeup,
-                                   metrics: metrics, clock: clock, logger: logger),
+            ClusterSignalService(database: database, wakeup: wakeup, uploadLocks: api.uploadLocks, logger: logger),
+            // Woken by other nodes' signals on a shared database, they poll only as the fallback.
+            EncodeWorkerService(runtime: runtime, pool: background, wakeup: wakeup, workers: workerCount, pollInterval: fallbackPoll,
+                                metrics: metrics, logger: logger),
+            WebhookNotifierService(database: database, endpoint: webhook, options: .init(webhook: configuration.webhook, pollInterval: fallbackPoll),
+                                   wakeup: wakeup, metrics: metrics, clock: clock, logger: logger),
             ProgrammeClockService(runtime: runtime, notify: wakeup, interval: programmeTick, logger: logger),
             DropFolderService(runtime: runtime, pool: background, jobsWakeup: wakeup, logger: logger),
             BackupService(runtime: runtime, logger: logger),

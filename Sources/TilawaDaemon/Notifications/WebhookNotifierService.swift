@@ -39,9 +39,10 @@ public struct WebhookNotifierService: Service {
         public var pollInterval: Duration = .seconds(1)
 
         /// The options `webhook` configures, the rest at their defaults.
-        public init(webhook: TilawaConfiguration.Webhook = .init()) {
+        public init(webhook: TilawaConfiguration.Webhook = .init(), pollInterval: Duration = .seconds(1)) {
             timeout = webhook.timeout
             maxBackoff = webhook.maxBackoff
+            self.pollInterval = pollInterval
         }
     }
 

@@ -36,6 +36,43 @@ public protocol ArtifactRemote: Sendable {
 extension ArtifactRemote {
     /// The marker object's path, beside the artifact families.
     public static var installationMarker: String { ".tilawa-installation" }
+
+    /// Stores bytes `range` of the file at `path` as `relative` (one append of a resumable
+    /// upload): sent from memory up to 16 MiB, from a copy of the range beyond.
+    public func upload(file path: String, range: Range<Int64>, to relative: String) throws {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw StoreError.io("cannot open \(path)") }
+        defer { try? handle.close() }
+        try handle.seek(toOffset: UInt64(range.lowerBound))
+        let length = Int(range.count)
+        if length <= 16 << 20 {
+            let bytes = try handle.read(upToCount: length) ?? Data()
+            guard bytes.count == length else { throw StoreError.io("\(path) ends before byte \(range.upperBound)") }
+            try upload(data: bytes, to: relative)
+            return
+        }
+        let copy = path + ".range"
+        guard FileManager.default.createFile(atPath: copy, contents: nil), let out = FileHandle(forWritingAtPath: copy) else {
+            throw StoreError.io("cannot create \(copy)")
+        }
+        defer { unlink(copy) }
+        var left = length
+        do {
+            defer { try? out.close() }
+            while left > 0 {
+                guard let chunk = try handle.read(upToCount: min(left, 1 << 20)), !chunk.isEmpty else {
+                    throw StoreError.io("\(path) ends before byte \(range.upperBound)")
+                }
+                try out.write(contentsOf: chunk)
+                left -= chunk.count
+            }
+        }
+        try upload(file: copy, to: relative)
+    }
+
+    /// Removes every object under `prefix` (an upload's appends once it no longer needs them).
+    public func deleteAll(under prefix: String) throws {
+        for entry in try list(prefix: prefix) { try delete(entry.path) }
+    }
 }
 
 /// One stored artifact as a listing names it.

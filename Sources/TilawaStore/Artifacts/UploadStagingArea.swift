@@ -68,6 +68,95 @@ public struct UploadStagingArea: Sendable, Equatable {
     /// Deletes an upload's bytes (missing is fine).
     public func remove(id: String) {
         unlink(path(for: id))
+        unlink(verifiedPath(for: id))
+    }
+
+    // MARK: Uploads resumed on any node (artifacts in a shared store)
+
+    /// The file saying how many leading bytes of an upload's `.part` file are the recorded
+    /// ones (`<id>.held`, decimal). With artifacts in a shared store, another node may have
+    /// recorded bytes this node never saw, or this node may hold bytes whose record lost to
+    /// another node's: only this prefix is trusted, the rest is fetched again.
+    func verifiedPath(for id: String) -> String {
+        root.appendingPathComponent("\(id).held").path
+    }
+
+    /// How many leading bytes of upload `id`'s file are known to be the recorded ones.
+    public func verifiedOffset(id: String) -> Int64 {
+        guard let text = try? String(contentsOfFile: verifiedPath(for: id), encoding: .utf8) else { return 0 }
+        return Int64(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+
+    /// Records that the first `offset` bytes of upload `id`'s file are the recorded ones
+    /// (after the record committed: a crash before leaves a smaller number, which only costs a fetch).
+    public func markVerified(id: String, offset: Int64) throws {
+        let temporary = verifiedPath(for: id) + ".tmp"
+        guard FileManager.default.createFile(atPath: temporary, contents: Data("\(offset)\n".utf8)),
+              rename(temporary, verifiedPath(for: id)) == 0 else {
+            unlink(temporary)
+            throw StoreError.io("cannot record the verified length of upload \(id)")
+        }
+    }
+
+    /// Makes upload `id`'s file hold exactly its first `offset` recorded bytes: the prefix this
+    /// node already verified is kept, and what other nodes recorded after it is fetched from
+    /// `segments` (the upload's recorded appends, in order) through `remote`. Blocks (the
+    /// fetches): call it on a thread of its own.
+    public func restore(id: String, offset: Int64, segments: [UploadSegment], remote: any ArtifactRemote) throws {
+        let path = path(for: id)
+        var have = min(verifiedOffset(id: id), offset)
+        // A verified prefix ends where a recorded append ends; anything else is not trusted.
+        if have > 0, have < offset, !segments.contains(where: { $0.startOffset + $0.length == have }) { have = 0 }
+        try prepareFile(path, keeping: have)
+        if have < offset {
+            let piece = path + ".fetch"
+            defer { unlink(piece) }
+            for segment in segments where segment.startOffset + segment.length > have && segment.startOffset < offset {
+                guard segment.startOffset == have, segment.startOffset + segment.length <= offset else {
+                    throw StoreError.io("upload \(id)'s recorded appends do not line up at byte \(have)")
+                }
+                unlink(piece)
+                guard try remote.download(segment.object, to: piece) else {
+                    throw StoreError.io("upload \(id)'s bytes from \(segment.startOffset) are missing from \(remote.description)")
+                }
+                try Self.append(piece, to: path, expecting: segment.length)
+                have += segment.length
+            }
+            guard have == offset else { throw StoreError.io("upload \(id)'s recorded appends reach byte \(have), not \(offset)") }
+        }
+        try markVerified(id: id, offset: offset)
+    }
+
+    /// Truncates (or creates) the file at `path` to `length` bytes, fsynced; fails when it holds fewer.
+    private func prepareFile(_ path: String, keeping length: Int64) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o640)
+        guard fd >= 0 else { throw StoreError.io("cannot open \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw StoreError.io("\(path) is not a regular file") }
+        let size = Int64(info.st_size) < length ? 0 : length
+        guard ftruncate(fd, off_t(size)) == 0, fsync(fd) == 0 else { throw StoreError.io("cannot truncate \(path): \(String(cString: strerror(errno)))") }
+        if size < length { throw StoreError.io("\(path) holds fewer bytes than it verified") }
+    }
+
+    /// Appends the whole file `piece` (`length` bytes) to `path`, fsynced.
+    private static func append(_ piece: String, to path: String, expecting length: Int64) throws {
+        guard let bytes = FileManager.default.contents(atPath: piece), Int64(bytes.count) == length else {
+            throw StoreError.io("an upload's fetched bytes are not \(length) long")
+        }
+        let fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { throw StoreError.io("cannot open \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        let written = bytes.withUnsafeBytes { buffer -> Int in
+            var done = 0
+            while done < buffer.count {
+                let n = write(fd, buffer.baseAddress! + done, buffer.count - done)
+                if n <= 0 { return done }
+                done += n
+            }
+            return done
+        }
+        guard written == bytes.count, fsync(fd) == 0 else { throw StoreError.io("cannot write \(path): \(String(cString: strerror(errno)))") }
     }
 
     /// Removes every entry that is not the `.part` file of an upload in `keep` (links and
@@ -82,7 +171,7 @@ public struct UploadStagingArea: Sendable, Equatable {
             var info = stat()
             guard lstat(path, &info) == 0 else { continue }
             let isFile = (info.st_mode & S_IFMT) == S_IFREG
-            if isFile, name.hasSuffix(".part"), keep.contains(String(name.dropLast(5))) { continue }
+            if isFile, name.hasSuffix(".part") || name.hasSuffix(".held"), keep.contains(String(name.dropLast(5))) { continue }
             if Double(info.st_mtim.tv_sec) >= changedBefore.timeIntervalSince1970 { continue }
             if (info.st_mode & S_IFMT) == S_IFDIR {
                 try? FileManager.default.removeItem(atPath: path)

@@ -177,6 +177,7 @@ extension AppDatabase {
         migrator.registerMigration("back office: overrides and audit", migrate: AppDatabase.migrateBackOffice)
         migrator.registerMigration("erasure: ledger", migrate: AppDatabase.migrateErasure)
         migrator.registerMigration("jobs: leases", migrate: AppDatabase.migrateJobLeases)
+        migrator.registerMigration("uploads: any node", migrate: AppDatabase.migrateUploadsAnyNode)
         return migrator
     }
 }

@@ -64,7 +64,10 @@ extension AppDatabase {
                 // An interrupted judgement is never expired: it is finished at start.
                 if let earlier, earlier.state == .completing { return .existing(earlier) }
                 // An expired upload's key is free again; its row goes now (the sweep removes its bytes).
-                if let earlier { try earlier.delete(db) }
+                if let earlier {
+                    try earlier.delete(db)
+                    try Self.forgetUploadSegments(db, uploadId: earlier.id)
+                }
             }
             let open = try ResumableUploadRecord.fetchCount(
                 db, where: "expiresAt > ? AND studentId = ? AND state != ?", [now, upload.studentId, ResumableUploadRecord.State.answered.rawValue])
@@ -82,22 +85,6 @@ extension AppDatabase {
     /// The upload with this id, whatever its state (expired ones included: the caller decides).
     public func resumableUpload(id: String) async throws -> ResumableUploadRecord? {
         try await engine.read { db in try ResumableUploadRecord.fetchOne(db, key: id) }
-    }
-
-    /// Records durable progress of an upload still receiving and moves its expiry; false when
-    /// it is no longer receiving (cancelled, expired and swept, or completed by another request).
-    /// The write that records the last byte also marks the upload `completing`, in the same
-    /// statement: a whole upload is never left `receiving` (nothing would judge it), whatever
-    /// happens to the request after.
-    @discardableResult
-    public func recordUploadProgress(id: String, progress: UploadProgress, expiresAt: Date, now: Date) async throws -> Bool {
-        try await engine.write { db in
-            try db.execute(sql: """
-                UPDATE resumableUpload SET "offset" = ?, "length" = ?, state = ?, expiresAt = ?, updatedAt = ?
-                WHERE id = ? AND state = 'receiving'
-                """, arguments: [progress.offset, progress.length, progress.isComplete ? "completing" : "receiving", expiresAt, now, id])
-            return db.changesCount == 1
-        }
     }
 
     /// Moves an upload's expiry before an append starts reading (so the sweep cannot take it
@@ -134,6 +121,7 @@ extension AppDatabase {
                   refusalOwedSince = CASE WHEN ? = 1 AND refusalNotifiedAt IS NULL THEN COALESCE(refusalOwedSince, ?) ELSE refusalOwedSince END
                 WHERE id = ? AND state = 'completing'
                 """, arguments: [status, body, expiresAt, now, refusal, now, id])
+            try Self.forgetUploadSegments(db, uploadId: id)
         }
     }
 
@@ -143,6 +131,7 @@ extension AppDatabase {
         try await engine.write { db in
             guard let upload = try ResumableUploadRecord.fetchOne(db, key: id), upload.state == .receiving else { return nil }
             try upload.delete(db)
+            try Self.forgetUploadSegments(db, uploadId: id)
             return upload
         }
     }
@@ -153,7 +142,10 @@ extension AppDatabase {
         try await engine.write { db in
             let expired = try ResumableUploadRecord.fetchAll(
                 db, where: "expiresAt <= ? AND state != ?", [now, ResumableUploadRecord.State.completing.rawValue])
-            for upload in expired { try upload.delete(db) }
+            for upload in expired {
+                try upload.delete(db)
+                try Self.forgetUploadSegments(db, uploadId: upload.id)
+            }
             return expired
         }
     }

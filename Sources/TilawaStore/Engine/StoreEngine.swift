@@ -29,6 +29,23 @@ public protocol StoreEngine: Sendable {
     /// while another process holds it. The claim lasts until released or until this
     /// process's hold on the database ends.
     func claimDuty(_ name: String) async throws -> (any DutyClaim)?
+    /// Calls `receive` with every signal sent on `signals` by any node (this one included),
+    /// until the calling task is cancelled; `receive(nil, "")` when signals may have been
+    /// missed (listening began or began again), so the receiver looks for work as if woken.
+    /// On SQLite it only waits: one process, which wakes its own workers.
+    func listen(to signals: [StoreSignal], receive: @escaping @Sendable (StoreSignal?, String) -> Void) async
+    /// Sends `payload` on `signal` to every listening node (nothing on SQLite).
+    func send(_ signal: StoreSignal, payload: String) async throws
+}
+
+/// What nodes wake each other for (PostgreSQL's LISTEN/NOTIFY channels).
+public enum StoreSignal: String, Sendable, CaseIterable {
+    /// A job was queued (new, or given back): workers claim it.
+    case jobs = "tilawa_jobs"
+    /// An event was recorded: the webhook notifier sends it.
+    case outbox = "tilawa_outbox"
+    /// The payload is an upload id: the node appending to it lets go (its client reconnected elsewhere).
+    case uploadRelease = "tilawa_upload_release"
 }
 
 /// A duty one process at a time performs. Ask `isHeld()` before each act of the duty: a
@@ -59,6 +76,14 @@ public struct SQLiteEngine: StoreEngine {
     public func claimDuty(_ name: String) async throws -> (any DutyClaim)? {
         SoleProcessDuty()
     }
+
+    public func listen(to signals: [StoreSignal], receive: @escaping @Sendable (StoreSignal?, String) -> Void) async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(3_600))
+        }
+    }
+
+    public func send(_ signal: StoreSignal, payload: String) async throws {}
 
     public func read<T>(_ body: (SQLSession) throws -> T) throws -> T {
         try writer.read { db in try body(SQLSession(db)) }

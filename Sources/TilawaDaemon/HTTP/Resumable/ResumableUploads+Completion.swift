@@ -32,6 +32,8 @@ extension ResumableUploads {
         } else {
             throw APIProblem.notFound("upload with this id")
         }
+        // The bytes other nodes received, fetched (artifacts in a shared store).
+        if remote != nil { try await prepareBytes(upload.id, offset: upload.offset) }
         let answer = if let key = upload.idempotencyKey {
             try await judgeClaiming(upload, key: key, logger: logger)
         } else {
@@ -39,7 +41,7 @@ extension ResumableUploads {
         }
         try await database.answerUpload(id: upload.id, status: Int(answer.status.code), body: answer.body, refusal: Self.refusal(in: answer) != nil,
                                         expiresAt: api.now + settings.expiry, now: api.now)
-        staging.remove(id: upload.id)
+        await removeBytes(upload.id)
         return answer
     }
 

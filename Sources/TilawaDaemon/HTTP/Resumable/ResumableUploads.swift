@@ -20,6 +20,8 @@ struct ResumableUploads: Sendable {
     var staging: UploadStagingArea { api.runtime.stateDirectory.uploadStaging }
     var settings: TilawaConfiguration.Uploads { api.runtime.configuration.uploads }
     var maxUploadBytes: Int64 { Int64(api.runtime.configuration.http.maxUploadBytes) }
+    /// The shared store artifacts live in, if any (DESIGN §13): appends are kept there too.
+    var remote: (any ArtifactRemote)? { api.runtime.stateDirectory.artifactRemote }
 
     /// The path an upload is reached at, whichever protocol created it.
     static func path(of id: String) -> String { "/v1/uploads/\(id)" }
@@ -99,12 +101,54 @@ struct ResumableUploads: Sendable {
     /// client reconnected) shuts that append's input instead of waiting for its deadline.
     func exclusively<T>(_ id: String, appending context: TilawaRequestContext? = nil, _ body: () async throws -> T) async throws -> T {
         let preempt: (@Sendable () -> Void)? = context.map { context in { @Sendable in context.closeInput() } }
-        guard let result = try await locks.withLock(id, preempt: preempt, body) else {
-            throw APIProblem(.init(code: 423, reasonPhrase: "Locked"), code: "upload_busy",
-                             detail: "Another request is writing to this upload; ask for its offset again in a moment.",
-                             headers: [.retryAfter: "1"])
+        guard let result = try await locks.withLock(id, preempt: preempt, { try await acrossNodes(id, body) }) else {
+            throw Self.busy
         }
         return result
+    }
+
+    static let busy = APIProblem(.init(code: 423, reasonPhrase: "Locked"), code: "upload_busy",
+                                 detail: "Another request is writing to this upload; ask for its offset again in a moment.",
+                                 headers: [.retryAfter: "1"])
+
+    /// Runs `body` holding upload `id` among the nodes of a shared database (one process on
+    /// SQLite holds it with the local lock alone). Another node's hold is asked to let go after
+    /// a second, as a request here would be (`StoreSignal.uploadRelease`); past 15 s the
+    /// request is told to retry. The hold lasts `uploadHoldDuration` on the wall clock and is
+    /// renewed every third of it while `body` runs, so a node that dies gives it up soon after.
+    /// It is not what keeps bytes exact — a node that loses it still cannot record an offset
+    /// another node moved (`recordUploadProgress` compares and sets) — it keeps two nodes from
+    /// receiving the same bytes at once.
+    private func acrossNodes<T>(_ id: String, _ body: () async throws -> T) async throws -> T {
+        let database = database
+        guard database.engine.kind != .sqlite else { return try await body() }
+        let node = EncodeJobRunner.workerIdentity
+        let asking = ContinuousClock.now + .seconds(1), deadline = ContinuousClock.now + .seconds(15)
+        var asked = false
+        while case .heldElsewhere = try await database.holdUpload(id: id, holder: node, until: Date() + AppDatabase.uploadHoldDuration) {
+            if !asked, ContinuousClock.now >= asking {
+                asked = true
+                try? await database.engine.send(.uploadRelease, payload: id)
+            }
+            if ContinuousClock.now >= deadline { throw Self.busy }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let keeper = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(AppDatabase.uploadHoldDuration / 3))
+                if Task.isCancelled { break }
+                _ = try? await database.holdUpload(id: id, holder: node, until: Date() + AppDatabase.uploadHoldDuration)
+            }
+        }
+        defer { keeper.cancel() }
+        do {
+            let result = try await body()
+            try? await database.releaseUpload(id: id, holder: node)
+            return result
+        } catch {
+            try? await database.releaseUpload(id: id, holder: node)
+            throw error
+        }
     }
 
     // MARK: Appending
@@ -126,7 +170,7 @@ struct ResumableUploads: Sendable {
         guard try await database.touchUpload(id: upload.id, expiresAt: api.now + settings.expiry, now: api.now) else {
             throw APIProblem.notFound("upload with this id")
         }
-        try staging.prepare(id: upload.id, offset: plan.startOffset)
+        try await prepareBytes(upload.id, offset: plan.startOffset)
         let path = staging.path(for: upload.id)
         var received: Int64 = 0
         var bodyEnded = true
@@ -196,10 +240,33 @@ struct ResumableUploads: Sendable {
             progress = UploadProgress(offset: plan.startOffset + received, length: plan.length)
             mismatch = refusal
         }
+        // With artifacts in a shared store the new bytes go there too before they count, so
+        // that any node can resume the upload from the offset recorded next.
+        var segment: UploadSegment?
+        if let remote, received > 0 {
+            let stored = UploadSegment(startOffset: plan.startOffset, length: received,
+                                       object: UploadSegment.objectPath(uploadId: upload.id, startOffset: plan.startOffset,
+                                                                        nonce: IdentifierGenerator.make("seg", now: api.now)))
+            do {
+                try await api.pool.run { try remote.upload(file: path, range: plan.startOffset..<(plan.startOffset + received), to: stored.object) }
+            } catch {
+                try? staging.truncate(id: upload.id, to: plan.startOffset)
+                throw error
+            }
+            segment = stored
+        }
         let now = api.now
-        guard try await database.recordUploadProgress(id: upload.id, progress: progress, expiresAt: now + settings.expiry, now: now) else {
+        guard try await database.recordUploadProgress(id: upload.id, from: plan.startOffset, progress: progress, segment: segment,
+                                                      expiresAt: now + settings.expiry, now: now) else {
+            // Another node recorded first (or the upload ended meanwhile): these bytes do not count.
+            try? staging.truncate(id: upload.id, to: plan.startOffset)
+            if let remote, let segment { try? await api.pool.run { try remote.delete(segment.object) } }
+            if let current = try await database.resumableUpload(id: upload.id), current.state == .receiving {
+                throw Self.problem(.offsetMismatch(current: current.offset), limit: maxUploadBytes)
+            }
             throw APIProblem.notFound("upload with this id")
         }
+        if remote != nil { try? staging.markVerified(id: upload.id, offset: progress.offset) }
         api.metrics.uploadBytes.increment(by: received)
         if let mismatch { throw Self.problem(mismatch, limit: maxUploadBytes) }
         // A body cut after its last byte still completes the upload: the caller judges it.
@@ -207,6 +274,30 @@ struct ResumableUploads: Sendable {
             throw watch.tooSlow ? APIProblem.uploadTooSlow(receiver.minimumRate, kept: progress.offset) : APIProblem.uploadIncomplete
         }
         return Appended(progress: progress)
+    }
+
+    /// Makes the local file of upload `id` hold exactly its first `offset` recorded bytes. With
+    /// artifacts in a shared store the bytes other nodes recorded are fetched from there.
+    func prepareBytes(_ id: String, offset: Int64) async throws {
+        guard let remote else {
+            try staging.prepare(id: id, offset: offset)
+            return
+        }
+        let segments = offset > staging.verifiedOffset(id: id) ? try await database.uploadSegments(id: id) : []
+        let staging = staging
+        try await api.pool.run { try staging.restore(id: id, offset: offset, segments: segments, remote: remote) }
+    }
+
+    /// Removes an upload's bytes: its local file and, in a shared store, its appends' objects.
+    func removeBytes(_ id: String) async {
+        staging.remove(id: id)
+        guard let remote else { return }
+        do {
+            try await api.pool.run { try remote.deleteAll(under: UploadSegment.folder(of: id)) }
+        } catch {
+            // The sweep removes them later (an upload's folder outlives its row by an hour at most).
+            Logger(label: "tilawa.uploads").notice("upload segments not removed", metadata: ["upload": "\(id)", "error": "\(error)"])
+        }
     }
 
     /// The problem for a refused append.
@@ -239,14 +330,14 @@ struct ResumableUploads: Sendable {
                 throw APIProblem.notFound("upload with this id")
             }
         }
-        staging.remove(id: id)
+        await removeBytes(id)
     }
 
     /// Deletes the uploads past their expiry with their bytes. (An append moves its upload's
     /// expiry before reading, in a transaction of its own, so it is never taken mid-append.)
     func sweepExpired(now: Date) async throws {
         for upload in try await database.deleteExpiredUploads(now: now) {
-            staging.remove(id: upload.id)
+            await removeBytes(upload.id)
         }
     }
 }

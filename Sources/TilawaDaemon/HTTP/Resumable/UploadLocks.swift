@@ -52,6 +52,12 @@ final class UploadLocks: Sendable {
         }
     }
 
+    /// Asks the request holding `id` to let go, as a newcomer here would after its grace: a
+    /// node whose client reconnected to another node asks this way (`StoreSignal.uploadRelease`).
+    func askToLetGo(_ id: String) {
+        held.withLock { $0.holders[id]?.preempt }?()
+    }
+
     /// Whether a request holds `id` now.
     func isHeld(_ id: String) -> Bool {
         held.withLock { $0.holders[id] != nil }
