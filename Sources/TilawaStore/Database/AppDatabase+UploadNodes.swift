@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import TilawaCore
 
 /// Whether a node may work on a resumable upload now (`AppDatabase.holdUpload`).
 public enum UploadHold: Sendable, Equatable {

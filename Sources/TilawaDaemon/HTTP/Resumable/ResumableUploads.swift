@@ -248,7 +248,8 @@ struct ResumableUploads: Sendable {
                                        object: UploadSegment.objectPath(uploadId: upload.id, startOffset: plan.startOffset,
                                                                         nonce: IdentifierGenerator.make("seg", now: api.now)))
             do {
-                try await api.pool.run { try remote.upload(file: path, range: plan.startOffset..<(plan.startOffset + received), to: stored.object) }
+                let range = plan.startOffset..<(plan.startOffset + received)
+                try await api.pool.run { try remote.upload(file: path, range: range, to: stored.object) }
             } catch {
                 try? staging.truncate(id: upload.id, to: plan.startOffset)
                 throw error
