@@ -122,7 +122,7 @@ test: deps deps-s3 test-venv
 # `make test` leaves the PostgreSQL cases out: they need the server this target installs.
 test-postgres: deps deps-postgres test-venv
 	$(SWIFT) build --build-tests
-	TILAWA_TEST_POSTGRES=1 timeout 1800 $(SWIFT) test --skip-build --no-parallel --filter "TilawaPostgresTests|TilawaStoreTests|DatabaseCheckCommandTests|PostgresCommandTests"
+	TILAWA_TEST_POSTGRES=1 timeout 1800 $(SWIFT) test --skip-build --no-parallel --filter "TilawaPostgresTests|TilawaStoreTests|DatabaseCheckCommandTests|PostgresCommandTests|UploadsAcrossNodesTests"
 	TILAWA_TEST_POSTGRES=1 TILAWA_TEST_ENGINE=postgres timeout 1800 $(SWIFT) test --skip-build --filter TilawaDaemonTests
 
 # Builds, imports the sample programme into ./var, prints a ready-to-paste upload line with a

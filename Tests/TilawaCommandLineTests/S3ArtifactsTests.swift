@@ -133,16 +133,27 @@ struct S3ArtifactsTests {
         _ = try await client.putObject(bucket: Self.bucket, key: "node/submissions/2026/11/orphan.opus", bytes: [1, 2, 3])
         // One in a month no row is dated in (a delete that failed, years ago): found by the store's folders.
         _ = try await client.putObject(bucket: Self.bucket, key: "node/comments/2020/01/forgotten.opus", bytes: [4, 5, 6])
+        // An append of an upload no longer open (a node died before removing it) goes; an open upload's stays.
+        _ = try await client.putObject(bucket: Self.bucket, key: "node/uploads/upl_gone/0-seg_1", bytes: [7])
+        let open = try await send("POST", daemon.port, "/v1/students/S1001/weeks/11/uploads", token: token,
+                                  headers: [("Tus-Resumable", "1.0.0"), ("Upload-Length", "100000")])
+        let openId = try #require(open.headers["location"]?.split(separator: "/").last.map(String.init), "\(open.status)")
+        _ = try await client.putObject(bucket: Self.bucket, key: "node/uploads/\(openId)/0-seg_2", bytes: [8])
         try await client.deleteObject(bucket: Self.bucket, key: "node/" + waveform)
         let remote = S3ArtifactRemote(client: client, location: S3Location(bucket: Self.bucket, prefix: "node"))
         let database = try AppDatabase.open(path: state.stateDirectory + "/tilawa.sqlite")
         let sweeper = ArtifactSweeper(database: database, stateDirectory: StateDirectory(path: state.stateDirectory, artifactRemote: remote), grace: 0)
         let report = try await onOwnThread { try sweeper.sweep(now: Date().addingTimeInterval(ArtifactSweeper.remoteGrace + 60), originalsRetentionDays: nil) }
-        #expect(report.orphansRemoved == 2 && report.missingCount == 1 && report.missing == [waveform], "\(report)")
+        #expect(report.orphansRemoved == 3 && report.missingCount == 1 && report.missing == [waveform], "\(report)")
         #expect(report.variantBytes == Int64(storedMP4.count) + storedCAF, "\(report.variantBytes)")
         let orphan = try await client.headObject(bucket: Self.bucket, key: "node/submissions/2026/11/orphan.opus")
         let forgotten = try await client.headObject(bucket: Self.bucket, key: "node/comments/2020/01/forgotten.opus")
         #expect(orphan == nil && forgotten == nil)
+        let appends = try await client.listObjects(bucket: Self.bucket, prefix: "node/uploads/").objects.map(\.key)
+        #expect(appends == ["node/uploads/\(openId)/0-seg_2"], "\(appends)")
+        // Cancelled, the upload's objects go with it.
+        let cancelled = try await send("DELETE", daemon.port, "/v1/uploads/\(openId)", token: token, headers: [("Tus-Resumable", "1.0.0")])
+        #expect(cancelled.status == 204, "\(cancelled.status)")
 
         // Operations: status says where artifacts are and what the sweep found; a backup would
         // copy rows without their files.

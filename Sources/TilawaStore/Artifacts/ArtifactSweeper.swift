@@ -47,6 +47,7 @@ public struct ArtifactSweeper: Sendable {
                 throw StoreError.internalInconsistency("\(remote.description) belongs to installation \(other); nothing swept")
             }
             report.orphansRemoved += removeWorkAreaLeftovers(store, before: cutoff)
+            report.orphansRemoved += try removeUploadLeftovers(remote, before: cutoff)
         }
         var missing: [String] = []
         for month in layout.months.union(try database.artifactMonths()).sorted() {
@@ -87,6 +88,21 @@ public struct ArtifactSweeper: Sendable {
         report.missing = missing.sorted()
         try database.recordArtifactSweep(missing: report.missingCount, variantBytes: report.variantBytes, at: now)
         return report
+    }
+
+    /// Removes the append objects (`uploads/<id>/…`) of uploads no longer open, written before
+    /// `cutoff`: a node that died between storing an append and recording it, or between
+    /// judging an upload and removing its objects, leaves them behind.
+    private func removeUploadLeftovers(_ remote: any ArtifactRemote, before cutoff: Date) throws -> Int {
+        let open = try database.openUploadIds()
+        var removed = 0
+        for entry in try remote.list(prefix: "uploads/") {
+            let parts = entry.path.split(separator: "/", omittingEmptySubsequences: false)
+            guard parts.count >= 2, !open.contains(String(parts[1])), entry.modified.map({ $0 < cutoff }) ?? false else { continue }
+            try remote.delete(entry.path)
+            removed += 1
+        }
+        return removed
     }
 
     /// Removes the files in `staging/` older than `grace`: uploads cut off by a crash or a

@@ -117,6 +117,11 @@ extension AppDatabase {
         }
     }
 
+    /// Ids of the uploads not yet answered, whose append objects must stay (the sweep's view).
+    public func openUploadIds() throws -> Set<String> {
+        try engine.read { db in try Set(String.fetchAll(db, sql: "SELECT id FROM resumableUpload WHERE state != 'answered'")) }
+    }
+
     /// Forgets the segments of uploads that no longer need their bytes (answered, cancelled,
     /// expired); called in the transaction that ends their need.
     static func forgetUploadSegments(_ db: SQLSession, uploadId: String) throws {

@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+import TilawaCore
+@_spi(Testing) @testable import TilawaStore
+import TilawaTestSupport
+
+/// A resumable upload among nodes (DESIGN §13): which node receives it, and offsets recorded
+/// only from where they were, with the objects holding each append.
+@Suite("Uploads among nodes: one holder at a time, offsets compared and set, appends' objects recorded")
+struct UploadHoldTests {
+    static let now = Date(timeIntervalSince1970: 1_795_000_000)
+
+    static func upload(_ database: AppDatabase, id: String = "upl_1") async throws -> ResumableUploadRecord {
+        let record = ResumableUploadRecord(
+            id: id, studentId: "S1001", enrolmentId: nil, slot: "12", uploadProtocol: .tus, length: 300, fileExtension: "wav", fileName: nil,
+            recordedAt: nil, now: now, expiresAt: now + 86_400, idempotencyKey: nil, submissionId: "sub_1")
+        guard case let .created(created) = try await database.createUpload(record, maxOpenPerStudent: 3, budgetBytes: 1 << 30,
+                                                                          maxUploadBytes: 1 << 20, now: now) else {
+            throw StoreError.internalInconsistency("upload not created")
+        }
+        return created
+    }
+
+    @Test("A second node waits while the first holds it; the first renews; a hold that ran out is taken; a release frees it",
+          arguments: TestEngine.all)
+    func hold(engine: TestEngine) async throws {
+        let store = try TestStore(engine)
+        defer { store.remove() }
+        let database = store.database
+        _ = try await Self.upload(database)
+        let until = Self.now + 30
+        #expect(try await database.holdUpload(id: "upl_1", holder: "a", until: until, now: Self.now) == .held)
+        #expect(try await database.holdUpload(id: "upl_1", holder: "b", until: until + 5, now: Self.now + 5) == .heldElsewhere(holder: "a"))
+        #expect(try await database.holdUpload(id: "upl_1", holder: "a", until: until + 10, now: Self.now + 10) == .held, "renewed")
+        #expect(try await database.holdUpload(id: "upl_1", holder: "b", until: until + 35, now: Self.now + 35) == .heldElsewhere(holder: "a"))
+        // A's node stopped renewing: once its hold ran out, B takes it, and A's release is no longer A's to make.
+        #expect(try await database.holdUpload(id: "upl_1", holder: "b", until: until + 41, now: Self.now + 41) == .held)
+        try await database.releaseUpload(id: "upl_1", holder: "a")
+        #expect(try await database.holdUpload(id: "upl_1", holder: "a", until: until + 42, now: Self.now + 42) == .heldElsewhere(holder: "b"))
+        try await database.releaseUpload(id: "upl_1", holder: "b")
+        #expect(try await database.holdUpload(id: "upl_1", holder: "a", until: until + 43, now: Self.now + 43) == .held)
+        #expect(try await database.holdUpload(id: "upl_none", holder: "a", until: until, now: Self.now) == .gone)
+    }
+
+    @Test("An offset is recorded only from where it was, with its append's object; the answer forgets the objects",
+          arguments: TestEngine.all)
+    func progress(engine: TestEngine) async throws {
+        let store = try TestStore(engine)
+        defer { store.remove() }
+        let database = store.database
+        _ = try await Self.upload(database)
+        let first = UploadSegment(startOffset: 0, length: 100, object: "uploads/upl_1/0-a")
+        #expect(try await database.recordUploadProgress(id: "upl_1", from: 0, progress: UploadProgress(offset: 100, length: 300),
+                                                        segment: first, expiresAt: Self.now + 86_400, now: Self.now))
+        // Another node's append from 0 recorded second: refused, its object not recorded.
+        let late = UploadSegment(startOffset: 0, length: 150, object: "uploads/upl_1/0-b")
+        #expect(try await !database.recordUploadProgress(id: "upl_1", from: 0, progress: UploadProgress(offset: 150, length: 300),
+                                                         segment: late, expiresAt: Self.now + 86_400, now: Self.now))
+        #expect(try await database.resumableUpload(id: "upl_1")?.offset == 100)
+        let second = UploadSegment(startOffset: 100, length: 200, object: "uploads/upl_1/100-c")
+        #expect(try await database.recordUploadProgress(id: "upl_1", from: 100, progress: UploadProgress(offset: 300, length: 300),
+                                                        segment: second, expiresAt: Self.now + 86_400, now: Self.now))
+        #expect(try await database.uploadSegments(id: "upl_1") == [first, second])
+        #expect(try await database.resumableUpload(id: "upl_1")?.state == .completing, "the last byte marks it for judging")
+        #expect(try database.openUploadIds() == ["upl_1"])
+        try await database.answerUpload(id: "upl_1", status: 201, body: Data(), refusal: false, expiresAt: Self.now + 86_400, now: Self.now)
+        #expect(try await database.uploadSegments(id: "upl_1").isEmpty)
+        #expect(try database.openUploadIds().isEmpty)
+    }
+}
