@@ -12,7 +12,7 @@
 # is down (nothing listens on port 1) — and prints the median. Target: <= 0.3 s.
 #
 # Environment: BENCH_SUBMISSIONS (1000000), BENCH_STUDENTS (5000), BENCH_RUNS (7),
-# BENCH_KEEP=1 to keep the state directory, BENCH_READY=1 to time the daemon's start to READY on it too,
+# BENCH_KEEP=1 to keep the state directory, BENCH_POSTGRES=1 to time it on PostgreSQL too (same rows), BENCH_READY=1 to time the daemon's start to READY on it too,
 # BENCH_SWEEP="BIN [BIN…]" to measure the start-up artifact sweep of each binary on it (scripts/bench-sweep.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -136,26 +136,44 @@ echo "database: $rows; $size; generated in $(awk "BEGIN { printf \"%.1f\", $gene
 echo "files checked: $(wc -l < "$work/recent.txt") artifact files of the last 7 days"
 
 cd "$work"
-times=()
-for run in $(seq 0 "$runs"); do
-  t0=$(date +%s%N)
-  code=0
-  "$bin" status --json > "$work/status.json" || code=$?
-  t1=$(date +%s%N)
-  [ "$code" -le 3 ] || { echo "bench-status: tilawa status failed with $code" >&2; cat "$work/status.json" >&2; exit 1; }
-  seconds=$(awk "BEGIN { printf \"%.3f\", ($t1 - $t0) / 1e9 }")
-  if [ "$run" = 0 ]; then
-    echo "first run (cold cache): ${seconds} s, exit $code"
-  else
-    times+=("$seconds")
-  fi
-done
-state=$(sed -n 's/^  "state" : "\(.*\)",\{0,1\}$/\1/p' "$work/status.json")
-median=$(printf '%s\n' "${times[@]}" | median)
-echo "runs: ${times[*]} (s)"
-echo "tilawa status --json: median ${median} s over $runs runs (target <= 0.3 s); report state: ${state}, exit $code"
-row "tilawa status on $submissions submissions, $students students" "median ${median} s (target <= 0.3 s)" \
-    "tilawa status --json, daemon down, median of $runs after a cold run"
+# time_status LABEL: the cold run, then the median of $runs, of `tilawa status --json` as the environment says.
+time_status() {
+  local label=$1 times=() code=0 t0 t1 seconds
+  for run in $(seq 0 "$runs"); do
+    t0=$(date +%s%N)
+    code=0
+    "$bin" status --json > "$work/status.json" || code=$?
+    t1=$(date +%s%N)
+    [ "$code" -le 3 ] || { echo "bench-status: tilawa status failed with $code" >&2; cat "$work/status.json" >&2; exit 1; }
+    seconds=$(awk "BEGIN { printf \"%.3f\", ($t1 - $t0) / 1e9 }")
+    if [ "$run" = 0 ]; then
+      echo "$label: first run (cold cache): ${seconds} s, exit $code"
+    else
+      times+=("$seconds")
+    fi
+  done
+  local state median
+  state=$(sed -n 's/^  "state" : "\(.*\)",\{0,1\}$/\1/p' "$work/status.json")
+  median=$(printf '%s\n' "${times[@]}" | median)
+  echo "$label: runs: ${times[*]} (s)"
+  echo "$label: tilawa status --json: median ${median} s over $runs runs (target <= 0.3 s); report state: ${state}, exit $code"
+  row "tilawa status on $submissions submissions, $students students ($label)" "median ${median} s (target <= 0.3 s)" \
+      "tilawa status --json, daemon down, median of $runs after a cold run"
+}
+time_status sqlite
+
+# BENCH_POSTGRES=1: the same rows in a throw-away PostgreSQL 15 (scripts/pg-server.sh; fsync off,
+# which reads do not feel), schema by the daemon's migrations, rows copied; status timed there.
+if [ "${BENCH_POSTGRES:-0}" = 1 ]; then
+  pg="$work/pg"
+  url=$("$root/scripts/pg-server.sh" start "$pg" | sed -n 's/^url=//p')
+  trap '"$root/scripts/pg-server.sh" stop "$pg"; [ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$work"' EXIT
+  (cd "$work" && TILAWA_DATABASE_URL=$url "$bin" roster import "$root/config/program.yaml" "$root/config/students.csv" >/dev/null)
+  copied=$(date +%s.%N)
+  "$root/scripts/sqlite-to-postgres.py" "$db" "$url"
+  echo "postgres: rows copied in $(awk "BEGIN { printf \"%.1f\", $(date +%s.%N) - $copied }") s"
+  TILAWA_DATABASE_URL=$url time_status postgres
+fi
 if [ "${BENCH_READY:-0}" = 1 ]; then
   "$root/scripts/bench-ready.sh" "$bin" "$work/var" "$submissions submissions"
 fi

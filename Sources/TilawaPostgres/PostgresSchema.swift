@@ -26,6 +26,13 @@ enum PostgresSchema {
                 PRIMARY KEY (uploadId, startOffset)
             )
             """#),
+        ("nodes: seen", #"""
+            CREATE TABLE node (
+                id text COLLATE "C" PRIMARY KEY,
+                startedAt text COLLATE "C" NOT NULL,
+                seenAt text COLLATE "C" NOT NULL
+            )
+            """#),
         // PostgreSQL only (SQLite has one process, which wakes its own workers): a job queued
         // (new, or given back) and an event recorded wake every node's workers and notifier
         // when the transaction commits, whatever code path wrote them.

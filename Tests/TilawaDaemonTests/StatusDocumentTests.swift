@@ -49,7 +49,7 @@ struct StatusDocumentTests {
         let schemas: [(String, [String])] = [
             ("StatusReport", []), ("StatusDaemon", ["daemon"]), ("StatusUploads", ["uploads"]),
             ("StatusUploadCounts", ["uploads", "last_24h"]), ("StatusBacklog", ["awaiting_feedback"]),
-            ("StatusOverdue", ["overdue"]), ("StatusEncodeQueue", ["encode_queue"]), ("StatusDropbox", ["dropbox"]),
+            ("StatusOverdue", ["overdue"]), ("StatusEncodeQueue", ["encode_queue"]), ("StatusCluster", ["cluster"]), ("StatusDropbox", ["dropbox"]),
             ("StatusNotifications", ["notifications"]), ("StatusDisk", ["disk"]), ("StatusDatabase", ["database"]),
             ("StatusMissingArtifacts", ["missing_artifacts"]), ("StatusBackup", ["backup"]), ("StatusCheck", ["checks", "0"]),
         ]

@@ -68,6 +68,41 @@ struct StatusReporterTests {
         #expect(daemonObject["uptime_seconds"] is NSNull && daemonObject["up"] as? Bool == false)
     }
 
+    @Test("The cluster view: nodes by their heartbeats, live or not, with the jobs and uploads each holds; expired leases counted")
+    func clusterView() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        let database = daemon.runtime.database
+        let seed = StatusSeed(database: database)
+        let wall = Date()
+        try await database.recordNodeSeen(id: "101@a", startedAt: wall - 600, now: wall - 2)
+        try await database.recordNodeSeen(id: "202@b", startedAt: wall - 900, now: wall - 120)
+        try await database.recordNodeSeen(id: "303@c", startedAt: wall - 9_000, now: wall - 7_200)
+        try seed.runningJob(worker: "101@a#0", leaseExpiresAt: wall + 20)
+        try seed.runningJob(worker: "101@a#1", leaseExpiresAt: wall + 25)
+        // A's neighbour with a longer pid is not A's.
+        try seed.runningJob(worker: "1011@a#0", leaseExpiresAt: wall + 25)
+        try seed.runningJob(worker: "202@b#0", leaseExpiresAt: wall - 60)
+        let upload = ResumableUploadRecord(
+            id: "upl_1", studentId: "S1001", enrolmentId: nil, slot: "12", uploadProtocol: .tus, length: 300, fileExtension: "wav", fileName: nil,
+            recordedAt: nil, now: now, expiresAt: now + 86_400, idempotencyKey: nil, submissionId: "sub_1")
+        _ = try await database.createUpload(upload, maxOpenPerStudent: 3, budgetBytes: 1 << 30, maxUploadBytes: 1 << 20, now: now)
+        #expect(try await database.holdUpload(id: "upl_1", holder: "202@b", until: wall + 30, now: wall) == .held)
+
+        let report = await StatusReporter(configuration: daemon.runtime.configuration, thresholds: calmDisk)
+            .report(now: now, probe: try downProbe())
+        let cluster = report.cluster
+        #expect(cluster.engine == (TestEngine.current == .postgres ? "postgres" : "sqlite"))
+        #expect(cluster.nodes.map(\.id) == ["101@a", "202@b"], "the node not seen for two hours is forgotten")
+        #expect(cluster.nodes.map(\.live) == [true, false])
+        #expect(cluster.nodes.map(\.jobsRunning) == [2, 1] && cluster.nodes.map(\.uploadsHeld) == [0, 1])
+        #expect(cluster.nodes.first?.seenAgeSeconds ?? 99 < 60 && cluster.nodes.last?.seenAgeSeconds ?? 0 >= 120)
+        #expect(cluster.expiredJobLeases == 1)
+        let text = StatusTextRenderer(colour: false).render(report)
+        #expect(text.contains("101@a") && text.contains("2 jobs running") && text.contains("not seen for") && text.contains("1 job being given back"),
+                "\(text)")
+    }
+
     @Test("Overdue work, undelivered events, a failed job and a drop-folder rejection: WARNING, each check says so")
     func seededWarnings() async throws {
         let daemon = try await TestDaemon { configuration in

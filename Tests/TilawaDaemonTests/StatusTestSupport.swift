@@ -55,6 +55,16 @@ struct StatusSeed {
         }
     }
 
+    /// A job a worker holds, its lease running out at `leaseExpiresAt`.
+    func runningJob(worker: String, leaseExpiresAt: Date) throws {
+        try database.engine.write { db in
+            try db.execute(sql: """
+                INSERT INTO job (kind, subjectId, state, attempts, createdAt, notBefore, worker, leaseExpiresAt)
+                VALUES ('encode_submission', ?, 'running', 1, ?, ?, ?, ?)
+                """, arguments: [UUID().uuidString, leaseExpiresAt, leaseExpiresAt, worker, leaseExpiresAt])
+        }
+    }
+
     func dropFile(coach: String, outcome: String, at date: Date) throws {
         try database.engine.write { db in
             try db.execute(sql: """

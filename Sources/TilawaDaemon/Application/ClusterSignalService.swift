@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import ServiceLifecycle
 import TilawaStore
@@ -33,5 +34,37 @@ public struct ClusterSignalService: Service {
                 }
             }
         }
+    }
+}
+
+/// Says in the database, every `AppDatabase.nodeHeartbeat`, that this daemon is alive, for
+/// `status`' cluster view; forgets it when the daemon stops cleanly. (A node that dies stays
+/// listed, as not seen lately, for an hour.)
+public struct NodeHeartbeatService: Service {
+    let database: AppDatabase
+    let startedAt: Date
+    let logger: Logger
+
+    init(database: AppDatabase, startedAt: Date = Date(), logger: Logger) {
+        self.database = database
+        self.startedAt = startedAt
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        let node = EncodeJobRunner.workerIdentity
+        var failing = false
+        while !Task.isCancelled, !Task.isShuttingDownGracefully {
+            do {
+                try await database.recordNodeSeen(id: node, startedAt: startedAt)
+                if failing { logger.info("node heartbeat recorded again") }
+                failing = false
+            } catch {
+                if !failing { logger.warning("node heartbeat not recorded", metadata: ["error": "\(error)"]) }
+                failing = true
+            }
+            await cancelWhenGracefulShutdown { try? await Task.sleep(for: .seconds(AppDatabase.nodeHeartbeat)) }
+        }
+        try? await database.forgetNode(id: node)
     }
 }

@@ -79,6 +79,7 @@ public struct TilawaApplication: Sendable {
                 await ResumableUploads(api: api, receiver: receiver, locks: api.uploadLocks).finishInterruptedCompletions(logger: logger)
             },
             ClusterSignalService(database: database, wakeup: wakeup, uploadLocks: api.uploadLocks, logger: logger),
+            NodeHeartbeatService(database: database, logger: logger),
             // Woken by other nodes' signals on a shared database, they poll only as the fallback.
             EncodeWorkerService(runtime: runtime, pool: background, wakeup: wakeup, workers: workerCount, pollInterval: fallbackPoll,
                                 metrics: metrics, logger: logger),

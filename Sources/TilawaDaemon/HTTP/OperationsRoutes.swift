@@ -34,7 +34,8 @@ struct OperationsRoutes: Sendable {
                              detail: "The recordings' store (\(remote.location)) does not answer this node.")
         }
         let uptime = Int(api.now.timeIntervalSince(api.startedAt))
-        return try api.json(ReadyBody(status: "ok", uptimeSeconds: uptime, startedAt: api.startedAt, pid: Int(getpid())))
+        return try api.json(ReadyBody(status: "ok", uptimeSeconds: uptime, startedAt: api.startedAt, pid: Int(getpid()),
+                                    node: EncodeJobRunner.workerIdentity))
     }
 
     @Sendable func metrics(_ request: Request, context: TilawaRequestContext) async throws -> Response {

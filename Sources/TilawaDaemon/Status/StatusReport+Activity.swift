@@ -145,3 +145,27 @@ extension StatusReport {
         }
     }
 }
+
+extension StatusReport {
+    /// `cluster`: the daemons sharing this database (DESIGN §13; one on SQLite) and the work
+    /// each holds, from their heartbeats.
+    public struct Cluster: Encodable, Sendable, Equatable {
+        /// `sqlite` or `postgres`.
+        public var engine: String
+        /// Nodes seen within the last hour, most recently seen first.
+        public var nodes: [Node]
+        /// Running jobs whose lease ran out (their node died or stalled), being given back.
+        public var expiredJobLeases: Int
+
+        public struct Node: Encodable, Sendable, Equatable {
+            /// `pid@host`.
+            public var id: String
+            public var startedAt: Date
+            public var seenAgeSeconds: Int
+            /// Seen within three heartbeats: alive as far as the database knows.
+            public var live: Bool
+            public var jobsRunning: Int
+            public var uploadsHeld: Int
+        }
+    }
+}

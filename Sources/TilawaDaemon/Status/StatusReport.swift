@@ -42,6 +42,8 @@ public struct StatusReport: Encodable, Sendable {
     public var missingArtifacts: MissingArtifacts
     /// The last backup, and whether backups are scheduled.
     public var backup: Backup
+    /// The daemons sharing the database and what each holds.
+    public var cluster: Cluster
     /// Every check that was evaluated, in a fixed order.
     public var checks: [Check]
     /// The identity provider's key set as the daemon holds it (`GET /v1/status` only, when

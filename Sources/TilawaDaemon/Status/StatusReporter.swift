@@ -149,10 +149,21 @@ public struct StatusReporter: Sendable {
             backup: .init(dir: configuration.backup.dir, everyHours: configuration.backup.dir == nil ? nil : configuration.backup.everyHours,
                           lastAt: facts.lastBackup?.at, lastAgeSeconds: age(facts.lastBackup?.at), lastPath: facts.lastBackup?.path,
                           verified: facts.lastBackup?.verified),
+            cluster: Self.cluster(facts, engine: configuration.database.postgres == nil ? "sqlite" : "postgres"),
             checks: [])
         report.checks = thresholds.checks(for: report, stateDirectory: directory, database: database)
         report.state = StatusState.worst(report.checks.map(\.state))
         return report
+    }
+
+    /// The cluster section: nodes by their heartbeats (on the wall clock, as they write them).
+    static func cluster(_ facts: StatusFacts, engine: String, wallNow: Date = Date()) -> StatusReport.Cluster {
+        let live = 3 * AppDatabase.nodeHeartbeat
+        return .init(engine: engine, nodes: facts.nodes.map { node in
+            let seen = max(0, Int(wallNow.timeIntervalSince(node.seenAt)))
+            return .init(id: node.id, startedAt: node.startedAt, seenAgeSeconds: seen, live: Double(seen) <= live,
+                         jobsRunning: node.jobsRunning, uploadsHeld: node.uploadsHeld)
+        }, expiredJobLeases: facts.expiredJobLeases)
     }
 
     /// Whether the state directory can be listed: absent is fine (nothing ran yet), unreadable is not.

@@ -63,6 +63,15 @@ public struct StatusTextRenderer: Sendable {
         row("pending", "\(queue.queued) queued, \(queue.running) running" + (queue.oldestAgeSeconds.map { ", oldest \(StatusFormat.age($0))" } ?? ""))
         row("failed", "\(queue.failed)")
 
+        lines.append(.heading("NODES"))
+        let cluster = report.cluster
+        if cluster.nodes.isEmpty { row(cluster.engine, "none seen in the last hour") }
+        for node in cluster.nodes {
+            let seen = node.live ? "live" : "not seen for \(StatusFormat.age(node.seenAgeSeconds))"
+            row(node.id, "\(seen), \(StatusFormat.count(node.jobsRunning, "job")) running, \(StatusFormat.count(node.uploadsHeld, "upload")) receiving")
+        }
+        if cluster.expiredJobLeases > 0 { row("expired leases", "\(StatusFormat.count(cluster.expiredJobLeases, "job")) being given back") }
+
         lines.append(.heading("DROP FOLDER"))
         let dropbox = report.dropbox
         row("folder", dropbox.path + (dropbox.exists ? "" : " (not created yet)"))

@@ -178,6 +178,7 @@ extension AppDatabase {
         migrator.registerMigration("erasure: ledger", migrate: AppDatabase.migrateErasure)
         migrator.registerMigration("jobs: leases", migrate: AppDatabase.migrateJobLeases)
         migrator.registerMigration("uploads: any node", migrate: AppDatabase.migrateUploadsAnyNode)
+        migrator.registerMigration("nodes: seen", migrate: AppDatabase.migrateNodes)
         return migrator
     }
 }

@@ -157,6 +157,10 @@ extension AppDatabase {
                 """, arguments: [dayAgo]) ?? 0
             facts.lastSweep = try Self.lastArtifactSweep(db)
             facts.lastBackup = try Self.lastBackup(db)
+            // Nodes and leases are on the wall clock, as the daemons write them (never the programme's).
+            let wallNow = Date()
+            facts.nodes = try Self.nodeFacts(db, now: wallNow)
+            facts.expiredJobLeases = try Self.expiredJobLeaseCount(db, now: wallNow)
             return facts
         }
     }

@@ -67,6 +67,11 @@ public struct StatusFacts: Sendable, Equatable {
     /// The last backup, whoever made it.
     public var lastBackup: LastBackup?
 
+    /// The daemons seen lately, most recent first (every node of a shared database).
+    public var nodes: [NodeFact] = []
+    /// Running jobs whose lease ran out: a node died or stalled, and they are being given back.
+    public var expiredJobLeases = 0
+
     /// Nothing: the facts of an empty (or absent) database.
     public init() {}
 

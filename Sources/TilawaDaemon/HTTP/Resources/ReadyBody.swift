@@ -9,4 +9,6 @@ struct ReadyBody: Encodable {
     var uptimeSeconds: Int
     var startedAt: Date
     var pid: Int
+    /// `pid@host`: which node answered (behind a balancer), as `status`' cluster view names it.
+    var node: String
 }
