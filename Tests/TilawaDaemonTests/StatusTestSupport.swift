@@ -59,7 +59,7 @@ struct StatusSeed {
     func runningJob(worker: String, leaseExpiresAt: Date) throws {
         try database.engine.write { db in
             try db.execute(sql: """
-                INSERT INTO job (kind, subjectId, state, attempts, createdAt, notBefore, worker, leaseExpiresAt)
+                INSERT INTO job (kind, subjectId, state, attempts, createdAt, notBefore, lockedBy, leaseExpiresAt)
                 VALUES ('encode_submission', ?, 'running', 1, ?, ?, ?, ?)
                 """, arguments: [UUID().uuidString, leaseExpiresAt, leaseExpiresAt, worker, leaseExpiresAt])
         }

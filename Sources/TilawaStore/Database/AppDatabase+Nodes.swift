@@ -61,7 +61,7 @@ extension AppDatabase {
         var nodes: [NodeFact] = []
         try db.forEachRow(sql: """
             SELECT id, startedAt, seenAt,
-              (SELECT COUNT(*) FROM job WHERE state = 'running' AND substr(worker, 1, length(node.id) + 1) = node.id || '#') AS jobs,
+              (SELECT COUNT(*) FROM job WHERE state = 'running' AND substr(lockedBy, 1, length(node.id) + 1) = node.id || '#') AS jobs,
               (SELECT COUNT(*) FROM resumableUpload WHERE holder = node.id AND heldUntil > ?) AS uploads
             FROM node WHERE seenAt >= ? ORDER BY seenAt DESC, id
             """, arguments: [now, now.addingTimeInterval(-nodeMemory)]) { row in
