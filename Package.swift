@@ -124,8 +124,10 @@ let package = Package(
             ]
         ),
         // Real processes, scratch folders and fixture paths, shared by the test targets.
-        .target(name: "TilawaTestSupport", dependencies: [.product(name: "AsyncHTTPClient", package: "async-http-client"),
-                                                    .product(name: "GRDB", package: "GRDB.swift")],
+        .target(name: "TilawaTestSupport", dependencies: ["TilawaStore", "TilawaPostgres",
+                                                    .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                                                    .product(name: "GRDB", package: "GRDB.swift"),
+                                                    .product(name: "Logging", package: "swift-log")],
                 path: "Tests/TilawaTestSupport"),
         .testTarget(name: "TilawaCoreTests", dependencies: ["TilawaCore"]),
         .testTarget(name: "TilawaAudioTests", dependencies: ["TilawaAudio", "TilawaCore", "TilawaTestSupport"]),
@@ -140,7 +142,7 @@ let package = Package(
                                                           .product(name: "AsyncHTTPClient", package: "async-http-client")]),
         .testTarget(
             name: "TilawaDaemonTests",
-            dependencies: ["TilawaDaemon", "TilawaStore", "TilawaAudio", "TilawaCore", "TilawaQuran", "TilawaTestSupport", "TilawaPostgres",
+            dependencies: ["TilawaDaemon", "TilawaStore", "TilawaAudio", "TilawaCore", "TilawaQuran", "TilawaTestSupport", "TilawaPostgres", "TilawaS3",
                            .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "HummingbirdTesting", package: "hummingbird"),
                            .product(name: "AsyncHTTPClient", package: "async-http-client")]

@@ -249,7 +249,7 @@ extension CommandLineStateFixture {
     /// Starts `tilawa` against this state directory with the ALSA fixture, the clock pinned
     /// at `time` as `run(_:at:)` does.
     func start(_ arguments: [String], alsa: ALSAFixture, at time: String?) throws -> BoundedProcess {
-        var environment = alsa.environment
+        var environment = alsa.environment.merging(self.environment) { $1 }
         environment["TILAWA_STATE_DIR"] = stateDirectory
         environment["TZ"] = "UTC"
         if let time {

@@ -19,8 +19,7 @@ struct DaemonProcessTests {
         let killed = try await state.run(["ingest", "--student", "S1001", "--week", "12", CommandLineStateFixture.fixture("speech.opus")],
                                    at: "2026-11-22 15:00:00", environment: ["TILAWA_FAILPOINT": "after_admission"])
         #expect(killed.signaled)
-        let daemon = try ServeProcess(stateDirectory: state.stateDirectory, port: try unusedPort(), directory: state.scratch.path,
-                                      environment: Self.clock)
+        let daemon = try ServeProcess(state: state, port: try unusedPort(), environment: Self.clock)
         #expect(await daemon.waitUntilReady(), "\(daemon.log)")
         var encoded = false
         for _ in 0..<600 where !encoded {
@@ -35,16 +34,14 @@ struct DaemonProcessTests {
     func oneDaemonPerStateDirectory() async throws {
         let state = try await CommandLineStateFixture()
         defer { state.remove() }
-        let first = try ServeProcess(stateDirectory: state.stateDirectory, port: try unusedPort(), directory: state.scratch.path,
-                                     environment: Self.clock)
+        let first = try ServeProcess(state: state, port: try unusedPort(), environment: Self.clock)
         #expect(await first.waitUntilReady(), "\(first.log)")
         let second = try await state.run(["serve"], environment: ["TILAWA_HTTP_PORT": String(try unusedPort())])
         #expect(second.status == 69)
         #expect(second.stderr == "tilawa: state_dir_in_use: another tilawa serve (pid \(first.pid)) is using this state directory "
             + "(\(URL(fileURLWithPath: state.stateDirectory).standardizedFileURL.path)/tilawa.lock is locked); stop it, or give this one its own state_dir\n")
         #expect(await first.terminate() == 0)
-        let third = try ServeProcess(stateDirectory: state.stateDirectory, port: try unusedPort(), directory: state.scratch.path,
-                                     environment: Self.clock)
+        let third = try ServeProcess(state: state, port: try unusedPort(), environment: Self.clock)
         #expect(await third.waitUntilReady(), "\(third.log)")
         #expect(await third.terminate() == 0)
     }
@@ -53,8 +50,7 @@ struct DaemonProcessTests {
     func sigtermWithUploadInFlight() async throws {
         let state = try await CommandLineStateFixture()
         defer { state.remove() }
-        let daemon = try ServeProcess(stateDirectory: state.stateDirectory, port: try unusedPort(), directory: state.scratch.path,
-                                      environment: Self.clock)
+        let daemon = try ServeProcess(state: state, port: try unusedPort(), environment: Self.clock)
         #expect(await daemon.waitUntilReady(), "\(daemon.log)")
         let token = try await state.run(["token", "issue", "--student", "S1002"], at: "2026-11-22 15:00:00").stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)
@@ -93,8 +89,7 @@ struct DaemonProcessTests {
         let staging = (try? FileManager.default.contentsOfDirectory(atPath: state.stateDirectory + "/staging")) ?? []
         #expect(staging.isEmpty)
         if row?["job"] as String? != "done" {
-            let again = try ServeProcess(stateDirectory: state.stateDirectory, port: try unusedPort(), directory: state.scratch.path,
-                                         environment: Self.clock)
+            let again = try ServeProcess(state: state, port: try unusedPort(), environment: Self.clock)
             #expect(await again.waitUntilReady())
             var done = false
             for _ in 0..<600 where !done {
@@ -113,8 +108,7 @@ struct DaemonProcessTests {
         let socket = try SystemdTestSocket(address: abstractTestAddress())
         var environment = Self.clock
         environment["NOTIFY_SOCKET"] = socket.address
-        let daemon = try ServeProcess(stateDirectory: state.stateDirectory, port: try unusedPort(), directory: state.scratch.path,
-                                      environment: environment)
+        let daemon = try ServeProcess(state: state, port: try unusedPort(), environment: environment)
         let ready = try await socket.receive()
         #expect(ready.hasPrefix("READY=1"), "\(ready)")
         #expect(await daemon.waitUntilReady())

@@ -60,8 +60,7 @@ struct S3ArtifactsTests {
 
     func lifecycle(_ setup: Setup) async throws {
         let state = setup.state, client = setup.client
-        let daemon = try ServeProcess(stateDirectory: state.stateDirectory, port: try unusedPort(), directory: state.scratch.path,
-                                      environment: setup.environment)
+        let daemon = try ServeProcess(state: state, port: try unusedPort(), environment: setup.environment)
         defer { _ = daemon.process.isRunning ? kill(daemon.process.pid, SIGKILL) : 0 }
         #expect(await daemon.waitUntilReady(), "\(daemon.log)")
         let token = try await state.run(["token", "issue", "--student", "S1001"], environment: setup.environment).stdout
@@ -202,8 +201,7 @@ struct S3ArtifactsTests {
         var rivalEnvironment = setup.environment
         rivalEnvironment["TILAWA_S3_ACCESS_KEY_FILE"] = state.scratch.path("s3-access")
         rivalEnvironment["TILAWA_S3_SECRET_KEY_FILE"] = state.scratch.path("s3-secret")
-        let rival = try ServeProcess(stateDirectory: stranger.stateDirectory, port: try unusedPort(), directory: stranger.scratch.path,
-                                     environment: rivalEnvironment)
+        let rival = try ServeProcess(state: stranger, port: try unusedPort(), environment: rivalEnvironment)
         for _ in 0..<600 where rival.process.isRunning { try await Task.sleep(for: .milliseconds(100)) }
         let refusedStart = await rival.terminate()
         #expect(refusedStart == 78 && rival.log.contains("holds another installation"), "\(rival.log.suffix(600))")

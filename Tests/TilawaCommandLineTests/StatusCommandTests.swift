@@ -114,7 +114,7 @@ struct StatusCommandTests {
         let state = try await CommandLineStateFixture()
         defer { state.remove() }
         let port = try unusedPort()
-        let serve = try ServeProcess(stateDirectory: state.stateDirectory, port: port, directory: state.scratch.path)
+        let serve = try ServeProcess(state: state, port: port)
         let ready = await serve.waitUntilReady()
         guard ready else {
             _ = await serve.terminate()

@@ -39,7 +39,7 @@ struct TusProcessTests {
             tokens[student] = try await state.run(["token", "issue", "--student", student], at: "2026-11-22 15:00:00").stdout
                 .trimmingCharacters(in: .whitespacesAndNewlines)
         }
-        var daemonEnvironment = DaemonProcessTests.clock
+        var daemonEnvironment = DaemonProcessTests.clock.merging(state.environment) { $1 }
         daemonEnvironment["TILAWA_STATE_DIR"] = state.stateDirectory
         daemonEnvironment["TZ"] = "UTC"
         daemonEnvironment["TILAWA_NOTIFICATIONS_COACH_DIGEST"] = "none"

@@ -91,8 +91,7 @@ struct ScheduledNoticeProcessTests {
                     "TILAWA_WEBHOOK_URL": url.absoluteString, "TILAWA_WEBHOOK_SECRET_FILE": secretPath,
                     AcceleratedClock.variable: "\(resume.timeIntervalSince1970),\(Self.rate)",
                 ]
-                let daemon = try ServeProcess(stateDirectory: state.stateDirectory, port: try unusedPort(), directory: state.scratch.path,
-                                              environment: environment)
+                let daemon = try ServeProcess(state: state, port: try unusedPort(), environment: environment)
                 daemons += 1
                 guard await daemon.waitUntilReady() else { Issue.record("daemon did not start (seed \(seed)): \(daemon.log)"); return }
                 var killedAt: Date?
@@ -121,7 +120,7 @@ struct ScheduledNoticeProcessTests {
             #expect(daemons == kills + 1, "seed \(seed): \(kills) kills, \(kills + 1) daemons")
         }
 
-        let events = try state.read { db in try EventRecord.order(Column("seq")).fetchAll(db) }
+        let events = try state.read { db in try EventRecord.fetchAll(db, orderBy: "seq") }
         let taken = receiver.calls.filter(\.wasTaken)
         #expect(callsAreInOrderPerRecipient(taken, events: events), "seed \(seed)")
         // What the receiver got, once per event id.

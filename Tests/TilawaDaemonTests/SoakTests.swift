@@ -54,15 +54,14 @@ struct SoakTests {
                 "TILAWA_DROPBOX_SETTLE_SECONDS": "0.5", "TILAWA_DROPBOX_POLL_INTERVAL_SECONDS": "0.2",
             ]
             for round in 0..<Self.kills {
-                let daemon = try ServeProcess(stateDirectory: state.stateDirectory, port: try unusedPort(), directory: state.scratch.path,
-                                              environment: environment)
+                let daemon = try ServeProcess(state: state, port: try unusedPort(), environment: environment)
                 guard await daemon.waitUntilReady() else { Issue.record("daemon did not start (seed \(seed)): \(daemon.log)"); return }
-                let requests = (0..<(Self.uploads / Self.kills)).map { index -> Upload in
+                let requests = (0..<(Self.uploads / Self.kills)).map { index -> SoakUpload in
                     let student = students.randomElement(using: &random)!
                     let slot = Bool.random(using: &random) ? "assessment" : ["10", "11", "12"].randomElement(using: &random)!
                     // A third of the keys repeat an earlier one of the same student and slot: retries.
                     let key = index % 3 == 0 ? "\(student)-\(slot)-retry" : UUID().uuidString
-                    return Upload(student: student, slot: slot, key: key, token: tokens[student] ?? "")
+                    return SoakUpload(student: student, slot: slot, key: key, token: tokens[student] ?? "")
                 }
                 // Replies, each at its moment in the round: most for the assessment students
                 // keep sending, some for week 13, which nobody records (rejected/).
@@ -114,8 +113,7 @@ struct SoakTests {
 
             // Recovery: a last start finishes every queued job, takes every dropped reply and
             // delivers every event.
-            let final = try ServeProcess(stateDirectory: state.stateDirectory, port: try unusedPort(), directory: state.scratch.path,
-                                         environment: environment)
+            let final = try ServeProcess(state: state, port: try unusedPort(), environment: environment)
             #expect(await final.waitUntilReady())
             func settled() -> Bool {
                 let pending = (try? state.read { db in
@@ -151,9 +149,10 @@ struct SoakTests {
         // A SIGKILL between an original's placing and its row's commit leaves a file no row
         // points to; the sweep keeps such files for its grace (10 minutes: another process may
         // be about to commit) and then removes them. Run it now as it will run then.
-        let sweep = try ArtifactSweeper(database: try AppDatabase.open(path: state.stateDirectory + "/tilawa.sqlite"),
-                                        stateDirectory: StateDirectory(path: state.stateDirectory), grace: 0)
-            .sweep(now: Date().addingTimeInterval(1), originalsRetentionDays: nil)
+        let sweep = try state.withDatabase { database in
+            try ArtifactSweeper(database: database, stateDirectory: StateDirectory(path: state.stateDirectory), grace: 0)
+                .sweep(now: Date().addingTimeInterval(1), originalsRetentionDays: nil)
+        }
         #expect(sweep.missing.isEmpty && sweep.orphansRemoved <= Self.uploads, "seed \(seed): \(sweep)")
         // Every row's files exist; every file is a row's (temporaries of killed writes aside: the sweep keeps them 10 minutes).
         let referenced = try state.read { db in
@@ -188,7 +187,7 @@ struct SoakTests {
         let feedbackRows = try state.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM feedback") ?? 0 }
         #expect(feedbackRows == outcomes["processed", default: []].count, "one feedback row per processed reply")
         // The webhook got every event, each signed, in order per recipient; duplicates only from kills.
-        let events = try state.read { db in try EventRecord.order(Column("seq")).fetchAll(db) }
+        let events = try state.read { db in try EventRecord.fetchAll(db, orderBy: "seq") }
         #expect(Set(receiver.takenOnce) == Set(events.map(\.id)), "events not received: \(Set(events.map(\.id)).subtracting(receiver.takenOnce).count)")
         #expect(receiver.calls.allSatisfy { $0.signatureError == nil })
         #expect(callsAreInOrderPerRecipient(receiver.calls, events: events))
@@ -223,7 +222,7 @@ struct SoakTests {
 }
 
 /// One upload of the soak.
-private struct Upload: Sendable {
+struct SoakUpload: Sendable {
     var student: String
     var slot: String
     var key: String
@@ -267,7 +266,7 @@ private struct Drop: Sendable {
 }
 
 /// How many uploads of a soak round were answered 201 so far (shared by the round's tasks).
-private final class Accepted: Sendable {
+final class Accepted: Sendable {
     private let count = Mutex(0)
 
     func add() { count.withLock { $0 += 1 } }

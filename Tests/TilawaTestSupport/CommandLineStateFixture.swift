@@ -4,13 +4,25 @@ import Testing
 
 /// A scratch state directory with the sample programme imported, driven through the real
 /// `tilawa` binary; the clock of each command is pinned with faketime.
+///
+/// With `TILAWA_TEST_ENGINE=postgres` (and `TILAWA_TEST_POSTGRES=1`) the state's database is a
+/// database of its own on the test process's PostgreSQL server: every command (and every daemon
+/// started with `environment`) is given its URL.
 public struct CommandLineStateFixture: Sendable {
     public let scratch: ScratchDirectory
+    /// The PostgreSQL database of this state, or nil on SQLite (`<state>/tilawa.sqlite`).
+    public let databaseURL: String?
 
     public var stateDirectory: String { scratch.path("var") }
 
-    public init(importSamples: Bool = true) async throws {
+    /// What a process on this state needs in its environment besides the state directory.
+    public var environment: [String: String] { databaseURL.map { ["TILAWA_DATABASE_URL": $0] } ?? [:] }
+
+    /// - Parameter engine: Where the state's database lives (the run's engine unless a test
+    ///   needs one: the node soak is PostgreSQL's).
+    public init(importSamples: Bool = true, engine: TestEngine = .current) async throws {
         scratch = try ScratchDirectory()
+        databaseURL = engine == .postgres ? try SharedPostgres.database() : nil
         if importSamples {
             let result = try await run(["roster", "import", Self.sample("program.yaml"), Self.sample("students.csv")])
             guard result.status == 0 else { throw FixtureError.setup(result.stderr) }
@@ -26,7 +38,7 @@ public struct CommandLineStateFixture: Sendable {
     /// libfaketime is preloaded directly rather than through the `faketime` wrapper, so a
     /// signal that kills `tilawa` is seen by the test, not swallowed by a shell in between.
     public func run(_ arguments: [String], at time: String? = nil, environment: [String: String] = [:]) async throws -> ProcessResult {
-        var env = environment
+        var env = self.environment.merging(environment) { _, explicit in explicit }
         env["TILAWA_STATE_DIR"] = stateDirectory
         env["TZ"] = "UTC"
         if let time {
@@ -39,8 +51,9 @@ public struct CommandLineStateFixture: Sendable {
 
     public static let libfaketime = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
 
-    /// Reads the state database (a separate connection, as another process would).
-    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+    /// Reads the SQLite state database with GRDB (a separate connection, as another process
+    /// would), for the tests of SQLite's own files; `read` (the CLI tests' extension) reads either engine.
+    public func readSQLite<T>(_ body: (Database) throws -> T) throws -> T {
         let queue = try DatabaseQueue(path: stateDirectory + "/tilawa.sqlite")
         return try queue.read(body)
     }

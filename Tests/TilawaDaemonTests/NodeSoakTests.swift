@@ -1,0 +1,252 @@
+import Foundation
+import GRDB
+import Synchronization
+import Testing
+@testable import TilawaStore
+import TilawaS3
+import TilawaTestSupport
+
+/// The soak of DESIGN §13: three daemons on one PostgreSQL database and one S3 store (s3api),
+/// uploads spread over them (some retried on another node with their Idempotency-Key, ten of
+/// one student at once over all three), while nodes are SIGKILLed and restarted, and one is
+/// SIGSTOPped past its job leases and resumed; a real webhook receiver listening. Then the
+/// invariants: nothing accepted lost or doubled, the attempt rule exact, every recording
+/// encoded once with its objects in the store, every event delivered.
+///
+/// `make test-postgres` runs a short version (36 uploads, 3 kills, one 40-s stop);
+/// `NODE_SOAK=1` the full one (240 uploads, 8 kills, two stops).
+@Suite("Node soak", .enabled(if: PostgresTestServer.isRequested))
+struct NodeSoakTests {
+    static let full = ProcessInfo.processInfo.environment["NODE_SOAK"] != nil
+    static let rounds = full ? 8 : 3
+    static let uploadsPerRound = full ? 30 : 12
+    static let bucket = "tilawa-soak"
+
+    /// One `tilawa serve` of the three, started again after each kill on the same state directory.
+    final class Node: @unchecked Sendable {
+        // `@unchecked`: `process` is replaced only by the test's own task between rounds
+        // (kill, then start), never while another task reads it.
+        let name: String
+        let directory: String
+        let environment: [String: String]
+        var process: ServeProcess
+        var logs: [String] = []
+
+        init(name: String, directory: String, environment: [String: String]) throws {
+            self.name = name
+            self.directory = directory
+            self.environment = environment
+            try FileManager.default.createDirectory(atPath: directory + "/var", withIntermediateDirectories: true)
+            process = try ServeProcess(stateDirectory: directory + "/var", port: try unusedPort(), directory: directory, environment: environment)
+        }
+
+        var port: Int { process.port }
+
+        func restart() throws {
+            logs.append(process.log)
+            process = try ServeProcess(stateDirectory: directory + "/var", port: try unusedPort(), directory: directory, environment: environment)
+        }
+
+        var allLogs: String { (logs + [process.log]).joined(separator: "\n") }
+    }
+
+    @Test("""
+        Three nodes under SIGKILL and SIGSTOP: every 201 has its row and its objects, retries across nodes make one recording, \
+        ten at once of one student make exactly 2, at most 2 per student, every job done once, every event delivered
+        """)
+    func soak() async throws {
+        let state = try await CommandLineStateFixture(importSamples: false, engine: .postgres)
+        defer { state.remove() }
+        let server = try await S3TestServer.start()
+        do {
+            try await soak(state, server)
+        } catch {
+            Issue.record("\(error)")
+        }
+        await server.stop()
+    }
+
+    func soak(_ state: CommandLineStateFixture, _ server: S3TestServer) async throws {
+        let client = S3Client(endpoint: server.endpoint, credentials: S3Credentials(accessKey: server.accessKey, secretKey: server.secretKey),
+                              region: server.region)
+        try await client.createBucket(Self.bucket)
+        let secrets = state.scratch.path("secrets")
+        try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
+        try (server.accessKey + "\n").write(toFile: secrets + "/s3-access", atomically: true, encoding: .utf8)
+        try (server.secretKey + "\n").write(toFile: secrets + "/s3-secret", atomically: true, encoding: .utf8)
+        try Data((0..<32).map { _ in UInt8.random(in: 0...255) }).write(to: URL(fileURLWithPath: secrets + "/jwt.key"))
+        try Data(webhookSecret).write(to: URL(fileURLWithPath: secrets + "/webhook.secret"))
+        var shared = state.environment
+        shared["TILAWA_ARTIFACTS_URL"] = "s3://\(Self.bucket)/soak"
+        shared["TILAWA_S3_ENDPOINT"] = server.endpoint.absoluteString
+        shared["TILAWA_S3_ACCESS_KEY_FILE"] = secrets + "/s3-access"
+        shared["TILAWA_S3_SECRET_KEY_FILE"] = secrets + "/s3-secret"
+        shared["TILAWA_AUTH_JWT_KEY_FILE"] = secrets + "/jwt.key"
+        try await SoakTests.importProgramme(into: state)
+
+        let seed = UInt64(Date().timeIntervalSince1970)
+        var random = SeededGenerator(seed: seed)
+        let students = (1...10).map { String(format: "S%04d", 1000 + $0) }
+        let body = try Data(contentsOf: URL(fileURLWithPath: CommandLineStateFixture.fixture("speech.opus")))
+        var tokens: [String: String] = [:]
+        for student in students {
+            tokens[student] = try await state.run(["token", "issue", "--student", student, "--ttl", "1d"], environment: shared)
+                .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        let receiver = WebhookReceiver()
+        let answers = Answers()
+        var stops = 0
+        var kills = 0
+        try await receiver.serve { url in
+            var environment = shared
+            environment["TILAWA_WEBHOOK_URL"] = url.absoluteString
+            environment["TILAWA_WEBHOOK_SECRET_FILE"] = secrets + "/webhook.secret"
+            let nodes = try ["a", "b", "c"].map { try Node(name: $0, directory: state.scratch.path($0), environment: environment) }
+            defer { for node in nodes where node.process.process.isRunning { kill(Int32(node.process.pid), SIGKILL) } }
+            for node in nodes where await !node.process.waitUntilReady() {
+                Issue.record("node \(node.name) did not start: \(node.process.log)")
+                return
+            }
+
+            // Ten recordings of S1010 for week 12 at once, spread over the three nodes: exactly 2 counted.
+            let burstToken = tokens["S1010"] ?? ""
+            let burst = await withTaskGroup(of: (Int, String?).self) { group in
+                for index in 0..<10 {
+                    let port = nodes[index % 3].port
+                    group.addTask {
+                        await SoakUpload(student: "S1010", slot: "12", key: "burst-\(index)", token: burstToken).send(body: body, port: port)
+                    }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(burst.filter { $0.0 == 201 }.count == 2 && burst.filter { $0.0 == 429 }.count == 8, "\(burst.map(\.0))")
+            for (status, id) in burst where status == 201 { if let id { answers.accept(student: "S1010", key: "burst", id: id) } }
+
+            for round in 0..<Self.rounds {
+                let requests = (0..<Self.uploadsPerRound).map { index -> SoakUpload in
+                    let student = students.dropLast().randomElement(using: &random)!
+                    let slot = Bool.random(using: &random) ? "assessment" : ["10", "11", "12"].randomElement(using: &random)!
+                    let key = index % 3 == 0 ? "\(student)-\(slot)-retry" : "r\(round)-\(index)"
+                    return SoakUpload(student: student, slot: slot, key: key, token: tokens[student] ?? "")
+                }
+                let victim = nodes[Int.random(in: 0..<3, using: &random)]
+                // Every third round the victim is stopped past its 30-s leases instead of killed.
+                let stopping = round % 3 == 1
+                let after = Double.random(in: 0.3...3, using: &random)
+                let ports = nodes.map(\.port)
+                await withTaskGroup(of: Void.self) { group in
+                    for (index, upload) in requests.enumerated() {
+                        group.addTask {
+                            // A phone whose request failed tries again with the same key, on another node.
+                            var result = await upload.send(body: body, port: ports[index % 3])
+                            for retry in 1...3 where result.0 == 0 || result.0 >= 500 {
+                                try? await Task.sleep(for: .seconds(1))
+                                result = await upload.send(body: body, port: ports[(index + retry) % 3])
+                            }
+                            answers.record(upload: upload, status: result.0, id: result.1)
+                        }
+                    }
+                    group.addTask {
+                        try? await Task.sleep(for: .seconds(after))
+                        if stopping {
+                            kill(Int32(victim.process.pid), SIGSTOP)
+                            try? await Task.sleep(for: .seconds(40))
+                            kill(Int32(victim.process.pid), SIGCONT)
+                        } else {
+                            kill(Int32(victim.process.pid), SIGKILL)
+                        }
+                    }
+                }
+                if stopping { stops += 1 } else {
+                    kills += 1
+                    _ = await victim.process.terminate(timeout: .seconds(5))
+                    try victim.restart()
+                    #expect(await victim.process.waitUntilReady(), "node \(victim.name) did not start again: \(victim.process.log)")
+                }
+            }
+
+            func settled() -> Bool {
+                let pending = (try? state.read { db in
+                    try Int.fetchOne(db, sql: """
+                        SELECT (SELECT COUNT(*) FROM job WHERE state IN ('queued','running'))
+                             + (SELECT COUNT(*) FROM event WHERE deliveredAt IS NULL)
+                        """)
+                }) ?? 1
+                return pending == 0
+            }
+            for _ in 0..<1_200 where !settled() { try await Task.sleep(for: .milliseconds(250)) }
+            #expect(settled(), "jobs or events left (seed \(seed))")
+            for node in nodes { _ = await node.process.terminate() }
+            let fenced = nodes.map { $0.allLogs.components(separatedBy: "under a lost lease").count - 1 }.reduce(0, +)
+            print("node soak (seed \(seed)): \(kills) kills, \(stops) stops of 40 s, \(fenced) writes refused to a node past its lease")
+        }
+
+        // Nothing accepted lost; a key answered 201 twice names one recording.
+        let rows = try state.read { db in try Row.fetchAll(db, sql: "SELECT id, studentId, kind, encodedAt, audioPath, originalPath, waveformPath FROM submission") }
+        let ids = Set(rows.map { $0["id"] as String })
+        let accepted = answers.acceptedIds
+        #expect(accepted.count > 2, "few uploads accepted (seed \(seed))")
+        #expect(accepted.isSubset(of: ids), "201 without a row: \(accepted.subtracting(ids))")
+        #expect(answers.keysAnsweredTwoWays.isEmpty, "one key, two recordings: \(answers.keysAnsweredTwoWays)")
+        // The attempt rule: at most 2 counted per student (all within 7 days); S1010's burst gave exactly 2.
+        let counted = try state.read { db in
+            try Row.fetchAll(db, sql: "SELECT studentId, COUNT(*) AS n FROM submission WHERE kind IN ('week','eoc') AND state != 'failed' GROUP BY studentId")
+        }
+        #expect(counted.allSatisfy { ($0["n"] as Int) <= 2 }, "\(counted)")
+        #expect(counted.first { ($0["studentId"] as String) == "S1010" }.map { $0["n"] as Int } == 2)
+        // Every recording encoded by exactly one job, done; its objects in the store.
+        #expect(rows.allSatisfy { ($0["encodedAt"] as String?) != nil }, "not encoded: \(rows.filter { ($0["encodedAt"] as String?) == nil })")
+        let jobs = try state.read { db in
+            try Row.fetchAll(db, sql: "SELECT subjectId, COUNT(*) AS n, MIN(state) AS low, MAX(state) AS high FROM job GROUP BY subjectId")
+        }
+        #expect(jobs.count == rows.count && jobs.allSatisfy { ($0["n"] as Int) == 1 && ($0["low"] as String) == "done" && ($0["high"] as String) == "done" },
+                "\(jobs.filter { ($0["n"] as Int) != 1 || ($0["low"] as String) != "done" })")
+        var objects = Set<String>()
+        var token: String?
+        repeat {
+            let page = try await client.listObjects(bucket: Self.bucket, prefix: "soak/", continuationToken: token)
+            objects.formUnion(page.objects.map { String($0.key.dropFirst("soak/".count)) })
+            token = page.nextContinuationToken
+        } while token != nil
+        for row in rows {
+            for column in ["audioPath", "waveformPath", "originalPath"] {
+                guard let path = row[column] as String? else { continue }
+                #expect(objects.contains(path), "\(row["id"] as String): \(column) \(path) is not in the store")
+            }
+        }
+        // Every event delivered (duplicates after kills carry the same webhook-id), signed, in order per recipient.
+        let events = try state.read { db in try EventRecord.fetchAll(db, orderBy: "seq") }
+        #expect(Set(receiver.takenOnce) == Set(events.map(\.id)), "events not received: \(Set(events.map(\.id)).subtracting(receiver.takenOnce).count)")
+        let webhookIds = Dictionary(grouping: receiver.calls.filter(\.wasTaken), by: { $0.eventId ?? "" })
+            .mapValues { Set($0.compactMap { $0.standardHeaders["webhook-id"] }) }
+        #expect(webhookIds.values.allSatisfy { $0.count == 1 }, "an event sent again under another webhook-id")
+        #expect(receiver.calls.allSatisfy { $0.signatureError == nil })
+        #expect(callsAreInOrderPerRecipient(receiver.calls, events: events))
+        print("node soak (seed \(seed)): \(accepted.count) recordings accepted, \(rows.count) rows, \(events.count) events, "
+              + "\(receiver.calls.count - events.count) POSTs received again")
+    }
+
+    /// What the clients were answered, shared by the upload tasks.
+    final class Answers: Sendable {
+        private let state = Mutex<(accepted: [String: Set<String>], all: Set<String>)>(([:], []))
+
+        func record(upload: SoakUpload, status: Int, id: String?) {
+            guard status == 201, let id else { return }
+            accept(student: upload.student, key: upload.key, id: id)
+        }
+
+        func accept(student: String, key: String, id: String) {
+            state.withLock { state in
+                state.accepted["\(student) \(key)", default: []].insert(id)
+                state.all.insert(id)
+            }
+        }
+
+        var acceptedIds: Set<String> { state.withLock { $0.all } }
+        /// Keys (other than the burst's, ten keys in one name) answered 201 with two different recordings.
+        var keysAnsweredTwoWays: [String] {
+            state.withLock { $0.accepted.filter { !$0.key.hasSuffix(" burst") && $0.value.count > 1 }.map(\.key) }
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import GRDB
+import Logging
+import TilawaPostgres
+import TilawaStore
+
+extension CommandLineStateFixture {
+    /// Reads the state's database, whichever engine holds it (a connection of its own, as
+    /// another process would), through the store's session: the same SQL on both engines.
+    public func read<T>(_ body: (SQLSession) throws -> T) throws -> T {
+        if let url = databaseURL, let location = PostgresLocation(url: url) {
+            let store = PostgresStore(location: location, password: nil, maximumConnections: 1, logger: Logger(label: "test"))
+            defer { store.close() }
+            return try store.read(body)
+        }
+        let queue = try DatabaseQueue(path: stateDirectory + "/tilawa.sqlite")
+        return try queue.read { db in try body(SQLSession(db)) }
+    }
+}
+
+extension CommandLineStateFixture {
+    /// The state's store, whichever engine, for `body` (the artifact sweep a test runs as the
+    /// daemon would), closed after.
+    public func withDatabase<T>(_ body: (AppDatabase) throws -> T) throws -> T {
+        if let url = databaseURL, let location = PostgresLocation(url: url) {
+            let store = PostgresStore(location: location, password: nil, maximumConnections: 2, logger: Logger(label: "test"))
+            defer { store.close() }
+            return try body(AppDatabase(engine: store))
+        }
+        return try body(try AppDatabase.open(path: stateDirectory + "/tilawa.sqlite"))
+    }
+}
+
+extension ServeProcess {
+    /// `tilawa serve` on `state` (its database too, whichever engine), `environment` added.
+    public convenience init(state: CommandLineStateFixture, port: Int, environment: [String: String] = [:]) throws {
+        try self.init(stateDirectory: state.stateDirectory, port: port, directory: state.scratch.path,
+                      environment: state.environment.merging(environment) { _, explicit in explicit })
+    }
+}
