@@ -87,7 +87,13 @@ opusenc_cpu() {
 
 # Waits until the daemon's encode queue is empty.
 wait_for_encodes() {
-  while [ "$(sqlite3 "$work/var/tilawa.sqlite" "SELECT COUNT(*) FROM job WHERE state IN ('queued','running')")" != 0 ]; do
+  local query="SELECT COUNT(*) FROM job WHERE state IN ('queued','running')"
+  while :; do
+    if [ -n "${TILAWA_DATABASE_URL:-}" ]; then
+      [ "$(psql -At "$TILAWA_DATABASE_URL" -c "$query")" = 0 ] && break
+    else
+      [ "$(sqlite3 "$work/var/tilawa.sqlite" "$query")" = 0 ] && break
+    fi
     sleep 0.2
   done
 }

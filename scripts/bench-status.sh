@@ -166,6 +166,7 @@ time_status sqlite
 # which reads do not feel), schema by the daemon's migrations, rows copied; status timed there.
 if [ "${BENCH_POSTGRES:-0}" = 1 ]; then
   pg="$work/pg"
+  chmod o+x "$work" # the server runs as `nobody` under root (scripts/pg-server.sh)
   url=$("$root/scripts/pg-server.sh" start "$pg" | sed -n 's/^url=//p')
   trap '"$root/scripts/pg-server.sh" stop "$pg"; [ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$work"' EXIT
   (cd "$work" && TILAWA_DATABASE_URL=$url "$bin" roster import "$root/config/program.yaml" "$root/config/students.csv" >/dev/null)

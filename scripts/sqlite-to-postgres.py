@@ -30,7 +30,9 @@ def main():
     out.write("TRUNCATE " + ", ".join(tables) + ";\n")
     for table in tables:
         columns = [r[1].decode() if isinstance(r[1], bytes) else r[1] for r in db.execute(f'PRAGMA table_info("{table}")')]
-        out.write(f"COPY {table} ({', '.join(c.lower() for c in columns)}) FROM STDIN WITH (FORMAT csv);\n")
+        # Quoted: PostgreSQL reserves some names ("placing", "offset"), folded as the schema folds them.
+        names = ", ".join('"' + c.lower() + '"' for c in columns)
+        out.write(f"COPY {table} ({names}) FROM STDIN WITH (FORMAT csv);\n")
         quoted = ", ".join(f'"{c}"' for c in columns)
         kinds = [f"{table.lower()}.{c.lower()}" in binary for c in columns]
         for row in db.execute(f'SELECT {quoted} FROM "{table}"'):

@@ -138,8 +138,10 @@ public struct StatusReporter: Sendable {
                                  webhookConfigured: configuration.webhook.url != nil, disabled: facts.webhookDisabled),
             disk: .init(path: diskPath, freeBytes: free, totalBytes: total, freePercent: freePercent, artifactBytes: facts.artifactBytes,
                         artifactsURL: s3Location.map { "\($0)" } ?? "file:"),
-            // On PostgreSQL: where the data is; its size is the server's to report.
-            database: configuration.database.postgres.map { .init(path: "\($0)", exists: database == .read, sizeBytes: 0, walBytes: 0) }
+            // On PostgreSQL: where the data is, and its size as the server reports it.
+            database: configuration.database.postgres.map {
+                .init(path: "\($0)", exists: database == .read, sizeBytes: facts.databaseBytes ?? 0, walBytes: 0)
+            }
                 ?? .init(path: state.databasePath, exists: databaseBytes != nil,
                          sizeBytes: (databaseBytes ?? 0) + (walBytes ?? 0), walBytes: walBytes ?? 0),
             missingArtifacts: .init(

@@ -161,6 +161,10 @@ extension AppDatabase {
             let wallNow = Date()
             facts.nodes = try Self.nodeFacts(db, now: wallNow)
             facts.expiredJobLeases = try Self.expiredJobLeaseCount(db, now: wallNow)
+            // SQLite's size is its file's (the reporter reads it); PostgreSQL's is the server's to say.
+            if db.sqlite == nil {
+                facts.databaseBytes = try Int64.fetchOne(db, sql: "SELECT pg_database_size(current_database())")
+            }
             return facts
         }
     }

@@ -67,6 +67,8 @@ public struct StatusFacts: Sendable, Equatable {
     /// The last backup, whoever made it.
     public var lastBackup: LastBackup?
 
+    /// The database's size as its server reports it (PostgreSQL); nil for SQLite, whose files the reporter measures.
+    public var databaseBytes: Int64?
     /// The daemons seen lately, most recent first (every node of a shared database).
     public var nodes: [NodeFact] = []
     /// Running jobs whose lease ran out: a node died or stalled, and they are being given back.
