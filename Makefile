@@ -39,7 +39,7 @@ TOOL_PACKAGES    := sox espeak-ng ffmpeg opus-tools bc curl sqlite3 socat python
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps deps-tools deps-s3 deps-postgres test-postgres test-venv build release test run soak bench bench-encode bench-analyze bench-upload bench-load bench-burst bench-status bench-backup bench-s3 bench-ready bench-align bench-desk fixtures clean
+.PHONY: deps deps-tools deps-s3 deps-postgres test-postgres test-venv build release test run soak bench bench-encode bench-analyze bench-upload bench-load bench-burst bench-status bench-backup bench-s3 soak-nodes bench-ready bench-align bench-desk fixtures clean
 
 define install_missing
 	@missing=""; for p in $(1); do \
@@ -120,10 +120,11 @@ test: deps deps-s3 test-venv
 # synchronous calls block the cooperative pool's few threads, and in parallel on PostgreSQL a run
 # once hung; each stage has 30 minutes, so that a hang fails CI rather than use up its time.
 # `make test` leaves the PostgreSQL cases out: they need the server this target installs.
-test-postgres: deps deps-postgres test-venv
+test-postgres: deps deps-s3 deps-postgres test-venv
 	$(SWIFT) build --build-tests
-	TILAWA_TEST_POSTGRES=1 timeout 1800 $(SWIFT) test --skip-build --no-parallel --filter "TilawaPostgresTests|TilawaStoreTests|DatabaseCheckCommandTests|PostgresCommandTests|UploadsAcrossNodesTests"
+	TILAWA_TEST_POSTGRES=1 timeout 1800 $(SWIFT) test --skip-build --no-parallel --filter "TilawaPostgresTests|TilawaStoreTests"
 	TILAWA_TEST_POSTGRES=1 TILAWA_TEST_ENGINE=postgres timeout 1800 $(SWIFT) test --skip-build --filter TilawaDaemonTests
+	TILAWA_TEST_POSTGRES=1 TILAWA_TEST_ENGINE=postgres timeout 1800 $(SWIFT) test --skip-build --filter TilawaCommandLineTests
 
 # Builds, imports the sample programme into ./var, prints a ready-to-paste upload line with a
 # fresh token, and runs the daemon on 127.0.0.1:8080 until Ctrl-C.
@@ -192,6 +193,13 @@ bench-ready: deps-tools release
 # moments and a webhook receiver listening, then the invariants; three runs in a row, then
 # 10,000 mutated files through `tilawa analyze` and 1,000 through the upload route.
 # (`make test` runs a short soak and a few hundred fuzz cases.)
+# The three-node soak at full length (DESIGN §13): three daemons on one PostgreSQL database and
+# one S3 store, 240 uploads spread over them, 8 rounds of SIGKILL or a 40-s SIGSTOP, a webhook
+# receiver listening, then the invariants (`make test-postgres` runs a short one).
+soak-nodes: deps deps-s3 deps-postgres test-venv
+	$(SWIFT) build --build-tests
+	NODE_SOAK=1 TILAWA_TEST_POSTGRES=1 TILAWA_TEST_ENGINE=postgres $(SWIFT) test --skip-build --filter NodeSoakTests
+
 soak: deps test-venv
 	$(SWIFT) build --build-tests
 	for run in 1 2 3; do SOAK=1 $(SWIFT) test --skip-build --filter SoakTests || exit 1; done

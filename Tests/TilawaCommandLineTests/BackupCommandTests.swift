@@ -6,13 +6,14 @@ import TilawaTestSupport
 
 /// `tilawa backup create|verify` and `tilawa restore` through the binary (DESIGN §12): a whole
 /// backup verifies and restores; a damaged one fails both, naming the file.
+/// SQLite only: `tilawa backup` copies the state directory's SQLite file (on PostgreSQL it is refused, 78).
 @Suite("Backup commands: create, verify, restore; damage is found and named")
 struct BackupCommandTests {
     static let now = "2026-11-22 15:00:00"
 
     /// A state with two encoded recordings and a whole backup of it.
     private func backedUp() async throws -> (CommandLineStateFixture, String) {
-        let state = try await CommandLineStateFixture()
+        let state = try await CommandLineStateFixture(engine: .sqlite)
         for student in ["S1001", "S1002"] {
             let ingested = try await state.run(["ingest", "--student", student, "--week", "12", CommandLineStateFixture.fixture("speech.opus")], at: Self.now)
             #expect(ingested.status == 0, "\(ingested.stderr)")
@@ -105,7 +106,7 @@ struct BackupCommandTests {
 
     @Test("Files already missing from the state directory: twenty named on stderr, the rest counted, every one in the manifest")
     func missingAtSource() async throws {
-        let state = try await CommandLineStateFixture()
+        let state = try await CommandLineStateFixture(engine: .sqlite)
         defer { state.remove() }
         let ingested = try await state.run(["ingest", "--student", "S1001", "--week", "12", CommandLineStateFixture.fixture("speech.opus")], at: Self.now)
         #expect(ingested.status == 0, "\(ingested.stderr)")

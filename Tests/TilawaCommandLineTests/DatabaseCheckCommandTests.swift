@@ -13,7 +13,8 @@ struct DatabaseURLCommandTests {
             ([:], ["db", "check"], "nothing to check"),
           ])
     func refused(_ environment: [String: String], _ command: [String], _ named: String) async throws {
-        let state = try await CommandLineStateFixture(importSamples: false)
+        // The configuration alone is tried: no database of the run's engine is given.
+        let state = try await CommandLineStateFixture(importSamples: false, engine: .sqlite)
         defer { state.remove() }
         let result = try await state.run(command, environment: environment)
         #expect(result.status == 78 && result.stderr.contains(named), "\(command) \(environment): \(result.status) \(result.stderr)")

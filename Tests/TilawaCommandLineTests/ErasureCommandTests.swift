@@ -44,8 +44,7 @@ struct ErasureCommandTests {
             #expect(ingested.status == 0, "\(ingested.stderr)")
         }
         // A damaged row (a hand edit, a bad restore) names a file outside the store.
-        let queue = try DatabaseQueue(path: state.stateDirectory + "/tilawa.sqlite")
-        let own: [String] = try await queue.write { db in
+        let own: [String] = try state.write { db in
             let week11 = try String.fetchOne(db, sql: "SELECT id FROM submission WHERE week = 11")
             try db.execute(sql: "UPDATE submission SET audioPath = '../../sentinel/victim.opus', waveformPath = '../../sentinel/victim.txt' WHERE id = ?",
                            arguments: [week11])
@@ -55,7 +54,6 @@ struct ErasureCommandTests {
                 UNION ALL SELECT waveformPath FROM submission WHERE waveformPath NOT LIKE '../%'
                 """)
         }
-        try queue.close()
         #expect(own.count == 4, "two originals, week 12's Ogg and waveform")
         let before = outside(state.scratch.path, skipping: ["export.zip"])
 

@@ -34,7 +34,8 @@ struct StatusCommandTests {
 
     @Test("An empty state directory: exit 1 (daemon down), 2 with --expect-running; a table on a pipe has no colour")
     func emptyStateDirectory() async throws {
-        let state = try await CommandLineStateFixture(importSamples: false)
+        // SQLite only: the database that is not there yet is the state directory's file.
+        let state = try await CommandLineStateFixture(importSamples: false, engine: .sqlite)
         defer { state.remove() }
         let table = try await status(state)
         #expect(table.status == 1, "\(table.stderr)")
@@ -94,7 +95,8 @@ struct StatusCommandTests {
 
     @Test("A corrupt database or a bad configuration: exit 3")
     func unknown() async throws {
-        let state = try await CommandLineStateFixture(importSamples: false)
+        // SQLite only: the corrupt database is the state directory's file.
+        let state = try await CommandLineStateFixture(importSamples: false, engine: .sqlite)
         defer { state.remove() }
         try writeFile(state.stateDirectory + "/tilawa.sqlite", bytes: 4_096)
         let corrupt = try await status(state, ["--json"])

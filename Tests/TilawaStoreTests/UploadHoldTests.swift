@@ -40,6 +40,10 @@ struct UploadHoldTests {
         try await database.releaseUpload(id: "upl_1", holder: "b")
         #expect(try await database.holdUpload(id: "upl_1", holder: "a", until: until + 43, now: Self.now + 43) == .held)
         #expect(try await database.holdUpload(id: "upl_none", holder: "a", until: until, now: Self.now) == .gone)
+        // A holder known to be dead is taken over at once; one that no longer holds it is not.
+        #expect(try await database.takeOverUpload(id: "upl_1", from: "a", holder: "c", until: until + 50))
+        #expect(try await database.holdUpload(id: "upl_1", holder: "b", until: until + 44, now: Self.now + 44) == .heldElsewhere(holder: "c"))
+        #expect(try await !database.takeOverUpload(id: "upl_1", from: "a", holder: "b", until: until + 50))
     }
 
     @Test("An offset is recorded only from where it was, with its append's object; the answer forgets the objects",

@@ -18,6 +18,18 @@ extension CommandLineStateFixture {
 }
 
 extension CommandLineStateFixture {
+    /// Writes to the state's database, whichever engine holds it, in one transaction (a row a
+    /// test damages on purpose).
+    public func write<T>(_ body: (SQLSession) throws -> T) throws -> T {
+        if let url = databaseURL, let location = PostgresLocation(url: url) {
+            let store = PostgresStore(location: location, password: nil, maximumConnections: 1, logger: Logger(label: "test"))
+            defer { store.close() }
+            return try store.write(body)
+        }
+        let queue = try DatabaseQueue(path: stateDirectory + "/tilawa.sqlite")
+        return try queue.write { db in try body(SQLSession(db)) }
+    }
+
     /// The state's store, whichever engine, for `body` (the artifact sweep a test runs as the
     /// daemon would), closed after.
     public func withDatabase<T>(_ body: (AppDatabase) throws -> T) throws -> T {

@@ -73,6 +73,17 @@ extension AppDatabase {
         }
     }
 
+    /// Takes upload `id` from `previous`, a holder known to be dead (a process of this host
+    /// that was killed), without waiting for its hold to run out; false when `previous` no
+    /// longer holds it.
+    public func takeOverUpload(id: String, from previous: String, holder: String, until: Date) async throws -> Bool {
+        try await engine.write { db in
+            try db.execute(sql: "UPDATE resumableUpload SET holder = ?, heldUntil = ? WHERE id = ? AND holder = ?",
+                           arguments: [holder, until, id, previous])
+            return db.changesCount == 1
+        }
+    }
+
     /// Gives up `holder`'s hold on upload `id` (nothing when another node holds it now).
     public func releaseUpload(id: String, holder: String) async throws {
         try await engine.write { db in

@@ -125,7 +125,13 @@ struct ResumableUploads: Sendable {
         let node = EncodeJobRunner.workerIdentity
         let asking = ContinuousClock.now + .seconds(1), deadline = ContinuousClock.now + .seconds(15)
         var asked = false
-        while case .heldElsewhere = try await database.holdUpload(id: id, holder: node, until: Date() + AppDatabase.uploadHoldDuration) {
+        while case let .heldElsewhere(holder) = try await database.holdUpload(id: id, holder: node, until: Date() + AppDatabase.uploadHoldDuration) {
+            // A process of this host that is gone (killed, and this daemon started in its
+            // place) holds it: void now, not when its hold runs out.
+            if !EncodeJobRunner.isAlive(holder),
+               try await database.takeOverUpload(id: id, from: holder, holder: node, until: Date() + AppDatabase.uploadHoldDuration) {
+                break
+            }
             if !asked, ContinuousClock.now >= asking {
                 asked = true
                 try? await database.engine.send(.uploadRelease, payload: id)
