@@ -33,6 +33,10 @@ enum PostgresSchema {
                 seenAt text COLLATE "C" NOT NULL
             )
             """#),
+        ("events: sending claims", #"""
+            ALTER TABLE event ADD COLUMN sendingBy text COLLATE "C";
+            ALTER TABLE event ADD COLUMN sendingUntil text COLLATE "C"
+            """#),
         // PostgreSQL only (SQLite has one process, which wakes its own workers): a job queued
         // (new, or given back) and an event recorded wake every node's workers and notifier
         // when the transaction commits, whatever code path wrote them.

@@ -72,3 +72,25 @@ struct UploadHoldTests {
         #expect(try database.openUploadIds().isEmpty)
     }
 }
+
+/// The webhook outbox among nodes: one sender at a time per queue head.
+@Suite("Outbox claims: one node sends a queue's head at a time; a claim that ran out is taken; delivery ends it")
+struct EventClaimTests {
+    @Test("A second sender is refused while the first's claim holds, takes it once it ran out; a delivered event is claimed by none",
+          arguments: TestEngine.all)
+    func claims(engine: TestEngine) async throws {
+        let store = try TestStore(engine)
+        defer { store.remove() }
+        let at = TestStore.newYork(2026, 9, 20)
+        _ = try await onOwnThread { try store.database.admitSubmission(store.request("S1001", .week(1), at: at), policy: ProgramPolicy()) }
+        let head = try #require(try await store.database.dueEvents(now: at.addingTimeInterval(3_600), limit: 10).first)
+        let seq = try #require(head.seq)
+        let wall = Date()
+        #expect(try await store.database.claimEvent(seq: seq, sender: "a", until: wall + 40, now: wall))
+        #expect(try await !store.database.claimEvent(seq: seq, sender: "b", until: wall + 45, now: wall + 5))
+        #expect(try await store.database.claimEvent(seq: seq, sender: "a", until: wall + 50, now: wall + 10), "its own claim, renewed")
+        #expect(try await store.database.claimEvent(seq: seq, sender: "b", until: wall + 100, now: wall + 51), "a's ran out")
+        try await store.database.markDelivered(seq: seq, now: at)
+        #expect(try await !store.database.claimEvent(seq: seq, sender: "a", until: wall + 200, now: wall + 150), "delivered: nothing to send")
+    }
+}

@@ -125,6 +125,8 @@ public struct WebhookNotifierService: Service {
                 if case let .finished(queue) = signal { inFlight.remove(queue) }
                 guard !Task.isShuttingDownGracefully else { continue }
                 for event in nextEvents(excluding: inFlight) {
+                    // Another node may be sending this head of its queue (a shared database).
+                    guard await claim(event) else { continue }
                     inFlight.insert(event.queue)
                     group.addTask {
                         await deliver(event, client: client, endpoint: endpoint)
@@ -133,6 +135,18 @@ public struct WebhookNotifierService: Service {
                 }
                 recordBacklog()
             }
+        }
+    }
+
+    /// Claims `event` for this node for its POST (and a margin); false while another node's claim holds.
+    private func claim(_ event: EventRecord) async -> Bool {
+        guard let seq = event.seq else { return false }
+        let until = Date().addingTimeInterval(options.timeout + AppDatabase.eventClaimMargin)
+        do {
+            return try await database.claimEvent(seq: seq, sender: EncodeJobRunner.workerIdentity, until: until)
+        } catch {
+            logger.error("cannot claim an event to send", metadata: ["event": "\(event.id)", "error": "\(error)"])
+            return false
         }
     }
 

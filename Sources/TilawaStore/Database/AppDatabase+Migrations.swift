@@ -179,6 +179,7 @@ extension AppDatabase {
         migrator.registerMigration("jobs: leases", migrate: AppDatabase.migrateJobLeases)
         migrator.registerMigration("uploads: any node", migrate: AppDatabase.migrateUploadsAnyNode)
         migrator.registerMigration("nodes: seen", migrate: AppDatabase.migrateNodes)
+        migrator.registerMigration("events: sending claims", migrate: AppDatabase.migrateEventClaims)
         return migrator
     }
 }

@@ -57,7 +57,10 @@ extension AppDatabase {
     static func markDeliveredQuery(seq: Int64, now: Date) -> @Sendable (SQLSession) throws -> Void {
         { db in
             try db.execute(
-                sql: "UPDATE event SET deliveredAt = ?, attempts = attempts + 1, lastError = NULL WHERE seq = ? AND deliveredAt IS NULL",
+                sql: """
+                    UPDATE event SET deliveredAt = ?, attempts = attempts + 1, lastError = NULL, sendingBy = NULL, sendingUntil = NULL
+                    WHERE seq = ? AND deliveredAt IS NULL
+                    """,
                 arguments: [now, seq])
         }
     }
@@ -79,7 +82,10 @@ extension AppDatabase {
     static func markFailedQuery(seq: Int64, error: String, nextAttemptAt: Date) -> @Sendable (SQLSession) throws -> Void {
         { db in
             try db.execute(
-                sql: "UPDATE event SET attempts = attempts + 1, lastError = ?, nextAttemptAt = ? WHERE seq = ? AND deliveredAt IS NULL",
+                sql: """
+                    UPDATE event SET attempts = attempts + 1, lastError = ?, nextAttemptAt = ?, sendingBy = NULL, sendingUntil = NULL
+                    WHERE seq = ? AND deliveredAt IS NULL
+                    """,
                 arguments: [error, nextAttemptAt, seq])
         }
     }
@@ -106,4 +112,30 @@ extension AppDatabase {
 
     /// Reads only the backlog, through `event_undelivered`.
     static let undeliveredSummarySQL = "SELECT COUNT(*) AS count, MIN(occurredAt) AS oldest FROM event WHERE deliveredAt IS NULL"
+
+    /// How long a sender's claim on an event holds (the wall clock) beyond the POST's own timeout.
+    public static let eventClaimMargin: TimeInterval = 30
+
+    /// The migration "events: sending claims": which node is sending an event, until when.
+    static func migrateEventClaims(_ db: Database) throws {
+        try db.alter(table: "event") { t in
+            t.add(column: "sendingBy", .text)
+            t.add(column: "sendingUntil", .datetime)
+        }
+    }
+
+    /// Claims undelivered event `seq` (the head of its recipient's queue) for `sender` until
+    /// `until` on the wall clock: false while another sender's claim holds. With several nodes
+    /// each sending webhooks, a queue's head is POSTed by one of them at a time, so its events
+    /// still arrive in order, and a node that dies mid-POST gives the event up at `until` (it is
+    /// sent again, with the same `webhook-id`). `markDelivered` and `markFailed` end the claim.
+    public func claimEvent(seq: Int64, sender: String, until: Date, now: Date = Date()) async throws -> Bool {
+        try await engine.write { db in
+            try db.execute(sql: """
+                UPDATE event SET sendingBy = ?, sendingUntil = ?
+                WHERE seq = ? AND deliveredAt IS NULL AND (sendingUntil IS NULL OR sendingUntil <= ? OR sendingBy = ?)
+                """, arguments: [sender, until, seq, now, sender])
+            return db.changesCount == 1
+        }
+    }
 }
