@@ -75,19 +75,21 @@ struct StatusReporterTests {
         let database = daemon.runtime.database
         let seed = StatusSeed(database: database)
         let wall = Date()
-        try await database.recordNodeSeen(id: "101@a", startedAt: wall - 600, now: wall - 2)
         try await database.recordNodeSeen(id: "202@b", startedAt: wall - 900, now: wall - 120)
         try await database.recordNodeSeen(id: "303@c", startedAt: wall - 9_000, now: wall - 7_200)
-        try seed.runningJob(worker: "101@a#0", leaseExpiresAt: wall + 20)
-        try seed.runningJob(worker: "101@a#1", leaseExpiresAt: wall + 25)
+        // Leases far from running out, however slowly this machine runs the test.
+        try seed.runningJob(worker: "101@a#0", leaseExpiresAt: wall + 3_600)
+        try seed.runningJob(worker: "101@a#1", leaseExpiresAt: wall + 3_600)
         // A's neighbour with a longer pid is not A's.
-        try seed.runningJob(worker: "1011@a#0", leaseExpiresAt: wall + 25)
+        try seed.runningJob(worker: "1011@a#0", leaseExpiresAt: wall + 3_600)
         try seed.runningJob(worker: "202@b#0", leaseExpiresAt: wall - 60)
         let upload = ResumableUploadRecord(
             id: "upl_1", studentId: "S1001", enrolmentId: nil, slot: "12", uploadProtocol: .tus, length: 300, fileExtension: "wav", fileName: nil,
             recordedAt: nil, now: now, expiresAt: now + 86_400, idempotencyKey: nil, submissionId: "sub_1")
         _ = try await database.createUpload(upload, maxOpenPerStudent: 3, budgetBytes: 1 << 30, maxUploadBytes: 1 << 20, now: now)
-        #expect(try await database.holdUpload(id: "upl_1", holder: "202@b", until: wall + 30, now: wall) == .held)
+        #expect(try await database.holdUpload(id: "upl_1", holder: "202@b", until: wall + 3_600, now: wall) == .held)
+        // A's heartbeat, just now.
+        try await database.recordNodeSeen(id: "101@a", startedAt: wall - 600)
 
         let report = await StatusReporter(configuration: daemon.runtime.configuration, thresholds: calmDisk)
             .report(now: now, probe: try downProbe())
