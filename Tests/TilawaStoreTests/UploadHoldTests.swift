@@ -90,6 +90,11 @@ struct EventClaimTests {
         #expect(try await !store.database.claimEvent(seq: seq, sender: "b", until: wall + 45, now: wall + 5))
         #expect(try await store.database.claimEvent(seq: seq, sender: "a", until: wall + 50, now: wall + 10), "its own claim, renewed")
         #expect(try await store.database.claimEvent(seq: seq, sender: "b", until: wall + 100, now: wall + 51), "a's ran out")
+        // Given back unused (b stopped before its POST): a takes it at once.
+        try await store.database.releaseEventClaim(seq: seq, sender: "a")
+        #expect(try await !store.database.claimEvent(seq: seq, sender: "a", until: wall + 100, now: wall + 52), "only b's own release counts")
+        try await store.database.releaseEventClaim(seq: seq, sender: "b")
+        #expect(try await store.database.claimEvent(seq: seq, sender: "a", until: wall + 100, now: wall + 52))
         try await store.database.markDelivered(seq: seq, now: at)
         #expect(try await !store.database.claimEvent(seq: seq, sender: "a", until: wall + 200, now: wall + 150), "delivered: nothing to send")
     }

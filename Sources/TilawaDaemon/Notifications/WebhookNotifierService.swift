@@ -127,6 +127,11 @@ public struct WebhookNotifierService: Service {
                 for event in nextEvents(excluding: inFlight) {
                     // Another node may be sending this head of its queue (a shared database).
                     guard await claim(event) else { continue }
+                    // The stop may have begun while the claim was written: no POST starts after it.
+                    guard !Task.isShuttingDownGracefully else {
+                        await unclaim(event)
+                        break
+                    }
                     inFlight.insert(event.queue)
                     group.addTask {
                         await deliver(event, client: client, endpoint: endpoint)
@@ -148,6 +153,12 @@ public struct WebhookNotifierService: Service {
             logger.error("cannot claim an event to send", metadata: ["event": "\(event.id)", "error": "\(error)"])
             return false
         }
+    }
+
+    /// Gives back a claim this node will not use (another node need not wait it out).
+    private func unclaim(_ event: EventRecord) async {
+        guard let seq = event.seq else { return }
+        try? await database.releaseEventClaim(seq: seq, sender: EncodeJobRunner.workerIdentity)
     }
 
     /// Due heads of queues without a POST in flight, as many as there are free slots.

@@ -138,4 +138,12 @@ extension AppDatabase {
             return db.changesCount == 1
         }
     }
+
+    /// Ends `sender`'s claim on event `seq` without a delivery (it stopped before the POST).
+    public func releaseEventClaim(seq: Int64, sender: String) async throws {
+        try await engine.write { db in
+            try db.execute(sql: "UPDATE event SET sendingBy = NULL, sendingUntil = NULL WHERE seq = ? AND sendingBy = ?",
+                           arguments: [seq, sender])
+        }
+    }
 }
