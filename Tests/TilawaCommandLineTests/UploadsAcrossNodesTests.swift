@@ -39,18 +39,9 @@ struct UploadsAcrossNodesTests {
         let client = S3Client(endpoint: server.endpoint, credentials: S3Credentials(accessKey: server.accessKey, secretKey: server.secretKey),
                               region: server.region)
         try await client.createBucket(Self.bucket)
-        let secrets = state.scratch.path("secrets")
-        try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
-        try (server.accessKey + "\n").write(toFile: secrets + "/s3-access", atomically: true, encoding: .utf8)
-        try (server.secretKey + "\n").write(toFile: secrets + "/s3-secret", atomically: true, encoding: .utf8)
-        try Data((0..<32).map { _ in UInt8.random(in: 0...255) }).write(to: URL(fileURLWithPath: secrets + "/jwt.key"))
-        let environment = [
-            "TILAWA_DATABASE_URL": try SharedPostgres.database(),
-            "TILAWA_ARTIFACTS_URL": "s3://\(Self.bucket)/node", "TILAWA_S3_ENDPOINT": server.endpoint.absoluteString,
-            "TILAWA_S3_ACCESS_KEY_FILE": secrets + "/s3-access", "TILAWA_S3_SECRET_KEY_FILE": secrets + "/s3-secret",
-            "TILAWA_AUTH_JWT_KEY_FILE": secrets + "/jwt.key",
-            "TILAWA_TEST_CLOCK": S3ArtifactsTests.programmeClock,
-        ]
+        var environment = try server.nodeEnvironment(secrets: state.scratch.path("secrets"), bucket: Self.bucket, prefix: "node")
+        environment["TILAWA_DATABASE_URL"] = try SharedPostgres.database()
+        environment["TILAWA_TEST_CLOCK"] = S3ArtifactsTests.programmeClock
         let imported = try await state.run(["roster", "import", CommandLineStateFixture.sample("program.yaml"),
                                             CommandLineStateFixture.sample("students.csv")], environment: environment)
         try #require(imported.status == 0, "\(imported.stderr)")

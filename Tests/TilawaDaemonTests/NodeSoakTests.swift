@@ -73,17 +73,8 @@ struct NodeSoakTests {
                               region: server.region)
         try await client.createBucket(Self.bucket)
         let secrets = state.scratch.path("secrets")
-        try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
-        try (server.accessKey + "\n").write(toFile: secrets + "/s3-access", atomically: true, encoding: .utf8)
-        try (server.secretKey + "\n").write(toFile: secrets + "/s3-secret", atomically: true, encoding: .utf8)
-        try Data((0..<32).map { _ in UInt8.random(in: 0...255) }).write(to: URL(fileURLWithPath: secrets + "/jwt.key"))
+        let shared = try server.nodeEnvironment(secrets: secrets, bucket: Self.bucket, prefix: "soak").merging(state.environment) { $1 }
         try Data(webhookSecret).write(to: URL(fileURLWithPath: secrets + "/webhook.secret"))
-        var shared = state.environment
-        shared["TILAWA_ARTIFACTS_URL"] = "s3://\(Self.bucket)/soak"
-        shared["TILAWA_S3_ENDPOINT"] = server.endpoint.absoluteString
-        shared["TILAWA_S3_ACCESS_KEY_FILE"] = secrets + "/s3-access"
-        shared["TILAWA_S3_SECRET_KEY_FILE"] = secrets + "/s3-secret"
-        shared["TILAWA_AUTH_JWT_KEY_FILE"] = secrets + "/jwt.key"
         try await SoakTests.importProgramme(into: state)
 
         let seed = UInt64(Date().timeIntervalSince1970)

@@ -88,3 +88,20 @@ public struct S3TestServer: Sendable {
         public var description: String { if case .failed(let text) = self { return text }; return "" }
     }
 }
+
+extension S3TestServer {
+    /// What every node of one installation shares, written under `secrets`: this store's key
+    /// files and one token key (`auth.jwt_key_file`'s default is per state directory). Returns
+    /// the environment naming them, with artifacts at `s3://bucket/prefix`.
+    public func nodeEnvironment(secrets: String, bucket: String, prefix: String) throws -> [String: String] {
+        try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
+        try (accessKey + "\n").write(toFile: secrets + "/s3-access", atomically: true, encoding: .utf8)
+        try (secretKey + "\n").write(toFile: secrets + "/s3-secret", atomically: true, encoding: .utf8)
+        try Data((0..<32).map { _ in UInt8.random(in: 0...255) }).write(to: URL(fileURLWithPath: secrets + "/jwt.key"))
+        return [
+            "TILAWA_ARTIFACTS_URL": "s3://\(bucket)/\(prefix)", "TILAWA_S3_ENDPOINT": endpoint.absoluteString,
+            "TILAWA_S3_ACCESS_KEY_FILE": secrets + "/s3-access", "TILAWA_S3_SECRET_KEY_FILE": secrets + "/s3-secret",
+            "TILAWA_AUTH_JWT_KEY_FILE": secrets + "/jwt.key",
+        ]
+    }
+}
