@@ -80,6 +80,14 @@ public final class PostgresStore: StoreEngine {
         try await threads.runIfActive { try self.immediateWrite(body) }
     }
 
+    public func claimWrite<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) throws -> T {
+        try transaction("BEGIN ISOLATION LEVEL READ COMMITTED", retrying: true, body)
+    }
+
+    public func claimWrite<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T {
+        try await threads.runIfActive { try self.claimWrite(body) }
+    }
+
     /// Runs `body` between `begin` and COMMIT on one connection; rolls back when it throws.
     private func transaction<T>(_ begin: String, retrying: Bool, _ body: (SQLSession) throws -> T) throws -> T {
         var attempt = 1

@@ -36,6 +36,36 @@ struct JobQueueTests {
         #expect(try store.database.claimNextJob(worker: "w", now: at.addingTimeInterval(30))?.id == job.id)
     }
 
+    @Test("Workers of two nodes claiming at once take every job exactly once", arguments: TestEngine.all)
+    func concurrentClaims(engine: TestEngine) async throws {
+        let store = try TestStore(engine)
+        defer { store.remove() }
+        let other = try store.anotherNode()
+        defer { store.close(other) }
+        let at = TestStore.newYork(2026, 9, 20)
+        for student in 1001...1009 {
+            for week in 1...2 {
+                _ = try store.database.admitSubmission(store.request("S\(student)", .week(week), at: at), policy: ProgramPolicy())
+            }
+        }
+        let queued = try store.database.pendingJobCount()
+        let nodes = [store.database, other]
+        let claimed = try await withThrowingTaskGroup(of: [Int64].self) { group in
+            for worker in 0..<6 {
+                let database = nodes[worker % 2]
+                group.addTask {
+                    try await onOwnThread {
+                        var ids: [Int64] = []
+                        while let job = try database.claimNextJob(worker: "\(worker)@node#0", now: at) { ids.append(job.id ?? -1) }
+                        return ids
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(queued >= 4 && claimed.count == queued && Set(claimed).count == queued, "\(queued): \(claimed.sorted())")
+    }
+
     @Test("A lease runs out unless renewed; the job is claimed again, and the stalled worker's writes change nothing",
           arguments: TestEngine.all)
     func leaseFencing(engine: TestEngine) async throws {

@@ -6,24 +6,26 @@ extension AppDatabase {
     /// Claims the oldest runnable job for `worker`, or returns nil when there is none.
     ///
     /// Runnable: queued and due (`now`, the programme clock). The claim is one transaction
-    /// that excludes other writers (`immediateWrite`), so two workers (threads, processes or
-    /// nodes) never take the same job. It holds a lease until `leaseNow + jobLeaseDuration`:
+    /// (`claimWrite`) that locks the row it takes and passes over rows other claims hold
+    /// (`FOR UPDATE SKIP LOCKED` on PostgreSQL; SQLite's one writer at a time), so two workers
+    /// (threads, processes or nodes) never take the same job. It holds a lease until `leaseNow + jobLeaseDuration`:
     /// leases are measured on the wall clock (`leaseNow`), never on an accelerated or pinned
     /// programme clock, since they time workers, not the programme.
     public func claimNextJob(worker: String, now: Date, leaseNow: Date = Date()) throws -> JobRecord? {
-        try immediateWrite(Self.claimNextJobQuery(worker: worker, now: now, leaseNow: leaseNow))
+        try engine.claimWrite(Self.claimNextJobQuery(worker: worker, now: now, leaseNow: leaseNow))
     }
 
-    /// `claimNextJob` from async code: suspends on GRDB's async immediateWrite instead of blocking a thread of the cooperative pool.
+    /// `claimNextJob` from async code: suspends instead of blocking a thread of the cooperative pool.
     public func claimNextJob(worker: String, now: Date, leaseNow: Date = Date()) async throws -> JobRecord? {
-        try await immediateWrite(Self.claimNextJobQuery(worker: worker, now: now, leaseNow: leaseNow))
+        try await engine.claimWrite(Self.claimNextJobQuery(worker: worker, now: now, leaseNow: leaseNow))
     }
 
     /// The transaction of `claimNextJob`, shared by its synchronous and async forms.
     static func claimNextJobQuery(worker: String, now: Date, leaseNow: Date) -> @Sendable (SQLSession) throws -> JobRecord? {
         { db in
-            guard var job = try JobRecord.fetchOne(db, where: "state = ? AND notBefore <= ?", [JobRecord.State.queued.rawValue, now],
-                                                   orderBy: "id") else { return nil }
+            guard var job = try JobRecord.fetchOne(
+                db, sql: "SELECT * FROM job WHERE state = ? AND notBefore <= ? ORDER BY id LIMIT 1" + db.skipLocked,
+                arguments: [JobRecord.State.queued.rawValue, now]) else { return nil }
             job.state = .running
             job.lockedBy = worker
             job.lockedAt = now

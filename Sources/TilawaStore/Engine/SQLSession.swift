@@ -26,6 +26,11 @@ public struct SQLSession {
         changes = ChangeCounter()
     }
 
+    /// What ends a SELECT that claims rows of a queue in `StoreEngine.claimWrite`: rows another
+    /// transaction holds are passed over (PostgreSQL); nothing on SQLite, where the transaction
+    /// already excludes every other writer.
+    public var skipLocked: String { sqlite == nil ? " FOR UPDATE SKIP LOCKED" : "" }
+
     /// The SQLite connection, for what exists only there (backups, the first release's fixture).
     public var sqlite: Database? {
         if case let .sqlite(db) = connection { return db }

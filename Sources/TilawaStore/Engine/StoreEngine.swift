@@ -23,6 +23,12 @@ public protocol StoreEngine: Sendable {
     /// IMMEDIATE` on SQLite; on PostgreSQL the lock first, then READ COMMITTED statements that
     /// each see what the lock's previous holder committed.
     func lockedWrite<T>(_ lock: StoreLock, _ body: (SQLSession) throws -> T) throws -> T
+    /// A write transaction that claims rows of a queue (a job) with `SQLSession.skipLocked`:
+    /// READ COMMITTED on PostgreSQL, where `FOR UPDATE SKIP LOCKED` lets workers of every node
+    /// claim different rows side by side instead of colliding and retrying; `immediateWrite`
+    /// on SQLite, whose one writer at a time needs no row locks.
+    func claimWrite<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) throws -> T
+    func claimWrite<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T
     /// Which engine, for `status` and error messages.
     var kind: StoreEngineKind { get }
     /// Takes the process-wide duty `name` (one drop-folder watcher for every node), or nil
@@ -84,6 +90,14 @@ public struct SQLiteEngine: StoreEngine {
     }
 
     public func send(_ signal: StoreSignal, payload: String) async throws {}
+
+    public func claimWrite<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) throws -> T {
+        try immediateWrite(body)
+    }
+
+    public func claimWrite<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T {
+        try await immediateWrite(body)
+    }
 
     public func read<T>(_ body: (SQLSession) throws -> T) throws -> T {
         try writer.read { db in try body(SQLSession(db)) }
