@@ -27,11 +27,23 @@ public final class PostgresStore: StoreEngine {
     let threads: NIOThreadPool
     let catalog = PostgresCatalog()
     let logger: Logger
+    let answerTimeout: TimeAmount
 
     /// Connects (lazily) to `location` with at most `maximumConnections` connections. Call
     /// `migrate()` before the first operation and `shutdown()` at the end.
-    public init(location: PostgresLocation, password: String?, maximumConnections: Int = 8, logger: Logger) {
-        connections = PostgresConnectionPool(location: location, password: password, size: maximumConnections, logger: logger)
+    ///
+    /// - `idleInTransactionTimeout`: the server ends a session of ours that sits inside a
+    ///   transaction this long without a statement — a node stopped (SIGSTOP, a frozen VM) or cut
+    ///   off mid-transaction — so that the student's lock it held does not stop every other
+    ///   node's admissions for that student until it comes back. Our transactions run their
+    ///   statements back to back; none waits this long between two.
+    /// - `answerTimeout`: the longest this node waits for one statement's answer, longer than
+    ///   a lock wait can last given the first (see `PostgresTransaction.answer(to:)`).
+    public init(location: PostgresLocation, password: String?, maximumConnections: Int = 8,
+                idleInTransactionTimeout: Duration = .seconds(60), answerTimeout: Duration = .seconds(120), logger: Logger) {
+        connections = PostgresConnectionPool(location: location, password: password, size: maximumConnections,
+                                             idleInTransactionTimeout: idleInTransactionTimeout, logger: logger)
+        self.answerTimeout = TimeAmount(answerTimeout)
         threads = NIOThreadPool(numberOfThreads: maximumConnections)
         threads.start()
         self.logger = logger
@@ -93,7 +105,7 @@ public final class PostgresStore: StoreEngine {
         var attempt = 1
         while true {
             let connection = try connections.acquire()
-            let transaction = PostgresTransaction(connection: connection, catalog: catalog, logger: logger)
+            let transaction = PostgresTransaction(connection: connection, catalog: catalog, logger: logger, answerTimeout: answerTimeout)
             do {
                 try transaction.run(begin, [])
                 let result = try body(SQLSession(backend: transaction))
@@ -122,7 +134,8 @@ public final class PostgresStore: StoreEngine {
     public func migrate() throws {
         let connection = try connections.acquire()
         defer { connections.release(connection) }
-        let transaction = PostgresTransaction(connection: connection, catalog: catalog, logger: logger)
+        // No deadline: a migration of a large table takes as long as it takes.
+        let transaction = PostgresTransaction(connection: connection, catalog: catalog, logger: logger, answerTimeout: nil)
         for (name, sql) in PostgresSchema.migrations {
             try transaction.run("BEGIN", [])
             do {
@@ -164,10 +177,13 @@ final class PostgresConnectionPool: Sendable {
     private let nextId = Atomic<Int>(0)
     private let logger: Logger
 
-    init(location: PostgresLocation, password: String?, size: Int, logger: Logger) {
-        configuration = PostgresConnection.Configuration(
+    init(location: PostgresLocation, password: String?, size: Int, idleInTransactionTimeout: Duration, logger: Logger) {
+        var configuration = PostgresConnection.Configuration(
             host: location.host, port: location.port, username: location.user, password: password,
             database: location.database, tls: .disable)
+        let milliseconds = TimeAmount(idleInTransactionTimeout).nanoseconds / 1_000_000
+        configuration.options.additionalStartupParameters = [("idle_in_transaction_session_timeout", "\(max(1, milliseconds))")]
+        self.configuration = configuration
         free = DispatchSemaphore(value: max(1, size))
         self.logger = logger
     }

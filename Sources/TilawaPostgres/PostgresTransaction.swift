@@ -13,11 +13,14 @@ final class PostgresTransaction: SQLBackend {
     let connection: PostgresConnection
     let catalog: PostgresCatalog
     let logger: Logger
+    /// How long one statement may go unanswered (nil: as long as it takes, for migrations).
+    let answerTimeout: TimeAmount?
 
-    init(connection: PostgresConnection, catalog: PostgresCatalog, logger: Logger) {
+    init(connection: PostgresConnection, catalog: PostgresCatalog, logger: Logger, answerTimeout: TimeAmount?) {
         self.connection = connection
         self.catalog = catalog
         self.logger = logger
+        self.answerTimeout = answerTimeout
     }
 
     func execute(sql: String, arguments: SQLArguments) throws -> Int {
@@ -85,13 +88,42 @@ final class PostgresTransaction: SQLBackend {
             var binds = PostgresBindings(capacity: statement.values.count)
             for value in statement.values { Self.bind(value, into: &binds) }
             do {
-                result = try connection.query(PostgresQuery(unsafeSQL: statement.sql, binds: binds), logger: logger).wait()
+                result = try answer(to: PostgresQuery(unsafeSQL: statement.sql, binds: binds))
             } catch let error as PSQLError {
                 throw PostgresStatementError(error, sql: statement.sql)
             }
         }
         guard let result else { throw PostgresSQL.TranslationError(description: "no statement in: \(sql)") }
         return result
+    }
+
+    /// The answer to one statement, or `StoreError.unavailable` once it cannot come.
+    ///
+    /// postgres-nio (1.33) writes a statement to its channel without a promise for the write:
+    /// on a connection that has already closed (the server ended the session, restarted, or
+    /// the network dropped between two statements) the write fails unseen and the answer's
+    /// future is never completed, and a statement on a connection whose network went silent
+    /// waits as long as TCP does. A thread waiting for either would wait forever and keep its
+    /// connection's slot in the pool. So: no statement on a closed connection, and none waited
+    /// for longer than `answerTimeout`; a connection that ran out of time is closed, so that
+    /// the pool replaces it.
+    func answer(to query: PostgresQuery) throws -> PostgresQueryResult {
+        guard !connection.isClosed else {
+            throw StoreError.unavailable("the connection to PostgreSQL closed before the statement was sent")
+        }
+        let answer = connection.query(query, logger: logger)
+        guard let answerTimeout else { return try answer.wait() }
+        let eventLoop = answer.eventLoop
+        let bounded = eventLoop.makePromise(of: PostgresQueryResult.self)
+        answer.cascade(to: bounded)
+        let connection = self.connection
+        let deadline = eventLoop.scheduleTask(in: answerTimeout) {
+            // Completing a promise twice is a no-op in NIO: an answer that came first stands.
+            bounded.fail(StoreError.unavailable("PostgreSQL did not answer within \(answerTimeout.nanoseconds / 1_000_000_000) s"))
+            _ = connection.close() as EventLoopFuture<Void>
+        }
+        bounded.futureResult.whenComplete { _ in deadline.cancel() }
+        return try bounded.futureResult.wait()
     }
 
     /// A value as PostgreSQL receives it: typed, so that a comparison with a column of another

@@ -35,10 +35,13 @@ struct DutyTests {
 
         // The second node's connection is cut (a crash, a lost network): the server ends its
         // session and the lock with it; the node learns it from isHeld, and the first node
-        // can take over.
+        // can take over. Only this database's session-level lock (the server is shared with
+        // the tests running beside this one, whose transactions hold advisory locks too).
         try await store.database.engine.write { db in
             try db.execute(sql: """
-                SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()
+                SELECT pg_terminate_backend(l.pid) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+                WHERE l.locktype = 'advisory' AND l.granted AND l.pid <> pg_backend_pid()
+                  AND a.datname = current_database() AND a.state = 'idle'
                 """)
         }
         #expect(await !second.isHeld())
