@@ -116,15 +116,14 @@ test: deps deps-s3 test-venv
 # PostgreSQL and `tilawa db check`; then the whole daemon suite again with every test daemon on
 # PostgreSQL (TILAWA_TEST_ENGINE=postgres; the backup suites are SQLite's). The tests start and
 # stop throw-away PostgreSQL 15 servers themselves (scripts/pg-server.sh: a scratch directory,
-# a free loopback port, an unprivileged user). The store suites run one test at a time: their
-# synchronous calls block the cooperative pool's few threads, and in parallel on PostgreSQL a run
-# once hung; each stage has 30 minutes, so that a hang fails CI rather than use up its time.
+# a free loopback port, an unprivileged user). Each stage has 30 minutes, so that a hang fails
+# CI rather than use up its time.
 # The three-node soak runs alone last: its three daemons, encodes and 40-s stops beside the
 # daemon suite starve that suite's own daemons on a 2-core box (read timeouts, seen here).
 # `make test` leaves the PostgreSQL cases out: they need the server this target installs.
 test-postgres: deps deps-s3 deps-postgres test-venv
 	$(SWIFT) build --build-tests
-	TILAWA_TEST_POSTGRES=1 timeout 1800 $(SWIFT) test --skip-build --no-parallel --filter "TilawaPostgresTests|TilawaStoreTests"
+	TILAWA_TEST_POSTGRES=1 timeout 1800 $(SWIFT) test --skip-build --filter "TilawaPostgresTests|TilawaStoreTests"
 	TILAWA_TEST_POSTGRES=1 TILAWA_TEST_ENGINE=postgres timeout 1800 $(SWIFT) test --skip-build --filter TilawaDaemonTests --skip NodeSoakTests
 	TILAWA_TEST_POSTGRES=1 TILAWA_TEST_ENGINE=postgres timeout 1800 $(SWIFT) test --skip-build --filter TilawaCommandLineTests
 	TILAWA_TEST_POSTGRES=1 TILAWA_TEST_ENGINE=postgres timeout 1800 $(SWIFT) test --skip-build --filter NodeSoakTests
