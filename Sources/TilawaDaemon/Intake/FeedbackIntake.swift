@@ -63,6 +63,8 @@ public struct FeedbackIntake: Sendable {
         }
         switch result {
         case let .success((feedback, job)):
+            // The same drop-folder file, recorded meanwhile by another node: its reply stands.
+            if feedback.id != feedbackId { store.remove(originalPath) }
             return .accepted(feedback, job: job)
         case let .failure(refusal):
             store.remove(originalPath)

@@ -94,8 +94,18 @@ extension AppDatabase {
 
     /// Records a reply (processing), its encode job and, for a drop-folder file, its
     /// exactly-once row — one transaction, re-checking the pairing inside it.
+    ///
+    /// A drop-folder file already recorded as processed answers with the reply it made (its
+    /// id differs from `request.feedbackId`: the caller drops what it placed for this one).
+    /// The watcher's duty makes that rare — another node took the same file while this one
+    /// worked on it, its session ended under it — and the transaction makes it harmless.
     public func recordFeedback(_ request: FeedbackRequest, target: FeedbackTarget) throws -> Result<(FeedbackRecord, JobRecord), FeedbackRefusal> {
         try immediateWrite { db in
+            if let drop = request.dropFile, let earlier = try DropFileRecord.fetchOne(db, key: drop.sha256), earlier.outcome == "processed",
+               let feedbackId = earlier.feedbackId, let feedback = try FeedbackRecord.fetchOne(db, key: feedbackId),
+               let job = try JobRecord.fetchOne(db, sql: "SELECT * FROM job WHERE subjectId = ? ORDER BY id LIMIT 1", arguments: [feedbackId]) {
+                return .success((feedback, job))
+            }
             switch try Self.pair(db, target, coachId: request.coachId, now: request.receivedAt) {
             case let .failure(refusal):
                 return .failure(refusal)
