@@ -28,6 +28,7 @@ public final class PostgresStore: StoreEngine {
     let catalog = PostgresCatalog()
     let logger: Logger
     let answerTimeout: TimeAmount
+    let dutyIdleTimeout: Duration
 
     /// Connects (lazily) to `location` with at most `maximumConnections` connections. Call
     /// `migrate()` before the first operation and `shutdown()` at the end.
@@ -39,8 +40,12 @@ public final class PostgresStore: StoreEngine {
     ///   statements back to back; none waits this long between two.
     /// - `answerTimeout`: the longest this node waits for one statement's answer, longer than
     ///   a lock wait can last given the first (see `PostgresTransaction.answer(to:)`).
+    /// - `dutyIdleTimeout`: how long a duty's holder may go without asking before the server
+    ///   ends its session and another node may take the duty (`claimDuty(_:)`).
     public init(location: PostgresLocation, password: String?, maximumConnections: Int = 8,
-                idleInTransactionTimeout: Duration = .seconds(60), answerTimeout: Duration = .seconds(120), logger: Logger) {
+                idleInTransactionTimeout: Duration = .seconds(60), answerTimeout: Duration = .seconds(120),
+                dutyIdleTimeout: Duration = .seconds(60), logger: Logger) {
+        self.dutyIdleTimeout = dutyIdleTimeout
         connections = PostgresConnectionPool(location: location, password: password, size: maximumConnections,
                                              idleInTransactionTimeout: idleInTransactionTimeout, logger: logger)
         self.answerTimeout = TimeAmount(answerTimeout)
@@ -249,10 +254,16 @@ extension PostgresStore {
     /// connection ends, so a node that dies or loses the network gives the duty up, and
     /// `isHeld()` asks over that same connection, so the node learns it before another node
     /// can have taken over.
+    ///
+    /// The session carries `idle_session_timeout` = `dutyIdleTimeout`: a holder that stops
+    /// asking (`isHeld()`, which the watcher does at least every 10 s) — a node stopped or
+    /// frozen, whose connection the kernel keeps open — loses the duty to the others.
     public func claimDuty(_ name: String) async throws -> (any DutyClaim)? {
         let connection = try await connections.connectOwn()
         let (space, key) = PostgresTransaction.lockKey(.duty(name))
         do {
+            let milliseconds = max(1, TimeAmount(dutyIdleTimeout).nanoseconds / 1_000_000)
+            try await connection.query(PostgresQuery(unsafeSQL: "SET idle_session_timeout = \(milliseconds)"), logger: logger)
             var granted = false
             for try await value in try await connection.query("SELECT pg_try_advisory_lock(\(space), hashtext(\(key)))", logger: logger)
                 .decode(Bool.self) {

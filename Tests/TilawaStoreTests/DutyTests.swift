@@ -1,5 +1,7 @@
 import Foundation
+import Logging
 import Testing
+import TilawaPostgres
 @_spi(Testing) @testable import TilawaStore
 import TilawaTestSupport
 
@@ -54,5 +56,36 @@ struct DutyTests {
         #expect(await taken.isHeld())
         await taken.release()
         await second.release()
+    }
+
+    @Test("PostgreSQL: a holder that stops asking (stopped, frozen) loses the duty to another node; one that asks keeps it",
+          arguments: TestEngine.all.filter { $0 == .postgres })
+    func silentHolder(engine: TestEngine) async throws {
+        let store = try TestStore(engine)
+        defer { store.remove() }
+        let location = try #require(PostgresLocation(url: store.location))
+        let frozen = PostgresStore(location: location, password: nil, maximumConnections: 1, dutyIdleTimeout: .seconds(2), logger: Logger(label: "test"))
+        defer { frozen.close() }
+
+        // Asking every 200 ms keeps it, well past the idle limit.
+        let holder = try #require(try await frozen.claimDuty("dropbox"))
+        for _ in 0..<20 {
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(await holder.isHeld())
+        }
+        #expect(try await store.database.claimDuty("dropbox") == nil, "held by a holder that asks")
+
+        // Silent past the limit: the server ends the session; another node takes the duty,
+        // and the holder learns that it lost it the next time it asks.
+        var taken: (any DutyClaim)?
+        for _ in 0..<200 where taken == nil {
+            try await Task.sleep(for: .milliseconds(100))
+            taken = try await store.database.claimDuty("dropbox")
+        }
+        let successor = try #require(taken, "the silent holder's duty never came free")
+        #expect(await !holder.isHeld())
+        #expect(await successor.isHeld())
+        await successor.release()
+        await holder.release()
     }
 }

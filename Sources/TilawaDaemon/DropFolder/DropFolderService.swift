@@ -73,6 +73,12 @@ public struct DropFolderService: Service {
                 }
                 if othersWatch { logger.info("this node now watches the drop folder") }
                 othersWatch = false
+            } else if await duty?.isHeld() != true {
+                // Asked at every pass (at least every 10 s), which also keeps the duty's session
+                // from being ended as idle.
+                logger.warning("the drop folder's duty was lost; claiming it again")
+                duty = nil
+                continue
             }
             var fresh: Set<String> = []
             if let watcher {
@@ -106,22 +112,41 @@ public struct DropFolderService: Service {
                     duty = nil
                     break
                 }
-                await take(entry, processor: processor)
+                await take(entry, processor: processor, duty: duty)
                 tracker.forget(key)
             }
             onScan?()
-            await cancelWhenGracefulShutdown { await wakeup.wait(timeout: pollInterval) }
+            await cancelWhenGracefulShutdown { await wakeup.wait(timeout: min(pollInterval, Self.dutyCheckInterval)) }
         }
         await duty?.release()
     }
 
     /// The name of the duty of watching the drop folder.
     static let duty = "dropbox"
+    /// How often the holder asks whether it still holds the duty, while it waits and while it
+    /// works on a file: well within the duty's idle limit (`PostgresStore.dutyIdleTimeout`).
+    static let dutyCheckInterval = Duration.seconds(10)
 
-    private func take(_ entry: DropFolderScan.Entry, processor: DropFolderProcessor) async {
+    private func take(_ entry: DropFolderScan.Entry, processor: DropFolderProcessor, duty: (any DutyClaim)?) async {
         let file = "\(entry.folder.coach)/\(entry.name.display)"
         do {
-            let outcome = try await pool.run { try processor.process(entry) }
+            let outcome = try await withThrowingTaskGroup(of: DropFolderProcessor.Outcome?.self) { group in
+                // A long reply (a large file read from a network folder) keeps the duty's
+                // session from going idle while it is worked on.
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: Self.dutyCheckInterval)
+                        if !Task.isCancelled { _ = await duty?.isHeld() }
+                    }
+                    return nil
+                }
+                group.addTask { try await pool.run { try processor.process(entry) } }
+                defer { group.cancelAll() }
+                while let result = try await group.next() {
+                    if let result { return result }
+                }
+                return .skipped
+            }
             switch outcome {
             case let .processed(feedbackId):
                 jobsWakeup.signal()
