@@ -11,7 +11,8 @@ import TilawaTestSupport
 /// one student at once over all three), while nodes are SIGKILLed and restarted, and one is
 /// SIGSTOPped past its job leases and resumed; a real webhook receiver listening. Then the
 /// invariants: nothing accepted lost or doubled, the attempt rule exact, every recording
-/// encoded once with its objects in the store, every event delivered.
+/// encoded once with its objects in the store, every event delivered. Last, coaches' replies
+/// dropped into the folder the nodes share while a node is killed: each file one reply.
 ///
 /// `make test-postgres` runs a short version (36 uploads, 3 kills, one 40-s stop);
 /// `NODE_SOAK=1` the full one (240 uploads, 8 kills, two stops).
@@ -91,10 +92,16 @@ struct NodeSoakTests {
         let answers = Answers()
         var stops = 0
         var kills = 0
+        // One drop folder on a filesystem every node mounts (here: the same disk).
+        let dropbox = state.scratch.path("dropbox")
+        var dropped: [String] = []
         try await receiver.serve { url in
             var environment = shared
             environment["TILAWA_WEBHOOK_URL"] = url.absoluteString
             environment["TILAWA_WEBHOOK_SECRET_FILE"] = secrets + "/webhook.secret"
+            environment["TILAWA_DROPBOX_PATH"] = dropbox
+            environment["TILAWA_DROPBOX_SETTLE_SECONDS"] = "0.5"
+            environment["TILAWA_DROPBOX_POLL_INTERVAL_SECONDS"] = "0.5"
             let nodes = try ["a", "b", "c"].map { try Node(name: $0, directory: state.scratch.path($0), environment: environment) }
             defer { for node in nodes where node.process.process.isRunning { kill(Int32(node.process.pid), SIGKILL) } }
             for node in nodes where await !node.process.waitUntilReady() {
@@ -160,6 +167,42 @@ struct NodeSoakTests {
                 }
             }
 
+            // Coaches' replies to the recordings encoded so far, dropped into the shared folder,
+            // while the node that watches it may be killed: each file one reply.
+            let replyAudio = try Data(contentsOf: URL(fileURLWithPath: CommandLineStateFixture.fixture("speech.opus")))
+            for _ in 0..<600 where !((try? state.read { db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM job WHERE state IN ('queued','running')") }) == 0) {
+                try await Task.sleep(for: .milliseconds(250))
+            }
+            let awaiting = try state.read { db in
+                try Row.fetchAll(db, sql: """
+                    SELECT s.studentId, s.week, e.coachId FROM submission s JOIN enrolment e ON e.id = s.enrolmentId
+                    WHERE s.kind = 'week' AND s.encodedAt IS NOT NULL AND s.state != 'failed'
+                    GROUP BY s.studentId, s.week, e.coachId ORDER BY s.studentId, s.week
+                    """)
+            }
+            for row in awaiting.prefix(Self.full ? 24 : 8) {
+                let coach: String = row["coachId"], student: String = row["studentId"], week: Int = row["week"]
+                let folder = dropbox + "/" + coach
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                let name = String(format: "%@_w%02d.opus", student, week)
+                try replyAudio.write(to: URL(fileURLWithPath: folder + "/." + name + ".tmp"))
+                try FileManager.default.moveItem(atPath: folder + "/." + name + ".tmp", toPath: folder + "/" + name)
+                dropped.append(coach + "/" + name)
+            }
+            try await Task.sleep(for: .seconds(Double.random(in: 0.3...1.5, using: &random)))
+            let victim = nodes[Int.random(in: 0..<3, using: &random)]
+            kill(Int32(victim.process.pid), SIGKILL)
+            kills += 1
+            _ = await victim.process.terminate(timeout: .seconds(5))
+            try victim.restart()
+            #expect(await victim.process.waitUntilReady(), "node \(victim.name) did not start again: \(victim.process.log)")
+            func waiting() -> [String] {
+                dropped.filter { FileManager.default.fileExists(atPath: dropbox + "/" + $0) }
+            }
+            for _ in 0..<1_200 where !waiting().isEmpty { try await Task.sleep(for: .milliseconds(250)) }
+            #expect(waiting().isEmpty, "replies never taken: \(waiting())")
+
             func settled() -> Bool {
                 let pending = (try? state.read { db in
                     try Int.fetchOne(db, sql: """
@@ -192,7 +235,9 @@ struct NodeSoakTests {
         // Every recording encoded by exactly one job, done; its objects in the store.
         #expect(rows.allSatisfy { ($0["encodedAt"] as String?) != nil }, "not encoded: \(rows.filter { ($0["encodedAt"] as String?) == nil })")
         let jobs = try state.read { db in
-            try Row.fetchAll(db, sql: "SELECT subjectId, COUNT(*) AS n, MIN(state) AS low, MAX(state) AS high FROM job GROUP BY subjectId")
+            try Row.fetchAll(db, sql: """
+                SELECT subjectId, COUNT(*) AS n, MIN(state) AS low, MAX(state) AS high FROM job WHERE kind = 'encode_submission' GROUP BY subjectId
+                """)
         }
         #expect(jobs.count == rows.count && jobs.allSatisfy { ($0["n"] as Int) == 1 && ($0["low"] as String) == "done" && ($0["high"] as String) == "done" },
                 "\(jobs.filter { ($0["n"] as Int) != 1 || ($0["low"] as String) != "done" })")
@@ -209,6 +254,27 @@ struct NodeSoakTests {
                 #expect(objects.contains(path), "\(row["id"] as String): \(column) \(path) is not in the store")
             }
         }
+        // Every reply dropped taken once: in processed/, one reply each, encoded by one job, its objects in the store.
+        let rejected = dropped.filter { FileManager.default.fileExists(atPath: dropbox + "/" + $0.replacingOccurrences(of: "/", with: "/rejected/")) }
+        #expect(rejected.isEmpty, "replies rejected: \(rejected)")
+        #expect(dropped.allSatisfy { FileManager.default.fileExists(atPath: dropbox + "/" + $0.replacingOccurrences(of: "/", with: "/processed/")) })
+        let replies = try state.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT f.id, f.submissionId, f.audioPath, f.waveformPath, f.originalPath,
+                       (SELECT COUNT(*) FROM job j WHERE j.subjectId = f.id) AS jobs,
+                       (SELECT COUNT(*) FROM job j WHERE j.subjectId = f.id AND j.state = 'done') AS done
+                FROM feedback f
+                """)
+        }
+        #expect(replies.count == dropped.count, "\(dropped.count) files dropped, \(replies.count) replies")
+        #expect(Set(replies.map { $0["submissionId"] as String }).count == replies.count, "a recording answered twice")
+        #expect(replies.allSatisfy { ($0["jobs"] as Int) == 1 && ($0["done"] as Int) == 1 }, "\(replies.filter { ($0["done"] as Int) != 1 })")
+        for reply in replies {
+            for column in ["audioPath", "waveformPath", "originalPath"] {
+                guard let path = reply[column] as String? else { continue }
+                #expect(objects.contains(path), "reply \(reply["id"] as String): \(column) \(path) is not in the store")
+            }
+        }
         // Every event delivered (duplicates after kills carry the same webhook-id), signed, in order per recipient.
         let events = try state.read { db in try EventRecord.fetchAll(db, orderBy: "seq") }
         #expect(Set(receiver.takenOnce) == Set(events.map(\.id)), "events not received: \(Set(events.map(\.id)).subtracting(receiver.takenOnce).count)")
@@ -217,7 +283,7 @@ struct NodeSoakTests {
         #expect(webhookIds.values.allSatisfy { $0.count == 1 }, "an event sent again under another webhook-id")
         #expect(receiver.calls.allSatisfy { $0.signatureError == nil })
         #expect(callsAreInOrderPerRecipient(receiver.calls, events: events))
-        print("node soak (seed \(seed)): \(accepted.count) recordings accepted, \(rows.count) rows, \(events.count) events, "
+        print("node soak (seed \(seed)): \(accepted.count) recordings accepted, \(rows.count) rows, \(replies.count) of \(dropped.count) dropped replies, \(events.count) events, "
               + "\(receiver.calls.count - events.count) POSTs received again")
     }
 
