@@ -263,13 +263,11 @@ extension PostgresStore {
         let (space, key) = PostgresTransaction.lockKey(.duty(name))
         do {
             let milliseconds = max(1, TimeAmount(dutyIdleTimeout).nanoseconds / 1_000_000)
-            try await connection.query(PostgresQuery(unsafeSQL: "SET idle_session_timeout = \(milliseconds)"), logger: logger)
-            var granted = false
-            for try await value in try await connection.query("SELECT pg_try_advisory_lock(\(space), hashtext(\(key)))", logger: logger)
-                .decode(Bool.self) {
-                granted = value
-            }
-            guard granted else {
+            _ = try await connection.answer(to: PostgresQuery(unsafeSQL: "SET idle_session_timeout = \(milliseconds)"),
+                                            within: PostgresDuty.answerTimeout, logger: logger).get()
+            let answer = try await connection.answer(to: "SELECT pg_try_advisory_lock(\(space), hashtext(\(key)))",
+                                                     within: PostgresDuty.answerTimeout, logger: logger).get()
+            guard try answer.rows.first?.decode(Bool.self) == true else {
                 try? await connection.close()
                 return nil
             }
@@ -286,10 +284,13 @@ struct PostgresDuty: DutyClaim {
     let connection: PostgresConnection
     let logger: Logger
 
+    /// How long one of the duty connection's statements may go unanswered: a holder that
+    /// cannot hear back in this time no longer counts on the duty.
+    static let answerTimeout = TimeAmount.seconds(10)
+
     func isHeld() async -> Bool {
-        guard !connection.isClosed else { return false }
         do {
-            _ = try await connection.query("SELECT 1", logger: logger)
+            _ = try await connection.answer(to: "SELECT 1", within: Self.answerTimeout, logger: logger).get()
             return true
         } catch {
             return false

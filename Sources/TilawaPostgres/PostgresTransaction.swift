@@ -108,22 +108,7 @@ final class PostgresTransaction: SQLBackend {
     /// for longer than `answerTimeout`; a connection that ran out of time is closed, so that
     /// the pool replaces it.
     func answer(to query: PostgresQuery) throws -> PostgresQueryResult {
-        guard !connection.isClosed else {
-            throw StoreError.unavailable("the connection to PostgreSQL closed before the statement was sent")
-        }
-        let answer = connection.query(query, logger: logger)
-        guard let answerTimeout else { return try answer.wait() }
-        let eventLoop = answer.eventLoop
-        let bounded = eventLoop.makePromise(of: PostgresQueryResult.self)
-        answer.cascade(to: bounded)
-        let connection = self.connection
-        let deadline = eventLoop.scheduleTask(in: answerTimeout) {
-            // Completing a promise twice is a no-op in NIO: an answer that came first stands.
-            bounded.fail(StoreError.unavailable("PostgreSQL did not answer within \(answerTimeout.nanoseconds / 1_000_000_000) s"))
-            _ = connection.close() as EventLoopFuture<Void>
-        }
-        bounded.futureResult.whenComplete { _ in deadline.cancel() }
-        return try bounded.futureResult.wait()
+        try connection.answer(to: query, within: answerTimeout, logger: logger).wait()
     }
 
     /// A value as PostgreSQL receives it: typed, so that a comparison with a column of another
@@ -191,5 +176,28 @@ public struct PostgresStatementError: Error, CustomStringConvertible {
 
     public var description: String {
         "PostgreSQL \(sqlState ?? "connection error"): \(message) — in: \(sql.split(whereSeparator: \.isNewline).joined(separator: " "))"
+    }
+}
+
+extension PostgresConnection {
+    /// The answer to `query`, failed with `StoreError.unavailable` when it cannot come: the
+    /// connection is closed already (postgres-nio would drop the statement and never answer, see
+    /// `PostgresTransaction.answer(to:)`), or `timeout` passes first — then the connection is
+    /// closed, so that whoever holds it replaces it.
+    func answer(to query: PostgresQuery, within timeout: TimeAmount?, logger: Logger) -> EventLoopFuture<PostgresQueryResult> {
+        guard !isClosed else {
+            return eventLoop.makeFailedFuture(StoreError.unavailable("the connection to PostgreSQL closed before the statement was sent"))
+        }
+        let answer = self.query(query, logger: logger)
+        guard let timeout else { return answer }
+        let bounded = eventLoop.makePromise(of: PostgresQueryResult.self)
+        answer.cascade(to: bounded)
+        let deadline = eventLoop.scheduleTask(in: timeout) {
+            // Completing a promise twice is a no-op in NIO: an answer that came first stands.
+            bounded.fail(StoreError.unavailable("PostgreSQL did not answer within \(timeout.nanoseconds / 1_000_000_000) s"))
+            _ = self.close() as EventLoopFuture<Void>
+        }
+        bounded.futureResult.whenComplete { _ in deadline.cancel() }
+        return bounded.futureResult
     }
 }
