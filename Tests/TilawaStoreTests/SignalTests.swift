@@ -50,4 +50,47 @@ struct SignalTests {
         try await store.database.engine.send(.uploadRelease, payload: "upl_x")
         #expect(await heard.wait { heard.count(.uploadRelease, "upl_x") == 1 })
     }
+
+    @Test("PostgreSQL: a listener whose session the server ends listens again, and counts what it missed as a wake-up",
+          arguments: TestEngine.all.filter { $0 == .postgres })
+    func listenerReconnects(engine: TestEngine) async throws {
+        let store = try TestStore(engine)
+        defer { store.remove() }
+        let other = try store.anotherNode()
+        defer { store.close(other) }
+        let heard = Heard()
+        let listening = Task { await other.engine.listen(to: StoreSignal.allCases) { signal, payload in heard.signals.withLock { $0.append((signal, payload)) } } }
+        defer { listening.cancel() }
+
+        /// The backends of this database that are listening (one session listens on every channel).
+        func listeners() throws -> [Int] {
+            try store.database.engine.read { db in
+                try Int.fetchAll(db, sql: """
+                    SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%' ORDER BY pid
+                    """)
+            }
+        }
+        #expect(await heard.wait { heard.count(nil) == 1 && !((try? listeners()) ?? []).isEmpty })
+        let before = try listeners()
+        try #require(!before.isEmpty, "the listener's session is not to be seen")
+
+        // An operator's pg_terminate_backend, a restart, a failover: the session ends.
+        try await store.database.engine.write { db in
+            for pid in Set(before) { try db.execute(sql: "SELECT pg_terminate_backend(CAST(? AS integer))", arguments: [pid]) }
+        }
+        // It listens again on a new session and wakes as if signalled (what was sent meanwhile).
+        #expect(await heard.wait { heard.count(nil) == 2 }, "no wake-up after the reconnection")
+        #expect(await heard.wait {
+            let now = (try? listeners()) ?? []
+            return !now.isEmpty && Set(now).isDisjoint(with: before)
+        }, "not listening again on a new session")
+        // Sent until heard: the session's three LISTENs may not all have been registered yet.
+        var heardAfter = false
+        for _ in 0..<20 where !heardAfter {
+            try await store.database.engine.send(.uploadRelease, payload: "upl_after")
+            try await Task.sleep(for: .milliseconds(250))
+            heardAfter = heard.count(.uploadRelease, "upl_after") >= 1
+        }
+        #expect(heardAfter, "a signal sent after the reconnection is heard")
+    }
 }
