@@ -67,6 +67,11 @@ public struct EncodeJobRunner: Sendable {
     /// the lease, and another worker claimed the job) records nothing.
     public func run(_ job: JobRecord) {
         guard let lease = job.lease else { return }
+        // A claim that waited (for a thread of the pool) past its lease may be another's by now.
+        if (try? database.renewJobLease(lease)) == false {
+            logger.warning("job claimed again before it started: left to its new holder", metadata: ["job": "\(lease.jobId)"])
+            return
+        }
         let keeper = JobLeaseKeeper(database: database, lease: lease, logger: logger)
         defer { keeper.stop() }
         do {
@@ -95,7 +100,7 @@ public struct EncodeJobRunner: Sendable {
             throw StoreError.internalInconsistency("no feedback \(job.subjectId) or no original recording")
         }
         let artifacts = try encode(original: original, family: .feedback, id: feedback.id, date: feedback.receivedAt,
-                                   processor: feedbackProcessor, analysis: feedback.analysis)
+                                   processor: feedbackProcessor, analysis: feedback.analysis, lease: lease)
         try database.completeFeedbackEncode(
             lease: lease, feedbackId: feedback.id, audioPath: artifacts.audioPath, audioBytes: artifacts.encoded.bytes,
             waveformPath: artifacts.waveformPath, outputGainDB: artifacts.encoded.outputGainDB, now: clock())
@@ -115,7 +120,7 @@ public struct EncodeJobRunner: Sendable {
             throw StoreError.internalInconsistency("no original recording for \(job.subjectId)")
         }
         let artifacts = try encode(original: original, family: .submissions, id: submission.id, date: submission.receivedAt,
-                                   processor: processor, analysis: submission.analysis)
+                                   processor: processor, analysis: submission.analysis, lease: lease)
         let kept = try database.completeSubmissionEncode(
             lease: lease, submissionId: submission.id, audioPath: artifacts.audioPath, audioBytes: artifacts.encoded.bytes,
             waveformPath: artifacts.waveformPath, outputGainDB: artifacts.encoded.outputGainDB,
@@ -143,8 +148,14 @@ public struct EncodeJobRunner: Sendable {
     /// both placed durably before the caller records them. The recording was analysed when it
     /// arrived (`analysis`, stored with its row): one decode feeds the encoder and the peaks,
     /// and the playback gain comes from the stored figures — no second analysis.
+    ///
+    /// The keys are the recording's own, the same for every attempt, so only the lease's holder
+    /// writes or removes them: a worker that stalled past its lease (another has recorded the
+    /// job meanwhile) stops before its first upload, and on a failure removes only its own
+    /// work copy.
     private func encode(original: String, family: ArtifactStore.Family, id: String, date: Date,
-                        processor: AudioProcessor, analysis: AudioAnalysis) throws -> (audioPath: String, waveformPath: String, encoded: EncodedAudio) {
+                        processor: AudioProcessor, analysis: AudioAnalysis, lease: JobLease)
+        throws -> (audioPath: String, waveformPath: String, encoded: EncodedAudio) {
         let store = stateDirectory.artifactStore
         let audioPath = store.relativePath(family, name: "\(id).opus", date: date)
         let waveformPath = store.relativePath(family, name: "\(id).peaks.json", date: date)
@@ -154,6 +165,10 @@ public struct EncodeJobRunner: Sendable {
         let source = try store.localCopy(of: original)
         defer { source.release() }
         let (encoded, waveform) = try processor.encode(path: source.path, to: store.path(audioPath), analysis: analysis)
+        guard try database.renewJobLease(lease) else {
+            store.discardWorkCopy(audioPath)
+            throw JobLeaseLost(jobId: lease.jobId)
+        }
         do {
             try store.write(waveform.jsonData(), to: waveformPath)
             // The same packets for players that do not read Ogg; a failure here only means the
@@ -166,8 +181,9 @@ public struct EncodeJobRunner: Sendable {
             }
             try store.publish(audioPath)
         } catch {
-            // Keys are the recording's own: the retry writes them again.
-            store.remove(audioPath)
+            // Keys are the recording's own: the retry writes them again. Only while the lease
+            // holds: otherwise they may be what another worker recorded.
+            if (try? database.renewJobLease(lease)) == true { store.remove(audioPath) } else { store.discardWorkCopy(audioPath) }
             throw error
         }
         Failpoint.hit(Failpoint.afterEncode)

@@ -161,6 +161,14 @@ public struct ArtifactStore: Sendable, Equatable {
         unlink(local)
     }
 
+    /// Drops this node's work copy of `relative` (what a writer made at `path(relative)` and
+    /// did not publish) and nothing else: with a remote, the local file; on disk the file *is*
+    /// the artifact, another worker's perhaps, and stays.
+    public func discardWorkCopy(_ relative: String) {
+        guard remote != nil, let target = containedPath(relative) else { return }
+        unlink(target)
+    }
+
     /// Removes an artifact; a missing file is not an error. While a backup runs nothing is
     /// removed (`BackupLock`): the file stays as an orphan for the sweeper. With a remote, an
     /// object the store would not remove stays an orphan for the listing sweep as well.

@@ -217,5 +217,10 @@ extension AppDatabase {
 public struct JobLeaseLost: Error, CustomStringConvertible {
     public let jobId: Int64
 
+    /// The refusal for the job `jobId`.
+    public init(jobId: Int64) {
+        self.jobId = jobId
+    }
+
     public var description: String { "job \(jobId): its lease was lost; another worker has it" }
 }
