@@ -57,6 +57,7 @@ enum PostgresSchema {
             $$;
             CREATE TRIGGER event_recorded AFTER INSERT ON event FOR EACH ROW EXECUTE FUNCTION tilawa_wake_outbox()
             """#),
+        ("idempotency: holder", #"ALTER TABLE idempotencyKey ADD COLUMN holder text COLLATE "C""#),
     ]
 
     static let baseline = #"""

@@ -24,12 +24,13 @@ public struct MaintenanceService: Service {
 
     /// The start-up pass, run before the daemon takes requests: nothing of this daemon
     /// is running yet, so in-flight idempotency keys and running jobs of dead processes are
-    /// abandoned work. Only cheap steps: the walk of every artifact file is `run()`'s, after
-    /// READY, so a large installation starts in a moment.
+    /// abandoned work (another node's stay its own). Only cheap steps: the walk of every
+    /// artifact file is `run()`'s, after READY, so a large installation starts in a moment.
     public static func startUp(runtime: TilawaRuntime, logger: Logger) throws {
         let requeued = try runtime.database.requeueAbandonedJobs(isAlive: EncodeJobRunner.isAlive)
-        let keys = try runtime.database.expireIdempotencyKeys(
-            now: runtime.clock(), retention: runtime.configuration.idempotencyRetention, includingInFlight: true)
+        let keys = try runtime.database.releaseAbandonedIdempotencyKeys(isAlive: EncodeJobRunner.isAlive)
+            + runtime.database.expireIdempotencyKeys(
+                now: runtime.clock(), retention: runtime.configuration.idempotencyRetention, includingInFlight: false)
         let staging = sweeper(runtime: runtime).removeStagingLeftovers(now: runtime.clock())
         logger.info("start-up", metadata: [
             "requeued_jobs": "\(requeued)", "expired_keys": "\(keys)", "staging_removed": "\(staging)",

@@ -71,8 +71,9 @@ extension AppDatabase {
                     return .answered(requestHash: row.requestHash, status: row.responseStatus ?? 500, body: row.responseBody ?? Data())
                 }
             }
-            try db.execute(sql: "INSERT INTO idempotencyKey (owner, key, requestHash, state, createdAt) VALUES (?, ?, ?, ?, ?)",
-                           arguments: [owner.storageValue, key, requestHash, IdempotencyKeyRecord.State.inFlight.rawValue, now])
+            try db.execute(sql: "INSERT INTO idempotencyKey (owner, key, requestHash, state, createdAt, holder) VALUES (?, ?, ?, ?, ?, ?)",
+                           arguments: [owner.storageValue, key, requestHash, IdempotencyKeyRecord.State.inFlight.rawValue, now,
+                                       AppDatabase.processIdentity])
             return .unused
         }
     }
@@ -94,8 +95,45 @@ extension AppDatabase {
         }
     }
 
-    /// Deletes answered keys older than `retention` and every in-flight key (at start-up no
-    /// request of this daemon is running). Returns how many were removed.
+    /// The migration "idempotency: holder": which process runs an in-flight key's request.
+    static func migrateIdempotencyHolder(_ db: Database) throws {
+        try db.alter(table: "idempotencyKey") { t in
+            t.add(column: "holder", .text)
+        }
+    }
+
+    /// `pid@host`: the process that claims a key (the same form as the encode workers' names).
+    public static let processIdentity = "\(getpid())@\(ProcessInfo.processInfo.hostName)"
+
+    /// At a daemon's start: releases the in-flight keys whose request died with its process,
+    /// so a phone's retry runs at once instead of waiting out the in-flight timeout.
+    ///
+    /// On SQLite the state directory's lock makes this daemon the only process: every in-flight
+    /// key is a dead one's. On PostgreSQL other nodes are running requests: only the keys of a
+    /// process of this host that no longer exists (`isAlive`, as for jobs) and those claimed
+    /// before holders were recorded go; another node's stay until their request ends or the
+    /// in-flight timeout passes. Returns how many were released.
+    @discardableResult
+    public func releaseAbandonedIdempotencyKeys(isAlive: @escaping @Sendable (String) -> Bool) throws -> Int {
+        let everyKey = engine.kind == .sqlite
+        return try engine.write { db in
+            let inFlight = try Row.fetchAll(db, sql: "SELECT owner, key, holder FROM idempotencyKey WHERE state = ?",
+                                            arguments: [IdempotencyKeyRecord.State.inFlight.rawValue])
+            var released = 0
+            for row in inFlight {
+                let holder: String? = row["holder"]
+                guard everyKey || holder.map({ !isAlive($0) }) ?? true else { continue }
+                let owner: String = row["owner"], key: String = row["key"]
+                try db.execute(sql: "DELETE FROM idempotencyKey WHERE owner = ? AND key = ? AND state = ?",
+                               arguments: [owner, key, IdempotencyKeyRecord.State.inFlight.rawValue])
+                released += db.changesCount
+            }
+            return released
+        }
+    }
+
+    /// Deletes answered keys older than `retention` and, with `includingInFlight`, every
+    /// in-flight key. Returns how many were removed.
     @discardableResult
     public func expireIdempotencyKeys(now: Date, retention: TimeInterval, includingInFlight: Bool) throws -> Int {
         try engine.write(Self.expireIdempotencyKeysQuery(now: now, retention: retention, includingInFlight: includingInFlight))

@@ -180,6 +180,7 @@ extension AppDatabase {
         migrator.registerMigration("uploads: any node", migrate: AppDatabase.migrateUploadsAnyNode)
         migrator.registerMigration("nodes: seen", migrate: AppDatabase.migrateNodes)
         migrator.registerMigration("events: sending claims", migrate: AppDatabase.migrateEventClaims)
+        migrator.registerMigration("idempotency: holder", migrate: AppDatabase.migrateIdempotencyHolder)
         return migrator
     }
 }
