@@ -59,8 +59,21 @@ final class PostgresTransaction: SQLBackend {
 
     func acquire(_ lock: StoreLock) throws {
         let (space, key) = Self.lockKey(lock)
-        _ = try run("SELECT pg_advisory_xact_lock(\(space), hashtext(?))", [key])
+        switch lock {
+        case .recipient:
+            // One transaction may write to every student's queue (a week's unlock notices, an
+            // announcement to all): a lock per recipient would hold thousands of locks at once,
+            // past PostgreSQL's shared lock table (max_locks_per_transaction × connections,
+            // 6,400 by default: "out of shared memory"). Recipients share 1,024 buckets instead;
+            // two in one bucket only wait for each other.
+            _ = try run("SELECT pg_advisory_xact_lock(\(space), hashtext(?) & \(Self.recipientBuckets - 1))", [key])
+        case .student, .duty:
+            _ = try run("SELECT pg_advisory_xact_lock(\(space), hashtext(?))", [key])
+        }
     }
+
+    /// How many locks the recipients' queues share (a power of two).
+    static let recipientBuckets = 1_024
 
     func jsonText(_ json: String, member key: String) -> String {
         "(CAST(convert_from(\(json), 'UTF8') AS json) ->> '\(key)')"
