@@ -95,6 +95,12 @@ struct EventClaimTests {
         #expect(try await !store.database.claimEvent(seq: seq, sender: "a", until: wall + 100, now: wall + 52), "only b's own release counts")
         try await store.database.releaseEventClaim(seq: seq, sender: "b")
         #expect(try await store.database.claimEvent(seq: seq, sender: "a", until: wall + 100, now: wall + 52))
+        // b's POST, begun under the claim it lost, fails late: a's claim and the event's count stand.
+        let before = try #require(try await store.database.engine.read { db in try EventRecord.fetchOne(db, key: seq) })
+        try await store.database.markFailed(seq: seq, error: "late", nextAttemptAt: at.addingTimeInterval(600), sender: "b")
+        let after = try #require(try await store.database.engine.read { db in try EventRecord.fetchOne(db, key: seq) })
+        #expect(after.attempts == before.attempts && after.lastError == before.lastError, "a lost claim's failure was recorded")
+        #expect(try await !store.database.claimEvent(seq: seq, sender: "b", until: wall + 100, now: wall + 53), "a's claim was cleared")
         try await store.database.markDelivered(seq: seq, now: at)
         #expect(try await !store.database.claimEvent(seq: seq, sender: "a", until: wall + 200, now: wall + 150), "delivered: nothing to send")
     }

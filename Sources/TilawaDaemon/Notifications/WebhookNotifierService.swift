@@ -192,6 +192,13 @@ public struct WebhookNotifierService: Service {
         var metadata: Logger.Metadata = [
             "event": "\(event.id)", "type": "\(event.type)", "queue": "\(event.queue)", "attempt": "\(attempt)",
         ]
+        // Claimed again just before the POST: a node that stalled since its claim (stopped,
+        // frozen) past the claim's end may find the event sent by another node meanwhile, and
+        // later ones after it; sending it now would break the recipient's order.
+        guard await claim(event) else {
+            logger.notice("webhook left to another node: the claim ran out before the POST", metadata: metadata)
+            return
+        }
         switch await post(event, client: client, endpoint: endpoint) {
         case let .delivered(status):
             metrics.countWebhookDelivery(outcome: "delivered")
@@ -233,7 +240,8 @@ public struct WebhookNotifierService: Service {
             metadata["retry_in_seconds"] = "\(Int(delay.rounded()))"
             logger.warning("webhook delivery failed", metadata: metadata)
             do {
-                try await database.markFailed(seq: seq, error: failure.description, nextAttemptAt: clock().addingTimeInterval(delay))
+                try await database.markFailed(seq: seq, error: failure.description, nextAttemptAt: clock().addingTimeInterval(delay),
+                                              sender: EncodeJobRunner.workerIdentity)
             } catch {
                 logger.error("cannot record a failed webhook delivery", metadata: ["event": "\(event.id)", "error": "\(error)"])
                 try? await Task.sleep(for: options.pollInterval)

@@ -68,25 +68,26 @@ extension AppDatabase {
     /// Records a failed delivery of event `seq`: one more attempt, why it failed, and when to retry.
     ///
     /// Does nothing to an event already delivered (by another sender, say), so a late failure
-    /// never resurrects it.
-    public func markFailed(seq: Int64, error: String, nextAttemptAt: Date) throws {
-        try engine.write(Self.markFailedQuery(seq: seq, error: error, nextAttemptAt: nextAttemptAt))
+    /// never resurrects it; with `sender`, nothing either while another sender claims it (this
+    /// one's claim ran out during its POST): that sender's claim and schedule stand.
+    public func markFailed(seq: Int64, error: String, nextAttemptAt: Date, sender: String? = nil) throws {
+        try engine.write(Self.markFailedQuery(seq: seq, error: error, nextAttemptAt: nextAttemptAt, sender: sender))
     }
 
     /// `markFailed` from async code: suspends on GRDB's async write instead of blocking a thread of the cooperative pool.
-    public func markFailed(seq: Int64, error: String, nextAttemptAt: Date) async throws {
-        try await engine.write(Self.markFailedQuery(seq: seq, error: error, nextAttemptAt: nextAttemptAt))
+    public func markFailed(seq: Int64, error: String, nextAttemptAt: Date, sender: String? = nil) async throws {
+        try await engine.write(Self.markFailedQuery(seq: seq, error: error, nextAttemptAt: nextAttemptAt, sender: sender))
     }
 
     /// The transaction of `markFailed`, shared by its synchronous and async forms.
-    static func markFailedQuery(seq: Int64, error: String, nextAttemptAt: Date) -> @Sendable (SQLSession) throws -> Void {
+    static func markFailedQuery(seq: Int64, error: String, nextAttemptAt: Date, sender: String?) -> @Sendable (SQLSession) throws -> Void {
         { db in
             try db.execute(
                 sql: """
                     UPDATE event SET attempts = attempts + 1, lastError = ?, nextAttemptAt = ?, sendingBy = NULL, sendingUntil = NULL
-                    WHERE seq = ? AND deliveredAt IS NULL
+                    WHERE seq = ? AND deliveredAt IS NULL AND (CAST(? AS text) IS NULL OR sendingBy IS NULL OR sendingBy = ?)
                     """,
-                arguments: [error, nextAttemptAt, seq])
+                arguments: [error, nextAttemptAt, seq, sender, sender])
         }
     }
 
