@@ -42,7 +42,14 @@ public struct EncodeWorkerService: Service {
     private func work(index: Int) async {
         let runner = runtime.encodeRunner
         let worker = "\(EncodeJobRunner.workerIdentity)#\(index)"
+        var lastRescue = ContinuousClock.now
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            // Busy or not, every third of a lease: a dead node's jobs must not wait for a
+            // backlog to drain before they are given back.
+            if index == 0, ContinuousClock.now - lastRescue >= .seconds(AppDatabase.jobLeaseDuration / 3) {
+                await requeueExpiredLeases()
+                lastRescue = ContinuousClock.now
+            }
             let job: JobRecord?
             do {
                 job = try await runtime.database.claimNextJob(worker: worker, now: runtime.clock())
@@ -55,6 +62,7 @@ public struct EncodeWorkerService: Service {
                 // lease. One worker per node does it; the others would only repeat the query.
                 if index == 0 {
                     await requeueExpiredLeases()
+                    lastRescue = ContinuousClock.now
                 }
                 await cancelWhenGracefulShutdown { await wakeup.wait(timeout: pollInterval) }
                 continue

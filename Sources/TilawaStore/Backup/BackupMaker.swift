@@ -45,9 +45,13 @@ public struct BackupMaker: Sendable {
         if database.engine.kind != .sqlite {
             // A copy of a server's database through one client is neither consistent with what
             // other nodes write nor restorable as the server's own backups are.
+            // Both named at once when both are remote: the operator needs both tools.
+            let artifacts = stateDirectory.artifactRemote.map { remote in
+                "; artifacts are kept in \(remote.description): keep that bucket versioned (or replicated) with the store's own tools"
+            } ?? ""
             throw BackupError("database_remote", """
                 the database is \(database.engine.kind.rawValue), not the state directory's SQLite file: back it up with \
-                its own tools (pg_dump, or point-in-time recovery from WAL archives)
+                its own tools (pg_dump, or point-in-time recovery from WAL archives)\(artifacts)
                 """)
         }
         if let remote = stateDirectory.artifactRemote {
