@@ -2,7 +2,8 @@
 # A real S3-compatible server for the tests, checking SigV4 signatures as AWS does: OpenStack
 # Swift's proxy with its s3api and tempauth middlewares, one account, one container and one
 # object server and a memcached, all from Debian's packages (`make deps-s3`), run as the current
-# user from a directory of the caller's on free loopback ports, without systemd, stdin or a TTY.
+# user (`nobody` under root) from a directory of the caller's on free loopback ports, without
+# systemd, stdin or a TTY.
 #
 # Usage: scripts/s3-server.sh start DIR   makes DIR (give a fresh temporary one: its filesystem
 #                                         must take user extended attributes), writes the configs,
@@ -128,6 +129,15 @@ PY
   read -r memcached_port account_port container_port object_port proxy_port <<< "$ports"
   local user prefix suffix
   user=$(id -un)
+  # As root (a CI box), the servers run as nobody, as scripts/pg-server.sh runs PostgreSQL:
+  # Swift's through setpriv (which execs: the PID recorded is the server's), memcached with -u.
+  local as=()
+  if [ "$(id -u)" = 0 ]; then
+    user=nobody
+    as=(setpriv --reuid=nobody --regid=nogroup --clear-groups --)
+    chown -R nobody:nogroup "$dir"
+    runuser -u nobody -- test -w "$dir/srv/d1" || die "user nobody cannot reach $dir (a folder above it is private)"
+  fi
   prefix=$("$PYTHON" -c 'import secrets; print(secrets.token_hex(16))')
   suffix=$("$PYTHON" -c 'import secrets; print(secrets.token_hex(16))')
 
@@ -144,7 +154,8 @@ EOF
   # Shared by every server. Swift always adds a syslog handler: a log_address that is no socket
   # keeps it off the machine's /dev/log (it falls back to UDP on localhost:514, where nothing
   # listens by default); -v writes every line to DIR/log/*.log instead. workers = 0: one process
-  # each, no forked workers. user: the current one, so that no `swift` user is needed.
+  # each, no forked workers. user: the current one (nobody under root), so that no `swift` user
+# is needed.
   common() {
     cat <<EOF
 [DEFAULT]
@@ -253,7 +264,7 @@ PY
   [ "$(id -u)" = 0 ] && memcached_user=(-u "$user")
   launch memcached memcached -l 127.0.0.1 -p "$memcached_port" -U 0 -m 64 "${memcached_user[@]}"
   for kind in account container object proxy; do
-    launch "$kind-server" "$PYTHON" "$dir/run/server.py" "$dir" "$dir/$kind-server.conf" "$kind-server"
+    launch "$kind-server" "${as[@]}" "$PYTHON" "$dir/run/server.py" "$dir" "$dir/$kind-server.conf" "$kind-server"
   done
 
   # Ready when all four answer /healthcheck and memcached takes connections (30 s at most).
