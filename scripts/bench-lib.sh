@@ -4,6 +4,8 @@
 # A scratch folder $work, removed at exit together with the daemon $pid if one was started.
 bench_scratch() {
   work=$(mktemp -d)
+  # Reachable by the servers that drop to nobody under root (scripts/pg-server.sh, s3-server.sh).
+  chmod 755 "$work"
   pid=""
   trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 }
