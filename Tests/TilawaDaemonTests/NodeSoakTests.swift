@@ -283,6 +283,16 @@ struct NodeSoakTests {
         #expect(webhookIds.values.allSatisfy { $0.count == 1 }, "an event sent again under another webhook-id")
         #expect(receiver.calls.allSatisfy { $0.signatureError == nil })
         #expect(callsAreInOrderPerRecipient(receiver.calls, events: events))
+        // Each encode and each reply recorded once in effect: one coach notice per recording, one
+        // student notice per reply.
+        func subjects(_ type: String, _ member: String) -> [String: Int] {
+            events.filter { $0.type == type }
+                .compactMap { ((try? JSONSerialization.jsonObject(with: $0.payload)) as? [String: Any])?[member] as? String }
+                .reduce(into: [:]) { $0[$1, default: 0] += 1 }
+        }
+        let reviews = subjects("submission_ready_for_review", "submission_id"), ready = subjects("feedback_ready", "feedback_id")
+        #expect(!reviews.isEmpty && reviews.values.allSatisfy { $0 == 1 }, "a recording announced twice: \(reviews.filter { $0.value > 1 })")
+        #expect(ready.count == replies.count && ready.values.allSatisfy { $0 == 1 }, "\(ready.count) feedback_ready for \(replies.count) replies")
         print("node soak (seed \(seed)): \(accepted.count) recordings accepted, \(rows.count) rows, \(replies.count) of \(dropped.count) dropped replies, \(events.count) events, "
               + "\(receiver.calls.count - events.count) POSTs received again")
     }
