@@ -262,11 +262,13 @@ extension PostgresStore {
         let connection = try await connections.connectOwn()
         let (space, key) = PostgresTransaction.lockKey(.duty(name))
         do {
-            let milliseconds = max(1, TimeAmount(dutyIdleTimeout).nanoseconds / 1_000_000)
-            _ = try await connection.answer(to: PostgresQuery(unsafeSQL: "SET idle_session_timeout = \(milliseconds)"),
-                                            within: PostgresDuty.answerTimeout, logger: logger).get()
-            let answer = try await connection.answer(to: "SELECT pg_try_advisory_lock(\(space), hashtext(\(key)))",
-                                                     within: PostgresDuty.answerTimeout, logger: logger).get()
+            // The limit and the lock in one statement: no idle gap between them to end the session in.
+            let milliseconds = "\(max(1, TimeAmount(dutyIdleTimeout).nanoseconds / 1_000_000))"
+            let answer = try await connection.answer(
+                to: """
+                    SELECT pg_try_advisory_lock(\(space), hashtext(\(key))) FROM (SELECT set_config('idle_session_timeout', \(milliseconds), false)) AS limited
+                    """,
+                within: PostgresDuty.answerTimeout, logger: logger).get()
             guard try answer.rows.first?.decode(Bool.self) == true else {
                 try? await connection.close()
                 return nil

@@ -57,30 +57,42 @@ struct ConnectionLossTests {
         defer { store.close(other) }
 
         let steps = Mutex<[String]>([])
+        let start = ContinuousClock.now
+        let times = Mutex<[String]>([])
+        let mark: @Sendable (String) -> Void = { what in times.withLock { $0.append("\(what) at \(ContinuousClock.now - start)") } }
         let outcome = Mutex<Result<Void, any Error>?>(nil)
-        let holding = Mutex(false)
+        let otherOutcome = Mutex<Result<Void, any Error>?>(nil)
+        let otherEngine = other.engine
         Thread.detachNewThread {
             let result = Result {
                 try stalled.lockedWrite(.student("S1001")) { db in
-                    holding.withLock { $0 = true }
+                    mark("stalled node holds the lock")
+                    // Another node's admission of the same student, started now on a thread of its
+                    // own (nothing here waits for the test's tasks to be scheduled): it waits for the lock.
+                    Thread.detachNewThread {
+                        let admitted = Result {
+                            try otherEngine.lockedWrite(.student("S1001")) { db in
+                                try StudentRecord(id: "S-next", name: "Admitted by another node").insert(db)
+                            }
+                            steps.withLock { $0.append("other node admitted") }
+                            mark("other node admitted")
+                        }
+                        otherOutcome.withLock { $0 = admitted }
+                    }
                     // Stopped (SIGSTOP, a frozen VM) while it holds the student's lock.
                     sleep(10)
                     steps.withLock { $0.append("stalled node woke") }
+                    mark("stalled node woke")
                     try StudentRecord(id: "S-stale", name: "Written after the lock was lost").insert(db)
                 }
             }
             outcome.withLock { $0 = result }
         }
-        #expect(await eventually(seconds: 30) { holding.withLock { $0 } })
-        let otherEngine = other.engine
-        try await onOwnThread {
-            try otherEngine.lockedWrite(.student("S1001")) { db in
-                try StudentRecord(id: "S-next", name: "Admitted by another node").insert(db)
-            }
-            steps.withLock { $0.append("other node admitted") }
-        }
+        #expect(await eventually(seconds: 60) { otherOutcome.withLock { $0 != nil } })
+        #expect(otherOutcome.withLock { state in if case .success = state { true } else { false } }, "the other node's admission failed")
         #expect(await eventually(seconds: 30) { outcome.withLock { $0 != nil } })
-        #expect(steps.withLock { $0 } == ["other node admitted", "stalled node woke"], "the other node waited for the stalled one")
+        #expect(steps.withLock { $0 } == ["other node admitted", "stalled node woke"],
+                "the other node waited for the stalled one: \(times.withLock { $0 })")
         let stalledFailed = outcome.withLock { state in
             if case .failure = state { true } else { false }
         }

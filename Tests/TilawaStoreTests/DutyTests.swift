@@ -64,12 +64,12 @@ struct DutyTests {
         let store = try TestStore(engine)
         defer { store.remove() }
         let location = try #require(PostgresLocation(url: store.location))
-        let frozen = PostgresStore(location: location, password: nil, maximumConnections: 1, dutyIdleTimeout: .seconds(2), logger: Logger(label: "test"))
+        let frozen = PostgresStore(location: location, password: nil, maximumConnections: 1, dutyIdleTimeout: .seconds(5), logger: Logger(label: "test"))
         defer { frozen.close() }
 
         // Asking every 200 ms keeps it, well past the idle limit.
         let holder = try #require(try await frozen.claimDuty("dropbox"))
-        for _ in 0..<20 {
+        for _ in 0..<40 {
             try await Task.sleep(for: .milliseconds(200))
             #expect(await holder.isHeld())
         }
