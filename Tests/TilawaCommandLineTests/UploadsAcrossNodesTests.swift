@@ -68,6 +68,28 @@ struct UploadsAcrossNodesTests {
     }
 
     /// A WAV of about 3.2 MB (33 s of speech: the fixture's samples three times over).
+    /// Runs `body` on a fresh cluster, recording its failure with the nodes' logs, and stops it.
+    static func withCluster(_ body: (Cluster) async throws -> Void) async throws {
+        let cluster = try await cluster()
+        do {
+            try await body(cluster)
+        } catch {
+            Issue.record("\(error)\n\(cluster.logs)")
+        }
+        await cluster.stop()
+    }
+
+    /// The original of submission `id` in the store is `recording`, byte for byte, and no
+    /// append's object is left.
+    func expectStored(_ recording: Data, submission id: String, _ cluster: Cluster) async throws {
+        let keys = try await cluster.client.listObjects(bucket: Self.bucket, prefix: "node/originals/").objects.map(\.key)
+        let original = try #require(keys.first { $0.contains(id) && $0.hasSuffix(".wav") }, "\(keys)")
+        let stored = try await cluster.client.getBytes(bucket: Self.bucket, key: original)
+        #expect(stored.count == recording.count && Data(stored) == recording, "\(stored.count) bytes stored of \(recording.count)")
+        let segments = try await cluster.client.listObjects(bucket: Self.bucket, prefix: "node/uploads/").objects.map(\.key)
+        #expect(segments.isEmpty, "\(segments)")
+    }
+
     static func threeMegabyteRecording() throws -> Data {
         let source = try Data(contentsOf: URL(fileURLWithPath: CommandLineStateFixture.fixture("speech_mono_s16_48k.wav")))
         let marker = try #require(source.range(of: Data("data".utf8)))
@@ -86,13 +108,7 @@ struct UploadsAcrossNodesTests {
         one submission whose original is the recording byte for byte, no append object left
         """)
     func draftResumedOnAnotherNode() async throws {
-        let cluster = try await Self.cluster()
-        do {
-            try await draftResumed(cluster)
-        } catch {
-            Issue.record("\(error)\n\(cluster.logs)")
-        }
-        await cluster.stop()
+        try await Self.withCluster(draftResumed)
     }
 
     func draftResumed(_ cluster: Cluster) async throws {
@@ -120,12 +136,7 @@ struct UploadsAcrossNodesTests {
         try #require(last.status == 201, "\(last.status) \(last.text)")
         let answer = try #require((try? JSONSerialization.jsonObject(with: last.body)) as? [String: Any])
         let id = try #require(answer["id"] as? String)
-        let keys = try await cluster.client.listObjects(bucket: Self.bucket, prefix: "node/originals/").objects.map(\.key)
-        let original = try #require(keys.first { $0.contains(id) && $0.hasSuffix(".wav") }, "\(keys)")
-        let stored = try await cluster.client.getBytes(bucket: Self.bucket, key: original)
-        #expect(stored.count == recording.count && Data(stored) == recording, "\(stored.count) bytes stored of \(recording.count)")
-        let segments = try await cluster.client.listObjects(bucket: Self.bucket, prefix: "node/uploads/").objects.map(\.key)
-        #expect(segments.isEmpty, "\(segments)")
+        try await expectStored(recording, submission: id, cluster)
     }
 
     @Test("""
@@ -133,13 +144,7 @@ struct UploadsAcrossNodesTests {
         one submission whose original is the recording byte for byte; the appends' objects are gone from the store afterwards
         """)
     func resumedOnAnotherNode() async throws {
-        let cluster = try await Self.cluster()
-        do {
-            try await resumed(cluster)
-        } catch {
-            Issue.record("\(error)\n\(cluster.logs)")
-        }
-        await cluster.stop()
+        try await Self.withCluster(resumed)
     }
 
     func resumed(_ cluster: Cluster) async throws {
@@ -164,14 +169,9 @@ struct UploadsAcrossNodesTests {
         let answer = try #require((try? JSONSerialization.jsonObject(with: outcome.body)) as? [String: Any])
         let id = try #require(answer["id"] as? String)
 
-        // The original in the store is the recording, byte for byte.
-        let keys = try await cluster.client.listObjects(bucket: Self.bucket, prefix: "node/originals/").objects.map(\.key)
-        let original = try #require(keys.first { $0.contains(id) && $0.hasSuffix(".wav") }, "\(keys)")
-        let stored = try await cluster.client.getBytes(bucket: Self.bucket, key: original)
-        #expect(stored.count == recording.count && Data(stored) == recording, "\(stored.count) bytes stored of \(recording.count)")
-        // The appends' objects go once the upload is judged.
-        let segments = try await cluster.client.listObjects(bucket: Self.bucket, prefix: "node/uploads/").objects.map(\.key)
-        #expect(segments.isEmpty, "\(segments)")
+        // The original in the store is the recording, byte for byte; the appends' objects go
+        // once the upload is judged.
+        try await expectStored(recording, submission: id, cluster)
     }
 
     @Test("""
@@ -179,13 +179,7 @@ struct UploadsAcrossNodesTests {
         B answers with what A received, not 423, and the upload finishes on B
         """)
     func stalledAppendLetGo() async throws {
-        let cluster = try await Self.cluster()
-        do {
-            try await letGo(cluster)
-        } catch {
-            Issue.record("\(error)\n\(cluster.logs)")
-        }
-        await cluster.stop()
+        try await Self.withCluster(letGo)
     }
 
     func letGo(_ cluster: Cluster) async throws {

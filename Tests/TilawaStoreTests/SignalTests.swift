@@ -14,6 +14,11 @@ struct SignalTests {
         func count(_ signal: StoreSignal?, _ payload: String? = nil) -> Int {
             signals.withLock { $0.filter { $0.0 == signal && (payload == nil || $0.1 == payload) }.count }
         }
+        /// `node` listening to every signal, each heard recorded here; cancel the task to stop.
+        func listen(on node: AppDatabase) -> Task<Void, Never> {
+            Task { await node.engine.listen(to: StoreSignal.allCases) { signal, payload in self.signals.withLock { $0.append((signal, payload)) } } }
+        }
+
         /// Waits (bounded) until `condition` holds.
         func wait(_ condition: () -> Bool) async -> Bool {
             for _ in 0..<200 {
@@ -32,7 +37,7 @@ struct SignalTests {
         let other = try store.anotherNode()
         defer { store.close(other) }
         let heard = Heard()
-        let listening = Task { await other.engine.listen(to: StoreSignal.allCases) { signal, payload in heard.signals.withLock { $0.append((signal, payload)) } } }
+        let listening = heard.listen(on: other)
         defer { listening.cancel() }
         #expect(await heard.wait { heard.count(nil) >= 1 }, "listening began")
         // Give the LISTENs a moment to be registered before the first NOTIFY.
@@ -59,7 +64,7 @@ struct SignalTests {
         let other = try store.anotherNode()
         defer { store.close(other) }
         let heard = Heard()
-        let listening = Task { await other.engine.listen(to: StoreSignal.allCases) { signal, payload in heard.signals.withLock { $0.append((signal, payload)) } } }
+        let listening = heard.listen(on: other)
         defer { listening.cancel() }
 
         /// The backends of this database that are listening (one session listens on every channel).
