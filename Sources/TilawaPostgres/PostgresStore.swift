@@ -11,8 +11,9 @@ import TilawaStore
 /// transactions on a bounded set of connections, each transaction on a thread of its own.
 ///
 /// Isolation:
-/// - `write` and `immediateWrite` are SERIALIZABLE and tried again (up to ten times) when
-///   PostgreSQL reports a serialization failure or a deadlock, so every operation that was
+/// - `write` and `immediateWrite` are SERIALIZABLE and tried again (for up to `retryBudget`,
+///   with growing random waits) when PostgreSQL reports a serialization failure or a
+///   deadlock, then fail as `StoreError.busy`; so every operation that was
 ///   written for SQLite's one-writer-at-a-time keeps its meaning while writers of unrelated
 ///   rows run side by side.
 /// - `lockedWrite` (an admission) waits for its `StoreLock` *first* and runs READ COMMITTED:
@@ -29,6 +30,7 @@ public final class PostgresStore: StoreEngine {
     let logger: Logger
     let answerTimeout: TimeAmount
     let dutyIdleTimeout: Duration
+    let retryBudget: Duration
 
     /// Connects (lazily) to `location` with at most `maximumConnections` connections. Call
     /// `migrate()` before the first operation and `shutdown()` at the end.
@@ -42,10 +44,14 @@ public final class PostgresStore: StoreEngine {
     ///   a lock wait can last given the first (see `PostgresTransaction.answer(to:)`).
     /// - `dutyIdleTimeout`: how long a duty's holder may go without asking before the server
     ///   ends its session and another node may take the duty (`claimDuty(_:)`).
+    /// - `retryBudget`: how long a transaction that collides with others (serialization
+    ///   failure, deadlock) is tried again before it fails as `StoreError.busy`. Ten tries used
+    ///   to be the bound: thirty requests racing on one row on a loaded box ran out of them.
     public init(location: PostgresLocation, password: String?, maximumConnections: Int = 8,
                 idleInTransactionTimeout: Duration = .seconds(60), answerTimeout: Duration = .seconds(120),
-                dutyIdleTimeout: Duration = .seconds(60), logger: Logger) {
+                dutyIdleTimeout: Duration = .seconds(60), retryBudget: Duration = .seconds(10), logger: Logger) {
         self.dutyIdleTimeout = dutyIdleTimeout
+        self.retryBudget = retryBudget
         connections = PostgresConnectionPool(location: location, password: password, size: maximumConnections,
                                              idleInTransactionTimeout: idleInTransactionTimeout, logger: logger)
         self.answerTimeout = TimeAmount(answerTimeout)
@@ -97,6 +103,10 @@ public final class PostgresStore: StoreEngine {
         try await threads.runIfActive { try self.immediateWrite(body) }
     }
 
+    public func lockedWrite<T: Sendable>(_ lock: StoreLock, _ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T {
+        try await threads.runIfActive { try self.lockedWrite(lock, body) }
+    }
+
     public func claimWrite<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) throws -> T {
         try transaction("BEGIN ISOLATION LEVEL READ COMMITTED", retrying: true, body)
     }
@@ -106,8 +116,12 @@ public final class PostgresStore: StoreEngine {
     }
 
     /// Runs `body` between `begin` and COMMIT on one connection; rolls back when it throws.
+    /// With `retrying`, a collision with another transaction runs it again after a random
+    /// wait (up to 2 ms × 2^attempt, at most 256 ms: the colliders spread out rather than
+    /// collide again in step), for up to `retryBudget`; then `StoreError.busy`.
     private func transaction<T>(_ begin: String, retrying: Bool, _ body: (SQLSession) throws -> T) throws -> T {
         var attempt = 1
+        let start = ContinuousClock.now
         while true {
             let connection = try connections.acquire()
             let transaction = PostgresTransaction(connection: connection, catalog: catalog, logger: logger, answerTimeout: answerTimeout)
@@ -120,10 +134,13 @@ public final class PostgresStore: StoreEngine {
             } catch {
                 let rolledBack = (try? transaction.run("ROLLBACK", [])) != nil
                 connections.release(connection, healthy: rolledBack)
-                guard retrying, attempt < 10, Self.isRetryable(error) else { throw error }
-                // A little random wait, longer each time, so that the transactions that
-                // collided do not collide again in step.
-                usleep(UInt32.random(in: 1_000...5_000) * UInt32(attempt))
+                guard retrying, Self.isRetryable(error) else { throw error }
+                let wait = Duration.microseconds(Int.random(in: 500...(2_000 << min(attempt, 7))))
+                guard ContinuousClock.now - start + wait < retryBudget else {
+                    throw StoreError.busy("PostgreSQL refused this transaction \(attempt) times in \(ContinuousClock.now - start) "
+                                          + "for colliding with others; the last: \(error)")
+                }
+                usleep(UInt32(wait / .microseconds(1)))
                 attempt += 1
             }
         }

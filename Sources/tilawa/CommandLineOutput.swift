@@ -32,8 +32,12 @@ enum CommandLineOutput {
             if case .storageFull = error {
                 return fail(code: error.code, message: "the disk is full: \(error.description)", exit: cannotCreate)
             }
-            if case .unavailable = error {
+            switch error {
+            case .unavailable, .busy:
+                // 69, not 75: `ingest` says "attempt limit" with 75.
                 return fail(code: error.code, message: error.description, exit: ExitStatus.unavailable)
+            default:
+                break
             }
             return fail(code: error.code, message: error.description, exit: ExitStatus.software)
         case let error as ConfigurationError:

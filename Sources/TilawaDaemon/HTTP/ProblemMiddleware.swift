@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import TilawaS3
+import TilawaStore
 
 /// Turns every error a handler throws into a problem+json response: `APIProblem` as it
 /// is, Hummingbird's own `HTTPError` with a code named after its status (an unknown path is
@@ -31,6 +32,8 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
                                   detail: "The recordings' store does not answer just now; nothing was counted. Please try again in a minute.",
                                   headers: [.retryAfter: "60"])
                 .response(from: request, context: context)
+        } catch let error as StoreError {
+            return try Self.problem(for: error, request: request, context: context).response(from: request, context: context)
         } catch is NIOTooManyBytesError {
             return try APIProblem.bodyTooLarge(limit: context.maxUploadSize).response(from: request, context: context)
         } catch {
@@ -38,6 +41,30 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return try APIProblem(.internalServerError, code: "internal_error",
                                   detail: "Something went wrong on our side; nothing was counted. Please try again.")
                 .response(from: request, context: context)
+        }
+    }
+
+    /// The store's failures as what the caller can do: wait (the database is down or busy: 503
+    /// with `Retry-After`, nothing was counted), free space (507), or nothing (500, logged).
+    static func problem(for error: StoreError, request: Request, context: Context) -> APIProblem {
+        switch error {
+        case .unavailable:
+            context.logger.error("database unavailable", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+            return APIProblem(.serviceUnavailable, code: error.code,
+                              detail: "The database does not answer just now; nothing was counted. Please try again in a minute.",
+                              headers: [.retryAfter: "30"])
+        case .busy:
+            context.logger.warning("database busy", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+            return APIProblem(.serviceUnavailable, code: error.code,
+                              detail: "Too many changes at once just now; nothing was counted. Please try again in a moment.",
+                              headers: [.retryAfter: "2"])
+        case .storageFull:
+            context.logger.error("storage full", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+            return .storageFull
+        case .io, .internalInconsistency, .unsupported:
+            context.logger.error("request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+            return APIProblem(.internalServerError, code: "internal_error",
+                              detail: "Something went wrong on our side; nothing was counted. Please try again.")
         }
     }
 

@@ -133,13 +133,14 @@ extension AppDatabase {
     /// question of the thread is answered, and the student gets `question_answered`) — one
     /// transaction. `text` may be empty when a voice `clip` (already placed durably) comes with it.
     /// With `maxPerMinute`, an author who has written that many comments in the last minute
-    /// is refused `tooManyComments`, counted in the same write transaction as the insert, so
-    /// concurrent requests never get past the limit together.
+    /// is refused `tooManyComments`, counted in the same write transaction as the insert and
+    /// under the author's lock, so concurrent requests (on any node) never get past the limit
+    /// together — and on PostgreSQL wait their turn rather than fail each other's snapshots.
     public func addComment(
         feedbackId: String, author: CommentRecord.Author, authorId: String, text: String, clip: CommentRecord.Clip? = nil,
         maxPerMinute: Int? = nil, policy: ProgramPolicy, now: Date
     ) async throws -> Result<CommentRecord, CommentRefusal> {
-        try await immediateWrite { db in
+        try await engine.lockedWrite(.author("\(author.rawValue):\(authorId)")) { db in
             let (feedback, submission, enrolment): (FeedbackRecord, SubmissionRecord, EnrolmentRecord)
             switch try Self.commentTarget(db, feedbackId: feedbackId, author: author, authorId: authorId, now: now) {
             case let .success(target): (feedback, submission, enrolment) = target

@@ -12,9 +12,12 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case unsupported(String)
     /// The database server cannot be reached (PostgreSQL down, refused, unreachable).
     case unavailable(String)
+    /// The database kept refusing a transaction for colliding with others (PostgreSQL's
+    /// serialization failures and deadlocks, tried again for seconds): try again shortly.
+    case busy(String)
 
     /// The stable code (`storage_full`, `io_error`, `internal_error`, `unsupported_engine`,
-    /// `database_unavailable`).
+    /// `database_unavailable`, `database_busy`).
     public var code: String {
         switch self {
         case .storageFull: "storage_full"
@@ -22,12 +25,14 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .internalInconsistency: "internal_error"
         case .unsupported: "unsupported_engine"
         case .unavailable: "database_unavailable"
+        case .busy: "database_busy"
         }
     }
 
     public var description: String {
         switch self {
-        case let .storageFull(text), let .io(text), let .internalInconsistency(text), let .unsupported(text), let .unavailable(text): text
+        case let .storageFull(text), let .io(text), let .internalInconsistency(text), let .unsupported(text), let .unavailable(text),
+             let .busy(text): text
         }
     }
 

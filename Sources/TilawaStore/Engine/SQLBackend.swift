@@ -41,4 +41,7 @@ public enum StoreLock: Sendable, Hashable {
     case recipient(String)
     /// One process-wide duty (the drop-folder watcher, a sweep).
     case duty(String)
+    /// What one author (`student:ID`, `coach:ID`) wrote lately: a limit counted from the
+    /// table (comments per minute) stays exact however many requests of theirs race.
+    case author(String)
 }

@@ -23,6 +23,8 @@ public protocol StoreEngine: Sendable {
     /// IMMEDIATE` on SQLite; on PostgreSQL the lock first, then READ COMMITTED statements that
     /// each see what the lock's previous holder committed.
     func lockedWrite<T>(_ lock: StoreLock, _ body: (SQLSession) throws -> T) throws -> T
+    /// `lockedWrite` from async code: suspends instead of blocking.
+    func lockedWrite<T: Sendable>(_ lock: StoreLock, _ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T
     /// A write transaction that claims rows of a queue (a job) with `SQLSession.skipLocked`:
     /// READ COMMITTED on PostgreSQL, where `FOR UPDATE SKIP LOCKED` lets workers of every node
     /// claim different rows side by side instead of colliding and retrying; `immediateWrite`
@@ -125,6 +127,10 @@ public struct SQLiteEngine: StoreEngine {
 
     public func immediateWrite<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T {
         try await writer.writeWithoutTransaction { db in try Self.immediateTransaction(db, body) }
+    }
+
+    public func lockedWrite<T: Sendable>(_ lock: StoreLock, _ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T {
+        try await immediateWrite(body)
     }
 
     /// `body` in one `BEGIN IMMEDIATE` transaction, committed, and its result.
