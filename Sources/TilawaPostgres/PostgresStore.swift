@@ -23,6 +23,8 @@ import TilawaStore
 /// - `read` is REPEATABLE READ, READ ONLY: one committed state, as SQLite's readers see.
 public final class PostgresStore: StoreEngine {
     public var kind: StoreEngineKind { .postgres }
+    public var collisions: Int { collisionCount.load(ordering: .relaxed) }
+    private let collisionCount = Atomic<Int>(0)
 
     let connections: PostgresConnectionPool
     let threads: NIOThreadPool
@@ -135,6 +137,7 @@ public final class PostgresStore: StoreEngine {
                 let rolledBack = (try? transaction.run("ROLLBACK", [])) != nil
                 connections.release(connection, healthy: rolledBack)
                 guard retrying, Self.isRetryable(error) else { throw error }
+                collisionCount.add(1, ordering: .relaxed)
                 let wait = Duration.microseconds(Int.random(in: 500...(2_000 << min(attempt, 7))))
                 guard ContinuousClock.now - start + wait < retryBudget else {
                     throw StoreError.busy("PostgreSQL refused this transaction \(attempt) times in \(ContinuousClock.now - start) "

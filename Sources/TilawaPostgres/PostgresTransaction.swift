@@ -67,7 +67,7 @@ final class PostgresTransaction: SQLBackend {
             // 6,400 by default: "out of shared memory"). Recipients share 1,024 buckets instead;
             // two in one bucket only wait for each other.
             _ = try run("SELECT pg_advisory_xact_lock(\(space), hashtext(?) & \(Self.recipientBuckets - 1))", [key])
-        case .student, .duty, .author:
+        case .student, .duty, .quota:
             _ = try run("SELECT pg_advisory_xact_lock(\(space), hashtext(?))", [key])
         }
     }
@@ -90,7 +90,7 @@ final class PostgresTransaction: SQLBackend {
         case let .student(id): (0x5449_4C01, id)
         case let .recipient(id): (0x5449_4C02, id)
         case let .duty(name): (0x5449_4C03, name)
-        case let .author(id): (0x5449_4C04, id)
+        case let .quota(name): (0x5449_4C04, name)
         }
     }
 

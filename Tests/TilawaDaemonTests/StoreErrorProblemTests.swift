@@ -41,3 +41,21 @@ struct StoreErrorProblemTests {
         }
     }
 }
+
+@Suite("tilawa_database_collisions_total follows the store's own count")
+struct DatabaseCollisionMetricTests {
+    @Test("0 before any scrape; each scrape adds what the store counted since the last; a count seen twice is added once")
+    func followsTheStore() {
+        let metrics = TilawaMetrics()
+        metrics.observeDatabaseCollisions(0)
+        #expect(metricValue("tilawa_database_collisions_total", in: metrics) == 0)
+        metrics.observeDatabaseCollisions(3)
+        metrics.observeDatabaseCollisions(3)
+        #expect(metricValue("tilawa_database_collisions_total", in: metrics) == 3)
+        metrics.observeDatabaseCollisions(7)
+        #expect(metricValue("tilawa_database_collisions_total", in: metrics) == 7)
+        // Two scrapes racing may hand in an older count after a newer one: never counted back.
+        metrics.observeDatabaseCollisions(5)
+        #expect(metricValue("tilawa_database_collisions_total", in: metrics) == 7)
+    }
+}

@@ -1,5 +1,6 @@
 import Foundation
 import Prometheus
+import Synchronization
 
 /// The daemon's metrics, rendered as Prometheus text at `GET /metrics`.
 ///
@@ -30,6 +31,9 @@ public final class TilawaMetrics: Sendable {
     public let undeliveredEvents: Gauge
     /// Uploads being received or judged now (at most `http.max_concurrent_uploads`).
     public let uploadsInFlight: Gauge
+    /// Transactions run again for colliding with another (PostgreSQL), counted by the store.
+    private let databaseCollisions: Counter
+    private let collisionsSeen = Mutex<Int>(0)
 
     public init() {
         uploadBytes = registry.makeCounter(descriptor: Self.name("upload_bytes", unit: "total", help: "Bytes of recordings received over HTTP."))
@@ -43,6 +47,18 @@ public final class TilawaMetrics: Sendable {
         overdue = registry.makeGauge(descriptor: Self.name("feedback_overdue", help: "Submissions past the feedback deadline."))
         undeliveredEvents = registry.makeGauge(descriptor: Self.name("notifications_undelivered", help: "Notifications not yet delivered."))
         uploadsInFlight = registry.makeGauge(descriptor: Self.name("uploads_in_flight", help: "Uploads being received or judged now."))
+        databaseCollisions = registry.makeCounter(descriptor: Self.name(
+            "database_collisions", unit: "total",
+            help: "Transactions run again because PostgreSQL refused them for colliding with another (serialization failure, deadlock)."))
+    }
+
+    /// Brings `tilawa_database_collisions_total` up to the store's own count, `total`.
+    public func observeDatabaseCollisions(_ total: Int) {
+        let added = collisionsSeen.withLock { seen -> Int in
+            defer { seen = max(seen, total) }
+            return max(0, total - seen)
+        }
+        if added > 0 { databaseCollisions.increment(by: Int64(added)) }
     }
 
     /// The descriptor of `tilawa_<metric>[_<unit>]`.

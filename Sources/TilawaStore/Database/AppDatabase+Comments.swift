@@ -140,7 +140,7 @@ extension AppDatabase {
         feedbackId: String, author: CommentRecord.Author, authorId: String, text: String, clip: CommentRecord.Clip? = nil,
         maxPerMinute: Int? = nil, policy: ProgramPolicy, now: Date
     ) async throws -> Result<CommentRecord, CommentRefusal> {
-        try await engine.lockedWrite(.author("\(author.rawValue):\(authorId)")) { db in
+        try await engine.lockedWrite(.quota("comments:\(author.rawValue):\(authorId)")) { db in
             let (feedback, submission, enrolment): (FeedbackRecord, SubmissionRecord, EnrolmentRecord)
             switch try Self.commentTarget(db, feedbackId: feedbackId, author: author, authorId: authorId, now: now) {
             case let .success(target): (feedback, submission, enrolment) = target

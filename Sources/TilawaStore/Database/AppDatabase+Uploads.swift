@@ -50,10 +50,12 @@ extension AppDatabase {
     /// Creates `upload` in one transaction with the checks that bound staging: at most
     /// `maxOpenPerStudent` unfinished uploads per student and `budgetBytes` reserved in all
     /// (an upload of unknown length reserves `maxUploadBytes`). An `Idempotency-Key` already
-    /// used returns the upload it created. Expired uploads count for nothing.
+    /// used returns the upload it created. Expired uploads count for nothing. Creations take
+    /// their turn under the staging quota's lock (on PostgreSQL every creation reads the sum of
+    /// all uploads, so as SERIALIZABLE writes any two at once would collide).
     public func createUpload(_ upload: ResumableUploadRecord, maxOpenPerStudent: Int, budgetBytes: Int64, maxUploadBytes: Int64,
                              now: Date) async throws -> UploadCreation {
-        try await engine.write { db -> UploadCreation in
+        try await engine.lockedWrite(.quota("staging")) { db -> UploadCreation in
             var upload = upload
             if let key = upload.idempotencyKey {
                 let earlier = try ResumableUploadRecord.fetchOne(db, where: "studentId = ? AND idempotencyKey = ?", [upload.studentId, key])

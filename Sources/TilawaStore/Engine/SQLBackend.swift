@@ -41,7 +41,9 @@ public enum StoreLock: Sendable, Hashable {
     case recipient(String)
     /// One process-wide duty (the drop-folder watcher, a sweep).
     case duty(String)
-    /// What one author (`student:ID`, `coach:ID`) wrote lately: a limit counted from the
-    /// table (comments per minute) stays exact however many requests of theirs race.
-    case author(String)
+    /// A limit counted over many rows (`staging`: the resumable uploads' byte budget and open
+    /// uploads per student; `comments:student:ID`: one author's comments per minute): exact
+    /// however many requests race, and on PostgreSQL they wait their turn rather than fail
+    /// each other's snapshots as SERIALIZABLE writes reading the same rows would.
+    case quota(String)
 }

@@ -33,6 +33,10 @@ public protocol StoreEngine: Sendable {
     func claimWrite<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T
     /// Which engine, for `status` and error messages.
     var kind: StoreEngineKind { get }
+    /// Transactions this process ran again since it started because they collided with
+    /// another (PostgreSQL's serialization failures and deadlocks; never on SQLite, whose one
+    /// writer waits instead): `GET /metrics`' `tilawa_database_collisions_total`.
+    var collisions: Int { get }
     /// Takes the process-wide duty `name` (one drop-folder watcher for every node), or nil
     /// while another process holds it. The claim lasts until released or until this
     /// process's hold on the database ends.
@@ -78,6 +82,7 @@ public struct SQLiteEngine: StoreEngine {
     }
 
     public var kind: StoreEngineKind { .sqlite }
+    public var collisions: Int { 0 }
 
     /// Always granted: one daemon at a time opens a state directory (its lock), so the
     /// process already holds every duty of its SQLite database.
