@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TilawaCore
 @testable import TilawaDaemon
@@ -8,7 +9,7 @@ import TilawaTestSupport
 /// A worker whose encode job was claimed again while it waited (DESIGN §13: "a node paused
 /// past its lease and resumed must not write"): the artifacts' keys are the recording's own,
 /// so the stale worker must not write them, nor remove them.
-@Suite("Encode jobs: a worker that lost its lease before it started leaves the recorded files alone")
+@Suite("Encode jobs: a worker that lost its lease, before or during its encode, leaves the recorded files alone")
 struct StaleEncodeTests {
     @Test("Claimed by A, run by B after A's lease ran out, then A resumes: A encodes nothing, the files B recorded stay as they are")
     func staleWorkerWritesNothing() async throws {
@@ -46,5 +47,69 @@ struct StaleEncodeTests {
         #expect(final.audioPath == recorded.audioPath && final.encodedAt == recorded.encodedAt)
         let jobNow = try #require(try await runtime.database.engine.read { db in try JobRecord.fetchOne(db, key: jobId) })
         #expect(jobNow.state == .done && jobNow.attempts == current.attempts)
+    }
+
+    /// A worker that stalls *during* its encode (a frozen VM) while another records the job: on
+    /// a disk store (one disk, or `file:///…` the nodes share) the encoder writes a work file of
+    /// its own, so the stale worker, finding its lease gone, drops that file and the recorded
+    /// artifact stays the one recorded. Before, the encoder renamed its output into place itself
+    /// and replaced the recorded file.
+    @Test("A stalls mid-encode, B claims and records meanwhile, A resumes: the recorded files keep their inodes, no work file is left")
+    func stalledMidEncode() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        let runtime = daemon.runtime
+        let staged = runtime.stateDirectory.newStagingPath(extension: "opus")
+        try FileManager.default.copyItem(atPath: fixturesDirectory.appendingPathComponent("speech.opus").path, toPath: staged)
+        guard case let .accepted(submission, _, job) = try runtime.intake.submit(
+            stagedPath: staged, studentId: "S1001", slot: .week(12), origin: .cli, fileExtension: "opus"), let jobId = job.id else {
+            Issue.record("not accepted")
+            return
+        }
+        let database = runtime.database, clock = daemon.clock
+        let store = runtime.stateDirectory.artifactStore
+        let stalled = Mutex(false), finished = Mutex(false)
+        let resume = DispatchSemaphore(value: 0)
+        var stalling = runtime.encodeRunner
+        stalling.encodeStarts = { _ in
+            stalled.withLock { $0 = true }
+            resume.wait()
+        }
+        let claimedByA = try #require(try database.claimJob(id: jobId, worker: "a@elsewhere", now: clock.now))
+        let workerA = stalling
+        Thread.detachNewThread {
+            workerA.run(claimedByA)
+            finished.withLock { $0 = true }
+        }
+        #expect(await eventually(seconds: 30) { stalled.withLock { $0 } })
+
+        // While A is stalled its lease runs out; B claims the job and records it.
+        try await database.engine.write { db in
+            try db.execute(sql: "UPDATE job SET leaseExpiresAt = ? WHERE id = ?", arguments: [Date().addingTimeInterval(-1), jobId])
+        }
+        #expect(try await database.requeueExpiredJobLeases() == 1)
+        let current = try #require(try database.claimJob(id: jobId, worker: "b@elsewhere", now: clock.now))
+        runtime.encodeRunner.run(current)
+        let recordedRow = try #require(try await database.submission(id: submission.id))
+        var recordedFiles: [String: Int] = [:]
+        for path in [try #require(recordedRow.audioPath), try #require(recordedRow.waveformPath)] {
+            recordedFiles[path] = try FileManager.default.attributesOfItem(atPath: store.path(path))[.systemFileNumber] as? Int
+        }
+
+        resume.signal()
+        #expect(await eventually(seconds: 60) { finished.withLock { $0 } })
+        #expect(recordedFiles.count == 2)
+        for (path, inode) in recordedFiles {
+            let now = (try? FileManager.default.attributesOfItem(atPath: store.path(path)))?[.systemFileNumber] as? Int
+            #expect(now == inode, "the stale worker replaced \(path)")
+        }
+        let final = try #require(try await database.submission(id: submission.id))
+        #expect(final.state == .awaitingFeedback && final.encodedAt == recordedRow.encodedAt)
+        let jobNow = try #require(try await database.engine.read { db in try JobRecord.fetchOne(db, key: jobId) })
+        #expect(jobNow.state == .done && jobNow.attempts == 2 && jobNow.lockedBy?.hasPrefix("b@") != false)
+        // A's work file went with it.
+        let directory = URL(fileURLWithPath: store.path(try #require(final.audioPath))).deletingLastPathComponent().path
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".tmp") }
+        #expect(left.isEmpty, "\(left)")
     }
 }

@@ -19,6 +19,9 @@ public struct EncodeJobRunner: Sendable {
     public let clock: @Sendable () -> Date
     /// Attempts before a job fails for good.
     public var maximumAttempts = 3
+    /// Called as an encode starts, its lease checked: where a test stands a worker stalled
+    /// mid-encode (its lease taken and the job recorded by another meanwhile).
+    var encodeStarts: @Sendable (JobLease) -> Void = { _ in }
 
     /// Creates a runner.
     public init(database: AppDatabase, stateDirectory: StateDirectory, processor: AudioProcessor,
@@ -150,9 +153,10 @@ public struct EncodeJobRunner: Sendable {
     /// and the playback gain comes from the stored figures — no second analysis.
     ///
     /// The keys are the recording's own, the same for every attempt, so only the lease's holder
-    /// writes or removes them: a worker that stalled past its lease (another has recorded the
-    /// job meanwhile) stops before its first upload, and on a failure removes only its own
-    /// work copy.
+    /// writes or removes them: the encoder writes a work file of this attempt's own; a worker
+    /// that stalled past its lease (another has recorded the job meanwhile) finds so before it
+    /// publishes anything, and drops only that work file — on S3, on one disk, or on a disk the
+    /// nodes share.
     private func encode(original: String, family: ArtifactStore.Family, id: String, date: Date,
                         processor: AudioProcessor, analysis: AudioAnalysis, lease: JobLease)
         throws -> (audioPath: String, waveformPath: String, encoded: EncodedAudio) {
@@ -164,26 +168,28 @@ public struct EncodeJobRunner: Sendable {
         // every file made here is uploaded before the row that names it commits.
         let source = try store.localCopy(of: original)
         defer { source.release() }
-        let (encoded, waveform) = try processor.encode(path: source.path, to: store.path(audioPath), analysis: analysis)
-        guard try database.renewJobLease(lease) else {
-            store.discardWorkCopy(audioPath)
-            throw JobLeaseLost(jobId: lease.jobId)
-        }
+        let work = try store.workPath(for: audioPath)
+        var published = false
+        defer { if !published { store.discardWork(work) } }
+        encodeStarts(lease)
+        let (encoded, waveform) = try processor.encode(path: source.path, to: work, analysis: analysis)
+        guard try database.renewJobLease(lease) else { throw JobLeaseLost(jobId: lease.jobId) }
         do {
             try store.write(waveform.jsonData(), to: waveformPath)
             // The same packets for players that do not read Ogg; a failure here only means the
             // audio route makes the variant when first asked.
             for container in OpusContainer.allCases {
                 let variant = AudioVariants.path(ofOgg: audioPath, container: container)
-                if (try? OpusRemuxer.remux(oggPath: store.path(audioPath), to: store.path(variant), container: container)) != nil {
+                if (try? OpusRemuxer.remux(oggPath: work, to: store.path(variant), container: container)) != nil {
                     do { try store.publish(variant) } catch { store.remove(variant) }
                 }
             }
-            try store.publish(audioPath)
+            try store.publish(audioPath, from: work)
+            published = true
         } catch {
             // Keys are the recording's own: the retry writes them again. Only while the lease
             // holds: otherwise they may be what another worker recorded.
-            if (try? database.renewJobLease(lease)) == true { store.remove(audioPath) } else { store.discardWorkCopy(audioPath) }
+            if (try? database.renewJobLease(lease)) == true { store.remove(audioPath) }
             throw error
         }
         Failpoint.hit(Failpoint.afterEncode)

@@ -161,12 +161,34 @@ public struct ArtifactStore: Sendable, Equatable {
         unlink(local)
     }
 
-    /// Drops this node's work copy of `relative` (what a writer made at `path(relative)` and
-    /// did not publish) and nothing else: with a remote, the local file; on disk the file *is*
-    /// the artifact, another worker's perhaps, and stays.
-    public func discardWorkCopy(_ relative: String) {
-        guard remote != nil, let target = containedPath(relative) else { return }
-        unlink(target)
+    /// Where a writer that renames into place itself (the encoder) makes `relative` for now,
+    /// so that nothing it does touches the artifact until `publish(_:from:)`: with a remote,
+    /// `path(relative)` in this node's work area; on disk a name of this attempt's own beside
+    /// the artifact (hidden, `.tmp`: the sweep takes it if the process dies). A worker that turns
+    /// out to have lost its job meanwhile discards it, and another worker's file stays as it was
+    /// — on a disk the nodes share (`file:///…`) as on one.
+    public func workPath(for relative: String) throws -> String {
+        guard remote == nil else {
+            try prepareDirectory(for: relative)
+            return path(relative)
+        }
+        return try temporaryPath(for: relative)
+    }
+
+    /// Makes `work` (from `workPath(for:)`) the artifact `relative`, durably: with a remote
+    /// uploaded and the local file removed; on disk renamed into place.
+    public func publish(_ relative: String, from work: String) throws {
+        if let remote {
+            try remote.upload(file: work, to: relative)
+            unlink(work)
+            return
+        }
+        try place(work, at: relative)
+    }
+
+    /// Drops a `workPath(for:)` file that was not published (a missing one is not an error).
+    public func discardWork(_ work: String) {
+        unlink(work)
     }
 
     /// Removes an artifact; a missing file is not an error. While a backup runs nothing is
