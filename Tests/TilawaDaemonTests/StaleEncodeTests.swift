@@ -1,4 +1,5 @@
 import Foundation
+import ServiceLifecycle
 import Synchronization
 import Testing
 import TilawaCore
@@ -111,5 +112,58 @@ struct StaleEncodeTests {
         let directory = URL(fileURLWithPath: store.path(try #require(final.audioPath))).deletingLastPathComponent().path
         let left = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".tmp") }
         #expect(left.isEmpty, "\(left)")
+    }
+}
+
+/// A node that died holding a job gets it back from a busy node too: the workers give back
+/// expired leases every third of a lease between two jobs, not only once their own queue is
+/// empty — under a backlog, a dead node's recording would otherwise wait for all of it.
+@Suite("Expired leases are given back by a busy node")
+struct BusyRescueTests {
+    @Test("a dead node's job (lease run out) starts right after the job in hand, before a backlog of five")
+    func rescuedUnderBacklog() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        let runtime = daemon.runtime
+        let staged = runtime.stateDirectory.newStagingPath(extension: "opus")
+        try FileManager.default.copyItem(atPath: fixturesDirectory.appendingPathComponent("speech.opus").path, toPath: staged)
+        guard case let .accepted(submission, _, job) = try runtime.intake.submit(
+            stagedPath: staged, studentId: "S1001", slot: .week(12), origin: .cli, fileExtension: "opus"), let deadJob = job.id else {
+            Issue.record("not accepted")
+            return
+        }
+        // The dead node's claim, its lease run out.
+        _ = try #require(try runtime.database.claimJob(id: deadJob, worker: "4242@dead-node", now: daemon.clock.now,
+                                                       leaseNow: Date().addingTimeInterval(-120)))
+        // A backlog: five more encodes of the same recording (the work is idempotent).
+        let backlog = try await runtime.database.engine.write { db in
+            try (0..<5).map { _ -> Int64 in
+                var record = JobRecord(kind: .encodeSubmission, subjectId: submission.id, now: Date())
+                try record.insert(db)
+                return record.id ?? 0
+            }
+        }
+        let started = Mutex<[Int64]>([])
+        var runner = runtime.encodeRunner
+        runner.encodeStarts = { lease in
+            started.withLock { $0.append(lease.jobId) }
+            // Each job takes longer than the rescue interval below.
+            usleep(300_000)
+        }
+        var workers = EncodeWorkerService(runtime: runtime, pool: daemon.api.pool, wakeup: daemon.api.wakeup, workers: 1,
+                                          pollInterval: .milliseconds(100), metrics: daemon.api.metrics, logger: daemon.logger)
+        workers.runner = runner
+        workers.rescueInterval = .milliseconds(200)
+        let group = ServiceGroup(configuration: .init(services: [.init(service: workers)], logger: daemon.logger))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            let done = await eventually(seconds: 120) { started.withLock { $0.count } >= 6 }
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+            #expect(done, "started: \(started.withLock { $0 })")
+        }
+        let order = started.withLock { $0 }
+        #expect(order.count == 6 && order.first == backlog.first, "\(order)")
+        #expect(order.dropFirst().first == deadJob, "the dead node's job waited for the backlog: \(order) (dead: \(deadJob))")
     }
 }

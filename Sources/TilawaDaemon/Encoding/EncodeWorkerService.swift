@@ -18,6 +18,10 @@ public struct EncodeWorkerService: Service {
     let pollInterval: Duration
     let metrics: TilawaMetrics
     let logger: Logger
+    /// How often, busy or not, expired leases of any node are given back: a third of a lease.
+    var rescueInterval: Duration = .seconds(AppDatabase.jobLeaseDuration / 3)
+    /// The runner jobs go to (the runtime's; a test's stalls its encodes).
+    var runner: EncodeJobRunner
 
     /// Creates the service.
     public init(runtime: TilawaRuntime, pool: AudioWorkPool, wakeup: WakeupSignal, workers: Int,
@@ -29,6 +33,7 @@ public struct EncodeWorkerService: Service {
         self.pollInterval = pollInterval
         self.metrics = metrics
         self.logger = logger
+        runner = runtime.encodeRunner
     }
 
     public func run() async throws {
@@ -40,13 +45,13 @@ public struct EncodeWorkerService: Service {
     }
 
     private func work(index: Int) async {
-        let runner = runtime.encodeRunner
+        let runner = self.runner
         let worker = "\(EncodeJobRunner.workerIdentity)#\(index)"
         var lastRescue = ContinuousClock.now
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             // Busy or not, every third of a lease: a dead node's jobs must not wait for a
             // backlog to drain before they are given back.
-            if index == 0, ContinuousClock.now - lastRescue >= .seconds(AppDatabase.jobLeaseDuration / 3) {
+            if index == 0, ContinuousClock.now - lastRescue >= rescueInterval {
                 await requeueExpiredLeases()
                 lastRescue = ContinuousClock.now
             }
