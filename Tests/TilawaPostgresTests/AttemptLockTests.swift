@@ -34,7 +34,7 @@ struct AttemptLockTests {
 
     func race(_ server: PostgresTestServer) async throws {
         let location = try #require(PostgresLocation(url: server.url))
-        let nodes = (0..<3).map { _ in PostgresEngine(location: location, password: nil, logger: Logger(label: "test")) }
+        let nodes = (0..<3).map { _ in LockShapeNode(location: location, password: nil, logger: Logger(label: "test")) }
         try await withThrowingDiscardingTaskGroup { group in
             for node in nodes { group.addTask { await node.run() } }
             try await nodes[0].client.query("CREATE TABLE attempt (id text PRIMARY KEY, student_id text NOT NULL, received_at timestamptz NOT NULL)")
@@ -63,7 +63,7 @@ struct AttemptLockTests {
     /// when fewer than two (the rule's shape; the full rule reads grants, pauses and weeks owed
     /// the same way, under the same lock). The pause between count and insert widens the window
     /// a race needs, as a slow disk or a busy node would.
-    static func admit(student: String, id: String, on node: PostgresEngine, shape: Shape) async throws -> Bool {
+    static func admit(student: String, id: String, on node: LockShapeNode, shape: Shape) async throws -> Bool {
         let logger = Logger(label: "test")
         func decide(_ connection: PostgresConnection) async throws -> Bool {
             let rows = try await connection.query(

@@ -1,21 +1,23 @@
 import Logging
 import PostgresNIO
+import TilawaPostgres
 
-/// The PostgreSQL engine's pool of connections to `database.url` (DESIGN §13), and the one
-/// transaction shape the programme's rules need across nodes.
+/// One node of `AttemptLockTests`: a `PostgresClient` pool and the student-lock transaction
+/// shape, written out with postgres-nio's own API so the test can set it beside the shapes that
+/// fail. The product's is `PostgresStore.lockedWrite` (the same lock, the same isolation); this
+/// was its first prototype and lives with the test that compares the shapes.
 ///
-/// `run()` must be running (a service in the daemon, a task in a test) for queries to get a
-/// connection.
-public struct PostgresEngine: Sendable {
-    public let client: PostgresClient
-    public let location: PostgresLocation
+/// `run()` must be running (a task in the test) for queries to get a connection.
+struct LockShapeNode: Sendable {
+    let client: PostgresClient
+    let location: PostgresLocation
     let logger: Logger
 
-    /// The first key of every student lock (`pg_advisory_xact_lock(int, int)`): Tilawa's own
-    /// space, so an operator's or another program's advisory locks never wait on ours.
+    /// The first key of every student lock (`pg_advisory_xact_lock(int, int)`), as
+    /// `PostgresTransaction.lockKey(.student(_:))` has it.
     static let studentLockSpace: Int32 = 0x5449_4C01
 
-    public init(location: PostgresLocation, password: String?, maximumConnections: Int = 20, logger: Logger) {
+    init(location: PostgresLocation, password: String?, maximumConnections: Int = 20, logger: Logger) {
         var configuration = PostgresClient.Configuration(host: location.host, port: location.port, username: location.user,
                                                          password: password, database: location.database, tls: .disable)
         configuration.options.maximumConnections = maximumConnections
@@ -25,7 +27,7 @@ public struct PostgresEngine: Sendable {
     }
 
     /// Keeps the pool until the surrounding task is cancelled.
-    public func run() async {
+    func run() async {
         await client.run()
     }
 
@@ -38,7 +40,7 @@ public struct PostgresEngine: Sendable {
     /// before it waited — and every waiter would count stale rows (`AttemptLockTests` shows both).
     /// The lock is the transaction's: released by its commit or rollback, and by the server
     /// when the connection dies.
-    public func withStudentLock<T: Sendable>(_ studentId: String, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+    func withStudentLock<T: Sendable>(_ studentId: String, _ body: (PostgresConnection) async throws -> T) async throws -> T {
         try await client.withTransaction(logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(Self.studentLockSpace), hashtext(\(studentId)))", logger: logger)
             return try await body(connection)
