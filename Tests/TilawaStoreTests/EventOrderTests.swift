@@ -54,10 +54,12 @@ struct EventOrderTests {
         }
         await onOwnThread { inserted.wait() }
         async let b: Void = onOwnThread { try database.engine.write { db in try write("B", db) } }
-        // Give B the chance to commit ahead of A (it does, unlocked on PostgreSQL); locked, it
-        // waits for A's lock and this returns when the second is up.
+        // Give B the chance to commit ahead of A (it does, unlocked on PostgreSQL: seen as soon as
+        // it has, however loaded the machine — up to 30 s); locked, it waits for A's lock and this
+        // returns after two seconds of not seeing it.
+        let probes = writer == .unlocked ? 300 : 20
         let bFirst = await onOwnThread { () -> Bool in
-            for _ in 0..<20 {
+            for _ in 0..<probes {
                 if (try? database.events(studentId: "S1001", after: 0, limit: 10))?.contains(where: { $0.id == "evt_B" }) == true { return true }
                 usleep(100_000)
             }
