@@ -119,8 +119,9 @@ public final class PostgresStore: StoreEngine {
 
     /// Runs `body` between `begin` and COMMIT on one connection; rolls back when it throws.
     /// With `retrying`, a collision with another transaction runs it again after a random
-    /// wait (up to 2 ms × 2^attempt, at most 256 ms: the colliders spread out rather than
-    /// collide again in step), for up to `retryBudget`; then `StoreError.busy`.
+    /// wait (up to 2 ms × 2^attempt, at most 32 ms: the colliders spread out rather than
+    /// collide again in step, and a minute tick or an answer is not held up much longer than
+    /// the collisions last), for up to `retryBudget`; then `StoreError.busy`.
     private func transaction<T>(_ begin: String, retrying: Bool, _ body: (SQLSession) throws -> T) throws -> T {
         var attempt = 1
         let start = ContinuousClock.now
@@ -138,7 +139,7 @@ public final class PostgresStore: StoreEngine {
                 connections.release(connection, healthy: rolledBack)
                 guard retrying, Self.isRetryable(error) else { throw error }
                 collisionCount.add(1, ordering: .relaxed)
-                let wait = Duration.microseconds(Int.random(in: 500...(2_000 << min(attempt, 7))))
+                let wait = Duration.microseconds(Int.random(in: 500...(2_000 << min(attempt, 4))))
                 guard ContinuousClock.now - start + wait < retryBudget else {
                     throw StoreError.busy("PostgreSQL refused this transaction \(attempt) times in \(ContinuousClock.now - start) "
                                           + "for colliding with others; the last: \(error)")

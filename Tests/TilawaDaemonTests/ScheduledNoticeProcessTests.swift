@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import GRDB
+import Synchronization
 import Testing
 import TilawaCore
 @testable import TilawaDaemon
@@ -27,6 +28,16 @@ struct ScheduledNoticeProcessTests {
               let started = (object["started_at"] as? String).flatMap({ try? Date($0, strategy: .iso8601) }),
               let uptime = object["uptime_seconds"] as? Int else { return nil }
         return started.addingTimeInterval(Double(uptime))
+    }
+
+    /// `tilawa_database_collisions_total` of the daemon on `port` (PostgreSQL's refusals it ran
+    /// again: held-up ticks, told in a failure's message).
+    static func collisions(port: Int) async -> Int {
+        let request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/metrics")
+        guard let response = try? await HTTPClient.shared.execute(request, timeout: .seconds(5)),
+              let body = try? await response.body.collect(upTo: 1 << 20) else { return 0 }
+        let line = String(buffer: body).split(separator: "\n").first { $0.hasPrefix("tilawa_database_collisions_total ") }
+        return line.flatMap { Double($0.split(separator: " ").last ?? "") }.map { Int($0) } ?? 0
     }
 
     @Test("every week_unlocked and deadline_reminder exactly once, in order per recipient, with the week's number, title and local deadline; none to a student who submitted; the one due while the daemon was down goes out late")
@@ -83,6 +94,7 @@ struct ScheduledNoticeProcessTests {
         let end = Self.calendar.deadline(week: 15).addingTimeInterval(86_400)
 
         let receiver = WebhookReceiver()
+        let collisions = Mutex(0)
         try await receiver.serve { url in
             var resume = Self.calendar.unlock(week: 1).addingTimeInterval(-3_600)
             var daemons = 0
@@ -97,6 +109,8 @@ struct ScheduledNoticeProcessTests {
                 var killedAt: Date?
                 while killedAt == nil, let now = await Self.programmeNow(port: daemon.port), now < end {
                     if let stop = stops.first, now >= stop.at {
+                        let counted = await Self.collisions(port: daemon.port)
+                        collisions.withLock { $0 += counted }
                         kill(Int32(daemon.pid), SIGKILL)
                         daemon.process.waitUntilExit()
                         stops.removeFirst()
@@ -114,6 +128,8 @@ struct ScheduledNoticeProcessTests {
                     try state.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM event WHERE deliveredAt IS NULL") } == 0
                 }
                 #expect(drained, "seed \(seed)")
+                let counted = await Self.collisions(port: daemon.port)
+                collisions.withLock { $0 += counted }
                 #expect(await daemon.terminate() == 0)
                 break
             }
@@ -159,7 +175,8 @@ struct ScheduledNoticeProcessTests {
             // S1004's are in Dubai at 18:00 on Thursday and Friday (the deadline is Saturday
             // morning there); S1002's in Jakarta likewise; S1003's on Wednesday and Thursday in
             // New York, across its change to summer time in week 10.
-            #expect(reminders.compactMap { $0.week?.number } == expected, "\(student) (seed \(seed))")
+            #expect(reminders.compactMap { $0.week?.number } == expected,
+                    "\(student) (seed \(seed), \(collisions.withLock { $0 }) transactions run again after a collision)")
             for (index, reminder) in reminders.enumerated() {
                 let week = reminder.week?.number ?? 0
                 let title = curriculum["\(level[student]!)/\(week)"]?.0 ?? "?"

@@ -50,7 +50,7 @@ struct CollisionRetryTests {
         let elapsed = ContinuousClock.now - start
         #expect(error?.code == "database_busy", "\(String(describing: error))")
         #expect(error?.description.contains("40001") == true, "the log keeps the last refusal: \(String(describing: error))")
-        // Waits grow to at most 256 ms: four seconds hold far more than ten runs, and the budget bounds the whole.
+        // Waits grow to at most 32 ms: four seconds hold far more than ten runs, and the budget bounds the whole.
         #expect(runs.load(ordering: .relaxed) > 10, "runs: \(runs.load(ordering: .relaxed))")
         #expect(elapsed < .seconds(30), "the budget bounds the retries: \(elapsed)")
         let written = try await store.database.engine.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM student WHERE id = 'S-never'") }
