@@ -189,7 +189,10 @@ struct WebhookDeliveryTests {
         #expect(receiver.maxInFlight <= 4)
         #expect(receiver.maxInFlight > 1)
         #expect(receiver.maxInFlightPerStudent == 1)
-        #expect(receiver.answered.count == 16)
+        // Every event answered. A POST the notifier gave up on (its 5-s timeout, on a loaded
+        // box) is sent again with its id, as the contract allows: counted once.
+        #expect(Set(receiver.answered).count == 16, "\(receiver.answered)")
+        #expect(Set(receiver.answered) == Set(try outbox.events().map(\.id)))
     }
 
     @Test("A new event goes out on the daemon's wake-up signal, without waiting for the poll")
