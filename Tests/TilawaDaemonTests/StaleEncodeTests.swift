@@ -17,20 +17,14 @@ struct StaleEncodeTests {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
         let runtime = daemon.runtime
-        let staged = runtime.stateDirectory.newStagingPath(extension: "opus")
-        try FileManager.default.copyItem(atPath: fixturesDirectory.appendingPathComponent("speech.opus").path, toPath: staged)
-        guard case let .accepted(submission, _, job) = try runtime.intake.submit(
-            stagedPath: staged, studentId: "S1001", slot: .week(12), origin: .cli, fileExtension: "opus"), let jobId = job.id else {
-            Issue.record("not accepted")
-            return
-        }
+        let (submission, jobId) = try await acceptedRecording(daemon)
         // A claims the job with a lease that has already run out (it stalled), and it is given back.
         let stale = try #require(try runtime.database.claimJob(id: jobId, worker: "a@elsewhere", now: daemon.clock.now,
                                                                leaseNow: Date().addingTimeInterval(-120)))
         #expect(try await runtime.database.requeueExpiredJobLeases() == 1)
         // B claims it and records it.
         let current = try #require(try runtime.database.claimJob(id: jobId, worker: "b@elsewhere", now: daemon.clock.now))
-        runtime.encodeRunner.run(current)
+        try await daemon.api.pool.run { runtime.encodeRunner.run(current) }
         let recorded = try #require(try await runtime.database.submission(id: submission.id))
         let audio = try #require(recorded.audioPath)
         let store = runtime.stateDirectory.artifactStore
@@ -40,7 +34,7 @@ struct StaleEncodeTests {
         let before = try [audio, try #require(recorded.waveformPath)].map { try identity($0)[.systemFileNumber] as? Int }
 
         // A resumes and runs what it claimed.
-        runtime.encodeRunner.run(stale)
+        try await daemon.api.pool.run { runtime.encodeRunner.run(stale) }
 
         let after = try [audio, try #require(recorded.waveformPath)].map { try identity($0)[.systemFileNumber] as? Int }
         #expect(before == after, "the stale worker replaced the recorded files")
@@ -60,13 +54,7 @@ struct StaleEncodeTests {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
         let runtime = daemon.runtime
-        let staged = runtime.stateDirectory.newStagingPath(extension: "opus")
-        try FileManager.default.copyItem(atPath: fixturesDirectory.appendingPathComponent("speech.opus").path, toPath: staged)
-        guard case let .accepted(submission, _, job) = try runtime.intake.submit(
-            stagedPath: staged, studentId: "S1001", slot: .week(12), origin: .cli, fileExtension: "opus"), let jobId = job.id else {
-            Issue.record("not accepted")
-            return
-        }
+        let (submission, jobId) = try await acceptedRecording(daemon)
         let database = runtime.database, clock = daemon.clock
         let store = runtime.stateDirectory.artifactStore
         let stalled = Mutex(false), finished = Mutex(false)
@@ -88,7 +76,7 @@ struct StaleEncodeTests {
         // asked as of an hour on); B claims the job and records it.
         #expect(try await database.requeueExpiredJobLeases(now: Date().addingTimeInterval(3_600)) == 1)
         let current = try #require(try database.claimJob(id: jobId, worker: "b@elsewhere", now: clock.now))
-        runtime.encodeRunner.run(current)
+        try await daemon.api.pool.run { runtime.encodeRunner.run(current) }
         let recordedRow = try #require(try await database.submission(id: submission.id))
         var recordedFiles: [String: Int] = [:]
         for path in [try #require(recordedRow.audioPath), try #require(recordedRow.waveformPath)] {
@@ -123,13 +111,7 @@ struct BusyRescueTests {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
         let runtime = daemon.runtime
-        let staged = runtime.stateDirectory.newStagingPath(extension: "opus")
-        try FileManager.default.copyItem(atPath: fixturesDirectory.appendingPathComponent("speech.opus").path, toPath: staged)
-        guard case let .accepted(submission, _, job) = try runtime.intake.submit(
-            stagedPath: staged, studentId: "S1001", slot: .week(12), origin: .cli, fileExtension: "opus"), let deadJob = job.id else {
-            Issue.record("not accepted")
-            return
-        }
+        let (submission, deadJob) = try await acceptedRecording(daemon)
         // The dead node's claim, its lease run out.
         _ = try #require(try runtime.database.claimJob(id: deadJob, worker: "4242@dead-node", now: daemon.clock.now,
                                                        leaseNow: Date().addingTimeInterval(-120)))
@@ -164,4 +146,20 @@ struct BusyRescueTests {
         #expect(order.count == 6 && order.first == backlog.first, "\(order)")
         #expect(order.dropFirst().first == deadJob, "the dead node's job waited for the backlog: \(order) (dead: \(deadJob))")
     }
+}
+
+/// S1001's week-12 recording admitted through the intake (judged, its encode job queued), on
+/// the daemon's audio pool: the judging and encoding these tests do would otherwise hold a
+/// thread of the cooperative pool — two of them on a two-core box, and every other test waits.
+private func acceptedRecording(_ daemon: TestDaemon) async throws -> (SubmissionRecord, Int64) {
+    let runtime = daemon.runtime
+    let staged = runtime.stateDirectory.newStagingPath(extension: "opus")
+    try FileManager.default.copyItem(atPath: fixturesDirectory.appendingPathComponent("speech.opus").path, toPath: staged)
+    let outcome = try await daemon.api.pool.run {
+        try runtime.intake.submit(stagedPath: staged, studentId: "S1001", slot: .week(12), origin: .cli, fileExtension: "opus")
+    }
+    guard case let .accepted(submission, _, job) = outcome, let jobId = job.id else {
+        throw StoreError.internalInconsistency("the recording was not accepted: \(outcome)")
+    }
+    return (submission, jobId)
 }
