@@ -19,6 +19,40 @@ struct ArtifactStoreTests {
         #expect(try String(contentsOfFile: artifacts.path(relative), encoding: .utf8) == "{}")
     }
 
+    /// An encode writes a work file of its own and publishes it after its lease check. A
+    /// worker killed (SIGKILL) before publishing leaves that file and the encoder's own
+    /// temporary beside it: nothing points to them, the artifact's name was never touched, and
+    /// the sweep removes them once past its grace.
+    @Test("A work file: hidden beside the artifact, published by rename; one a killed worker left is swept, the artifact's name untouched", arguments: TestEngine.all)
+    func workFiles(engine: TestEngine) throws {
+        let store = try TestStore(engine)
+        defer { store.remove() }
+        let artifacts = store.state.artifactStore
+        let relative = "submissions/2026/09/rec.opus"
+        let published = try artifacts.workPath(for: relative)
+        #expect(URL(fileURLWithPath: published).deletingLastPathComponent().path == URL(fileURLWithPath: artifacts.path(relative)).deletingLastPathComponent().path)
+        let name = URL(fileURLWithPath: published).lastPathComponent
+        #expect(name.hasPrefix(".") && name.hasSuffix(".tmp"))
+        #expect(try artifacts.workPath(for: relative) != published, "each attempt its own")
+        try Data("encoded".utf8).write(to: URL(fileURLWithPath: published))
+        try artifacts.publish(relative, from: published)
+        #expect(artifacts.allFiles() == [relative] && !FileManager.default.fileExists(atPath: published))
+
+        // Killed mid-encode: its work file and the encoder's temporary of it stay behind.
+        artifacts.remove(relative)
+        let left = try artifacts.workPath(for: relative)
+        let encoderTemporary = URL(fileURLWithPath: left).deletingLastPathComponent()
+            .appendingPathComponent(".\(URL(fileURLWithPath: left).lastPathComponent).4242-x.tmp").path
+        for path in [left, encoderTemporary] {
+            try Data("half".utf8).write(to: URL(fileURLWithPath: path))
+            try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-3_600)], ofItemAtPath: path)
+        }
+        #expect(!artifacts.exists(relative), "the artifact's name was never written")
+        let report = try ArtifactSweeper(database: store.database, stateDirectory: store.state).sweep(now: Date(), originalsRetentionDays: nil)
+        #expect(report.orphansRemoved == 2)
+        #expect(artifacts.allFiles().isEmpty, "\(artifacts.allFiles())")
+    }
+
     @Test("The sweep removes old staging files and orphans, keeps young ones and referenced ones, reports missing files", arguments: TestEngine.all)
     func sweep(engine: TestEngine) throws {
         let store = try TestStore(engine)
