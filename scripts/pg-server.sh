@@ -6,6 +6,10 @@
 #
 #   scripts/pg-server.sh start DIR   prints url=postgres://tilawa@127.0.0.1:PORT/tilawa
 #   scripts/pg-server.sh stop DIR    stops it (idempotent); the caller removes DIR
+#
+# With TILAWA_TEST_SERVER_OWNER=PID in the environment of `start` (the tests give their own
+# process's), a watcher stops the server once that process is gone, however it ended: a test
+# that failed before its stop, a crash, CI's timeout. No server outlives the run that started it.
 set -euo pipefail
 command=${1:-}; dir=${2:-}
 [ -n "$command" ] && [ -n "$dir" ] || { echo "usage: $0 start|stop DIR" >&2; exit 64; }
@@ -13,7 +17,16 @@ bin=/usr/lib/postgresql/15/bin
 as=()
 if [ "$(id -u)" = 0 ]; then as=(runuser -u nobody --); fi
 
+# A process's start time (field 22 of /proc/PID/stat): a PID given to another process later is not the owner.
+start_time() { awk '{sub(/^.*\) /, ""); print $20}' "/proc/$1/stat" 2>/dev/null || true; }
+
 case "$command" in
+watch)
+  # `watch DIR OWNER STARTED`: started by `start`, detached; stops DIR's server once OWNER is gone.
+  owner=${3:-}; started=${4:-}
+  while [ -n "$started" ] && [ "$(start_time "$owner")" = "$started" ]; do sleep 2; done
+  exec "$0" stop "$dir"
+  ;;
 start)
   [ -x "$bin/initdb" ] || { echo "pg-server: PostgreSQL 15 is not installed (make deps-postgres)" >&2; exit 69; }
   mkdir -p "$dir"
@@ -30,6 +43,10 @@ start)
     || { echo "pg-server: the server did not start; see $dir/server.log" >&2; tail -5 "$dir/server.log" >&2; exit 70; }
   "${as[@]}" "$bin/createdb" -h 127.0.0.1 -p "$port" -U tilawa tilawa
   echo "$port" >"$dir/port"
+  owner=${TILAWA_TEST_SERVER_OWNER:-}
+  if [ -n "$owner" ] && started=$(start_time "$owner") && [ -n "$started" ]; then
+    setsid "$(readlink -f "$0")" watch "$dir" "$owner" "$started" </dev/null >/dev/null 2>&1 &
+  fi
   echo "url=postgres://tilawa@127.0.0.1:$port/tilawa"
   ;;
 stop)

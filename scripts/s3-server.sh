@@ -16,6 +16,10 @@
 #                                           region=us-east-1                 (s3api's `location`)
 #        scripts/s3-server.sh stop DIR    stops every process that `start DIR` started (TERM, then
 #                                         KILL after 10 s); does nothing when none runs. DIR stays.
+#
+# With TILAWA_TEST_SERVER_OWNER=PID in the environment of `start` (the tests give their own
+# process's), a watcher stops the servers once that process is gone, however it ended: a test
+# that failed before its stop, a crash, CI's timeout. No server outlives the run that started it.
 set -euo pipefail
 
 # The Python of Debian's swift packages: another python3 earlier in PATH has no swift module.
@@ -57,6 +61,22 @@ stop() {
     waited=$((waited + 1))
   done
   rm -f "$pids"
+}
+
+# `watch OWNER STARTED DIR`: waits while the process OWNER (with start time STARTED) runs, then
+# stops DIR's servers. Started by `start`, detached, its output nowhere.
+watch() {
+  while alive "$1" "$2"; do sleep 2; done
+  stop "$3"
+}
+
+# Starts the watcher of `start DIR` when TILAWA_TEST_SERVER_OWNER names a running process.
+watch_owner() {
+  local owner=${TILAWA_TEST_SERVER_OWNER:-} started
+  [ -n "$owner" ] || return 0
+  started=$(start_time "$owner")
+  [ -n "$started" ] || return 0
+  setsid "$(readlink -f "$0")" watch "$owner" "$started" "$1" </dev/null >/dev/null 2>&1 &
 }
 
 # Starts "$@" in the background with its output in DIR/log/NAME.log and records it in DIR/pids.
@@ -290,6 +310,7 @@ PY
   done
   ready=1
   trap - INT TERM HUP
+  watch_owner "$dir"
 
   printf 'endpoint=http://127.0.0.1:%s\naccess_key=%s\nsecret_key=%s\nregion=%s\n' \
     "$proxy_port" "$ACCESS_KEY" "$SECRET_KEY" "$REGION" | tee "$dir/s3.env"
@@ -298,5 +319,6 @@ PY
 case "${1:-}" in
   start) [ $# -eq 2 ] || die "usage: $0 start DIR"; start "$2" ;;
   stop) [ $# -eq 2 ] || die "usage: $0 stop DIR"; [ -d "$2" ] && stop "$(cd "$2" && pwd -P)"; exit 0 ;;
+  watch) [ $# -eq 4 ] || die "usage: $0 watch OWNER STARTED DIR"; watch "$2" "$3" "$4"; exit 0 ;;
   *) die "usage: $0 start DIR | $0 stop DIR" ;;
 esac

@@ -4,7 +4,7 @@ import TilawaTestSupport
 @testable import TilawaAudio
 import TilawaCore
 
-@Suite("Audio processor over the fixtures")
+@Suite("Audio processor over the fixtures", .heavy)
 struct AudioProcessorTests {
     let processor = AudioProcessor()
 

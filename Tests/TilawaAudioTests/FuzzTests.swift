@@ -6,7 +6,7 @@ import TilawaTestSupport
 /// a crash shows as a signal, a hang as a timeout, and either fails the case.
 ///
 /// A few hundred cases run in `make test`; `FUZZ_CASES=10000` runs more.
-@Suite("Fuzzing the decoder and analysis with mutated fixtures")
+@Suite("Fuzzing the decoder and analysis with mutated fixtures", .heavy)
 struct FuzzTests {
     @Test("No mutated file crashes, hangs, or answers anything but a verdict")
     func mutatedFixtures() async throws {

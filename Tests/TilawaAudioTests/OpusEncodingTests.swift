@@ -4,7 +4,7 @@ import TilawaTestSupport
 @testable import TilawaAudio
 import TilawaCore
 
-@Suite("Ogg Opus output")
+@Suite("Ogg Opus output", .heavy)
 struct OpusEncodingTests {
     @Test("Every accepted fixture encodes to a file opusinfo accepts, opusdec decodes to the source duration, at the target bitrate and playback loudness",
           arguments: Fixtures.accepted)
@@ -94,7 +94,7 @@ struct OpusEncodingTests {
     }
 }
 
-@Suite("The encoder thread")
+@Suite("The encoder thread", .heavy)
 struct EncoderThreadTests {
     @Test("Blocks of any size reach the encoder whole and in order: the file holds exactly the samples fed")
     func oddBlockSizes() throws {

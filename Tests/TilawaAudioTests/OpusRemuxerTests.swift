@@ -4,7 +4,7 @@ import TilawaTestSupport
 @testable import TilawaAudio
 import TilawaCore
 
-@Suite("The same Opus packets in MP4 and CAF")
+@Suite("The same Opus packets in MP4 and CAF", .heavy)
 struct OpusRemuxerTests {
     /// Every sample `path` decodes to (mono 48 kHz, through FFmpeg's decoder, header gain applied).
     static func samples(_ path: String) throws -> [Float] {
@@ -116,7 +116,7 @@ struct OpusRemuxerTests {
     }
 }
 
-@Suite("The encode job's one pass: no second analysis")
+@Suite("The encode job's one pass: no second analysis", .heavy)
 struct EncodeWithStoredAnalysisTests {
     @Test("encoding with the stored analysis gives the full pass's header gain, and peaks of every sample it encodes", arguments: Fixtures.accepted)
     func sameOutput(_ fixture: Fixture) throws {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TilawaTestSupport
 
-@Suite("tilawa analyze and encode")
+@Suite("tilawa analyze and encode", .heavy)
 struct CommandLineTests {
     @Test("analyze exits 0 for an accepted file and prints the figures")
     func analyzeAccepted() async throws {

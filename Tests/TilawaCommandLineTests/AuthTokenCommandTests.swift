@@ -3,7 +3,7 @@ import Testing
 import TilawaTestSupport
 @testable import TilawaDaemon
 
-@Suite("tilawa token issue")
+@Suite("tilawa token issue", .heavy)
 struct AuthTokenCommandTests {
     /// A scratch working directory (no config/tilawa.yaml) with its state directory in `var/`.
     struct Workspace {

@@ -6,7 +6,7 @@ import TilawaTestSupport
 /// The back office on the command line (DESIGN §11): each action through the real binary,
 /// its effect on the rules, the queue or the pairing, and its audit row. The clock stands on
 /// Sunday 22 November 2026, 10:00 in New York (week 12 open, week 11's deadline passed).
-@Suite("Back-office commands: student extend|grant|enrolment, feedback move, coach cover, audit")
+@Suite("Back-office commands: student extend|grant|enrolment, feedback move, coach cover, audit", .heavy)
 struct BackOfficeCommandTests {
     static let now = "2026-11-22 15:00:00"
     static let later = "2026-11-22 16:00:00"

@@ -7,7 +7,7 @@ import TilawaTestSupport
 /// `tilawa backup create|verify` and `tilawa restore` through the binary (DESIGN §12): a whole
 /// backup verifies and restores; a damaged one fails both, naming the file.
 /// SQLite only: `tilawa backup` copies the state directory's SQLite file (on PostgreSQL it is refused, 78).
-@Suite("Backup commands: create, verify, restore; damage is found and named")
+@Suite("Backup commands: create, verify, restore; damage is found and named", .heavy)
 struct BackupCommandTests {
     static let now = "2026-11-22 15:00:00"
 

@@ -11,7 +11,7 @@ import Glibc
 private let midSemester = "2026-11-22 15:00:00"
 
 /// `tilawa capture` through real alsa-lib, reading the ALSA file plugin (`ALSAFixture`).
-@Suite("tilawa capture")
+@Suite("tilawa capture", .heavy)
 struct CaptureCommandTests {
     /// The reference speech (11.06 s, 16-bit mono 48 kHz) followed by 10 s of digital silence.
     static func speechThenSilence() throws -> [Int16] {

@@ -6,7 +6,7 @@ import Testing
 import TilawaTestSupport
 
 /// The real `tilawa serve` process: start-up, shutdown, restarts.
-@Suite("tilawa serve as a process")
+@Suite("tilawa serve as a process", .heavy)
 struct DaemonProcessTests {
     /// The daemon's clock runs from Sunday 22 November 2026 15:00 UTC (week 12 of fall 2026 open).
     static let clock = ["LD_PRELOAD": CommandLineStateFixture.libfaketime, "FAKETIME": "@2026-11-22 15:00:00",

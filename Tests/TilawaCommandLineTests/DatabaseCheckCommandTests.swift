@@ -3,7 +3,7 @@ import Testing
 import TilawaTestSupport
 
 /// `database.url` and `tilawa db check` through the binary (DESIGN §13).
-@Suite("database.url: validated, an unreachable server a clear 69, checked by tilawa db check")
+@Suite("database.url: validated, an unreachable server a clear 69, checked by tilawa db check", .heavy)
 struct DatabaseURLCommandTests {
     @Test("A bad database.url is 78 naming the key",
           arguments: [
@@ -41,7 +41,7 @@ struct DatabaseURLCommandTests {
     }
 }
 
-@Suite("tilawa db check against PostgreSQL 15", .enabled(if: PostgresTestServer.isRequested))
+@Suite("tilawa db check against PostgreSQL 15", .enabled(if: PostgresTestServer.isRequested), .heavy)
 struct DatabaseCheckCommandTests {
     @Test("Ready: connect, version, create, lock (0); no such database (78); a user without CREATE (78); no server (69)")
     func check() async throws {

@@ -7,7 +7,7 @@ import TilawaTestSupport
 
 /// `make run`'s demo (scripts/run.sh): whatever the month, a newcomer meets an open week, a
 /// coach's queue, a reply and a question, and the upload line it prints is accepted.
-@Suite("make run's demo in any month (scripts/run.sh, a real daemon)")
+@Suite("make run's demo in any month (scripts/run.sh, a real daemon)", .heavy)
 struct DemoRunTests {
     /// 2027-03-15 12:00 in New York, months after the shipped sample semesters.
     static let march2027 = ISO8601DateFormatter().date(from: "2027-03-15T16:00:00Z")!
@@ -35,7 +35,7 @@ struct DemoRunTests {
         let state = scratch.path("var")
         let port = try unusedPort()
         let first = try run(scratch, port: port)
-        #expect(await first.waitUntilReady(timeout: .seconds(120)), "\(first.log)")
+        #expect(await first.waitUntilReady(), "\(first.log)")
         let seeded = state + "/demo-seeded"
         let deadline = ContinuousClock.now + .seconds(180)
         while !FileManager.default.fileExists(atPath: seeded), ContinuousClock.now < deadline, first.process.isRunning {
@@ -73,7 +73,7 @@ struct DemoRunTests {
         }
         let before = try submissions()
         let second = try run(scratch, port: try unusedPort())
-        #expect(await second.waitUntilReady(timeout: .seconds(120)), "\(second.log)")
+        #expect(await second.waitUntilReady(), "\(second.log)")
         #expect(second.log.contains("nothing is seeded twice"), "\(second.log)")
         _ = await second.terminate()
         #expect(try submissions() == before)

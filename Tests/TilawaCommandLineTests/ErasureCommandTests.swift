@@ -5,7 +5,7 @@ import TilawaTestSupport
 
 /// `tilawa export` and `tilawa erase` with hostile names in the roster and a damaged row
 /// (DESIGN §12): what they write or remove stays inside the state directory and the zip.
-@Suite("Export and erasure never reach outside the state directory")
+@Suite("Export and erasure never reach outside the state directory", .heavy)
 struct ErasureCommandTests {
     /// Every file under `root` but the state directory and `skipping`, with its contents.
     private func outside(_ root: String, skipping: Set<String>) -> [String: Data] {

@@ -6,7 +6,7 @@ import TilawaCore
 import TilawaStore
 import TilawaTestSupport
 
-@Suite("tilawa feedback import")
+@Suite("tilawa feedback import", .heavy)
 struct FeedbackCommandTests {
     @Test("A reply is paired by its name: 0 paired with notes, 77 unpairable, 65 unusable audio, 64 a name without a week")
     func importCommand() async throws {

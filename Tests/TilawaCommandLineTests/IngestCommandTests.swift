@@ -7,7 +7,7 @@ import TilawaTestSupport
 /// Week 12 of fall 2026 (started Saturday 5 September) is open: Sunday 22 November 2026.
 private let midSemester = "2026-11-22 15:00:00"
 
-@Suite("tilawa ingest")
+@Suite("tilawa ingest", .heavy)
 struct IngestCommandTests {
     @Test("An accepted recording is encoded at once and printed as a submission")
     func accepted() async throws {
@@ -140,7 +140,7 @@ struct IngestCommandTests {
     }
 }
 
-@Suite("tilawa roster import")
+@Suite("tilawa roster import", .heavy)
 struct RosterImportCommandTests {
     @Test("Importing the samples twice changes nothing")
     func idempotent() async throws {

@@ -5,7 +5,7 @@ import TilawaCore
 import TilawaStore
 import TilawaTestSupport
 
-@Suite("tilawa placement set, and a placement assessment after the semester")
+@Suite("tilawa placement set, and a placement assessment after the semester", .heavy)
 struct PlacementCommandTests {
     @Test("an unplaced student records the assessment after fall closed (0), a placing coach who is not yet theirs places them; placement_ready names level and coach")
     func placeFromTheCommandLine() async throws {

@@ -4,7 +4,7 @@ import TilawaTestSupport
 
 /// The commands on PostgreSQL (DESIGN §13): the same programme, rules and answers as on
 /// SQLite, with nothing written to the state directory's SQLite file.
-@Suite("Commands on PostgreSQL: roster, ingest with its encode, the attempt rule", .enabled(if: PostgresTestServer.isRequested))
+@Suite("Commands on PostgreSQL: roster, ingest with its encode, the attempt rule", .enabled(if: PostgresTestServer.isRequested), .heavy)
 struct PostgresCommandTests {
     static let now = "2026-11-22 15:00:00"
 

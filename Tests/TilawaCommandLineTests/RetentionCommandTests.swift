@@ -5,7 +5,7 @@ import TilawaTestSupport
 
 /// `retention.months_after_semester` through `tilawa retention` (DESIGN §12): the audio of a
 /// semester closed long enough ago goes, listed first by `--dry-run`; the rows stay.
-@Suite("Retention: the audio of closed semesters, listed then removed")
+@Suite("Retention: the audio of closed semesters, listed then removed", .heavy)
 struct RetentionCommandTests {
     @Test("Fall's recording is listed by --dry-run and removed after; nothing before fall closed + N months; off without a setting")
     func retention() async throws {

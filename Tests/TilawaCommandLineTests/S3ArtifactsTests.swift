@@ -11,7 +11,7 @@ import TilawaTestSupport
 
 /// `artifacts.url: s3://bucket/prefix` (DESIGN §13): a real daemon whose artifacts live in a
 /// real store that checks signatures (`S3TestServer`), the local `artifacts/` only a work area.
-@Suite("Artifacts in an S3 store: a daemon writes, serves and removes them there")
+@Suite("Artifacts in an S3 store: a daemon writes, serves and removes them there", .heavy)
 struct S3ArtifactsTests {
     static let bucket = "tilawa-artifacts"
     /// Sunday 22 November 2026 15:00 UTC (week 12 of fall 2026 open) on the daemon's programme
@@ -263,7 +263,7 @@ struct S3ArtifactsTests {
     }
 }
 
-@Suite("S3 remote: which failures are tried again, which paths are keys")
+@Suite("S3 remote: which failures are tried again, which paths are keys", .heavy)
 struct S3RetryTests {
     @Test("A path with an empty, . or .. segment never becomes a key (a store that normalises would leave the prefix)",
           arguments: [("submissions/2026/11/x.opus", "node/submissions/2026/11/x.opus"), ("photos/ab.jpg", "node/photos/ab.jpg"),

@@ -5,7 +5,7 @@ import TilawaTestSupport
 
 /// `tilawa s3 check` and the `artifacts.url` / `s3.*` keys through the binary, against a real
 /// store that checks signatures (`S3TestServer`).
-@Suite("tilawa s3 check: the configured store, step by step, with a reason an operator can act on")
+@Suite("tilawa s3 check: the configured store, step by step, with a reason an operator can act on", .heavy)
 struct S3CheckCommandTests {
     @Test("Ready: write, read back whole and a range, list, remove; then a wrong secret (77), no bucket (78), no store (69)")
     func check() async throws {

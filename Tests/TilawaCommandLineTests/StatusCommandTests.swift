@@ -8,7 +8,7 @@ private let received = "2026-11-22 15:00:00"
 /// Three days later: the recording has waited past the 48 h feedback due time.
 private let threeDaysLater = "2026-11-25 15:00:00"
 
-@Suite("tilawa status: the real command, its output and its exit codes")
+@Suite("tilawa status: the real command, its output and its exit codes", .heavy)
 struct StatusCommandTests {
     /// Runs `tilawa status` with a closed daemon port and disk thresholds that never fire
     /// (the build machine's own disk must not decide a test).

@@ -4,7 +4,7 @@ import GRDB
 import Testing
 import TilawaTestSupport
 
-@Suite("tus with a real client: tuspy uploads every fixture in 64 KiB chunks while the daemon is SIGKILLed between chunks and mid-append")
+@Suite("tus with a real client: tuspy uploads every fixture in 64 KiB chunks while the daemon is SIGKILLed between chunks and mid-append", .heavy)
 struct TusProcessTests {
     @Test("every upload resumes to the source's bytes and becomes exactly one submission or one rejection with its reason")
     func everyFixtureUnderKills() async throws {

@@ -8,7 +8,7 @@ import TilawaTestSupport
 /// Uploads resume on any node (DESIGN §13): two daemons on one PostgreSQL database and one S3
 /// store, each with its own state directory, take turns with one tus upload.
 @Suite("Uploads across nodes: a 3 MB recording resumed on another node; a node asked to let go of a stalled append",
-       .enabled(if: PostgresTestServer.isRequested))
+       .enabled(if: PostgresTestServer.isRequested), .heavy)
 struct UploadsAcrossNodesTests {
     static let bucket = "tilawa-nodes"
 

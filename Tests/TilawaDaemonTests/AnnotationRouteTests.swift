@@ -12,7 +12,7 @@ import TilawaTestSupport
 @Suite("Annotations: a coach's marks on a recording")
 struct AnnotationRouteTests {
     /// S1001's week-12 recording (coach C01), encoded.
-    private func recording(_ daemon: TestDaemon, _ client: some TestClientProtocol, student: String = "S1001") async throws -> String {
+    private func recording(_ daemon: TestDaemon, _ client: LiveClient, student: String = "S1001") async throws -> String {
         let upload = try await client.execute(uri: "/v1/students/\(student)/weeks/12/submissions", method: .post,
                                               headers: try await daemon.headers(.student, student, [.contentType: "audio/ogg"]),
                                               body: try TestDaemon.fixture("speech.opus"))
@@ -21,8 +21,8 @@ struct AnnotationRouteTests {
         return id
     }
 
-    private func annotate(_ daemon: TestDaemon, _ client: some TestClientProtocol, _ submission: String, _ body: String,
-                          as role: Role = .coach, _ subject: String = "C01") async throws -> TestResponse {
+    private func annotate(_ daemon: TestDaemon, _ client: LiveClient, _ submission: String, _ body: String,
+                          as role: Role = .coach, _ subject: String = "C01") async throws -> LiveAnswer {
         try await client.execute(uri: "/v1/submissions/\(submission)/annotations", method: .post,
                                  headers: try await daemon.headers(role, subject, [.contentType: "application/json"]),
                                  body: ByteBuffer(string: body))
@@ -43,7 +43,7 @@ struct AnnotationRouteTests {
     func annotateThroughTheReply() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let id = try await recording(daemon, client)
             let first = try await annotate(daemon, client, id, #"{"at_seconds": 2.5, "surah": 104, "ayah": 3, "kind": "tajweed", "text": "  The madd here is six counts.  "}"#)
             #expect(first.status == .created, "\(String(buffer: first.body))")
@@ -131,7 +131,7 @@ struct AnnotationRouteTests {
     func hostile() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let id = try await recording(daemon, client)
             let valid = #"{"at_seconds": 1, "kind": "wrong_word", "text": "x"}"#
             #expect(try await annotate(daemon, client, id, valid, as: .coach, "C02").status == .notFound)
@@ -189,7 +189,7 @@ struct AnnotationRouteTests {
     func ownedArtifacts() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let id = try await recording(daemon, client)
             let spoken = try await client.execute(uri: "/v1/submissions/\(id)/annotations?at_seconds=3&kind=other&text=Listen",
                                                   method: .post, headers: try await daemon.headers(.coach, "C01", [.contentType: "audio/ogg"]),
@@ -218,9 +218,9 @@ struct AnnotationRouteTests {
             $0.http.minUploadBytesPerSecond = 0
         }
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let id = try await recording(daemon, client)
-            let port = try #require(client.port)
+            let port = client.port
             let token = try await daemon.token(.coach, "C01")
             // C01's reply, its body still on its way: the coach's one slot.
             let held = try RawHTTPConnection(port: port)
@@ -234,7 +234,7 @@ struct AnnotationRouteTests {
             defer { correction.close() }
             try correction.send("POST /v1/submissions/\(id)/annotations?at_seconds=1&kind=tajweed HTTP/1.1\r\nHost: localhost\r\n"
                 + "Authorization: Bearer \(token)\r\nContent-Type: audio/ogg\r\nContent-Length: 40000\r\nExpect: 100-continue\r\n\r\n")
-            let refused = await correction.read(until: "too_many_uploads_for_you", seconds: 30)
+            let refused = await correction.read(until: "too_many_uploads_for_you")
             #expect(refused.hasPrefix("HTTP/1.1 429"), "got: \(refused.prefix(80))")
             // A written annotation needs no slot.
             let written = try await annotate(daemon, client, id, #"{"at_seconds": 1, "kind": "tajweed", "text": "Madd."}"#)

@@ -10,7 +10,7 @@ import TilawaTestSupport
 
 @Suite("Announcements from the programme")
 struct AnnouncementTests {
-    func announce(_ client: some TestClientProtocol, _ daemon: TestDaemon, _ body: String, as role: Role = .ops) async throws -> TestResponse {
+    func announce(_ client: LiveClient, _ daemon: TestDaemon, _ body: String, as role: Role = .ops) async throws -> LiveAnswer {
         try await client.execute(uri: "/v1/announcements", method: .post,
                                  headers: try await daemon.headers(role, role == .ops ? "ops" : "S1001", [.contentType: "application/json"]),
                                  body: ByteBuffer(string: body))
@@ -28,7 +28,7 @@ struct AnnouncementTests {
     func publishedNow() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let answer = try await announce(client, daemon, #"{"title": "No class on Friday", "body": "The mosque is closed for repairs; record at home.", "audience": {"all": true}}"#)
             #expect(answer.status == .accepted && answer.json?["state"] as? String == "published", "\(String(describing: answer.json))")
             let reached = try #require(answer.json?["recipients"] as? Int)
@@ -59,7 +59,7 @@ struct AnnouncementTests {
     func scheduledAndCancelled() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let later = ISO8601DateFormatter().string(from: daemon.clock.now.addingTimeInterval(3_600))
             let first = try await announce(client, daemon, #"{"title": "Eid", "body": "Eid mubarak.", "audience": {"coach": "C01"}, "publish_at": "\#(later)"}"#)
             #expect(first.status == .accepted && first.json?["state"] as? String == "scheduled" && first.json?["recipients"] is NSNull)
@@ -92,7 +92,7 @@ struct AnnouncementTests {
     func refusals() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             #expect(try await announce(client, daemon, #"{"title": "x", "body": "y", "audience": {"all": true}}"#, as: .student).status == .forbidden)
             let cases: [(String, HTTPResponse.Status, String)] = [
                 (#"{"title": "x", "body": "y", "audience": {"level": "L9"}}"#, .unprocessableContent, "unknown_level"),

@@ -14,7 +14,7 @@ struct AudioVariantRouteTests {
     func variants() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let created = try await client.execute(uri: "/v1/students/S1001/weeks/12/submissions", method: .post,
                                                    headers: try await daemon.headers(.student, "S1001", [.contentType: "audio/ogg"]),
                                                    body: try TestDaemon.fixture("speech.opus"))
@@ -30,7 +30,7 @@ struct AudioVariantRouteTests {
             #expect(shown.json?["playback_gain_db"] as? Double == row.outputGainDB)
 
             let student = try await daemon.headers(.student, "S1001")
-            func get(_ query: String = "", _ extra: HTTPFields = [:]) async throws -> TestResponse {
+            func get(_ query: String = "", _ extra: HTTPFields = [:]) async throws -> LiveAnswer {
                 var headers = student
                 for field in extra { headers[field.name] = field.value }
                 return try await client.execute(uri: "/v1/submissions/\(id)/audio\(query)", method: .get, headers: headers)

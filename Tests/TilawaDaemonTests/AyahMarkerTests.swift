@@ -67,8 +67,8 @@ struct AyahMarkerTests {
         try await daemon.runtime.database.engine.write { db in
             try db.execute(sql: "UPDATE curriculumWeek SET ayahs = '1:1-7' WHERE levelId = 'L1' AND week = 12")
         }
-        try await daemon.application().test(.live) { client in
-            let upload = try await daemon.request(port: try #require(client.port), method: .post, "/v1/students/S1001/weeks/12/submissions",
+        try await daemon.application().live { client in
+            let upload = try await daemon.request(port: client.port, method: .post, "/v1/students/S1001/weeks/12/submissions",
                                                   headers: try await daemon.headers(.student, "S1001", [.contentType: "audio/wav"]),
                                                   body: Data(buffer: try TestDaemon.fixture("recitation_fatiha_16k.wav")))
             #expect(upload.status == .created)
@@ -93,7 +93,7 @@ struct AyahMarkerTests {
             #expect(!segments.isEmpty && Double(segments.count) <= row.analysis.durationSeconds * 2.5)
 
             // Another passage (Al-Fajr) for the same recording: no entry has times, and the reason says why.
-            let other = try await daemon.request(port: try #require(client.port), method: .post, "/v1/students/S1003/weeks/12/submissions",
+            let other = try await daemon.request(port: client.port, method: .post, "/v1/students/S1003/weeks/12/submissions",
                                                  headers: try await daemon.headers(.student, "S1003", [.contentType: "audio/wav"]),
                                                  body: Data(buffer: try TestDaemon.fixture("recitation_fatiha_16k.wav")))
             let otherId = try #require(other.json?["id"] as? String)

@@ -33,7 +33,7 @@ struct AyahRouteTests {
     func weekAndTimeline() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             // S1001 is in Foundations (L1); week 12 is Al-Humaza 104:1-9.
             let upload = try await client.execute(uri: "/v1/students/S1001/weeks/12/submissions", method: .post,
                                                   headers: try await daemon.headers(.student, "S1001", [.contentType: "audio/ogg"]),
@@ -80,7 +80,7 @@ struct AyahRouteTests {
         let daemon = try await TestDaemon(at: EndOfCourseRouteTests.week14)
         defer { daemon.remove() }
         try EndOfCourseRouteTests.seedTwelveWeeks(daemon)
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let student = try await daemon.headers(.student, "S1001", [.contentType: "audio/ogg"])
             let eoc = try await client.execute(uri: "/v1/students/S1001/weeks/eoc/submissions", method: .post, headers: student,
                                                body: try TestDaemon.fixture("speech.opus"))
@@ -106,7 +106,7 @@ struct AyahRouteTests {
             try db.execute(sql: "UPDATE curriculumWeek SET ayahs = NULL WHERE levelId = 'L1' AND week = 1")
             try db.execute(sql: "UPDATE curriculumWeek SET ayahs = '114:1-60' WHERE levelId = 'L1' AND week = 2")
         }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let timeline = try await client.execute(uri: "/v1/students/S1001/timeline", method: .get, headers: try await daemon.headers(.student, "S1001"))
             #expect(timeline.status == .ok)
             let weeks = try #require(timeline.json?["weeks"] as? [[String: Any]])

@@ -14,40 +14,40 @@ import TilawaTestSupport
 /// has passed. S1001 and S1003 are coached by C01, S1002 by C02 (config/students.csv).
 @Suite("The back office over HTTP: each action's effect on the rules, its notices and its audit row")
 struct BackOfficeRouteTests {
-    private func send(_ client: some TestClientProtocol, _ daemon: TestDaemon, _ method: HTTPRequest.Method, _ uri: String,
-                      _ body: String, as role: Role = .ops, _ subject: String = "amina") async throws -> TestResponse {
+    private func send(_ client: LiveClient, _ daemon: TestDaemon, _ method: HTTPRequest.Method, _ uri: String,
+                      _ body: String, as role: Role = .ops, _ subject: String = "amina") async throws -> LiveAnswer {
         try await client.execute(uri: uri, method: method, headers: try await daemon.headers(role, subject, [.contentType: "application/json"]),
                                  body: ByteBuffer(string: body))
     }
 
-    private func get(_ client: some TestClientProtocol, _ daemon: TestDaemon, _ uri: String, as role: Role = .ops,
-                     _ subject: String = "amina") async throws -> TestResponse {
+    private func get(_ client: LiveClient, _ daemon: TestDaemon, _ uri: String, as role: Role = .ops,
+                     _ subject: String = "amina") async throws -> LiveAnswer {
         try await client.execute(uri: uri, method: .get, headers: try await daemon.headers(role, subject))
     }
 
-    private func upload(_ client: some TestClientProtocol, _ daemon: TestDaemon, _ student: String, week: Int) async throws -> TestResponse {
+    private func upload(_ client: LiveClient, _ daemon: TestDaemon, _ student: String, week: Int) async throws -> LiveAnswer {
         try await client.execute(uri: "/v1/students/\(student)/weeks/\(week)/submissions", method: .post,
                                  headers: try await daemon.headers(.student, student, [.contentType: "audio/ogg"]),
                                  body: try TestDaemon.fixture("speech.opus"))
     }
 
-    private func uploaded(_ client: some TestClientProtocol, _ daemon: TestDaemon, _ student: String, week: Int) async throws -> String {
+    private func uploaded(_ client: LiveClient, _ daemon: TestDaemon, _ student: String, week: Int) async throws -> String {
         let response = try await upload(client, daemon, student, week: week)
         let id = try #require(response.json?["id"] as? String, "\(String(buffer: response.body))")
         #expect(await daemon.eventually { try daemon.runtime.database.submission(id: id)?.state == .awaitingFeedback })
         return id
     }
 
-    private func week(_ number: Int, of timeline: TestResponse) -> [String: Any]? {
+    private func week(_ number: Int, of timeline: LiveAnswer) -> [String: Any]? {
         (timeline.json?["weeks"] as? [[String: Any]])?.first { $0["number"] as? Int == number }
     }
 
-    private func eventTypes(_ client: some TestClientProtocol, _ daemon: TestDaemon, _ student: String) async throws -> [[String: Any]] {
+    private func eventTypes(_ client: LiveClient, _ daemon: TestDaemon, _ student: String) async throws -> [[String: Any]] {
         let feed = try await get(client, daemon, "/v1/students/\(student)/events", as: .student, student)
         return feed.json?["events"] as? [[String: Any]] ?? []
     }
 
-    private func queue(_ client: some TestClientProtocol, _ daemon: TestDaemon, _ coach: String) async throws -> [String] {
+    private func queue(_ client: LiveClient, _ daemon: TestDaemon, _ coach: String) async throws -> [String] {
         let answer = try await get(client, daemon, "/v1/coaches/\(coach)/queue", as: .coach, coach)
         return (answer.json?["items"] as? [[String: Any]] ?? []).compactMap { ($0["submission"] as? [String: Any])?["id"] as? String }
     }
@@ -57,7 +57,7 @@ struct BackOfficeRouteTests {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
         daemon.clock.advance(by: 60)
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let before = try await get(client, daemon, "/v1/students/S1001/timeline")
             #expect(week(11, of: before)?["state"] as? String == "late")
             let behind = try #require(before.json?["behind_count"] as? Int)
@@ -112,7 +112,7 @@ struct BackOfficeRouteTests {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
         daemon.clock.advance(by: 60)
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             _ = try await uploaded(client, daemon, "S1002", week: 12)
             _ = try await uploaded(client, daemon, "S1002", week: 11)
             #expect(try await upload(client, daemon, "S1002", week: 10).status == .tooManyRequests)
@@ -165,7 +165,7 @@ struct BackOfficeRouteTests {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
         daemon.clock.advance(by: 60)
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let (wrong, feedbackId) = try await daemon.answeredRecording(client)
             let right = try await uploaded(client, daemon, "S1003", week: 12)
             let uri = "/v1/feedback/\(feedbackId)/move"
@@ -202,7 +202,7 @@ struct BackOfficeRouteTests {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
         daemon.clock.advance(by: 60)
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let recorded = try await uploaded(client, daemon, "S1001", week: 12)
             let l1Title = try #require(week(12, of: try await get(client, daemon, "/v1/students/S1001/timeline"))?["title"] as? String)
             let uri = "/v1/students/S1001/enrolment"
@@ -252,7 +252,7 @@ struct BackOfficeRouteTests {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
         daemon.clock.advance(by: 60)
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let waiting = try await uploaded(client, daemon, "S1001", week: 12)
             let uri = "/v1/coaches/C01/cover"
             let made = try await send(client, daemon, .post, uri, #"{"covering_coach_id": "C02", "until": "2026-11-25T00:00:00Z", "reason": "C01 on leave"}"#)
@@ -298,7 +298,7 @@ struct BackOfficeRouteTests {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
         daemon.clock.advance(by: 60)
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let routes: [(HTTPRequest.Method, String)] = [
                 (.post, "/v1/students/S1001/extensions"), (.post, "/v1/students/S1001/attempt-grants"), (.put, "/v1/students/S1001/enrolment"),
                 (.post, "/v1/feedback/fb_x/move"), (.post, "/v1/coaches/C01/cover"), (.get, "/v1/audit"),

@@ -16,8 +16,8 @@ import TilawaTestSupport
 struct BackupRestoreTests {
     /// An upload over the suite's own connection helper: nine at once beside a backup may take
     /// longer than the live test client's 20-s read limit on a loaded machine.
-    private func upload(_ client: some TestClientProtocol, _ daemon: TestDaemon, _ student: String, week: Int) async throws -> HTTPResponse.Status {
-        try await daemon.request(port: try #require(client.port), method: .post, "/v1/students/\(student)/weeks/\(week)/submissions",
+    private func upload(_ client: LiveClient, _ daemon: TestDaemon, _ student: String, week: Int) async throws -> HTTPResponse.Status {
+        try await daemon.request(port: client.port, method: .post, "/v1/students/\(student)/weeks/\(week)/submissions",
                                  headers: try await daemon.headers(.student, student, [.contentType: "audio/ogg"]),
                                  body: Data(buffer: try TestDaemon.fixture("speech.opus"))).status
     }
@@ -31,7 +31,7 @@ struct BackupRestoreTests {
         let restored = daemon.scratch.path("restored")
         let students = ["S1001", "S1002", "S1003", "S1004", "S1005", "S1006", "S1007", "S1008"]
         // No encode workers: every accepted recording's job is still queued when the backup takes it.
-        try await daemon.application(encoding: false).test(.live) { client in
+        try await daemon.application(encoding: false).live { client in
             #expect(try await upload(client, daemon, "S1009", week: 12) == .created)
             let maker = BackupMaker(database: daemon.runtime.database, stateDirectory: daemon.runtime.stateDirectory)
             let now = daemon.clock.now
@@ -85,7 +85,7 @@ struct BackupRestoreTests {
             }.filter(wasAccepted.contains).count
             #expect(here?.used == inBackup && (there?.used ?? 0) >= inBackup, "\(student)")
         }
-        try await second.application().test(.live) { client in
+        try await second.application().live { client in
             // The restored daemon encodes what was waiting, and serves it (S1009 is C03's).
             #expect(await second.eventually {
                 try second.runtime.database.engine.read { db in
@@ -223,7 +223,7 @@ struct BackupDropFolderTests {
             #expect(here?.used == recordings.values.filter { $0 == student }.count, "\(student)")
         }
         // What was still being encoded in the snapshot is queued in the copy, and a daemon on it finishes it.
-        try await second.application().test(.live) { _ in
+        try await second.application().live { _ in
             #expect(await second.eventually {
                 try second.runtime.database.engine.read { db in
                     try Int.fetchOne(db, sql: "SELECT (SELECT COUNT(*) FROM feedback WHERE state != 'ready') + (SELECT COUNT(*) FROM submission WHERE state = 'processing')")

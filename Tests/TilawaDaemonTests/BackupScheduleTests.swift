@@ -18,7 +18,7 @@ struct BackupScheduleTests {
         }
         defer { daemon.remove() }
         let directory = daemon.scratch.path("backups")
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             _ = try await daemon.answeredRecording(client)
         }
         let schedule = BackupSchedule(database: daemon.runtime.database, stateDirectory: daemon.runtime.stateDirectory,

@@ -100,7 +100,7 @@ struct CoachPhotoTests {
             try db.execute(sql: "UPDATE coach SET photoPath = ?, photoType = ?, photoSHA256 = ? WHERE id = 'C01'",
                            arguments: [path, photo.mediaType, photo.sha256])
         }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let student = try await daemon.headers(.student, "S1001")
             let served = try await client.execute(uri: "/v1/coaches/C01/photo", method: .get, headers: student)
             #expect(served.status == .ok && served.headers[.contentType] == "image/png")

@@ -31,8 +31,8 @@ struct DeskBrowserTests {
         try await daemon.runtime.database.engine.write { db in
             try db.execute(sql: "UPDATE curriculumWeek SET ayahs = '1:1-7' WHERE levelId = 'L1' AND week = 11")
         }
-        try await daemon.application().test(.live) { client in
-            let port = try #require(client.port)
+        try await daemon.application().live { client in
+            let port = client.port
             // Judged before they are answered: over the suite's own connections, without the live
             // client's 20-s read limit (a loaded box judges a recording slower than that).
             let upload = try await daemon.request(port: port, method: .post, "/v1/students/S1001/weeks/12/submissions",
@@ -88,8 +88,8 @@ struct DeskBrowserTests {
         let daemon = try await TestDaemon(at: EndOfCourseRouteTests.week14)
         defer { daemon.remove() }
         try EndOfCourseRouteTests.seedTwelveWeeks(daemon)
-        try await daemon.application().test(.live) { client in
-            let port = try #require(client.port)
+        try await daemon.application().live { client in
+            let port = client.port
             let eoc = try await daemon.request(port: port, method: .post, "/v1/students/S1001/weeks/eoc/submissions",
                                                headers: try await daemon.headers(.student, "S1001", [.contentType: "audio/ogg"]),
                                                body: Data(buffer: try TestDaemon.fixture("speech.opus")))

@@ -24,7 +24,7 @@ struct DeskLogin {
 @Suite("The coach's desk: sign-in by login link, sessions, CSRF (live)")
 struct DeskSignInTests {
     /// A link for `coach` by the ops route; its secret.
-    func link(_ daemon: TestDaemon, _ client: some TestClientProtocol, coach: String = "C01") async throws -> String {
+    func link(_ daemon: TestDaemon, _ client: LiveClient, coach: String = "C01") async throws -> String {
         let issued = try await client.execute(uri: "/v1/coaches/\(coach)/login-links", method: .post,
                                               headers: try await daemon.headers(.ops, "ops"))
         #expect(issued.status == .created)
@@ -34,13 +34,13 @@ struct DeskSignInTests {
     }
 
     /// Exchanges `token` as the page's button does; the answer.
-    func exchange(_ client: some TestClientProtocol, _ token: String, html: Bool = false) async throws -> TestResponse {
+    func exchange(_ client: LiveClient, _ token: String, html: Bool = false) async throws -> LiveAnswer {
         var headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
         if html { headers[.accept] = "text/html" }
         return try await client.execute(uri: "/desk/login", method: .post, headers: headers, body: ByteBuffer(string: "token=\(token)"))
     }
 
-    func signIn(_ daemon: TestDaemon, _ client: some TestClientProtocol, coach: String = "C01") async throws -> DeskLogin {
+    func signIn(_ daemon: TestDaemon, _ client: LiveClient, coach: String = "C01") async throws -> DeskLogin {
         let answer = try await exchange(client, try await link(daemon, client, coach: coach))
         #expect(answer.status == .seeOther && answer.headers[.location] == "/desk/")
         let setCookie = try #require(answer.headers[.setCookie])
@@ -54,7 +54,7 @@ struct DeskSignInTests {
     func signIn() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let token = try await link(daemon, client)
             // Opening the link spends nothing (mail scanners prefetch): a page with a form.
             for _ in 0..<2 {
@@ -98,7 +98,7 @@ struct DeskSignInTests {
     func sessionRights() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let upload = try await client.execute(uri: "/v1/students/S1001/weeks/12/submissions", method: .post,
                                                   headers: try await daemon.headers(.student, "S1001", [.contentType: "audio/ogg"]),
                                                   body: try TestDaemon.fixture("speech.opus"))
@@ -149,7 +149,7 @@ struct DeskSignInTests {
     func sessionProfile() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let placing = try await signIn(daemon, client, coach: "C01")
             let mine = try await client.execute(uri: "/desk/session", method: .get, headers: placing.headers())
             #expect(mine.json?["coach_name"] as? String == "Ustadha Maryam Haddad" && mine.json?["places"] as? Bool == true)
@@ -170,7 +170,7 @@ struct DeskSignInTests {
     func signOutAndExpiry() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let login = try await signIn(daemon, client)
             #expect(try await client.execute(uri: "/desk/logout", method: .post, headers: login.headers()).status == .forbidden)
             let out = try await client.execute(uri: "/desk/logout", method: .post, headers: login.headers(csrf: true))
@@ -201,7 +201,7 @@ struct DeskSignInTests {
     func throttled() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             for attempt in 0..<10 {
                 let bad = try await exchange(client, String(repeating: "x", count: 42) + "\(attempt % 10)")
                 #expect(bad.status == .unauthorized)
@@ -217,7 +217,7 @@ struct DeskSignInTests {
     func pageAndFiles() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let page = try await client.execute(uri: "/desk/", method: .get)
             #expect(page.status == .ok && page.headers[.cacheControl] == "no-store")
             #expect(page.headers[.contentSecurityPolicy]?.contains("default-src 'none'") == true)

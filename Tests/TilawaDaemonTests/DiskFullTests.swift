@@ -57,7 +57,7 @@ struct DiskFullTests {
             $0.storage.minFreeBytes = 0
         }
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let filler = try small.fill(leaving: 300 * 1024)
             let headers = try await daemon.headers(.student, "S1008", [.contentType: "audio/wav"])
             let body = try TestDaemon.fixture("speech_mono_s16_48k.wav")

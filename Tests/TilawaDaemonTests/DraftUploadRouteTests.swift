@@ -24,7 +24,7 @@ struct DraftUploadRouteTests {
         try socket.send("POST /v1/students/\(student)/weeks/12/submissions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\n"
             + "Content-Type: audio/wav\r\nUpload-Draft-Interop-Version: \(version)\r\n\(completeness(true, version: version))\r\n"
             + "Content-Length: \(file.count)\r\n\r\n")
-        let interim = await socket.read(until: "\r\n\r\n", seconds: 10)
+        let interim = await socket.read(until: "\r\n\r\n")
         try socket.send(file.prefix(cut))
         try await Task.sleep(for: .milliseconds(50))
         let location = interim.split(separator: "\r\n").first { $0.lowercased().hasPrefix("location:") }
@@ -36,8 +36,8 @@ struct DraftUploadRouteTests {
     /// let go within the lock's 15 s, as on a starved machine) is asked again after its
     /// `Retry-After`, as a client does, for at most a minute: an append that never let go
     /// would hold the upload for its 5-minute body deadline and still fail the test.
-    func head(_ daemon: TestDaemon, _ client: some TestClientProtocol, _ location: String, student: String, version: Int) async throws -> LiveAnswer {
-        let port = try #require(client.port)
+    func head(_ daemon: TestDaemon, _ client: LiveClient, _ location: String, student: String, version: Int) async throws -> LiveAnswer {
+        let port = client.port
         let headers = try await daemon.headers(.student, student, [.init("Upload-Draft-Interop-Version")!: "\(version)"])
         let deadline = ContinuousClock.now + .seconds(60)
         while true {
@@ -47,7 +47,7 @@ struct DraftUploadRouteTests {
         }
     }
 
-    func resume(_ daemon: TestDaemon, _ client: some TestClientProtocol, _ location: String, student: String, version: Int,
+    func resume(_ daemon: TestDaemon, _ client: LiveClient, _ location: String, student: String, version: Int,
                 offset: Int, _ rest: Data) async throws -> LiveAnswer {
         var headers = try await daemon.headers(.student, student, [
             .init("Upload-Draft-Interop-Version")!: "\(version)", .init("Upload-Offset")!: "\(offset)",
@@ -55,7 +55,7 @@ struct DraftUploadRouteTests {
         ])
         let flag = Self.completeness(true, version: version).split(separator: ":")
         headers[.init(String(flag[0]))!] = flag[1].trimmingCharacters(in: .whitespaces)
-        return try await daemon.request(port: try #require(client.port), method: .patch, location, headers: headers, body: rest)
+        return try await daemon.request(port: client.port, method: .patch, location, headers: headers, body: rest)
     }
 
     @Test("start, cut at a random byte, HEAD, resume, complete: 201 with the submission, the original byte for byte", arguments: [3, 4, 5, 6, 7, 8])
@@ -65,8 +65,8 @@ struct DraftUploadRouteTests {
         let file = try Data(contentsOf: fixturesDirectory.appendingPathComponent("speech_mono_s16_48k.wav"))
         var random = SeededGenerator(seed: UInt64(version))
         let cut = Int.random(in: 1_000..<(file.count - 1_000), using: &random)
-        try await daemon.application().test(.live) { client in
-            let port = try #require(client.port)
+        try await daemon.application().live { client in
+            let port = client.port
             let token = try await daemon.token(.student, "S1001")
             let (interim, location) = try await Self.startAndCut(port: port, token: token, student: "S1001", version: version, file: file, cut: cut)
             #expect(interim.hasPrefix("HTTP/1.1 104 Upload Resumption Supported"), "\(interim)")
@@ -111,8 +111,8 @@ struct DraftUploadRouteTests {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
         let file = try Data(contentsOf: fixturesDirectory.appendingPathComponent("digital_silence.wav"))
-        try await daemon.application().test(.live) { client in
-            let port = try #require(client.port)
+        try await daemon.application().live { client in
+            let port = client.port
             let token = try await daemon.token(.student, "S1002")
             let (_, location) = try await Self.startAndCut(port: port, token: token, student: "S1002", version: version, file: file, cut: file.count / 3)
             let offset = try await head(daemon, client, location, student: "S1002", version: version)
@@ -130,8 +130,8 @@ struct DraftUploadRouteTests {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
         let file = try Data(contentsOf: fixturesDirectory.appendingPathComponent("speech.flac"))
-        try await daemon.application().test(.live) { client in
-            let port = try #require(client.port)
+        try await daemon.application().live { client in
+            let port = client.port
             let token = try await daemon.token(.student, "S1003")
             let (_, location) = try await Self.startAndCut(port: port, token: token, student: "S1003", version: version, file: file, cut: 50_000)
             #expect(try await head(daemon, client, location, student: "S1003", version: version).status == .noContent)
@@ -150,7 +150,7 @@ struct DraftUploadRouteTests {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
         let file = try Data(contentsOf: fixturesDirectory.appendingPathComponent("speech.opus"))
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let created = try await client.execute(uri: "/v1/students/S1004/weeks/12/submissions", method: .post, headers: try await daemon.headers(
                 .student, "S1004", [.init("Upload-Draft-Interop-Version")!: "7", .init("Upload-Complete")!: "?0", .contentType: "audio/ogg"]),
                 body: ByteBuffer(bytes: file.prefix(10_000)))
@@ -186,7 +186,7 @@ struct DraftUploadRouteTests {
         let daemon = try await TestDaemon { $0.uploads.maxOpenPerStudent = 10 }
         defer { daemon.remove() }
         let file = try Data(contentsOf: fixturesDirectory.appendingPathComponent("speech.opus"))
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             var locations: [String] = []
             for _ in 0..<10 {
                 let created = try await client.execute(uri: "/v1/students/S1005/weeks/12/submissions", method: .post, headers: try await daemon.headers(
@@ -196,7 +196,7 @@ struct DraftUploadRouteTests {
             }
             // On separate connections, as `UploadRouteTests.concurrentUploads`: the live test
             // client has one, would send the ten one after another, and times each out after 20 s.
-            let port = try #require(client.port)
+            let port = client.port
             let token = try await daemon.token(.student, "S1005")
             let rest = ByteBuffer(bytes: file.dropFirst(30_000))
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -231,15 +231,15 @@ struct DraftUploadRouteTests {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
         let file = try Data(contentsOf: fixturesDirectory.appendingPathComponent("speech_mono_s16_48k.wav"))
-        try await daemon.application().test(.live) { client in
-            let port = try #require(client.port)
+        try await daemon.application().live { client in
+            let port = client.port
             let token = try await daemon.token(.student, "S1001")
             // The body stops half-way and the connection stays open, as a phone's does when its network drops.
             let stale = try RawHTTPConnection(port: port)
             defer { stale.close() }
             try stale.send("POST /v1/students/S1001/weeks/12/submissions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\n"
                 + "Content-Type: audio/wav\r\nUpload-Draft-Interop-Version: 6\r\nUpload-Complete: ?1\r\nContent-Length: \(file.count)\r\n\r\n")
-            let interim = await stale.read(until: "\r\n\r\n", seconds: 10)
+            let interim = await stale.read(until: "\r\n\r\n")
             let location = try #require(interim.split(separator: "\r\n").first { $0.lowercased().hasPrefix("location:") }
                 .map { $0.dropFirst("location:".count).trimmingCharacters(in: .whitespaces) })
             try stale.send(file.prefix(300_000))

@@ -37,7 +37,7 @@ struct EndOfCourseRouteTests {
         let daemon = try await TestDaemon(at: Self.week14)
         defer { daemon.remove() }
         try Self.seedTwelveWeeks(daemon)
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let student = try await daemon.headers(.student, "S1001", [.contentType: "audio/ogg"])
             var timeline = try await client.execute(uri: "/v1/students/S1001/timeline", method: .get, headers: student)
             var eoc = try #require(timeline.json?["eoc"] as? [String: Any])

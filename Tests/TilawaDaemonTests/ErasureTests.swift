@@ -28,7 +28,7 @@ struct ErasureTests {
         let backups = daemon.scratch.path("backups")
         try FileManager.default.createDirectory(atPath: backups, withIntermediateDirectories: true)
         let maker = BackupMaker(database: daemon.runtime.database, stateDirectory: daemon.runtime.stateDirectory)
-        let (submission, feedback) = try await daemon.application().test(.live) { client -> (String, String) in
+        let (submission, feedback) = try await daemon.application().live { client -> (String, String) in
             let (submission, feedback) = try await daemon.answeredRecording(client)
             _ = try await client.execute(uri: "/v1/submissions/\(submission)/annotations", method: .post,
                                          headers: try await daemon.headers(.coach, "C01", [.contentType: "application/json"]),
@@ -50,7 +50,7 @@ struct ErasureTests {
             _ = try await onOwnThread { try maker.create(at: backups + "/before", now: before) }
 
             let uri = "/v1/students/S1001/erasure"
-            func erase(_ body: String, as role: Role = .ops, _ subject: String = "amina") async throws -> TestResponse {
+            func erase(_ body: String, as role: Role = .ops, _ subject: String = "amina") async throws -> LiveAnswer {
                 try await client.execute(uri: uri, method: .post, headers: try await daemon.headers(role, subject, [.contentType: "application/json"]),
                                          body: ByteBuffer(string: body))
             }

@@ -21,7 +21,7 @@ struct ExportRouteTests {
         defer { daemon.remove() }
         let zip = daemon.scratch.path("s1001.zip")
         let folder = daemon.scratch.path("s1001")
-        let (ids, someoneElse) = try await daemon.application().test(.live) { client -> ((submission: String, feedback: String), String) in
+        let (ids, someoneElse) = try await daemon.application().live { client -> ((submission: String, feedback: String), String) in
             let ids = try await daemon.answeredRecording(client)
             let mark = try await client.execute(uri: "/v1/submissions/\(ids.submission)/annotations", method: .post,
                                                 headers: try await daemon.headers(.coach, "C01", [.contentType: "application/json"]),
@@ -81,7 +81,7 @@ struct ExportRouteTests {
     func zip64AndHostileName() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             _ = try await daemon.answeredRecording(client)
         }
         try await daemon.runtime.database.engine.write { db in

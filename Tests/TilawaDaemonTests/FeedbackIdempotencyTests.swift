@@ -11,7 +11,7 @@ import TilawaTestSupport
 @Suite("POST /v1/submissions/{id}/feedback with Idempotency-Key (the coach's key space)")
 struct FeedbackIdempotencyTests {
     /// S1001's (coach C01) and S1002's (coach C02) week-12 recordings, encoded.
-    private func recordings(_ daemon: TestDaemon, _ client: some TestClientProtocol) async throws -> (String, String) {
+    private func recordings(_ daemon: TestDaemon, _ client: LiveClient) async throws -> (String, String) {
         var ids: [String] = []
         for student in ["S1001", "S1002"] {
             let upload = try await client.execute(uri: "/v1/students/\(student)/weeks/12/submissions", method: .post,
@@ -34,7 +34,7 @@ struct FeedbackIdempotencyTests {
     func retryAfterLostAnswer() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let (submission, _) = try await recordings(daemon, client)
             let headers = try await daemon.headers(.coach, "C01", [.contentType: "audio/ogg", .idempotencyKey: "reply-1"])
             let first = try await client.execute(uri: "/v1/submissions/\(submission)/feedback", method: .post, headers: headers,
@@ -83,7 +83,7 @@ struct FeedbackIdempotencyTests {
     func keySpaces() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let (mine, theirs) = try await recordings(daemon, client)
             let c01 = try await daemon.headers(.coach, "C01", [.contentType: "audio/ogg", .idempotencyKey: "same-key"])
             let first = try await client.execute(uri: "/v1/submissions/\(mine)/feedback", method: .post, headers: c01,

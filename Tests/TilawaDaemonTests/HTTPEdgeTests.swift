@@ -11,7 +11,7 @@ import TilawaTestSupport
 /// How the HTTP edges answer: framing, methods, sizes, auth syntax, ids and cursors, existence.
 @Suite("HTTP edges (live server on loopback)")
 struct HTTPEdgeTests {
-    private func submit(_ daemon: TestDaemon, client: some TestClientProtocol, student: String = "S1001") async throws -> String {
+    private func submit(_ daemon: TestDaemon, client: LiveClient, student: String = "S1001") async throws -> String {
         let response = try await client.execute(uri: "/v1/students/\(student)/weeks/12/submissions", method: .post,
                                                 headers: try await daemon.headers(.student, student, [.contentType: "audio/ogg"]),
                                                 body: try TestDaemon.fixture("speech.opus"))
@@ -22,28 +22,28 @@ struct HTTPEdgeTests {
     func expectContinue() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
-            let port = try #require(client.port)
+        try await daemon.application().live { client in
+            let port = client.port
             let body = try Data(contentsOf: fixturesDirectory.appendingPathComponent("speech.opus"))
             let token = try await daemon.token(.student, "S1001")
             let socket = try RawHTTPConnection(port: port)
             defer { socket.close() }
             try socket.send("POST /v1/students/S1001/weeks/12/submissions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\n"
                 + "Content-Type: audio/ogg\r\nContent-Length: \(body.count)\r\nExpect: 100-continue\r\n\r\n")
-            let interim = await socket.read(until: "\r\n\r\n", seconds: 30)
+            let interim = await socket.read(until: "\r\n\r\n")
             #expect(interim.hasPrefix("HTTP/1.1 100 Continue"), "got: \(interim.prefix(80))")
             try socket.send(body)
-            let final = await socket.read(until: "\r\n\r\n", seconds: 60)
+            let final = await socket.read(until: "\r\n\r\n")
             #expect(final.hasPrefix("HTTP/1.1 201"), "got: \(final.prefix(80))")
 
             let refused = try RawHTTPConnection(port: port)
             defer { refused.close() }
             try refused.send("POST /v1/students/S1001/weeks/12/submissions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer nope\r\n"
                 + "Content-Type: audio/ogg\r\nContent-Length: \(body.count)\r\nExpect: 100-continue\r\n\r\n")
-            let answer = await refused.read(until: "\r\n\r\n", seconds: 30)
+            let answer = await refused.read(until: "\r\n\r\n")
             #expect(answer.hasPrefix("HTTP/1.1 401"), "got: \(answer.prefix(80))")
             #expect(answer.lowercased().contains("connection: close"))
-            #expect(await refused.closed(within: 30), "the connection stayed open for a body nobody reads")
+            #expect(await refused.closedByServer(), "the connection stayed open for a body nobody reads")
         }
     }
 
@@ -51,21 +51,21 @@ struct HTTPEdgeTests {
     func framing() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
-            let port = try #require(client.port)
+        try await daemon.application().live { client in
+            let port = client.port
             let old = try RawHTTPConnection(port: port)
             defer { old.close() }
             try old.send("GET /healthz HTTP/1.0\r\n\r\n")
-            #expect(await old.read(until: "\r\n\r\n", seconds: 30).contains(" 200 "))
-            #expect(await old.closed(within: 30), "an HTTP/1.0 connection stayed open")
+            #expect(await old.read(until: "\r\n\r\n").contains(" 200 "))
+            #expect(await old.closedByServer(), "an HTTP/1.0 connection stayed open")
 
             let gzip = try RawHTTPConnection(port: port)
             defer { gzip.close() }
             try gzip.send("POST /v1/students/S1001/weeks/12/submissions HTTP/1.1\r\nHost: localhost\r\n"
                 + "Authorization: Bearer \(try await daemon.token(.student, "S1001"))\r\nTransfer-Encoding: gzip, chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
-            let answer = await gzip.read(until: "\r\n\r\n", seconds: 30)
+            let answer = await gzip.read(until: "\r\n\r\n")
             #expect(answer.hasPrefix("HTTP/1.1 501"), "got: \(answer.prefix(80))")
-            #expect(await gzip.closed(within: 30))
+            #expect(await gzip.closedByServer())
             #expect(try await daemon.runtime.database.attemptStatus(studentId: "S1001", policy: daemon.runtime.policy, now: daemon.clock.now)?.used == 0)
         }
     }
@@ -74,7 +74,7 @@ struct HTTPEdgeTests {
     func methodsAndSizes() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let id = try await submit(daemon, client: client)
             let ops = try await daemon.headers(.ops, "ops")
             let wrong = try await client.execute(uri: "/v1/submissions/\(id)", method: .patch, headers: ops)
@@ -106,7 +106,7 @@ struct HTTPEdgeTests {
     func uniformNotFound() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let id = try await submit(daemon, client: client)
             let c02 = try await daemon.headers(.coach, "C02", [.contentType: "audio/ogg"])
             let real = try await client.execute(uri: "/v1/submissions/\(id)/feedback", method: .post, headers: c02,
@@ -128,7 +128,7 @@ struct HTTPEdgeTests {
     func unknownIds() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let ops = try await daemon.headers(.ops, "ops")
             for uri in ["/v1/students/S9999/timeline", "/v1/students/S9999/events"] {
                 let response = try await client.execute(uri: uri, method: .get, headers: ops)
@@ -150,7 +150,7 @@ struct HTTPEdgeTests {
     func syntax() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let token = try await daemon.token(.student, "S1001")
             let spaces = try await client.execute(uri: "/v1/students/S1001/timeline", method: .get, headers: [.authorization: "Bearer   \(token)"])
             #expect(spaces.status == .ok)
@@ -186,7 +186,7 @@ struct HTTPEdgeTests {
         logger.logLevel = .info
         let application = TilawaServer.makeApplication(api: daemon.api, logger: logger)
         let token = try await daemon.token(.coach, "C01")
-        try await application.test(.live) { client in
+        try await application.live { client in
             _ = try await client.execute(uri: "/v1/coaches/C01/queue", method: .get, headers: [.authorization: "Bearer \(token)"])
             _ = try await client.execute(uri: "/v1/coaches/C01/queue", method: .get, headers: [.authorization: "Bearer \(token)x"])
             _ = try await client.execute(uri: "/v1/coaches/C01/queue", method: .get)

@@ -116,8 +116,8 @@ struct TestDaemon {
         metricValue(#"tilawa_uploads_total{outcome=""# + outcome + #"",reason=""# + reason + #""}"#, in: api.metrics)
     }
 
-    /// Waits (bounded: `seconds`, 60 by default) until `condition` holds; returns whether it did.
-    func eventually(seconds: Int = 60, _ condition: () throws -> Bool) async -> Bool {
+    /// Waits (bounded: `seconds`, `TestTime.hangSeconds` by default) until `condition` holds; returns whether it did.
+    func eventually(seconds: Int = TestTime.hangSeconds, _ condition: () throws -> Bool) async -> Bool {
         await TilawaTestSupport.eventually(seconds: seconds, condition)
     }
 
@@ -129,7 +129,7 @@ struct TestDaemon {
 
     /// S1001's week-12 recording uploaded, encoded, and answered by C01 with an encoded reply;
     /// the submission's and the reply's ids.
-    func answeredRecording(_ client: some TestClientProtocol) async throws -> (submission: String, feedback: String) {
+    func answeredRecording(_ client: LiveClient) async throws -> (submission: String, feedback: String) {
         let upload = try await client.execute(uri: "/v1/students/S1001/weeks/12/submissions", method: .post,
                                               headers: try await headers(.student, "S1001", [.contentType: "audio/ogg"]),
                                               body: try Self.fixture("speech.opus"))
@@ -156,7 +156,7 @@ extension Data {
     }
 }
 
-/// An answer read by `TestDaemon.request`: what the tests read of a `TestResponse`.
+/// An answer read by `LiveClient` or `TestDaemon.request`: status, headers and the whole body.
 struct LiveAnswer {
     var status: HTTPResponse.Status
     var headers: HTTPFields
@@ -167,35 +167,25 @@ struct LiveAnswer {
     }
 }
 
-extension TestClientProtocol {
-    /// `execute(uri:method:headers:body:)` for a request that is judged (a recording): through
-    /// `TestDaemon.request(port:)`, without the live client's 20-s limit a loaded machine exceeds.
+extension LiveClient {
+    /// `execute(uri:method:headers:body:)` on a connection of its own (`TestDaemon.request(port:)`).
     func judged(_ daemon: TestDaemon, uri: String, method: HTTPRequest.Method = .post, headers: HTTPFields,
                 body: ByteBuffer) async throws -> LiveAnswer {
-        guard let port else { throw TestClientError.notLive }
-        return try await daemon.request(port: port, method: method, uri, headers: headers, body: Data(buffer: body))
+        try await daemon.request(port: port, method: method, uri, headers: headers, body: Data(buffer: body))
     }
-}
-
-/// Why a test helper could not run.
-enum TestClientError: Error {
-    /// `judged` needs a live server (`.live`), not the router framework.
-    case notLive
 }
 
 extension TestDaemon {
     /// One request on a connection of its own to the live server on `port`, with a deadline
-    /// that only guards a hang (600 s). For requests whose answer may take long on a loaded
-    /// 2-core machine (judging a recording, waiting for an upload's lock): the live test
-    /// client gives up after 20 s without a byte, which a busy suite can exceed; how long the
-    /// answer takes is no part of these tests' verdicts.
+    /// that only guards a hang (`LiveClient.hangLimit`); how long the answer takes is no part
+    /// of any test's verdict.
     func request(port: Int, method verb: HTTPRequest.Method, _ path: String,
                  headers: HTTPFields = [:], body: Data? = nil) async throws -> LiveAnswer {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
         request.method = .init(rawValue: verb.rawValue)
         for field in headers { request.headers.add(name: field.name.rawName, value: field.value) }
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(600))
+        let response = try await HTTPClient.shared.execute(request, timeout: LiveClient.hangLimit)
         var fields = HTTPFields()
         for header in response.headers {
             if let name = HTTPField.Name(header.name) { fields.append(HTTPField(name: name, value: header.value)) }

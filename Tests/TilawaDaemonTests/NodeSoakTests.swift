@@ -16,7 +16,7 @@ import TilawaTestSupport
 ///
 /// `make test-postgres` runs a short version (36 uploads, 3 kills, one 40-s stop);
 /// `NODE_SOAK=1` the full one (240 uploads, 8 kills, two stops).
-@Suite("Node soak", .enabled(if: PostgresTestServer.isRequested))
+@Suite("Node soak", .enabled(if: PostgresTestServer.isRequested), .heavy)
 struct NodeSoakTests {
     static let full = ProcessInfo.processInfo.environment["NODE_SOAK"] != nil
     static let rounds = full ? 8 : 3

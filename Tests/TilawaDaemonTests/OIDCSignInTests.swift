@@ -111,8 +111,8 @@ struct OIDCSignInTests {
                 try db.execute(sql: "UPDATE student SET subject = 'auth0|omar' WHERE id = 'S1002'")
                 try db.execute(sql: "UPDATE coach SET subject = 'auth0|c01' WHERE id = 'C01'")
             }
-            try await daemon.application().test(.live) { client in
-                func get(_ uri: String, _ token: String) async throws -> TestResponse {
+            try await daemon.application().live { client in
+                func get(_ uri: String, _ token: String) async throws -> LiveAnswer {
                     try await client.execute(uri: uri, method: .get, headers: [.authorization: "Bearer \(token)"])
                 }
                 func token(_ name: String) throws -> String { try #require(provider.tokens[name], "\(name)") }
@@ -185,8 +185,8 @@ struct OIDCSignInTests {
             server.publish(provider.jwks.data)
             server.setDown(true)
             let token = try #require(provider.tokens["by_id"])
-            try await daemon.application().test(.live) { client in
-                func get() async throws -> TestResponse {
+            try await daemon.application().live { client in
+                func get() async throws -> LiveAnswer {
                     try await client.execute(uri: "/v1/students/S1003/timeline", method: .get, headers: [.authorization: "Bearer \(token)"])
                 }
                 let refused = try await get()
@@ -217,7 +217,7 @@ struct OIDCSignInTests {
         let daemon = try await TestDaemon(configure: { $0.auth.localTokens = false })
         defer { daemon.remove() }
         let provider = try await provider(now: daemon.clock.now)
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let local = try await client.execute(uri: "/v1/students/S1001/timeline", method: .get, headers: try await daemon.headers(.student, "S1001"))
             #expect(local.status == .unauthorized && (local.json?["detail"] as? String)?.contains("identity provider") == true)
             let foreign = try await client.execute(uri: "/v1/students/S1001/timeline", method: .get,

@@ -17,7 +17,7 @@ private final class ResponseLog: Sendable {
 
     /// Records `response` as the answer of `method template` (the document's path).
     @discardableResult
-    func record(_ method: HTTPRequest.Method, _ template: String, _ response: TestResponse) -> TestResponse {
+    func record(_ method: HTTPRequest.Method, _ template: String, _ response: LiveAnswer) -> LiveAnswer {
         let type = response.headers[.contentType] ?? ""
         let textual = type.contains("json") || type.hasPrefix("text/") || type.contains("yaml")
         var headers: [String: String] = [:]
@@ -89,9 +89,9 @@ struct OpenAPIResponseTests {
         defer { daemon.remove() }
         let log = ResponseLog()
         let submissionBody = Mutex<String?>(nil)
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             func call(_ method: HTTPRequest.Method, _ template: String, _ uri: String, _ headers: HTTPFields = [:],
-                      body: ByteBuffer? = nil) async throws -> TestResponse {
+                      body: ByteBuffer? = nil) async throws -> LiveAnswer {
                 do {
                     // Every GET is asked as HEAD too, first (a GET may change what a second
                     // read sees: a reply listened to): GET's status and headers, no body. The
@@ -258,7 +258,7 @@ struct OpenAPIResponseTests {
             _ = try await call(.post, thread, "/v1/feedback/\(feedbackId)/comments?text=\(String(repeating: "a", count: 2_001))",
                                try await auth(.student, "S1001", ogg), body: opus)
             // Past comments.max_per_minute (10): 429 too_many_comments with Retry-After.
-            var lastComment: TestResponse?
+            var lastComment: LiveAnswer?
             for index in 0..<11 {
                 lastComment = try await call(.post, thread, "/v1/feedback/\(feedbackId)/comments", askJSON,
                                              body: ByteBuffer(string: #"{"text": "Again \#(index)?"}"#))

@@ -29,8 +29,8 @@ struct PlacementRouteTests {
             """, source: "students.csv")
         _ = try daemon.runtime.database.importRoster(program: program, students: students, studentsSource: "students.csv", now: daemon.clock.now)
 
-        try await daemon.application().test(.live) { client in
-            func place(_ student: String, _ coach: String) async throws -> TestResponse {
+        try await daemon.application().live { client in
+            func place(_ student: String, _ coach: String) async throws -> LiveAnswer {
                 try await client.execute(uri: "/v1/students/\(student)/placement", method: .put,
                                          headers: try await daemon.headers(.ops, "ops", [.contentType: "application/json"]),
                                          body: ByteBuffer(string: #"{"level_id": "L1", "coach_id": "\#(coach)"}"#))
@@ -60,7 +60,7 @@ struct PlacementRouteTests {
     func placedLateOwesFromThePlacement() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let placed = try await client.execute(uri: "/v1/students/S1011/placement", method: .put,
                                                   headers: try await daemon.headers(.ops, "ops", [.contentType: "application/json"]),
                                                   body: ByteBuffer(string: #"{"level_id": "L1", "coach_id": "C01"}"#))
@@ -86,7 +86,7 @@ struct PlacementRouteTests {
 
             // Two weeks on, weeks 12 and 13 are missed: behind 2, and the coach hears of those two only.
             daemon.clock.advance(by: 14 * 86_400)
-            let later = try await daemon.request(port: try #require(client.port), method: .get, "/v1/students/S1011/timeline",
+            let later = try await daemon.request(port: client.port, method: .get, "/v1/students/S1011/timeline",
                                                  headers: try await daemon.headers(.student, "S1011"))
             #expect(later.json?["behind_count"] as? Int == 2)
             #expect(try await daemon.runtime.database.recordFallingBehind(now: daemon.clock.now) >= 1)
@@ -104,7 +104,7 @@ struct PlacementRouteTests {
     func placementPromiseFromConfiguration() async throws {
         let daemon = try await TestDaemon(configure: { $0.program.placementDue = 24 * 3600 })
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let student = try await daemon.headers(.student, "S1011", [.contentType: "audio/ogg"])
             let assessment = try await client.execute(uri: "/v1/students/S1011/weeks/assessment/submissions", method: .post, headers: student,
                                                       body: try TestDaemon.fixture("speech.opus"))
@@ -125,10 +125,10 @@ struct PlacementRouteTests {
     func noSilentReplacement() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let (submissionId, _) = try await daemon.answeredRecording(client)
             let ops = try await daemon.headers(.ops, "ops", [.contentType: "application/json"])
-            func place(_ student: String, _ body: String) async throws -> TestResponse {
+            func place(_ student: String, _ body: String) async throws -> LiveAnswer {
                 try await client.execute(uri: "/v1/students/\(student)/placement", method: .put, headers: ops, body: ByteBuffer(string: body))
             }
             func noise() throws -> [Int] {
@@ -166,9 +166,9 @@ struct PlacementRouteTests {
     func placingCoachesPlace() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             // C01 places (program.yaml: places: true); C02 and C03 do not. S1011 awaits placement.
-            func place(_ role: Role, _ subject: String, _ student: String, _ body: String) async throws -> TestResponse {
+            func place(_ role: Role, _ subject: String, _ student: String, _ body: String) async throws -> LiveAnswer {
                 try await client.execute(uri: "/v1/students/\(student)/placement", method: .put,
                                          headers: try await daemon.headers(role, subject, [.contentType: "application/json"]),
                                          body: ByteBuffer(string: body))

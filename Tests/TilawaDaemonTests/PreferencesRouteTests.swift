@@ -14,7 +14,7 @@ struct PreferencesRouteTests {
     func zoneAndRefusals() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let uri = "/v1/students/S1001/preferences"
             let json = try await daemon.headers(.student, "S1001", [.contentType: "application/json"])
             let start = try await client.execute(uri: uri, method: .get, headers: try await daemon.headers(.student, "S1001"))

@@ -14,7 +14,7 @@ struct QuestionRouteTests {
     func askAndAnswer() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let (id, feedbackId) = try await daemon.answeredRecording(client)
             let comments = "/v1/feedback/\(feedbackId)/comments"
             let studentJSON = try await daemon.headers(.student, "S1001", [.contentType: "application/json"])
@@ -91,7 +91,7 @@ struct QuestionRouteTests {
     func voiceQuestions() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let (_, feedbackId) = try await daemon.answeredRecording(client)
             let comments = "/v1/feedback/\(feedbackId)/comments"
             let studentAudio = try await daemon.headers(.student, "S1001", [.contentType: "audio/ogg"])

@@ -10,7 +10,7 @@ import TilawaTestSupport
 @Suite("Reading over HTTP: playback, timeline, queue, events, auth matrix")
 struct ReadRouteTests {
     /// Uploads one recording for `student` and waits for its encode.
-    private func submit(_ daemon: TestDaemon, client: some TestClientProtocol, student: String, week: Int = 12) async throws -> String {
+    private func submit(_ daemon: TestDaemon, client: LiveClient, student: String, week: Int = 12) async throws -> String {
         let headers = try await daemon.headers(.student, student, [.contentType: "audio/ogg"])
         let response = try await client.execute(uri: "/v1/students/\(student)/weeks/\(week)/submissions", method: .post,
                                                 headers: headers, body: try TestDaemon.fixture("speech.opus"))
@@ -23,7 +23,7 @@ struct ReadRouteTests {
     func playback() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let id = try await submit(daemon, client: client, student: "S1001")
             let headers = try await daemon.headers(.student, "S1001")
             let whole = try await client.execute(uri: "/v1/submissions/\(id)/audio", method: .get, headers: headers)
@@ -60,7 +60,7 @@ struct ReadRouteTests {
     func authMatrix() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             // S1001's coach is C01; S1002's is C02 (config/students.csv).
             let id = try await submit(daemon, client: client, student: "S1001")
             let routes = ["/v1/submissions/\(id)", "/v1/submissions/\(id)/audio", "/v1/students/S1001/timeline", "/v1/students/S1001/annotations"]
@@ -177,7 +177,7 @@ struct ReadRouteTests {
     func timelineQueueEvents() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let id = try await submit(daemon, client: client, student: "S1001")
             let timeline = try await client.execute(uri: "/v1/students/S1001/timeline", method: .get, headers: try await daemon.headers(.student, "S1001"))
             let weeks = try #require(timeline.json?["weeks"] as? [[String: Any]])
@@ -211,7 +211,7 @@ struct ReadRouteTests {
     func operations() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             #expect(try await client.execute(uri: "/healthz", method: .get).status == .ok)
             #expect(try await client.execute(uri: "/readyz", method: .get).status == .ok)
             let metrics = try await client.execute(uri: "/metrics", method: .get)

@@ -80,13 +80,13 @@ struct ReadStateRouteTests {
     func pushAndSingleReads() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let student = try await daemon.headers(.student, "S1001")
             func feed() async throws -> (events: [[String: Any]], unread: Int) {
                 let page = try await client.execute(uri: "/v1/students/S1001/events?limit=500", method: .get, headers: student)
                 return (page.json?["events"] as? [[String: Any]] ?? [], page.json?["unread_count"] as? Int ?? -1)
             }
-            func readOne(_ id: String, as headers: HTTPFields? = nil, student owner: String = "S1001") async throws -> TestResponse {
+            func readOne(_ id: String, as headers: HTTPFields? = nil, student owner: String = "S1001") async throws -> LiveAnswer {
                 try await client.execute(uri: "/v1/students/\(owner)/events/\(id)/read", method: .post, headers: headers ?? student)
             }
             let upload = try await client.execute(uri: "/v1/students/S1001/weeks/12/submissions", method: .post,
@@ -149,7 +149,7 @@ struct ReadStateRouteTests {
     func listenedByBytes() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let (_, feedbackId) = try await daemon.answeredRecording(client)
             let size = try #require(try await daemon.runtime.database.feedback(id: feedbackId)?.audioBytes)
             let audio = "/v1/feedback/\(feedbackId)/audio"

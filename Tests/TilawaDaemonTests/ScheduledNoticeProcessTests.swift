@@ -11,7 +11,7 @@ import TilawaTestSupport
 /// The scheduled notifications of a whole semester from a real `tilawa serve` on an
 /// accelerated clock (`TILAWA_TEST_CLOCK`: a programme week in twelve seconds), SIGKILLed at
 /// random moments and once kept down over a reminder's moment.
-@Suite("Scheduled notifications from a real daemon across a semester, SIGKILLs and a stop")
+@Suite("Scheduled notifications from a real daemon across a semester, SIGKILLs and a stop", .heavy)
 struct ScheduledNoticeProcessTests {
     /// Saturday 4 January 2031: week 1 unlocks (New York; DST starts in week 10).
     static let calendar = try! SemesterCalendar(start: LocalDate(year: 2031, month: 1, day: 4), timeZoneIdentifier: "America/New_York")
@@ -127,7 +127,7 @@ struct ScheduledNoticeProcessTests {
                     continue
                 }
                 // The semester is over: let the outbox drain, then stop.
-                let drained = await eventually(seconds: 60) {
+                let drained = await eventually {
                     try state.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM event WHERE deliveredAt IS NULL") } == 0
                 }
                 #expect(drained, "seed \(seed)")

@@ -17,7 +17,7 @@ import TilawaTestSupport
 /// It runs on the real clock — the drop folder's settle time and the webhook's signature
 /// window need time to pass — with a semester that started twelve weeks before today, so
 /// weeks 10 to 12 are open whatever day it runs.
-@Suite("Crash soak")
+@Suite("Crash soak", .heavy)
 struct SoakTests {
     static let full = ProcessInfo.processInfo.environment["SOAK"] != nil
     static let uploads = full ? 200 : 40

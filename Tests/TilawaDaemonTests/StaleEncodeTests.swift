@@ -70,7 +70,7 @@ struct StaleEncodeTests {
             workerA.run(claimedByA)
             finished.withLock { $0 = true }
         }
-        #expect(await eventually(seconds: 30) { stalled.withLock { $0 } })
+        #expect(await eventually { stalled.withLock { $0 } })
 
         // While A is stalled its lease runs out (its keeper may renew it meanwhile: the rescue is
         // asked as of an hour on); B claims the job and records it.
@@ -84,7 +84,7 @@ struct StaleEncodeTests {
         }
 
         resume.signal()
-        #expect(await eventually(seconds: 60) { finished.withLock { $0 } })
+        #expect(await eventually { finished.withLock { $0 } })
         #expect(recordedFiles.count == 2)
         for (path, inode) in recordedFiles {
             let now = (try? FileManager.default.attributesOfItem(atPath: store.path(path)))?[.systemFileNumber] as? Int
@@ -137,7 +137,7 @@ struct BusyRescueTests {
         let group = ServiceGroup(configuration: .init(services: [.init(service: workers)], logger: daemon.logger))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
-            let done = await eventually(seconds: 120) { started.withLock { $0.count } >= 6 }
+            let done = await eventually { started.withLock { $0.count } >= 6 }
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
             #expect(done, "started: \(started.withLock { $0 })")

@@ -27,8 +27,8 @@ struct TusRouteTests {
         return headers
     }
 
-    func create(_ daemon: TestDaemon, _ client: some TestClientProtocol, length: Int, student: String = "S1001",
-                extra: HTTPFields = [:]) async throws -> TestResponse {
+    func create(_ daemon: TestDaemon, _ client: LiveClient, length: Int, student: String = "S1001",
+                extra: HTTPFields = [:]) async throws -> LiveAnswer {
         var fields: HTTPFields = [.testUploadLength: "\(length)", .testUploadMetadata: "filename \(Data("take 1.wav".utf8).base64EncodedString()),filetype \(Data("audio/wav".utf8).base64EncodedString())"]
         for field in extra { fields[field.name] = field.value }
         // An empty body, not none: the test client would frame "none" as an empty chunked body.
@@ -36,8 +36,8 @@ struct TusRouteTests {
                                         headers: try await tusHeaders(daemon, student, fields), body: ByteBuffer())
     }
 
-    func patch(_ daemon: TestDaemon, _ client: some TestClientProtocol, _ location: String, offset: Int, _ bytes: Data,
-               student: String = "S1001", extra: HTTPFields = [:]) async throws -> TestResponse {
+    func patch(_ daemon: TestDaemon, _ client: LiveClient, _ location: String, offset: Int, _ bytes: Data,
+               student: String = "S1001", extra: HTTPFields = [:]) async throws -> LiveAnswer {
         var fields: HTTPFields = [.contentType: "application/offset+octet-stream", .testUploadOffset: "\(offset)"]
         fields.append(contentsOf: extra)
         return try await client.execute(uri: location, method: .patch, headers: try await tusHeaders(daemon, student, fields),
@@ -49,7 +49,7 @@ struct TusRouteTests {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
         let file = try Data(contentsOf: fixturesDirectory.appendingPathComponent("speech_mono_s16_48k.wav"))
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let options = try await client.execute(uri: "/v1/uploads/upl_anything", method: .options)
             #expect(options.status == .noContent)
             #expect(options.headers[.init("Tus-Version")!] == "1.0.0")
@@ -117,7 +117,7 @@ struct TusRouteTests {
     func refusals() async throws {
         let daemon = try await TestDaemon { $0.http.maxUploadBytes = 2_000_000 }
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let bare = try await client.execute(uri: Self.creation, method: .post,
                                                 headers: try await daemon.headers(.student, "S1001", [.testUploadLength: "10"]), body: ByteBuffer())
             #expect(bare.status == .preconditionFailed && bare.headers[.init("Tus-Version")!] == "1.0.0")
@@ -162,7 +162,7 @@ struct TusRouteTests {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
         let file = try Data(contentsOf: fixturesDirectory.appendingPathComponent("speech.opus"))
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             var headers = try await tusHeaders(daemon, "S1001", [.testUploadLength: "\(file.count)", .contentType: "application/offset+octet-stream",
                                                                  .idempotencyKey: "phone-7"])
             let created = try await client.execute(uri: Self.creation, method: .post, headers: headers, body: ByteBuffer(bytes: file.prefix(10_000)))
@@ -195,7 +195,7 @@ struct TusRouteTests {
     func bounds() async throws {
         let daemon = try await TestDaemon { $0.uploads.stagingBudgetBytes = 5_000_000 }
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             var locations: [String] = []
             for _ in 0..<3 {
                 let created = try await create(daemon, client, length: 1_000_000)
@@ -224,7 +224,7 @@ struct TusRouteTests {
     func cors() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let preflight = try await client.execute(uri: Self.creation, method: .options, headers: [
                 .origin: "https://app.example", .accessControlRequestMethod: "POST", .accessControlRequestHeaders: "tus-resumable, upload-length",
             ])
@@ -242,7 +242,7 @@ struct TusRouteTests {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
         let file = try Data(contentsOf: fixturesDirectory.appendingPathComponent("speech.opus"))
-        let locations = try await daemon.application().test(.live) { client in
+        let locations = try await daemon.application().live { client in
             var locations: [String] = []
             for student in ["S1001", "S1002"] {
                 let created = try await create(daemon, client, length: file.count, student: student)

@@ -16,8 +16,8 @@ struct UploadCapTests {
             $0.http.coachUploadSlots = 0
         }
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
-            let port = try #require(client.port)
+        try await daemon.application().live { client in
+            let port = client.port
             // Two uploads hold both slots: headers and part of the body, the rest withheld.
             let token = try await daemon.token(.student, "S1006")
             let held = try [RawHTTPConnection.partialUpload(port: port, token: token), RawHTTPConnection.partialUpload(port: port, token: token)]
@@ -29,7 +29,7 @@ struct UploadCapTests {
             try third.send("POST /v1/students/S1001/weeks/12/submissions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer "
                 + "\(try await daemon.token(.student, "S1001"))\r\nContent-Type: audio/ogg\r\nContent-Length: \(body.count)\r\n"
                 + "Expect: 100-continue\r\n\r\n")
-            let refused = await third.read(until: "\r\n\r\n", seconds: 30)
+            let refused = await third.read(until: "\r\n\r\n")
             #expect(refused.hasPrefix("HTTP/1.1 503"), "got: \(refused.prefix(80))")
             #expect(refused.lowercased().contains("retry-after: 5") && refused.lowercased().contains("connection: close"))
 
@@ -41,7 +41,7 @@ struct UploadCapTests {
             try eager.send("POST /v1/students/S1002/weeks/12/submissions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer "
                 + "\(try await daemon.token(.student, "S1002"))\r\nContent-Type: audio/wav\r\nContent-Length: \(bulk.count)\r\n\r\n")
             try eager.send(bulk)
-            let eagerAnswer = await eager.read(until: "\r\n\r\n", seconds: 30)
+            let eagerAnswer = await eager.read(until: "\r\n\r\n")
             #expect(eagerAnswer.hasPrefix("HTTP/1.1 503") && eagerAnswer.lowercased().contains("retry-after: 5"), "got: \(eagerAnswer.prefix(80))")
 
             // Refused at the request head, in the connection, before the router: not even the
@@ -50,7 +50,7 @@ struct UploadCapTests {
             let anonymous = try RawHTTPConnection(port: port)
             defer { anonymous.close() }
             try anonymous.send("PATCH /v1/uploads/upl_x HTTP/1.1\r\nHost: localhost\r\nContent-Length: 10\r\n\r\n0123456789")
-            let early = await anonymous.read(until: "\r\n\r\n", seconds: 30)
+            let early = await anonymous.read(until: "\r\n\r\n")
             #expect(early.hasPrefix("HTTP/1.1 503") && early.lowercased().contains("content-type: application/problem+json"), "got: \(early.prefix(80))")
 
             // Other routes are not held up.

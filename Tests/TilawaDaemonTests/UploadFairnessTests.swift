@@ -53,8 +53,8 @@ struct UploadFairnessTests {
             $0.http.minUploadRateWindow = 2
         }
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
-            let port = try #require(client.port)
+        try await daemon.application().live { client in
+            let port = client.port
             let attacker = try await daemon.token(.student, "S1006")
             // Two bodies kept just alive (5 KB/s, ten times the minimum), as an attacker would.
             let held = try (0..<2).map { _ in
@@ -67,7 +67,7 @@ struct UploadFairnessTests {
             let third = try RawHTTPConnection(port: port)
             defer { third.close() }
             try third.send(uploadHead(student: "S1006", slot: "assessment", token: attacker, expect: true))
-            let refused = await third.read(until: "too_many_uploads_for_you", seconds: 30)
+            let refused = await third.read(until: "too_many_uploads_for_you")
             #expect(refused.hasPrefix("HTTP/1.1 429"), "got: \(refused.prefix(80))")
             #expect(refused.lowercased().contains("retry-after: 10") && refused.lowercased().contains("connection: close"))
             #expect(refused.contains("too_many_uploads_for_you"))
@@ -81,7 +81,7 @@ struct UploadFairnessTests {
             // Once the bodies stop, each is cut at the end of a window: 408, the slot freed, nothing kept.
             held.forEach { $0.stop() }
             for upload in held {
-                let cut = await upload.socket.read(until: "upload_too_slow", seconds: 60)
+                let cut = await upload.socket.read(until: "upload_too_slow")
                 #expect(cut.hasPrefix("HTTP/1.1 408"), "got: \(cut.prefix(80))")
                 #expect(cut.lowercased().contains("connection: close"))
             }
@@ -103,8 +103,8 @@ struct UploadFairnessTests {
             $0.http.minUploadBytesPerSecond = 0
         }
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
-            let port = try #require(client.port)
+        try await daemon.application().live { client in
+            let port = client.port
             let upload = try await client.execute(uri: "/v1/students/S1001/weeks/12/submissions", method: .post,
                                                   headers: try await daemon.headers(.student, "S1001", [.contentType: "audio/ogg"]),
                                                   body: try TestDaemon.fixture("speech.opus"))
@@ -119,7 +119,7 @@ struct UploadFairnessTests {
             let student = try RawHTTPConnection(port: port)
             defer { student.close() }
             try student.send(uploadHead(student: "S1002", slot: "12", token: try await daemon.token(.student, "S1002"), expect: true))
-            let refused = await student.read(until: "\r\n\r\n", seconds: 30)
+            let refused = await student.read(until: "\r\n\r\n")
             #expect(refused.hasPrefix("HTTP/1.1 503"), "got: \(refused.prefix(80))")
 
             let reply = try await client.execute(uri: "/v1/submissions/\(id)/feedback", method: .post,
@@ -136,8 +136,8 @@ struct UploadFairnessTests {
             $0.http.minUploadRateWindow = 2
         }
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
-            let port = try #require(client.port)
+        try await daemon.application().live { client in
+            let port = client.port
             let tus: HTTPFields = [.testTusResumable: "1.0.0", .testUploadLength: "1000000"]
             let created = try await client.execute(uri: "/v1/students/S1001/weeks/12/uploads", method: .post,
                                                    headers: try await daemon.headers(.student, "S1001", tus), body: ByteBuffer())
@@ -150,7 +150,7 @@ struct UploadFairnessTests {
             #expect(await daemon.eventually { daemon.api.metrics.render().contains("tilawa_uploads_in_flight 1") })
             try await Task.sleep(for: .milliseconds(500))
             append.stop()
-            let cut = await append.socket.read(until: "upload_too_slow", seconds: 60)
+            let cut = await append.socket.read(until: "upload_too_slow")
             #expect(cut.hasPrefix("HTTP/1.1 408"), "got: \(cut.prefix(80))")
             let kept = try #require(cut.split(separator: "\r\n").first { $0.lowercased().hasPrefix("upload-offset:") }
                 .flatMap { Int($0.dropFirst("upload-offset:".count).trimmingCharacters(in: .whitespaces)) })
@@ -168,8 +168,8 @@ struct UploadCheckOrderTests {
     func attemptsBeforeBody() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
-            let port = try #require(client.port)
+        try await daemon.application().live { client in
+            let port = client.port
             var ids: [String: String] = [:]
             for week in [12, 11] {
                 var headers = try await daemon.headers(.student, "S1001", [.contentType: "audio/ogg"])
@@ -182,7 +182,7 @@ struct UploadCheckOrderTests {
             let third = try RawHTTPConnection(port: port)
             defer { third.close() }
             try third.send(uploadHead(student: "S1001", slot: "10", token: try await daemon.token(.student, "S1001"), expect: true))
-            let refused = await third.read(until: "attempt_limit", seconds: 30)
+            let refused = await third.read(until: "attempt_limit")
             #expect(refused.hasPrefix("HTTP/1.1 429"), "got: \(refused.prefix(80))")
             #expect(refused.lowercased().contains("retry-after:"))
 
@@ -204,7 +204,7 @@ struct UploadCheckOrderTests {
             defer { other.close() }
             try other.send(uploadHead(student: "S1001", slot: "9", token: try await daemon.token(.student, "S1001"), expect: true,
                                       extra: "Idempotency-Key: week-11\r\n"))
-            let reused = await other.read(until: "idempotency_key_reused", seconds: 30)
+            let reused = await other.read(until: "idempotency_key_reused")
             #expect(reused.hasPrefix("HTTP/1.1 409"), "got: \(reused.prefix(80))")
         }
     }
@@ -222,11 +222,11 @@ struct CrossProtocolIdempotencyTests {
             + "Content-Type: audio/ogg\r\nUpload-Draft-Interop-Version: 6\r\nUpload-Complete: ?1\r\nIdempotency-Key: \(key)\r\n\(extra)"
             + "Content-Length: \(body.count)\r\n\r\n")
         try socket.send(body)
-        var interim = await socket.read(until: "\r\n\r\n", seconds: 60)
+        var interim = await socket.read(until: "\r\n\r\n")
         var upload = ""
         while interim.hasPrefix("HTTP/1.1 1") {
             if let location = Self.header("location", in: interim) { upload = location }
-            interim = await socket.read(until: "\r\n\r\n", seconds: 60)
+            interim = await socket.read(until: "\r\n\r\n")
         }
         return (interim, upload)
     }
@@ -248,8 +248,8 @@ struct CrossProtocolIdempotencyTests {
         defer { daemon.remove() }
         let opus = try Data(contentsOf: fixturesDirectory.appendingPathComponent("speech.opus"))
         let other = try Data(contentsOf: fixturesDirectory.appendingPathComponent("speech.ogg"))
-        try await daemon.application().test(.live) { client in
-            let port = try #require(client.port)
+        try await daemon.application().live { client in
+            let port = client.port
             let token = try await daemon.token(.student, "S1001")
             func oneShot(_ slot: String, key: String, _ body: Data) async throws -> LiveAnswer {
                 var headers = try await daemon.headers(.student, "S1001", [.contentType: "audio/ogg"])
@@ -291,8 +291,8 @@ struct CrossProtocolIdempotencyTests {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
         let opus = try Data(contentsOf: fixturesDirectory.appendingPathComponent("speech.opus"))
-        try await daemon.application().test(.live) { client in
-            let port = try #require(client.port)
+        try await daemon.application().live { client in
+            let port = client.port
             let token = try await daemon.token(.student, "S1001")
             let student = try await daemon.headers(.student, "S1001")
 
@@ -325,7 +325,7 @@ struct CrossProtocolIdempotencyTests {
     func replayIsCurrent() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             var headers = try await daemon.headers(.student, "S1001", [.contentType: "audio/ogg"])
             headers[.idempotencyKey] = "now-1"
             let first = try await client.execute(uri: "/v1/students/S1001/weeks/12/submissions", method: .post, headers: headers,
@@ -345,8 +345,8 @@ struct CrossProtocolIdempotencyTests {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
         let opus = try Data(contentsOf: fixturesDirectory.appendingPathComponent("speech.opus"))
-        try await daemon.application().test(.live) { client in
-            let port = try #require(client.port)
+        try await daemon.application().live { client in
+            let port = client.port
             let token = try await daemon.token(.student, "S1001")
             for attempt in 0..<4 {
                 // Upload-Length says one size, the body another: 409 after the 104.
@@ -370,7 +370,7 @@ struct HeadAndConditionalTests {
     func head() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let (submission, _) = try await daemon.answeredRecording(client)
             let student = try await daemon.headers(.student, "S1001")
             for uri in ["/healthz", "/readyz", "/openapi.yaml", "/v1/students/S1001/timeline", "/v1/submissions/\(submission)/audio",
@@ -404,7 +404,7 @@ struct HeadAndConditionalTests {
     func ifRange() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let (submission, _) = try await daemon.answeredRecording(client)
             let student = try await daemon.headers(.student, "S1001")
             let ogg = try await client.execute(uri: "/v1/submissions/\(submission)/audio", method: .get, headers: student)
@@ -412,7 +412,7 @@ struct HeadAndConditionalTests {
             let oggTag = try #require(ogg.headers[.eTag])
             let mp4Tag = try #require(mp4.headers[.eTag])
             #expect(oggTag != mp4Tag)
-            func ranged(_ ifRange: String) async throws -> TestResponse {
+            func ranged(_ ifRange: String) async throws -> LiveAnswer {
                 var headers = student
                 headers[.range] = "bytes=100-199"
                 headers[.ifRange] = ifRange

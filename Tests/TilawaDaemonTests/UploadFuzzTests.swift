@@ -23,7 +23,7 @@ struct UploadFuzzTests {
     func mutatedUploads() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        let (failures, accepted) = try await daemon.application().test(.live) { client in
+        let (failures, accepted) = try await daemon.application().live { client in
             var failures: [String] = []
             var accepted = 0
             // The placement assessment uses no attempt, so one student can send every case.

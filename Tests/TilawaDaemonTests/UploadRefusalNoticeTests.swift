@@ -26,13 +26,13 @@ struct UploadRefusalNoticeTests {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
         let file = try Data(contentsOf: fixturesDirectory.appendingPathComponent("digital_silence.wav"))
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let tus = TusRouteTests()
             let created = try await tus.create(daemon, client, length: file.count)
             let location = try #require(created.headers[.location])
             // The completion is judged before it is answered: without the live client's 20-s limit.
             let done = try await daemon.request(
-                port: try #require(client.port), method: .patch, location,
+                port: client.port, method: .patch, location,
                 headers: try await tus.tusHeaders(daemon, "S1001", [.contentType: "application/offset+octet-stream", .testUploadOffset: "0"]), body: file)
             #expect(done.status == .noContent)
             let outcome = try await client.execute(uri: location, method: .get, headers: try await daemon.headers(.student, "S1001"))
@@ -57,10 +57,10 @@ struct UploadRefusalNoticeTests {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
         let file = try Data(contentsOf: fixturesDirectory.appendingPathComponent("digital_silence.wav"))
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             // Judged while the phone waits: on a connection without the live client's 20-s limit.
             let answered = try await daemon.request(
-                port: try #require(client.port), method: .post, "/v1/students/S1001/weeks/12/submissions",
+                port: client.port, method: .post, "/v1/students/S1001/weeks/12/submissions",
                 headers: try await daemon.headers(.student, "S1001", [.init("Upload-Draft-Interop-Version")!: "6", .init("Upload-Complete")!: "?1",
                                                                       .contentType: "audio/wav"]),
                 body: file)
@@ -81,12 +81,12 @@ struct UploadRefusalNoticeTests {
                 for _ in 0..<600 where !phoneGone.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(50)) }
             }
             let silence = Self.silentWAV(seconds: 840)
-            let port = try #require(client.port)
+            let port = client.port
             let token = try await daemon.token(.student, "S1002")
             let phone = try RawHTTPConnection(port: port)
             try phone.send("POST /v1/students/S1002/weeks/12/submissions HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(token)\r\n"
                 + "Content-Type: audio/wav\r\nUpload-Draft-Interop-Version: 6\r\nUpload-Complete: ?1\r\nContent-Length: \(silence.count)\r\n\r\n")
-            let interim = await phone.read(until: "\r\n\r\n", seconds: 10)
+            let interim = await phone.read(until: "\r\n\r\n")
             #expect(interim.hasPrefix("HTTP/1.1 104"))
             try phone.send(silence)
             func upload() throws -> ResumableUploadRecord? {

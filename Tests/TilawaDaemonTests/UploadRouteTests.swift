@@ -21,8 +21,8 @@ struct UploadRouteTests {
         let fixtures: [(file: String, accepted: Bool, reasons: [String])] = entries.map {
             ($0["file"] as? String ?? "", $0["verdict"] as? String == "accepted", $0["reasons"] as? [String] ?? [])
         }
-        try await daemon.application().test(.live) { client in
-            let port = try #require(client.port)
+        try await daemon.application().live { client in
+            let port = client.port
             // The placement assessment uses no attempt, so every fixture can be sent by one student.
             let headers = try await daemon.headers(.student, "S1001", audio)
             for (file, isAccepted, reasons) in fixtures {
@@ -59,7 +59,7 @@ struct UploadRouteTests {
     func idempotentReplay() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let headers = try await daemon.headers(.student, "S1002", [.contentType: "audio/mpeg", .idempotencyKey: "retry-1"])
             let uri = "/v1/students/S1002/weeks/12/submissions"
             let first = try await client.judged(daemon, uri: uri, headers: headers, body: try TestDaemon.fixture("speech.mp3"))
@@ -87,8 +87,8 @@ struct UploadRouteTests {
         // of them first (that share has its own tests, UploadFairnessTests).
         let daemon = try await TestDaemon { $0.http.maxUploadsPerPrincipal = 10 }
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
-            let port = try #require(client.port)
+        try await daemon.application().live { client in
+            let port = client.port
             let token = try await daemon.token(.student, "S1003")
             let body = try TestDaemon.fixture("speech.opus")
             let responses = try await withThrowingTaskGroup(of: (status: Int, retryAfter: Int?, body: Data).self) { group in
@@ -119,7 +119,7 @@ struct UploadRouteTests {
     func ruleRefusals() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let headers = try await daemon.headers(.student, "S1004", audio)
             let locked = try await client.execute(uri: "/v1/students/S1004/weeks/13/submissions", method: .post, headers: headers,
                                                   body: try TestDaemon.fixture("speech.opus"))
@@ -141,7 +141,7 @@ struct UploadRouteTests {
     func notAudio() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let recording = try await client.execute(uri: "/v1/students/S1001/weeks/12/submissions", method: .post,
                                                      headers: try await daemon.headers(.student, "S1001", [.contentType: "image/png"]),
                                                      body: try TestDaemon.fixture("image.m4a"))
@@ -160,7 +160,7 @@ struct UploadRouteTests {
     func oversize() async throws {
         let daemon = try await TestDaemon { $0.http.maxUploadBytes = 256 * 1024 }
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let headers = try await daemon.headers(.student, "S1005", audio)
             let big = ByteBuffer(repeating: 0x41, count: 1024 * 1024)
             let declared = try await client.execute(uri: "/v1/students/S1005/weeks/12/submissions", method: .post, headers: headers, body: big)
@@ -177,7 +177,7 @@ struct UploadRouteTests {
         // More free space required than any disk has: the daemon must refuse rather than fill it.
         let daemon = try await TestDaemon { $0.storage.minFreeBytes = Int(Int64.max / 2) }
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let response = try await client.execute(uri: "/v1/students/S1007/weeks/12/submissions", method: .post,
                                                     headers: try await daemon.headers(.student, "S1007", audio),
                                                     body: try TestDaemon.fixture("speech.opus"))
@@ -195,8 +195,8 @@ struct UploadRouteTests {
     func disconnect() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
-            let port = try #require(client.port)
+        try await daemon.application().live { client in
+            let port = client.port
             let token = try await daemon.token(.student, "S1006")
             let socket = try RawHTTPConnection.partialUpload(port: port, token: token, idempotencyKey: "cut-1")
             // Let the server start writing the body, then vanish.
@@ -230,13 +230,13 @@ struct SlowUploadTests {
         // Short enough for a test, long enough for a loaded machine to open the staging file first.
         let daemon = try await TestDaemon(configure: { $0.http.uploadTimeout = 3 })
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
-            let port = try #require(client.port)
+        try await daemon.application().live { client in
+            let port = client.port
             let token = try await daemon.token(.student, "S1006")
             let socket = try RawHTTPConnection.partialUpload(port: port, token: token)
             #expect(await daemon.eventually { !daemon.openStagingFiles().isEmpty })
             // The phone has lost its network but not the connection: nothing more comes.
-            #expect(await socket.closed(within: 60), "the server kept a stalled upload open")
+            #expect(await socket.closedByServer(), "the server kept a stalled upload open")
             socket.close()
             #expect(await daemon.eventually { daemon.stagingFiles().isEmpty && daemon.openStagingFiles().isEmpty })
             #expect(await daemon.eventually { daemon.uploadsCounted("error", "upload_incomplete") == 1 })

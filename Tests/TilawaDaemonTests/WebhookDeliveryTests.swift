@@ -241,7 +241,7 @@ struct WebhookDeliveryTests {
                 options: fastOptions(pollInterval: .seconds(3_600)), wakeup: daemon.api.wakeup, metrics: daemon.api.metrics,
                 clock: daemon.runtime.clock, logger: daemon.logger)
             let app = TilawaServer.makeApplication(api: daemon.api, logger: daemon.logger, services: [service])
-            try await app.test(.live) { client in
+            try await app.live { client in
                 let headers = try await daemon.headers(.student, "S1001", [.contentType: "audio/ogg"])
                 let response = try await client.execute(uri: "/v1/students/S1001/weeks/12/submissions", method: .post,
                                                         headers: headers, body: try TestDaemon.fixture("speech.opus"))

@@ -11,7 +11,7 @@ import TilawaTestSupport
 
 @Suite("Second chances: withdrawing a recording, and recordings made offline")
 struct WithdrawRouteTests {
-    func upload(_ daemon: TestDaemon, _ client: some TestClientProtocol, _ student: String, week: Int,
+    func upload(_ daemon: TestDaemon, _ client: LiveClient, _ student: String, week: Int,
                 extra: HTTPFields = [:]) async throws -> LiveAnswer {
         var headers = try await daemon.headers(.student, student, [.contentType: "audio/ogg"])
         headers.append(contentsOf: extra)
@@ -23,7 +23,7 @@ struct WithdrawRouteTests {
     func withinWindow() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let first = try await upload(daemon, client, "S1001", week: 12)
             let firstId = try #require(first.json?["id"] as? String)
             #expect(await daemon.eventually { try daemon.runtime.database.submission(id: firstId)?.state == .awaitingFeedback })
@@ -86,7 +86,7 @@ struct WithdrawRouteTests {
     func afterReply() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             let (id, _) = try await daemon.answeredRecording(client)
             let refused = try await client.execute(uri: "/v1/submissions/\(id)", method: .delete, headers: try await daemon.headers(.student, "S1001"))
             #expect(refused.status == .conflict && refused.json?["code"] as? String == "feedback_given")
@@ -98,7 +98,7 @@ struct WithdrawRouteTests {
     func recordedAt() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        try await daemon.application().test(.live) { client in
+        try await daemon.application().live { client in
             // Sunday 10:00: week 11's deadline (Friday 23:59 EST) has passed.
             let offline = try await upload(daemon, client, "S1001", week: 11, extra: [.recordedAt: "2026-11-20T23:00:00-05:00"])
             #expect(offline.status == .created && offline.json?["late"] as? Bool == false)

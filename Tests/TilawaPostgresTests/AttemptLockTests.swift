@@ -8,7 +8,7 @@ import TilawaTestSupport
 /// The attempt rule's transaction shape on PostgreSQL (DESIGN §13: "the attempt rule stays
 /// exact across them"), against a real PostgreSQL 15 with three pools standing for three nodes:
 /// ten recordings of one student arriving at once, split over the nodes, the rule allowing two.
-@Suite("PostgreSQL: the student lock makes the attempt rule exact across nodes", .enabled(if: PostgresTestServer.isRequested))
+@Suite("PostgreSQL: the student lock makes the attempt rule exact across nodes", .enabled(if: PostgresTestServer.isRequested), .heavy)
 struct AttemptLockTests {
     enum Shape: String, CaseIterable {
         /// The engine's: the student's advisory lock first, READ COMMITTED.
@@ -90,7 +90,7 @@ struct AttemptLockTests {
     }
 }
 
-@Suite("PostgreSQL: database.url")
+@Suite("PostgreSQL: database.url", .heavy)
 struct PostgresLocationTests {
     @Test("postgres://user@host[:port]/db is read; a password in the URL, no user, no database or a query is refused",
           arguments: [

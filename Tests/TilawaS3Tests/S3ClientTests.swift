@@ -7,7 +7,7 @@ import TilawaTestSupport
 
 /// The S3 client against a real S3 implementation that checks signatures (OpenStack Swift's
 /// s3api with tempauth, `S3TestServer`).
-@Suite("S3 client against Swift's s3api")
+@Suite("S3 client against Swift's s3api", .heavy)
 struct S3ClientTests {
     private func withServer(_ body: (S3TestServer, S3Client) async throws -> Void) async throws {
         let server = try await S3TestServer.start()
@@ -128,7 +128,7 @@ struct S3ClientTests {
     }
 }
 
-@Suite("S3 listing timestamps")
+@Suite("S3 listing timestamps", .heavy)
 struct S3TimestampTests {
     @Test("LastModified with no, three or six fraction digits reads to the second; anything else is nil",
           arguments: [("2026-11-27T12:35:01Z", 1_795_782_901.0), ("2026-11-27T12:35:01.000Z", 1_795_782_901.0),

@@ -33,7 +33,7 @@ struct ConnectionLossTests {
             }
             outcome.withLock { $0 = result }
         }
-        #expect(await eventually(seconds: 30) { outcome.withLock { $0 != nil } }, "the transaction never ended")
+        #expect(await eventually { outcome.withLock { $0 != nil } }, "the transaction never ended")
         let failure = outcome.withLock { state -> (any Error)? in
             guard case let .failure(error) = state else { return nil }
             return error
@@ -88,9 +88,9 @@ struct ConnectionLossTests {
             }
             outcome.withLock { $0 = result }
         }
-        #expect(await eventually(seconds: 60) { otherOutcome.withLock { $0 != nil } })
+        #expect(await eventually { otherOutcome.withLock { $0 != nil } })
         #expect(otherOutcome.withLock { state in if case .success = state { true } else { false } }, "the other node's admission failed")
-        #expect(await eventually(seconds: 30) { outcome.withLock { $0 != nil } })
+        #expect(await eventually { outcome.withLock { $0 != nil } })
         #expect(steps.withLock { $0 } == ["other node admitted", "stalled node woke"],
                 "the other node waited for the stalled one: \(times.withLock { $0 })")
         let stalledFailed = outcome.withLock { state in

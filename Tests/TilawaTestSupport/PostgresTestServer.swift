@@ -20,7 +20,7 @@ public struct PostgresTestServer: Sendable {
         var failures: [String] = []
         for _ in 1...3 {
             let directory = try ScratchDirectory()
-            let started = try await runProcess("/bin/bash", [script, "start", directory.path("pg")], timeout: 120)
+            let started = try await runProcess("/bin/bash", [script, "start", directory.path("pg")], environment: serverOwner, timeout: 120)
             if started.status == 0, let line = started.stdout.split(separator: "\n").first(where: { $0.hasPrefix("url=") }) {
                 return PostgresTestServer(directory: directory, url: String(line.dropFirst("url=".count)))
             }

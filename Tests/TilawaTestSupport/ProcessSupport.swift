@@ -128,3 +128,8 @@ public func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T)
         Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
     }
 }
+
+/// The environment with which the test servers' scripts (`scripts/s3-server.sh`,
+/// `scripts/pg-server.sh`) tie a server to this process: a watcher stops it once this process
+/// is gone, however the run ended, if a test never got to its `stop()`.
+public let serverOwner: [String: String] = ["TILAWA_TEST_SERVER_OWNER": String(getpid())]

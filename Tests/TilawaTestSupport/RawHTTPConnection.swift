@@ -94,18 +94,19 @@ public final class RawHTTPConnection: @unchecked Sendable {
 }
 
 extension RawHTTPConnection {
-    /// What arrives until `marker` has been seen or `seconds` pass, as text. The blocking
-    /// reads run on a thread of their own, never on the cooperative pool the server needs.
-    public func read(until marker: String, seconds: Int) async -> String {
+    /// What arrives until `marker` has been seen (or `TestTime.hangLimit` passes: a hang), as
+    /// text. The blocking reads run on a thread of their own, never on the cooperative pool the
+    /// server needs.
+    public func read(until marker: String) async -> String {
         await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: self.readBlocking(until: marker, seconds: seconds)) }.start()
+            Thread { continuation.resume(returning: self.readBlocking(until: marker, seconds: TestTime.hangSeconds)) }.start()
         }
     }
 
-    /// Whether the server closes the connection within `seconds`, off the cooperative pool.
-    public func closed(within seconds: Int) async -> Bool {
+    /// Whether the server closes the connection (before `TestTime.hangLimit`), off the cooperative pool.
+    public func closedByServer() async -> Bool {
         await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: self.waitForClose(seconds: seconds)) }.start()
+            Thread { continuation.resume(returning: self.waitForClose(seconds: TestTime.hangSeconds)) }.start()
         }
     }
 

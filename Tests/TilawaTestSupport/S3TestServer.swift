@@ -48,7 +48,7 @@ public struct S3TestServer: Sendable {
         var failures: [String] = []
         for _ in 1...3 {
             let directory = try ScratchDirectory()
-            let started = try await runProcess("/bin/bash", [script, "start", directory.path("s3")], timeout: 120)
+            let started = try await runProcess("/bin/bash", [script, "start", directory.path("s3")], environment: serverOwner, timeout: 120)
             if started.status == 0 { return try server(started, in: directory) }
             var logs = ""
             for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path("s3/log"))) ?? [] {

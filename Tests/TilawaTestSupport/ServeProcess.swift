@@ -40,8 +40,8 @@ public final class ServeProcess {
 
     public var pid: Int { Int(process.pid) }
 
-    /// Waits (bounded) until `/readyz` answers 200; false if it never did or the process died.
-    public func waitUntilReady(timeout: Duration = .seconds(60)) async -> Bool {
+    /// Waits (bounded by `TestTime.hangLimit`) until `/readyz` answers 200; false if it never did or the process died.
+    public func waitUntilReady(timeout: Duration = TestTime.hangLimit) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline, process.isRunning {
             let request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/readyz")

@@ -37,7 +37,7 @@ public enum SharedPostgres {
     private static func start() -> Result<(directory: String, port: Int), StartError> {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tilawa-pg-\(UUID().uuidString)").path
         let script = packageRoot.appendingPathComponent("scripts/pg-server.sh").path
-        let started = run(["/bin/bash", script, "start", directory + "/pg"])
+        let started = run(["/bin/bash", script, "start", directory + "/pg"], environment: serverOwner)
         guard started.status == 0, let port = try? String(contentsOfFile: directory + "/pg/port", encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines), let number = Int(port) else {
             return .failure(StartError(description: "scripts/pg-server.sh start failed (make deps-postgres installs PostgreSQL 15): \(started.output)"))
@@ -54,9 +54,9 @@ public enum SharedPostgres {
     private static let stopDirectory = Mutex<String?>(nil)
 
     /// Runs a command to its end (two minutes at most); its exit status and its output.
-    private static func run(_ arguments: [String]) -> (status: Int32, output: String) {
+    private static func run(_ arguments: [String], environment: [String: String] = [:]) -> (status: Int32, output: String) {
         do {
-            let result = try runProcessBlocking(arguments[0], Array(arguments.dropFirst()), timeout: 120)
+            let result = try runProcessBlocking(arguments[0], Array(arguments.dropFirst()), environment: environment, timeout: 120)
             return (result.status, result.stdout + result.stderr)
         } catch {
             return (-1, "\(error)")
