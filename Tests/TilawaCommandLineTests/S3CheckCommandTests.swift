@@ -11,21 +11,22 @@ struct S3CheckCommandTests {
     func check() async throws {
         let state = try await CommandLineStateFixture(importSamples: false)
         defer { state.remove() }
-        let server = try await S3TestServer.start()
+        let server = try await S3TestServer.shared()
+        let bucket = S3TestServer.uniqueBucket("tilawa-artifacts")
         do {
             try await S3Client(endpoint: server.endpoint, credentials: S3Credentials(accessKey: server.accessKey, secretKey: server.secretKey),
-                               region: server.region).createBucket("tilawa-artifacts")
+                               region: server.region).createBucket(bucket)
             try (server.accessKey + "\n").write(toFile: state.scratch.path("s3-access"), atomically: true, encoding: .utf8)
             try (server.secretKey + "\n").write(toFile: state.scratch.path("s3-secret"), atomically: true, encoding: .utf8)
             var environment = [
-                "TILAWA_ARTIFACTS_URL": "s3://tilawa-artifacts/prod", "TILAWA_S3_ENDPOINT": server.endpoint.absoluteString,
+                "TILAWA_ARTIFACTS_URL": "s3://\(bucket)/prod", "TILAWA_S3_ENDPOINT": server.endpoint.absoluteString,
                 "TILAWA_S3_ACCESS_KEY_FILE": "s3-access", "TILAWA_S3_SECRET_KEY_FILE": "s3-secret",
             ]
             let ready = try await state.run(["s3", "check"], environment: environment)
             #expect(ready.status == 0 && ready.stdout.contains("is ready") && ready.stdout.components(separatedBy: "ok   ").count == 5,
                     "\(ready.stdout)\(ready.stderr)")
             let left = try await S3Client(endpoint: server.endpoint, credentials: S3Credentials(accessKey: server.accessKey, secretKey: server.secretKey),
-                                          region: server.region).listObjects(bucket: "tilawa-artifacts", prefix: "")
+                                          region: server.region).listObjects(bucket: bucket, prefix: "")
             #expect(left.objects.isEmpty, "the probe is removed: \(left.objects)")
 
             try "wrong\n".write(toFile: state.scratch.path("s3-wrong"), atomically: true, encoding: .utf8)

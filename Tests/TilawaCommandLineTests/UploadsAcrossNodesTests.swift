@@ -10,13 +10,13 @@ import TilawaTestSupport
 @Suite("Uploads across nodes: a 3 MB recording resumed on another node; a node asked to let go of a stalled append",
        .enabled(if: PostgresTestServer.isRequested), .heavy)
 struct UploadsAcrossNodesTests {
-    static let bucket = "tilawa-nodes"
 
     /// Two nodes of one installation: the database, the store, the token key shared.
     struct Cluster {
         let state: CommandLineStateFixture
         let server: S3TestServer
         let client: S3Client
+        let bucket: String
         let environment: [String: String]
         let a: ServeProcess
         let b: ServeProcess
@@ -24,7 +24,6 @@ struct UploadsAcrossNodesTests {
 
         func stop() async {
             for node in [a, b] where node.process.isRunning { kill(node.process.pid, SIGKILL) }
-            await server.stop()
             state.remove()
         }
 
@@ -35,11 +34,12 @@ struct UploadsAcrossNodesTests {
 
     static func cluster() async throws -> Cluster {
         let state = try await CommandLineStateFixture(importSamples: false)
-        let server = try await S3TestServer.start()
+        let server = try await S3TestServer.shared()
         let client = S3Client(endpoint: server.endpoint, credentials: S3Credentials(accessKey: server.accessKey, secretKey: server.secretKey),
                               region: server.region)
-        try await client.createBucket(Self.bucket)
-        var environment = try server.nodeEnvironment(secrets: state.scratch.path("secrets"), bucket: Self.bucket, prefix: "node")
+        let bucket = S3TestServer.uniqueBucket("tilawa-nodes")
+        try await client.createBucket(bucket)
+        var environment = try server.nodeEnvironment(secrets: state.scratch.path("secrets"), bucket: bucket, prefix: "node")
         environment["TILAWA_DATABASE_URL"] = try SharedPostgres.database()
         environment["TILAWA_TEST_CLOCK"] = S3ArtifactsTests.programmeClock
         let imported = try await state.run(["roster", "import", CommandLineStateFixture.sample("program.yaml"),
@@ -53,7 +53,7 @@ struct UploadsAcrossNodesTests {
         }
         let token = try await state.run(["token", "issue", "--student", "S1001"], environment: environment).stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)
-        let cluster = Cluster(state: state, server: server, client: client, environment: environment, a: nodes[0], b: nodes[1], token: token)
+        let cluster = Cluster(state: state, server: server, client: client, bucket: bucket, environment: environment, a: nodes[0], b: nodes[1], token: token)
         for node in nodes where await !node.waitUntilReady() {
             let logs = cluster.logs
             await cluster.stop()
@@ -82,11 +82,11 @@ struct UploadsAcrossNodesTests {
     /// The original of submission `id` in the store is `recording`, byte for byte, and no
     /// append's object is left.
     func expectStored(_ recording: Data, submission id: String, _ cluster: Cluster) async throws {
-        let keys = try await cluster.client.listObjects(bucket: Self.bucket, prefix: "node/originals/").objects.map(\.key)
+        let keys = try await cluster.client.listObjects(bucket: cluster.bucket, prefix: "node/originals/").objects.map(\.key)
         let original = try #require(keys.first { $0.contains(id) && $0.hasSuffix(".wav") }, "\(keys)")
-        let stored = try await cluster.client.getBytes(bucket: Self.bucket, key: original)
+        let stored = try await cluster.client.getBytes(bucket: cluster.bucket, key: original)
         #expect(stored.count == recording.count && Data(stored) == recording, "\(stored.count) bytes stored of \(recording.count)")
-        let segments = try await cluster.client.listObjects(bucket: Self.bucket, prefix: "node/uploads/").objects.map(\.key)
+        let segments = try await cluster.client.listObjects(bucket: cluster.bucket, prefix: "node/uploads/").objects.map(\.key)
         #expect(segments.isEmpty, "\(segments)")
     }
 

@@ -1,9 +1,15 @@
 import Foundation
+import Synchronization
 
 /// A real S3 implementation for the tests: OpenStack Swift's proxy with its s3api and tempauth
 /// middlewares (Debian's packages, installed by `make deps-s3`), started by
 /// `scripts/s3-server.sh` in a scratch directory on free loopback ports. It checks every
-/// request's signature, as a real store does. `stop()` ends its processes and removes the folder.
+/// request's signature, as a real store does.
+///
+/// Tests share one per test process (`shared()`), each in buckets of its own
+/// (`uniqueBucket(_:)`): five Python servers and a memcached are the heaviest fixture of the
+/// suite. A test that needs a server to itself (to stop it under a daemon) starts one with
+/// `start()` and ends it with `stop()`.
 public struct S3TestServer: Sendable {
     public let directory: ScratchDirectory
     public let endpoint: URL
@@ -16,6 +22,43 @@ public struct S3TestServer: Sendable {
     /// Starts a server; a start that fails is tried again twice in a new folder (the script
     /// picks free ports by binding port 0 and letting go, which a test starting a server of
     /// its own at the same moment can take first), and the error carries the servers' logs.
+    /// The test process's server, started by the first test that asks; stopped when the process
+    /// exits (and by the script's watcher if it is killed).
+    public static func shared() async throws -> S3TestServer {
+        try await sharedServer.server()
+    }
+
+    /// A bucket name no other test of this process uses: `stem-N`.
+    public static func uniqueBucket(_ stem: String) -> String {
+        "\(stem)-\(buckets.add(1, ordering: .relaxed).newValue)"
+    }
+
+    private static let buckets = Atomic<Int>(0)
+    private static let sharedServer = SharedServer()
+
+    private actor SharedServer {
+        private var started: Task<S3TestServer, any Error>?
+
+        func server() async throws -> S3TestServer {
+            if let started { return try await started.value }
+            let task = Task {
+                let server = try await S3TestServer.startAlone()
+                stopAtExit.withLock { $0 = server.directory.path("s3") }
+                atexit {
+                    guard let folder = S3TestServer.stopAtExit.withLock({ $0 }) else { return }
+                    _ = try? runProcessBlocking("/bin/bash", [S3TestServer.script, "stop", folder], timeout: 60)
+                    try? FileManager.default.removeItem(atPath: (folder as NSString).deletingLastPathComponent)
+                }
+                return server
+            }
+            started = task
+            return try await task.value
+        }
+    }
+
+    private static let stopAtExit = Mutex<String?>(nil)
+
+    /// A server of the caller's own, one at a time in the whole run; `stop()` ends it.
     public static func start() async throws -> S3TestServer {
         await gate.acquire()
         do {

@@ -11,7 +11,8 @@ public enum AuthError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidToken(reason: String)
     /// The token's `exp` is at or before the time of the request.
     case expiredToken(expiredAt: Date)
-    /// An identity provider's token, valid, whose `sub` maps to no student, coach or operator.
+    /// An identity provider's token, valid, whose `sub` maps to no student, coach or operator;
+    /// or any valid token of a student who has been erased since it was issued.
     case unknownSubject
 
     /// `missing_token`, `invalid_token` or `expired_token`.

@@ -22,6 +22,10 @@ extension AppDatabase {
     static func apply(_ db: SQLSession, _ action: BackOfficeAction, by actor: String, reason: String, policy: ProgramPolicy, now: Date) throws
         -> Result<AuditRecord, BackOfficeRefusal>
     {
+        // Before anything is written: an erased student is given nothing and told nothing.
+        for student in try studentsTouched(db, by: action) where try isErased(db, studentId: student) {
+            return .failure(.studentErased(student))
+        }
         let drafted: Result<AuditDraft, BackOfficeRefusal> = switch action {
         case let .extend(studentId, slot, dueAt): try extend(db, studentId: studentId, slot: slot, dueAt: dueAt, policy: policy, now: now)
         case let .grant(studentId, count, expiresAt): try grant(db, studentId: studentId, count: count, expiresAt: expiresAt, policy: policy, now: now)
@@ -39,6 +43,21 @@ extension AppDatabase {
                 try db.execute(sql: "UPDATE enrolmentChange SET auditId = ? WHERE id = ?", arguments: [record.id, change])
             }
             return .success(record)
+        }
+    }
+
+    /// The students an action changes or notifies: the one it names, or for a moved reply the
+    /// students of both recordings. A cover notifies coaches only.
+    static func studentsTouched(_ db: SQLSession, by action: BackOfficeAction) throws -> [String] {
+        switch action {
+        case let .extend(studentId, _, _), let .grant(studentId, _, _), let .changeEnrolment(studentId, _, _, _):
+            return [studentId]
+        case let .moveFeedback(feedbackId, submissionId):
+            return try String.fetchAll(db, sql: """
+                SELECT studentId FROM submission WHERE id = ? OR id = (SELECT submissionId FROM feedback WHERE id = ?)
+                """, arguments: [submissionId, feedbackId])
+        case .cover:
+            return []
         }
     }
 

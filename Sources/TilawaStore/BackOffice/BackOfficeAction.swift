@@ -54,6 +54,8 @@ public enum BackOfficeRefusal: Error, Sendable, Equatable {
     case noChange
     case coverSelf
     case noCoverToEnd(String)
+    /// The student was erased: nothing is recorded for them, and no notice queued to them, any more.
+    case studentErased(String)
 
     public var code: String {
         switch self {
@@ -78,6 +80,7 @@ public enum BackOfficeRefusal: Error, Sendable, Equatable {
         case .noChange: "no_change"
         case .coverSelf: "cover_self"
         case .noCoverToEnd: "no_cover"
+        case .studentErased: "student_erased"
         }
     }
 
@@ -88,7 +91,7 @@ public enum BackOfficeRefusal: Error, Sendable, Equatable {
         switch self {
         case .unknownStudent, .unknownCoach, .unknownLevel, .unknownFeedback, .unknownSubmission: .notFound
         case .noEnrolment, .notPlaced, .semesterClosed, .feedbackHasResult, .sameSubmission, .notAnswerable, .genderMismatch,
-             .noChange, .noCoverToEnd: .conflict
+             .noChange, .noCoverToEnd, .studentErased: .conflict
         case .invalidSlot, .extensionNotLater, .extensionTooFar, .invalidCount, .expiryNotFuture, .tooFarAhead, .coverSelf: .invalid
         }
     }
@@ -118,6 +121,7 @@ public enum BackOfficeRefusal: Error, Sendable, Equatable {
         case .noChange: "The enrolment already has that coach, level and state."
         case .coverSelf: "A coach cannot cover themself; name another coach."
         case let .noCoverToEnd(id): "Coach \(RosterText.quoted(id)) is not covered now, so there is no cover to end."
+        case let .studentErased(id): "Student \(RosterText.quoted(id)) was erased; nothing is recorded for them any more."
         }
     }
 }

@@ -30,14 +30,19 @@ extension AppDatabase {
         let submission: SubmissionRecord
         switch target {
         case let .submission(id):
-            guard let found = try SubmissionRecord.fetchOne(db, key: id) else { return .failure(.unknownSubmission(id)) }
+            // An erased student's recordings are gone for everyone, as if they never were.
+            guard let found = try SubmissionRecord.fetchOne(db, key: id), try !isErased(db, studentId: found.studentId) else {
+                return .failure(.unknownSubmission(id))
+            }
             submission = found
             // Checked after the coach's right to see it, below: a stranger learns nothing.
             if !found.state.countsAsAccepted, try mayAnswer(db, submission: found, coachId: coachId, now: now) {
                 return .failure(.notAnswerable(id: id, state: found.state))
             }
         case let .slot(student, slot):
-            guard try StudentRecord.fetchOne(db, key: student) != nil else { return .failure(.unknownStudent(student)) }
+            guard let record = try StudentRecord.fetchOne(db, key: student), record.erasedAt == nil else {
+                return .failure(.unknownStudent(student))
+            }
             guard let found = try pairBySlot(db, student: student, slot: slot) else {
                 return .failure(.noSubmission(student: student, slot: slot))
             }

@@ -98,7 +98,7 @@ extension AppDatabase {
             if let id = try String.fetchOne(db, sql: "SELECT id FROM student WHERE subject = ?", arguments: [subject]) { return ("student", id) }
             if let id = try String.fetchOne(db, sql: "SELECT id FROM coach WHERE subject = ?", arguments: [subject]) { return ("coach", id) }
             guard subjectIsId else { return nil }
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM student WHERE id = ? AND subject IS NULL", arguments: [subject]) == true { return ("student", subject) }
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM student WHERE id = ? AND subject IS NULL AND erasedAt IS NULL", arguments: [subject]) == true { return ("student", subject) }
             if try Bool.fetchOne(db, sql: "SELECT 1 FROM coach WHERE id = ? AND subject IS NULL", arguments: [subject]) == true { return ("coach", subject) }
             return nil
         }

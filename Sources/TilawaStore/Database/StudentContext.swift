@@ -79,9 +79,10 @@ struct StudentContext {
     }
 
     /// The context of the student's current enrolment at `now` (see `currentEnrolment`),
-    /// or nil for an unknown student or one with no enrolment.
+    /// or nil for an unknown or erased student or one with no enrolment.
     static func load(_ db: SQLSession, studentId: String, now: Date, policy: ProgramPolicy) throws -> StudentContext? {
-        guard let student = try StudentRecord.fetchOne(db, key: studentId),
+        // An erased student is no one: nothing is admitted or counted for them any more.
+        guard let student = try StudentRecord.fetchOne(db, key: studentId), student.erasedAt == nil,
               let enrolment = try currentEnrolment(db, studentId: studentId, now: now) else { return nil }
         return try load(db, student: student, enrolment: enrolment, policy: policy)
     }

@@ -83,6 +83,16 @@ extension AppDatabase {
         let files = try audioFiles(db, ofSubmissions: mine, arguments)
         let recordings = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission WHERE studentId = :student", arguments: arguments) ?? 0
         let replies = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM feedback WHERE submissionId IN (\(mine))", arguments: arguments) ?? 0
+        // Out of every queue, digest and count at once: what awaited a reply (or its encode) is
+        // withdrawn, and the encodes not yet started of their recordings and the replies to them
+        // are cancelled (a running one's writes fail on its lost files and change nothing).
+        try db.execute(sql: """
+            UPDATE submission SET state = :withdrawn, withdrawnAt = :now WHERE studentId = :student AND state IN (:processing, :awaiting);
+            UPDATE job SET state = :cancelled WHERE state = :queued AND (subjectId IN (\(mine))
+                OR subjectId IN (SELECT id FROM feedback WHERE submissionId IN (\(mine))));
+            """, arguments: ["student": studentId, "now": now, "withdrawn": SubmissionState.withdrawn.rawValue,
+                             "processing": SubmissionState.processing.rawValue, "awaiting": SubmissionState.awaitingFeedback.rawValue,
+                             "cancelled": JobRecord.State.cancelled.rawValue, "queued": JobRecord.State.queued.rawValue])
         try db.execute(sql: """
             UPDATE submission SET originalPath = NULL, audioPath = NULL, waveformPath = NULL, audioBytes = NULL,
                 speechSegments = NULL, ayahMarkers = NULL, warnings = '[]', failureReason = NULL WHERE studentId = :student;
@@ -145,8 +155,11 @@ extension AppDatabase {
 
     /// Whether the student was erased.
     public func isErased(studentId: String) async throws -> Bool {
-        try await engine.read { db in
-            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM erasure WHERE studentId = ?)", arguments: [studentId]) ?? false
-        }
+        try await engine.read { db in try Self.isErased(db, studentId: studentId) }
+    }
+
+    /// Whether the student was erased, inside a transaction.
+    static func isErased(_ db: SQLSession, studentId: String) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM erasure WHERE studentId = ?)", arguments: [studentId]) ?? false
     }
 }

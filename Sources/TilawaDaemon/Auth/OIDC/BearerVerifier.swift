@@ -41,7 +41,18 @@ struct BearerVerifier: Sendable {
         switch Self.algorithm(of: token) {
         case "HS256":
             guard localTokens else { throw .invalidToken(reason: "this service accepts only the identity provider's tokens") }
-            return try await authority.verify(token, now: now)
+            let principal = try await authority.verify(token, now: now)
+            // A token issued before its student was erased names no one now (DESIGN §12).
+            if principal.role == .student {
+                let erased: Bool
+                do {
+                    erased = try await database.isErased(studentId: principal.subject)
+                } catch {
+                    throw .invalidToken(reason: "its subject could not be looked up")
+                }
+                if erased { throw .unknownSubject }
+            }
+            return principal
         case "RS256", "ES256":
             guard let provider else { throw .invalidToken(reason: "no identity provider is configured for RS256 or ES256 tokens") }
             let verified = try await provider.verify(token)

@@ -1,0 +1,113 @@
+import Foundation
+import GRDB
+import Testing
+import TilawaCore
+@_spi(Testing) @testable import TilawaStore
+import TilawaTestSupport
+
+/// Erasure where it meets the other features (issue "seams that hold"): once erased, nothing
+/// new is recorded for the student by any path, and their recordings leave every queue.
+@Suite("Erasure is final where features meet: admission, replies, queues, the back office")
+struct ErasureSeamTests {
+    let policy = ProgramPolicy()
+
+    /// S1001 with a recording awaiting a reply (encoded) and one still in its encode; S1002 with one awaiting.
+    private func store(_ engine: TestEngine) throws -> (TestStore, awaiting: String, encoding: String, other: String) {
+        let store = try TestStore(engine)
+        let at = TestStore.newYork(2026, 9, 20)
+        let awaiting = try #require(try store.database.admitSubmission(store.request("S1001", .week(1), at: at), policy: policy).submission)
+        let encoding = try #require(try store.database.admitSubmission(store.request("S1001", .week(2), at: at.addingTimeInterval(60)),
+                                                                       policy: policy).submission)
+        let other = try #require(try store.database.admitSubmission(store.request("S1002", .week(2), at: at), policy: policy).submission)
+        try store.database.engine.write { db in
+            try db.execute(sql: "UPDATE submission SET state = 'awaiting_feedback' WHERE id IN (?, ?)", arguments: [awaiting.id, other.id])
+            try db.execute(sql: "UPDATE job SET state = 'done' WHERE subjectId IN (?, ?)", arguments: [awaiting.id, other.id])
+        }
+        return (store, awaiting.id, encoding.id, other.id)
+    }
+
+    private func erase(_ store: TestStore, at: Date) throws {
+        let erased = try store.database.erase(studentId: "S1001", force: true, by: "ops", reason: "asked", now: at)
+        guard case .success = erased else { Issue.record("not erased: \(erased)"); return }
+    }
+
+    @Test("nothing is admitted for an erased student (HTTP, ingest, capture and tus all admit here)", arguments: TestEngine.all)
+    func noAdmission(engine: TestEngine) throws {
+        let (store, _, _, _) = try store(engine)
+        defer { store.remove() }
+        let at = TestStore.newYork(2026, 9, 27)
+        try erase(store, at: at)
+        let before = try store.database.engine.read { db in try SubmissionRecord.fetchCount(db) }
+        let outcome = try store.database.admitSubmission(store.request("S1001", .week(3), at: at.addingTimeInterval(60)), policy: policy)
+        #expect(outcome.refusal?.code == "unknown_student")
+        #expect(try store.database.attemptStatus(studentId: "S1001", policy: policy, now: at) == nil)
+        #expect(try store.database.engine.read { db in try SubmissionRecord.fetchCount(db) } == before)
+        #expect(try store.database.admitSubmission(store.request("S1002", .week(3), at: at.addingTimeInterval(60)), policy: policy).submission != nil,
+                "another student is not touched")
+    }
+
+    @Test("an erased student's recordings leave the coach's queue at once; their queued encodes are cancelled", arguments: TestEngine.all)
+    func leavesQueues(engine: TestEngine) throws {
+        let (store, awaiting, encoding, other) = try store(engine)
+        defer { store.remove() }
+        let at = TestStore.newYork(2026, 9, 27)
+        #expect(Set(try store.database.coachQueue(coachId: "C01", now: at).map(\.submission.id)) == [awaiting, other])
+        try erase(store, at: at)
+        #expect(try store.database.coachQueue(coachId: "C01", now: at).map(\.submission.id) == [other])
+        #expect(try store.database.submission(id: awaiting)?.state == .withdrawn)
+        #expect(try store.database.submission(id: encoding)?.state == .withdrawn)
+        #expect(try store.database.submission(id: other)?.state == .awaitingFeedback)
+        let jobs = try store.database.engine.read { db in
+            try JobRecord.fetchAll(db, sql: "SELECT * FROM job WHERE subjectId = ?", arguments: [encoding])
+        }
+        #expect(jobs.map(\.state) == [.cancelled])
+    }
+
+    @Test("no reply is recorded for an erased student, by recording id or by slot", arguments: TestEngine.all)
+    func noReply(engine: TestEngine) throws {
+        let (store, awaiting, _, _) = try store(engine)
+        defer { store.remove() }
+        let at = TestStore.newYork(2026, 9, 27)
+        // A reply already given stays answerable a second time until the erasure.
+        try store.database.engine.write { db in try db.execute(sql: "UPDATE submission SET state = 'feedback_ready' WHERE id = ?", arguments: [awaiting]) }
+        guard case .success = try store.database.pairFeedback(.slot(student: "S1001", slot: .week(1)), coachId: "C01", now: at) else {
+            Issue.record("before the erasure the slot pairs")
+            return
+        }
+        try erase(store, at: at)
+        #expect(try store.database.pairFeedback(.submission(awaiting), coachId: "C01", now: at) == .failure(.unknownSubmission(awaiting)))
+        #expect(try store.database.pairFeedback(.slot(student: "S1001", slot: .week(1)), coachId: "C01", now: at) == .failure(.unknownStudent("S1001")))
+    }
+
+    @Test("back-office actions naming an erased student are refused (student_erased) and write nothing", arguments: TestEngine.all)
+    func backOffice(engine: TestEngine) async throws {
+        let (store, awaiting, _, other) = try store(engine)
+        defer { store.remove() }
+        let at = TestStore.newYork(2026, 9, 27)
+        try erase(store, at: at)
+        func counts() throws -> [Int] {
+            try store.database.engine.read { db in
+                try ["audit", "event", "attemptGrant", "deadlineExtension", "enrolmentChange"].map {
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \($0)") ?? -1
+                }
+            }
+        }
+        let before = try counts()
+        let feedback = IdentifierGenerator.make("fb")
+        try await store.database.engine.write { db in
+            try FeedbackRecord(id: feedback, submissionId: other, coachId: "C01", receivedAt: at, notes: nil, analysis: TestStore.analysis,
+                               originalPath: "originals/x.wav", origin: .http, result: nil).insert(db)
+        }
+        let actions: [BackOfficeAction] = [
+            .extend(studentId: "S1001", slot: .week(4), dueAt: at.addingTimeInterval(7 * 86_400)),
+            .grant(studentId: "S1001", count: 3, expiresAt: at.addingTimeInterval(86_400)),
+            .changeEnrolment(studentId: "S1001", coachId: "C02", levelId: nil, state: nil),
+            .moveFeedback(feedbackId: feedback, submissionId: awaiting),
+        ]
+        for action in actions {
+            let result = try await store.database.apply(action, by: "ops", reason: "r", policy: policy, now: at.addingTimeInterval(60))
+            #expect(result == .failure(.studentErased("S1001")), "\(action)")
+        }
+        #expect(try counts() == before)
+    }
+}
