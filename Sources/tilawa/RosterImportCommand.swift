@@ -67,6 +67,9 @@ struct RosterImportCommand: ParsableCommand {
             if program != nil { CoachPhoto.removeUnused(in: runtime.stateDirectory, kept: try runtime.database.coachPhotoPaths()) }
             print("imported \(summary.semesters) semesters, \(summary.coaches) coaches, \(summary.levels) levels "
                 + "(\(summary.curriculumWeeks) weeks), \(summary.students) students")
+            for skipped in summary.skippedErased {
+                print("skipped \(studentsSource):\(skipped.line): student \(skipped.id) was erased; an erasure is final, so the row was not imported")
+            }
         } catch let error as RosterError {
             throw CommandLineOutput.fail(code: error.code.rawValue, message: error.message, exit: ExitStatus.dataRejected)
         } catch {

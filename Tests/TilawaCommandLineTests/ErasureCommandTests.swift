@@ -77,6 +77,23 @@ struct ErasureCommandTests {
         let name = try state.read { db in try String.fetchOne(db, sql: "SELECT name FROM student WHERE id = 'S1001'") }
         #expect(name == "")
     }
+
+    @Test("erase then a routine roster import: the erased student's row is skipped with a line saying so, their name stays gone")
+    func rosterImportAfterErasure() async throws {
+        let state = try await CommandLineStateFixture()
+        defer { state.remove() }
+        let erased = try await state.run(["erase", "--student", "S1001", "--confirm", "--force", "--reason", "Asked by the family", "--by", "ops"],
+                                         at: "2026-11-23 10:00:00")
+        try #require(erased.status == 0, "\(erased.stderr)")
+        let imported = try await state.run(["roster", "import", CommandLineStateFixture.sample("program.yaml"), CommandLineStateFixture.sample("students.csv")],
+                                           at: "2026-11-23 10:05:00")
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stdout.contains("students.csv:2: student S1001 was erased"), "\(imported.stdout)")
+        let (name, subject) = try state.read { db in
+            (try String.fetchOne(db, sql: "SELECT name FROM student WHERE id = 'S1001'"), try String.fetchOne(db, sql: "SELECT subject FROM student WHERE id = 'S1001'"))
+        }
+        #expect(name == "" && subject == nil)
+    }
 }
 
 /// A zip entry name made from ids: relative, no `..`, only letters, digits and `._-/`.

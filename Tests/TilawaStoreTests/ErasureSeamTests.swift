@@ -110,4 +110,26 @@ struct ErasureSeamTests {
         }
         #expect(try counts() == before)
     }
+
+    @Test("a routine roster import skips an erased student's row and says so; the other rows import", arguments: TestEngine.all)
+    func rosterImport(engine: TestEngine) throws {
+        let (store, _, _, _) = try store(engine)
+        defer { store.remove() }
+        let at = TestStore.newYork(2026, 9, 27)
+        try erase(store, at: at)
+        let rows = try StudentsCSV.parse("""
+            student_id,name,level,coach_id,semester_id,gender,time_zone
+            S1001,Student S1001,L1,C01,fall-2026,female,Europe/London
+            S1002,Student S1002 again,L1,C01,fall-2026,,
+            S1003,A new student,L1,C01,fall-2026,,
+
+            """, source: "students.csv")
+        let summary = try store.database.importRoster(program: nil, students: rows, studentsSource: "students.csv", now: at.addingTimeInterval(60))
+        #expect(summary.skippedErased == [.init(id: "S1001", line: 2)])
+        #expect(summary.students == 2)
+        let erased = try #require(try store.database.student(id: "S1001"))
+        #expect(erased.name == "" && erased.gender == nil && erased.timeZone == nil && erased.erasedAt != nil)
+        #expect(try store.database.student(id: "S1002")?.name == "Student S1002 again")
+        #expect(try store.database.student(id: "S1003") != nil)
+    }
 }

@@ -20,6 +20,9 @@ extension AppDatabase {
     /// pending enrolment; it never undoes a placement already recorded. A new placed
     /// enrolment of a semester not yet closed sends `enrolled`.
     ///
+    /// A row naming a student in the erasure ledger is skipped (`summary.skippedErased`): an
+    /// erasure is final, and a routine import of an older students.csv must not undo it.
+    ///
     /// `photos` are the coaches' photos already checked and stored in the state directory
     /// (`CoachPhoto.store`), by coach id; a coach of the programme file without one has none.
     public func importRoster(program: ProgramFile?, students: [StudentRow], studentsSource: String, photos: [String: StoredPhoto] = [:],
@@ -72,7 +75,14 @@ extension AppDatabase {
                     levels: Set(try String.fetchAll(db, sql: "SELECT id FROM level")),
                     semesters: Set(try String.fetchAll(db, sql: "SELECT id FROM semester")),
                     source: studentsSource)
+                let erased = Set(try String.fetchAll(db, sql: "SELECT studentId FROM erasure"))
                 for row in students {
+                    // The erasure ledger is final: a routine import never brings an erased
+                    // student's name, subject, gender or zone back (the row is skipped and said).
+                    if erased.contains(row.id.rawValue) {
+                        summary.skippedErased.append(.init(id: row.id.rawValue, line: row.line))
+                        continue
+                    }
                     // An empty gender or time_zone cell keeps the stored one; the roster
                     // never overwrites a zone the student chose; preferences stay as they are.
                     var student = try StudentRecord.fetchOne(db, key: row.id.rawValue) ?? StudentRecord(id: row.id.rawValue, name: row.name)
