@@ -15,7 +15,7 @@ struct BackupCommand: ParsableCommand {
     /// or the database on PostgreSQL.
     static func exit(for error: BackupError) -> Int32 {
         switch error.code {
-        case "not_a_backup": ExitStatus.noInput
+        case "not_a_backup", "no_ledger": ExitStatus.noInput
         case "target_not_empty", "cannot_write": ExitStatus.cannotCreate
         case "artifacts_remote", "database_remote": ExitStatus.configuration
         case "backup_running": 75
@@ -105,21 +105,32 @@ struct RestoreCommand: ParsableCommand {
             idempotency keys and unfinished uploads dropped (their clients retry), and the \
             database marked as restored. Secrets are not in a backup: the output names the keys \
             to supply. A backup of an older release is migrated; one of a newer release is \
-            refused. Exit status: 0 restored, 66 not a backup, 65 corrupt or made by a newer \
-            release, 73 NEW not empty.
+            refused. Students erased since the backup are erased again from the ledger: the \
+            backup's own, every backup's beside it, and --erasures (the live installation's \
+            state directory, or a file from `tilawa erase --list`); give it, or an erasure newer \
+            than every backup is undone. Exit status: 0 restored, 66 not a backup or no ledger at \
+            --erasures, 65 corrupt, made by a newer release, or a bad line in the ledger file, 73 \
+            NEW not empty.
             """
     )
 
     @Argument(help: "The backup.") var directory: String
     @Option(name: .customLong("state-dir"), help: "The new state directory.") var stateDir: String
+    @Option(help: "The live installation's erasure ledger: its state directory, or a file of ids from `tilawa erase --list`.")
+    var erasures: String?
 
     func run() throws {
         do {
-            let report = try BackupRestorer.restore(from: directory, to: stateDir, now: Date())
+            let ledger = try erasures.map(BackupRestorer.readLedger(at:)) ?? []
+            let report = try BackupRestorer.restore(from: directory, to: stateDir, erasures: ledger, now: Date())
             print("restored \(report.files) files into \(stateDir); \(report.jobsRequeued) encode jobs queued again, \(report.uploadsDropped) unfinished uploads and \(report.keysDropped) in-flight idempotency keys dropped")
             print("not in the backup, supply them: \(report.secretsNotIncluded.joined(separator: ", "))")
             if !report.erasedAgain.isEmpty {
                 print("erased again from the ledger (erased after this backup was made): \(report.erasedAgain.joined(separator: ", "))")
+            }
+            if erasures == nil {
+                print("no --erasures given: a student erased after this backup (and after every backup beside it) is back; "
+                    + "restore again with --erasures LIVE_STATE_DIR (or a file from `tilawa erase --list`) unless none was")
             }
         } catch {
             throw BackupCommand.fail(error)

@@ -58,6 +58,55 @@ struct BackupCommandTests {
         #expect(try await state.run(["backup", "create", second]).status == 73, "a backup never overwrites one")
     }
 
+    @Test("restore --erasures: an erasure newer than every backup is applied from the live state directory or a `tilawa erase --list` file; without it the output says so")
+    func restoreWithLiveLedger() async throws {
+        let (state, backup) = try await backedUp()
+        defer { state.remove() }
+        let erased = try await state.run(["erase", "--student", "S1001", "--confirm", "--force", "--reason", "Asked by the family", "--by", "ops"], at: Self.now)
+        try #require(erased.status == 0, "\(erased.stderr)")
+        func name(in directory: String) throws -> String? {
+            let queue = try DatabaseQueue(path: directory + "/tilawa.sqlite")
+            defer { try? queue.close() }
+            return try queue.read { db in try String.fetchOne(db, sql: "SELECT name FROM student WHERE id = 'S1001'") }
+        }
+
+        let unaware = state.scratch.path("restored-unaware")
+        let plain = try await state.run(["restore", backup, "--state-dir", unaware])
+        #expect(plain.status == 0 && plain.stdout.contains("no --erasures given"), "\(plain.stdout)\(plain.stderr)")
+        #expect(try name(in: unaware) == "Aisha Rahman", "without the live ledger the backup's student is back (and the output said so)")
+
+        let fromState = state.scratch.path("restored-from-state")
+        let live = try await state.run(["restore", backup, "--state-dir", fromState, "--erasures", state.stateDirectory])
+        #expect(live.status == 0 && live.stdout.contains("erased again from the ledger (erased after this backup was made): S1001"),
+                "\(live.stdout)\(live.stderr)")
+        #expect(!live.stdout.contains("no --erasures given"))
+        #expect(try name(in: fromState) == "")
+
+        let list = try await state.run(["erase", "--list"])
+        let ledger = state.scratch.path("ledger.txt")
+        try ("# tilawa erase --list\n" + list.stdout).write(toFile: ledger, atomically: true, encoding: .utf8)
+        let fromFile = state.scratch.path("restored-from-file")
+        #expect(try await state.run(["restore", backup, "--state-dir", fromFile, "--erasures", ledger]).status == 0)
+        #expect(try name(in: fromFile) == "")
+
+        try "S1001\n../etc\n".write(toFile: ledger, atomically: true, encoding: .utf8)
+        let bad = try await state.run(["restore", backup, "--state-dir", state.scratch.path("restored-bad"), "--erasures", ledger])
+        #expect(bad.status == 65 && bad.stderr.contains("ledger.txt:2"), "\(bad.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: state.scratch.path("restored-bad")), "nothing restored on a bad ledger")
+        let missing = try await state.run(["restore", backup, "--state-dir", state.scratch.path("restored-none"), "--erasures", state.scratch.path("nowhere")])
+        #expect(missing.status == 66, "\(missing.stderr)")
+    }
+
+    @Test("restore names exactly the secret files the configuration reads, none that do not exist")
+    func restoreNamesRealSecrets() async throws {
+        let (state, backup) = try await backedUp()
+        defer { state.remove() }
+        let restored = try await state.run(["restore", backup, "--state-dir", state.scratch.path("restored")])
+        let line = try #require(restored.stdout.split(separator: "\n").first { $0.hasPrefix("not in the backup, supply them:") })
+        #expect(line.contains("auth.jwt_key_file") && line.contains("webhook.secret_file"), "\(line)")
+        #expect(!line.contains("desk.session_key") && !line.contains("webhooks.secret"), "\(line)")
+    }
+
     /// Rewrites the manifest's database size and SHA-256 (after a deliberate change to the
     /// copy) and lets `edit` change its JSON.
     private func rewriteManifest(_ backup: String, _ edit: (inout [String: Any]) -> Void = { _ in }) throws {

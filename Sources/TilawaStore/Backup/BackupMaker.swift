@@ -37,7 +37,8 @@ public struct BackupMaker: Sendable {
     }
 
     /// The keys a restored daemon needs from its credentials.
-    public static let secrets = ["auth.jwt_key_file (or the state directory's secrets/jwt.key)", "webhooks.secret", "desk.session_key"]
+    public static let secrets = ["auth.jwt_key_file (by default the state directory's secrets/jwt.key)",
+                                 "webhook.secret_file (and webhook.previous_secret_file while a rotation runs)"]
 
     /// Makes a backup in `directory` (absent, or an empty directory). `previous`, a whole backup
     /// (with its manifest), lends its unchanged files as hard links.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Glibc
+import TilawaCore
 
 /// `tilawa restore DIR --state-dir NEW` (DESIGN §12): a verified backup becomes a state
 /// directory a daemon starts from.
@@ -35,6 +36,44 @@ public enum BackupRestorer {
         return ids
     }
 
+    /// The erasure ledger of a live installation, for `restore`'s `erasures`: `path` is its state
+    /// directory (the ledger read from its database, read-only, while the daemon runs) or a file
+    /// of ids, one a line (`tilawa erase --list`; blank lines and `#` comments skipped).
+    public static func readLedger(at path: String) throws -> [String] {
+        var directory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &directory) else {
+            throw BackupError("no_ledger", "\(path) does not exist; give the live state directory or a file from `tilawa erase --list`")
+        }
+        if directory.boolValue {
+            let database = path + "/" + BackupManifest.databaseName
+            guard FileManager.default.fileExists(atPath: database) else {
+                throw BackupError("no_ledger", "\(path) holds no \(BackupManifest.databaseName) (a PostgreSQL installation keeps its ledger there): "
+                                  + "give a file from `tilawa erase --list` instead")
+            }
+            var configuration = Configuration()
+            configuration.readonly = true
+            let queue = try DatabaseQueue(path: database, configuration: configuration)
+            defer { try? queue.close() }
+            return try queue.read { db in
+                guard try db.tableExists("erasure") else { return [] }
+                return try String.fetchAll(db, sql: "SELECT studentId FROM erasure ORDER BY studentId")
+            }
+        }
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+            throw BackupError("no_ledger", "\(path) cannot be read as UTF-8 text")
+        }
+        var ids: [String] = []
+        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let id = line.trimmingCharacters(in: .whitespaces)
+            if id.isEmpty || id.hasPrefix("#") { continue }
+            guard Identifier.isValid(id) else {
+                throw BackupError("bad_ledger", "\(path):\(number + 1): \(MessageQuoting.quoted(String(id.prefix(80)))) is not a student id")
+            }
+            ids.append(id)
+        }
+        return ids
+    }
+
     public static func restore(from directory: String, to target: String, erasures extra: [String] = [], now: Date) throws -> Report {
         let manifest = try BackupVerifier.readManifest(directory)
         // A newer release's database cannot be read by this one; an older one is migrated below.
@@ -64,8 +103,9 @@ public enum BackupRestorer {
               copied.sha256 == manifest.database.sha256 else {
             throw BackupError("corrupt_file", "\(directory)/\(BackupManifest.databaseName) changed while it was restored")
         }
+        // This release's names of the secret files (an older manifest may name keys that no longer exist).
         var report = Report(files: manifest.files.count, jobsRequeued: 0, uploadsDropped: 0, keysDropped: 0,
-                            secretsNotIncluded: manifest.secretsNotIncluded)
+                            secretsNotIncluded: BackupMaker.secrets)
         let queue = try DatabaseQueue(path: databasePath)
         // A backup of an older release: its schema brought up to this one's first, as the daemon
         // would on start, so the fix-ups below find the tables they change.
