@@ -3,13 +3,13 @@
 #
 # Usage: scripts/leftovers.sh MARK [GRACE]
 #
-# Every process the run started carries TILAWA_SUITE_RUN=MARK in its environment (.ci/run
+# Every process the run started carries SUITE_RUN_MARK=MARK in its environment (.ci/run
 # exports it; children inherit it, also through setpriv, runuser and pg_ctl): test daemons,
 # `tilawa` children, Swift's S3 servers and memcached, PostgreSQL, Chromium. The servers'
 # own watchers stop theirs once the test process is gone, so a process may take a few seconds
 # to go: this waits up to GRACE seconds (30) for them. Whatever is still there is named on
 # stderr with its command line, killed, and the exit status is 1; 0 when none is left. Run it
-# without the mark in its own environment (`env -u TILAWA_SUITE_RUN`), from the marked shell.
+# without the mark in its own environment (`env -u SUITE_RUN_MARK`), from the marked shell.
 set -uo pipefail
 mark=${1:?usage: $0 MARK [GRACE]}
 grace=${2:-30}
@@ -21,7 +21,7 @@ marked() {
     [ "$pid" = "$$" ] && continue
     [ "$pid" = "$PPID" ] && continue
     # Readable as root (CI) or for one's own processes; a process gone meanwhile reads empty.
-    if { tr '\0' '\n' < "$dir/environ"; } 2>/dev/null | grep -qx "TILAWA_SUITE_RUN=$mark"; then
+    if { tr '\0' '\n' < "$dir/environ"; } 2>/dev/null | grep -qx "SUITE_RUN_MARK=$mark"; then
       echo "$pid"
     fi
   done
