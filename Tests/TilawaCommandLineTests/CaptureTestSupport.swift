@@ -155,7 +155,7 @@ final class BoundedProcess: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning { kill(process.pid, SIGKILL) }
+        process.signal(SIGKILL)
     }
 
     /// stderr so far.
@@ -195,7 +195,7 @@ final class BoundedProcess: @unchecked Sendable {
 
     /// Sends `signal` to the child.
     func send(_ signal: Int32) {
-        if process.isRunning { kill(process.pid, signal) }
+        process.signal(signal)
     }
 
     /// Waits for the child to exit, killing it after `timeout` seconds (on a thread of its own).
@@ -209,7 +209,7 @@ final class BoundedProcess: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning, Date() < deadline { usleep(10_000) }
         let timedOut = process.isRunning
-        if timedOut { kill(process.pid, SIGKILL) }
+        if timedOut { process.signal(SIGKILL) }
         process.waitUntilExit()
         // The pipes close when the child is gone; bound the wait anyway.
         let drained = Date().addingTimeInterval(5)

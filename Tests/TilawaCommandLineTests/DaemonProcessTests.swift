@@ -72,7 +72,7 @@ struct DaemonProcessTests {
             try await Task.sleep(for: .milliseconds(50))
         }
         #expect(writingStaging(), "the daemon never started writing the upload")
-        kill(Int32(daemon.pid), SIGTERM)
+        daemon.process.signal(SIGTERM)
         try await Task.sleep(for: .milliseconds(300))
         try connection.send(body.suffix(from: body.count / 2))
         let answer = await connection.receiveAll()
@@ -112,7 +112,7 @@ struct DaemonProcessTests {
         let ready = try await socket.receive()
         #expect(ready.hasPrefix("READY=1"), "\(ready)")
         #expect(await daemon.waitUntilReady())
-        kill(Int32(daemon.pid), SIGTERM)
+        daemon.process.signal(SIGTERM)
         let stopping = try await socket.receive()
         #expect(stopping == "STOPPING=1")
         #expect(await daemon.terminate() == 0)

@@ -61,7 +61,7 @@ struct S3ArtifactsTests {
     func lifecycle(_ setup: Setup) async throws {
         let state = setup.state, client = setup.client
         let daemon = try ServeProcess(state: state, port: try unusedPort(), environment: setup.environment)
-        defer { _ = daemon.process.isRunning ? kill(daemon.process.pid, SIGKILL) : 0 }
+        defer { daemon.process.signal(SIGKILL) }
         #expect(await daemon.waitUntilReady(), "\(daemon.log)")
         let token = try await state.run(["token", "issue", "--student", "S1001"], environment: setup.environment).stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)

@@ -23,7 +23,7 @@ struct UploadsAcrossNodesTests {
         let token: String
 
         func stop() async {
-            for node in [a, b] where node.process.isRunning { kill(node.process.pid, SIGKILL) }
+            for node in [a, b] { node.process.signal(SIGKILL) }
             state.remove()
         }
 

@@ -103,7 +103,7 @@ struct NodeSoakTests {
             environment["TILAWA_DROPBOX_SETTLE_SECONDS"] = "0.5"
             environment["TILAWA_DROPBOX_POLL_INTERVAL_SECONDS"] = "0.5"
             let nodes = try ["a", "b", "c"].map { try Node(name: $0, directory: state.scratch.path($0), environment: environment) }
-            defer { for node in nodes where node.process.process.isRunning { kill(Int32(node.process.pid), SIGKILL) } }
+            defer { for node in nodes { node.process.process.signal(SIGKILL) } }
             for node in nodes where await !node.process.waitUntilReady() {
                 Issue.record("node \(node.name) did not start: \(node.process.log)")
                 return
@@ -151,11 +151,11 @@ struct NodeSoakTests {
                     group.addTask {
                         try? await Task.sleep(for: .seconds(after))
                         if stopping {
-                            kill(Int32(victim.process.pid), SIGSTOP)
+                            victim.process.process.signal(SIGSTOP)
                             try? await Task.sleep(for: .seconds(40))
-                            kill(Int32(victim.process.pid), SIGCONT)
+                            victim.process.process.signal(SIGCONT)
                         } else {
-                            kill(Int32(victim.process.pid), SIGKILL)
+                            victim.process.process.signal(SIGKILL)
                         }
                     }
                 }
@@ -192,7 +192,7 @@ struct NodeSoakTests {
             }
             try await Task.sleep(for: .seconds(Double.random(in: 0.3...1.5, using: &random)))
             let victim = nodes[Int.random(in: 0..<3, using: &random)]
-            kill(Int32(victim.process.pid), SIGKILL)
+            victim.process.process.signal(SIGKILL)
             kills += 1
             _ = await victim.process.terminate(timeout: .seconds(5))
             try victim.restart()

@@ -114,7 +114,7 @@ struct ScheduledNoticeProcessTests {
                     if let stop = stops.first, now >= stop.at {
                         let counted = await Self.collisions(port: daemon.port)
                         collisions.withLock { $0 += counted }
-                        kill(Int32(daemon.pid), SIGKILL)
+                        daemon.process.signal(SIGKILL)
                         daemon.process.waitUntilExit()
                         stops.removeFirst()
                         killedAt = stop.resume ?? now

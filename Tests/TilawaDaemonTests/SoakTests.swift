@@ -74,7 +74,7 @@ struct SoakTests {
                 }
                 dropped += drops.map(\.name)
                 let killAfter = Double.random(in: 0.5...4, using: &random)
-                let (port, pid) = (daemon.port, Int32(daemon.pid))
+                let (port, process) = (daemon.port, daemon.process)
                 // The first round's kill waits for a first 201 (at most a minute): on a loaded
                 // machine every upload of a round may still be running at a random early kill,
                 // and a soak with nothing accepted checks nothing.
@@ -100,7 +100,7 @@ struct SoakTests {
                             try? await Task.sleep(for: .milliseconds(100))
                         }
                         // The daemon dies mid-batch, whatever it is doing.
-                        kill(pid, SIGKILL)
+                        process.signal(SIGKILL)
                         return (-1, nil)
                     }
                     var results: [(Int, String?)] = []

@@ -27,6 +27,25 @@ struct SuiteHygieneTests {
         #expect(offenders.isEmpty, "use `live { client in … }` instead:\n\(offenders.joined(separator: "\n"))")
     }
 
+    /// Pids wrap at 32,768 on these machines and a suite spawns thousands of processes: a
+    /// signal sent by number after the child was reaped can reach another test's server (the
+    /// shared S3 store died so). Children are signalled through `SpawnedProcess.signal`.
+    @Test("no test signals a process by number: SpawnedProcess.signal only (it never signals a reaped child's pid)")
+    func noSignalsByNumber() throws {
+        let pattern = try Regex(#"(^|[^.\w])kill\("#)
+        var offenders: [String] = []
+        let tests = packageRoot.appendingPathComponent("Tests")
+        let files = FileManager.default.enumerator(atPath: tests.path)?.compactMap { $0 as? String } ?? []
+        for file in files where file.hasSuffix(".swift") && !file.hasSuffix("SpawnedProcess.swift") {
+            let text = try String(contentsOf: tests.appendingPathComponent(file), encoding: .utf8)
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            where line.contains(pattern) && !line.contains("kill(pid, 0)") && !line.contains("func kill(") && !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
+                offenders.append("Tests/\(file):\(number + 1): \(line.trimmingCharacters(in: .whitespaces))")
+            }
+        }
+        #expect(offenders.isEmpty, "signal children with SpawnedProcess.signal:\n\(offenders.joined(separator: "\n"))")
+    }
+
     /// A request merely slow (past the framework client's 20 s) is answered, not timed out.
     @Test("a live request answered after 21 s is read, not failed by a read timeout")
     func slowAnswerIsRead() async throws {

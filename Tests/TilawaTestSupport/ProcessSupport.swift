@@ -67,7 +67,7 @@ public func runProcessBlocking(
 ) throws -> ProcessResult {
     let (process, out, err) = try SpawnedProcess.piped([executable] + arguments, environment: environment, directory: directory)
     let watchdog = timeout.map { budget -> DispatchWorkItem in
-        let item = DispatchWorkItem { [process] in if process.isRunning { kill(process.pid, SIGKILL) } }
+        let item = DispatchWorkItem { [process] in process.signal(SIGKILL) }
         DispatchQueue.global().asyncAfter(deadline: .now() + budget, execute: item)
         return item
     }

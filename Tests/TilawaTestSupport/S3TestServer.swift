@@ -40,7 +40,12 @@ public struct S3TestServer: Sendable {
         private var started: Task<S3TestServer, any Error>?
 
         func server() async throws -> S3TestServer {
-            if let started { return try await started.value }
+            if let started {
+                let server = try await started.value
+                // A shared server that died under the run is reported with what it left, never retried blindly.
+                if let death = server.deathReport() { throw StartError.failed(death) }
+                return server
+            }
             let task = Task {
                 let server = try await S3TestServer.startAlone()
                 stopAtExit.withLock { $0 = server.directory.path("s3") }
@@ -118,6 +123,31 @@ public struct S3TestServer: Sendable {
         }
         return S3TestServer(directory: directory, endpoint: endpoint, accessKey: accessKey, secretKey: secretKey,
                             region: values["region"] ?? "us-east-1")
+    }
+
+    /// Nil while every process of the server runs and its proxy takes connections; otherwise
+    /// which ones are gone and the last lines of every log, for the test that finds it so.
+    func deathReport() -> String? {
+        let folder = directory.path("s3")
+        let records = ((try? String(contentsOfFile: folder + "/pids", encoding: .utf8)) ?? "").split(separator: "\n")
+        let gone = records.compactMap { line -> String? in
+            let fields = line.split(separator: " ")
+            guard fields.count == 3, let pid = Int32(fields[1]) else { return nil }
+            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+            let started = stat.split(separator: ")").last?.split(separator: " ").dropFirst(19).first.map(String.init)
+            return started == String(fields[2]) ? nil : String(fields[0])
+        }
+        guard !gone.isEmpty || records.isEmpty else {
+            return "the shared S3 server lost \(gone.joined(separator: ", ")) during the run:\n" + logTails(folder)
+        }
+        return nil
+    }
+
+    private func logTails(_ folder: String) -> String {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder + "/log")) ?? []).sorted().map { name in
+            let text = (try? String(contentsOfFile: folder + "/log/" + name, encoding: .utf8)) ?? ""
+            return name + ": " + text.split(separator: "\n").suffix(8).joined(separator: "\n  ")
+        }.joined(separator: "\n")
     }
 
     public func stop() async {

@@ -56,13 +56,13 @@ public final class ServeProcess {
     /// Sends SIGTERM and waits (bounded) for the exit; SIGKILL if it does not come. Returns the exit status, nil if killed.
     public func terminate(timeout: Duration = .seconds(30)) async -> Int32? {
         guard process.isRunning else { return process.terminationStatus }
-        kill(process.pid, SIGTERM)
+        process.signal(SIGTERM)
         let deadline = ContinuousClock.now + timeout
         while process.isRunning, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(50))
         }
         if process.isRunning {
-            kill(process.pid, SIGKILL)
+            process.signal(SIGKILL)
             process.waitUntilExit()
             return nil
         }

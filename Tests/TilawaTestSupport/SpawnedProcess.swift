@@ -61,6 +61,17 @@ public final class SpawnedProcess: @unchecked Sendable {
 
     public var isRunning: Bool { poll() == nil }
 
+    /// Sends `signal` to the child unless it has been reaped; whether it was sent. A reaped
+    /// child's pid may be another process's by now (pids wrap at 32,768 here, and a suite
+    /// spawns thousands): a test signals its children only through this, never `kill(pid, …)`.
+    @discardableResult
+    public func signal(_ signal: Int32) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        // Unreaped, the pid is this child's, running or a zombie, until `poll` reaps it under this lock.
+        return reaped == nil && kill(pid, signal) == 0
+    }
+
     /// Waits for the end; the raw wait status.
     @discardableResult
     public func waitUntilExit() -> Int32 {

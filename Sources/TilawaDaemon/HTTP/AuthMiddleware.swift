@@ -30,12 +30,20 @@ struct AuthMiddleware: RouterMiddleware {
         if request.method == .options { return try await next(request, context) }
         var context = context
         if request.headers[.authorization] == nil, let sessions, DeskSessions.hasCookie(request) {
-            context.principal = try await sessionPrincipal(request, sessions: sessions)
+            do {
+                context.principal = try await sessionPrincipal(request, sessions: sessions)
+            } catch {
+                context.refuseBody(of: request)
+                throw error
+            }
         } else {
             do {
                 let token = try bearerToken(fromAuthorizationHeader: request.headers[.authorization])
                 context.principal = try await bearer.verify(token, now: clock())
             } catch {
+                // Refused before the body, as every refusal that needs no byte of it: a stranger's
+                // gigabyte is not read to the end (a large or unframed body closes the connection).
+                context.refuseBody(of: request)
                 throw APIProblem(.unauthorized, code: error.code, detail: error.description, headers: [.wwwAuthenticate: error.challenge])
             }
         }

@@ -208,7 +208,7 @@ struct StudentRoutes: Sendable {
         let coachId = try api.identifier("id", in: context)
         try await api.access.requireCoach(coachId, for: principal)
         let items = try await api.runtime.database.coachQueue(coachId: coachId, now: api.now)
-        let questions = try await api.runtime.database.openQuestions(coachId: coachId)
+        let questions = try await api.runtime.database.openQuestions(coachId: coachId, now: api.now)
         return try api.json(CoachQueueResource(coachId: coachId, items: items, questions: questions, now: api.now))
     }
 }

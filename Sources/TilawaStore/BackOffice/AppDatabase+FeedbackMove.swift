@@ -4,7 +4,12 @@ import TilawaCore
 
 extension AppDatabase {
     /// `moveFeedback`: a reply filed under the wrong recording (a coach's drop-folder file
-    /// named for the wrong student) moves to `submissionId` with its questions (DESIGN §11).
+    /// named for the wrong student) moves to `submissionId` (DESIGN §11). Its questions stay
+    /// with the student who asked them, on their recording: questions belong to the asker, and
+    /// moving them would show one student's words and voice to another (and to that student's
+    /// coach), and keep them past the asker's erasure. Their open questions are closed (the
+    /// `feedback_moved` notice tells them the reply was moved); the thread under the reply,
+    /// from then on, is the new student's alone.
     /// The recording it leaves waits for a reply again unless it has another; the one it joins
     /// is answered once the reply is ready. The student it leaves is told it was moved, the
     /// one it joins gets `feedback_ready`. A reply that carries an end-of-course result is not
@@ -27,7 +32,8 @@ extension AppDatabase {
         feedback.submissionId = target.id
         feedback.listenedAt = nil
         try feedback.update(db)
-        try db.execute(sql: "UPDATE comment SET submissionId = ? WHERE feedbackId = ?", arguments: [target.id, feedbackId])
+        try db.execute(sql: "UPDATE comment SET answeredAt = ? WHERE feedbackId = ? AND author = 'student' AND answeredAt IS NULL",
+                       arguments: [now, feedbackId])
         let othersLeft = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM feedback WHERE submissionId = ? AND state IN ('ready', 'processing')",
                                           arguments: [source.id]) ?? 0
         if othersLeft == 0, source.state == .feedbackReady {

@@ -159,7 +159,9 @@ extension AppDatabase {
             let week = try StudentContext.weekInfo(db, levelId: enrolment.levelId, slot: submission.slot)
             switch author {
             case .student:
-                let coachId = enrolment.coachId ?? feedback.coachId
+                // The coach who may answer now: the covering one while a cover runs.
+                let own = enrolment.coachId ?? feedback.coachId
+                let coachId = try Self.coveringCoach(db, of: own, at: now) ?? own
                 let student = try StudentRecord.fetchOne(db, key: submission.studentId)?.name ?? submission.studentId
                 try Self.recordEvent(
                     db, type: .questionAsked, studentId: submission.studentId, levelId: enrolment.levelId, slot: submission.slot,
@@ -187,27 +189,45 @@ extension AppDatabase {
         try await engine.read { db in try CommentRecord.fetchOne(db, key: id) }
     }
 
-    /// The threads under these replies, oldest first, by reply id.
+    /// The threads under these replies, oldest first, by reply id: the comments written on the
+    /// recording each reply answers now (a reply moved to another recording leaves the first
+    /// student's questions with them, and starts a thread of the new student's own).
     public func comments(feedbackIds: [String]) async throws -> [String: [CommentRecord]] {
         guard !feedbackIds.isEmpty else { return [:] }
         return try await engine.read { db in
-            Dictionary(grouping: try CommentRecord.fetchAll(db, where: SQLArguments.inList("feedbackId", count: feedbackIds.count),
-                                                            SQLArguments(feedbackIds), orderBy: "createdAt, rowid"),
-                       by: \.feedbackId)
+            let answering = Dictionary(
+                try Row.fetchAll(db, sql: "SELECT id, submissionId FROM feedback WHERE \(SQLArguments.inList("id", count: feedbackIds.count))",
+                                 arguments: SQLArguments(feedbackIds)).map { ($0["id"] as String, $0["submissionId"] as String) },
+                uniquingKeysWith: { first, _ in first })
+            let comments = try CommentRecord.fetchAll(db, where: SQLArguments.inList("feedbackId", count: feedbackIds.count),
+                                                      SQLArguments(feedbackIds), orderBy: "createdAt, rowid")
+            return Dictionary(grouping: comments.filter { answering[$0.feedbackId] == $0.submissionId }, by: \.feedbackId)
         }
     }
 
-    /// Students' questions not answered yet that `coachId` may answer, oldest first.
-    public func openQuestions(coachId: String) async throws -> [OpenQuestion] {
+    /// Whether the enrolment (`enrolment.coachId`) is answered by the coach `:coach` at `:now`:
+    /// their own unless another coach covers them then, and the enrolments of the coaches they
+    /// cover then (DESIGN §11). Shared by the open questions and the coach's digest.
+    static let answeredByCoachSQL = """
+        ((enrolment.coachId = :coach AND NOT EXISTS (SELECT 1 FROM coachCover
+            WHERE coachCover.coachId = :coach AND startsAt <= :now AND until > :now))
+        OR enrolment.coachId IN (SELECT coachCover.coachId FROM coachCover
+            WHERE coveringCoachId = :coach AND startsAt <= :now AND until > :now))
+        """
+
+    /// Students' questions not answered yet that `coachId` may answer at `now`, oldest first:
+    /// those of their own students unless another coach covers them now, and those of the
+    /// coaches they cover now (DESIGN §11) — as the queue's recordings.
+    public func openQuestions(coachId: String, now: Date) async throws -> [OpenQuestion] {
         try await engine.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT comment.*, student.name AS studentName, submission.week AS submissionWeek, submission.kind AS submissionKind
                 FROM comment JOIN submission ON submission.id = comment.submissionId
                 JOIN enrolment ON enrolment.id = submission.enrolmentId
                 JOIN student ON student.id = submission.studentId
-                WHERE comment.author = 'student' AND comment.answeredAt IS NULL AND enrolment.coachId = ?
+                WHERE comment.author = 'student' AND comment.answeredAt IS NULL AND \(Self.answeredByCoachSQL)
                 ORDER BY comment.createdAt
-                """, arguments: [coachId]).map { row in
+                """, arguments: ["coach": coachId, "now": now]).map { row in
                 OpenQuestion(comment: try CommentRecord(row: row), studentName: row["studentName"], week: row["submissionWeek"],
                              kind: SubmissionKind(rawValue: row["submissionKind"] ?? "") ?? .week)
             }

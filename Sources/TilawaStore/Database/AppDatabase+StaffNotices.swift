@@ -69,8 +69,8 @@ extension AppDatabase {
                 let open = try Int.fetchOne(db, sql: """
                     SELECT COUNT(*) FROM comment JOIN submission ON submission.id = comment.submissionId
                     JOIN enrolment ON enrolment.id = submission.enrolmentId
-                    WHERE comment.author = 'student' AND comment.answeredAt IS NULL AND enrolment.coachId = ?
-                    """, arguments: [coach.id]) ?? 0
+                    WHERE comment.author = 'student' AND comment.answeredAt IS NULL AND \(Self.answeredByCoachSQL)
+                    """, arguments: ["coach": coach.id, "now": now]) ?? 0
                 var eventId = ""
                 if !queue.isEmpty || open > 0 {
                     let dues = queue.map(\.submission.feedbackDueAt)
