@@ -121,8 +121,9 @@ test: deps deps-s3 test-venv
 # The three-node soak runs alone last: its three daemons, encodes and 40-s stops beside the
 # daemon suite starve that suite's own daemons on a 2-core box (read timeouts, seen here).
 # The daemon suite on PostgreSQL runs at most 12 tests at once: unbounded, some 70 test daemons,
-# each with its store's threads and sessions, and 230 server processes share two cores, and a
-# request now and then waits past the test client's 20-s read timeout (seen twice unloaded).
+# each with its store's threads and sessions, and 230 server processes shared two cores. (Every
+# stage also holds its live daemons and heavy tests to two per core, TestSlots, and no test's
+# request has a fixed read timeout: LiveTesting.swift.)
 # `make test` leaves the PostgreSQL cases out: they need the server this target installs.
 test-postgres: deps deps-s3 deps-postgres test-venv
 	$(SWIFT) build --build-tests
