@@ -25,6 +25,7 @@ struct AdmissionTests {
 
         let events = try store.database.engine.read { db in try EventRecord.fetchAll(db) }
         #expect(events.count == 1)
+        #expect(events[0].readAt == at, "the student's own recording is in their feed already read: no badge")
         let payload = try JSONDecoder.iso.decode(EventPayload.self, from: events[0].payload)
         #expect(payload.type == "submission_received")
         #expect(payload.week?.number == 2 && payload.week?.title == "Title 2" && payload.week?.passage == "Passage 2")

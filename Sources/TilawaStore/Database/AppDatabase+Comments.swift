@@ -159,9 +159,8 @@ extension AppDatabase {
             let week = try StudentContext.weekInfo(db, levelId: enrolment.levelId, slot: submission.slot)
             switch author {
             case .student:
-                // The coach who may answer now: the covering one while a cover runs.
-                let own = enrolment.coachId ?? feedback.coachId
-                let coachId = try Self.coveringCoach(db, of: own, at: now) ?? own
+                // `recordEvent` hands it to the covering coach while a cover runs.
+                let coachId = enrolment.coachId ?? feedback.coachId
                 let student = try StudentRecord.fetchOne(db, key: submission.studentId)?.name ?? submission.studentId
                 try Self.recordEvent(
                     db, type: .questionAsked, studentId: submission.studentId, levelId: enrolment.levelId, slot: submission.slot,

@@ -143,8 +143,13 @@ extension AppDatabase {
     }
 
     static func pushes(_ type: EventType, to recipient: EventRecipient) -> Bool {
-        guard case .student = recipient else { return true }
-        return ![.submissionReceived, .submissionWithdrawn].contains(type)
+        !causedByStudent(type, to: recipient)
+    }
+
+    /// Whether a student's event records what they did themselves (they are looking at the app).
+    static func causedByStudent(_ type: EventType, to recipient: EventRecipient) -> Bool {
+        guard case .student = recipient else { return false }
+        return [.submissionReceived, .submissionWithdrawn].contains(type)
     }
 
     /// Inserts an outbox event (inside the caller's transaction). `levelId` names the week's
@@ -177,6 +182,9 @@ extension AppDatabase {
             && Self.studentWantsPush(db, studentId: studentId, type: type, recipient: recipient)
         var event = EventRecord(id: id, studentId: studentId, type: type.rawValue, payload: try payload.jsonData(), occurredAt: occurredAt,
                                 recipient: recipient)
+        // What the student did themselves (their recording received, their own withdrawal) is
+        // in their feed for the record, already read: it never raises the app's badge.
+        if Self.causedByStudent(type, to: recipient) { event.readAt = occurredAt }
         try insertEvent(db, &event)
         return id
     }
