@@ -94,6 +94,7 @@ func numericField(_ key: String, of config: TilawaConfiguration) -> Double? {
     case "submissions.withdraw_minutes": Double(config.submissions.withdrawMinutes)
     case "comments.max_per_minute": Double(config.comments.maxPerMinute)
     case "desk.session_days": Double(config.desk.sessionDays)
+    case "desk.session_max_days": Double(config.desk.sessionMaxDays)
     case "idempotency.retention_hours": config.idempotencyRetention / 3600
     default: nil
     }

@@ -197,6 +197,46 @@ struct DeskSignInTests {
         }
     }
 
+    @Test("a cookie after 8 days of daily use: each day's first use sends the cookie again for 7 more days (once an hour at most); 30 days after sign-in it ends however used")
+    func cookieSlidesWithUse() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        try await daemon.application().live { client in
+            let login = try await signIn(daemon, client)
+            // The browser's view of the cookie: it keeps it until the last Max-Age it was given runs out.
+            var browserKeepsUntil = daemon.clock.now.addingTimeInterval(7 * 86_400)
+            func use() async throws -> LiveAnswer {
+                let answer = try await client.execute(uri: "/v1/coaches/C01/queue", method: .get, headers: login.headers())
+                if let set = answer.headers[.setCookie] {
+                    #expect(set.contains("tilawa_desk=\(login.cookie)") && set.contains("HttpOnly") && set.contains("SameSite=Strict"), "\(set)")
+                    let age = set.split(separator: ";").compactMap { part -> Int? in
+                        let pair = part.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
+                        return pair.count == 2 && pair[0].lowercased() == "max-age" ? Int(pair[1]) : nil
+                    }.first
+                    browserKeepsUntil = daemon.clock.now.addingTimeInterval(TimeInterval(try #require(age)))
+                }
+                return answer
+            }
+            for day in 1...8 {
+                daemon.clock.advance(by: 86_400)
+                #expect(daemon.clock.now < browserKeepsUntil, "day \(day): the browser still has the cookie")
+                let first = try await use()
+                #expect(first.status == .ok && first.headers[.setCookie] != nil, "day \(day): the day's first use renews the cookie")
+                daemon.clock.advance(by: 600)
+                let again = try await use()
+                #expect(again.status == .ok && again.headers[.setCookie] == nil, "day \(day): not again within the hour")
+            }
+            #expect(browserKeepsUntil.timeIntervalSince(daemon.clock.now) > 6 * 86_400, "after 8 days of daily use the cookie has about 7 days left")
+            // Used every day, the session still ends 30 days after the sign-in; the cookie's last Max-Age says so.
+            for _ in 9...29 {
+                daemon.clock.advance(by: 86_400)
+                #expect(try await use().status == .ok)
+            }
+            daemon.clock.advance(by: 86_400)
+            #expect(try await use().status == .unauthorized, "30 days after the sign-in the session ends however used")
+        }
+    }
+
     @Test("repeated bad exchanges from one address are slowed: 429 with Retry-After, even for a good link, until the window passes")
     func throttled() async throws {
         let daemon = try await TestDaemon()

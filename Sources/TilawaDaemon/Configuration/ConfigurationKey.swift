@@ -151,7 +151,8 @@ public struct ConfigurationKey: Sendable, Hashable {
               "Comments one author (a student or a coach) may write in any minute, over all threads; past it 429 `too_many_comments` with `Retry-After` (0–1000; 0: no limit)."),
         .init("desk.public_url", "`http://<http.host>:<http.port>`",
               "The origin coaches reach the desk at; login links are printed as `<desk.public_url>/desk/login?token=…`, and with `https` the session cookie is `Secure`."),
-        .init("desk.session_days", "`7`", "A desk session ends this many days after its last use (sliding; 1–365)."),
+        .init("desk.session_days", "`7`", "A desk session ends this many days after its last use (sliding: the cookie is renewed on use, at most once an hour; 1–365)."),
+        .init("desk.session_max_days", "`30`", "A desk session ends this many days after its sign-in however often it is used (`desk.session_days`–3650)."),
         .init("idempotency.retention_hours", "`24`", "How long an `Idempotency-Key` is remembered (24–8760)."),
         .init("log.level", "`info`", "Least severe level logged: trace, debug, info, notice, warning, error, critical."),
     ]

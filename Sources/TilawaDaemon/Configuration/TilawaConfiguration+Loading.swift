@@ -137,6 +137,7 @@ extension TilawaConfiguration {
             desk.publicURL = URL(string: text)
         }
         desk.sessionDays = try values.integer("desk.session_days", default: desk.sessionDays, in: 1...365)
+        desk.sessionMaxDays = try values.integer("desk.session_max_days", default: max(desk.sessionMaxDays, desk.sessionDays), in: desk.sessionDays...3_650)
     }
 
     private mutating func readAuth(_ values: inout ConfigurationValues) throws(ConfigurationError) {

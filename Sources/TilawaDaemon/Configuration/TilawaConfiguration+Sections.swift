@@ -146,12 +146,16 @@ extension TilawaConfiguration {
         public var publicURL: URL?
         /// `desk.session_days`: a session ends this long after its last use (sliding).
         public var sessionDays = 7
+        /// `desk.session_max_days`: a session ends this long after its sign-in, however used.
+        public var sessionMaxDays = 30
 
         /// The defaults.
         public init() {}
 
         /// Seconds a session lives after its last use.
         public var sessionLifetime: TimeInterval { TimeInterval(sessionDays) * 86_400 }
+        /// Seconds a session lives at most after its sign-in.
+        public var sessionMaxLifetime: TimeInterval { TimeInterval(sessionMaxDays) * 86_400 }
     }
 
     /// `comments.*`: the threads under coaches' replies.

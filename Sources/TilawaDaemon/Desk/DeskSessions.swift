@@ -15,12 +15,14 @@ public struct DeskSessions: Sendable {
 
     let database: AppDatabase
     let lifetime: TimeInterval
+    let maxLifetime: TimeInterval
     let secure: Bool
 
     /// The sessions of `configuration`'s daemon.
     public init(database: AppDatabase, configuration: TilawaConfiguration) {
         self.database = database
         lifetime = configuration.desk.sessionLifetime
+        maxLifetime = configuration.desk.sessionMaxLifetime
         secure = configuration.desk.publicURL?.scheme?.lowercased() == "https"
     }
 
@@ -28,7 +30,8 @@ public struct DeskSessions: Sendable {
     /// cookie or for an unknown, ended or revoked one.
     func session(of request: Request, now: Date) async throws -> (session: DeskSession, secret: String)? {
         guard let secret = Self.cookieSecret(of: request) else { return nil }
-        guard let session = try await database.deskSession(sessionHash: DeskSecret.hash(secret), lifetime: lifetime, now: now) else {
+        guard let session = try await database.deskSession(sessionHash: DeskSecret.hash(secret), lifetime: lifetime, maxLifetime: maxLifetime,
+                                                           now: now) else {
             return nil
         }
         return (session, secret)
@@ -48,6 +51,12 @@ public struct DeskSessions: Sendable {
     /// The cookie that starts a session with `secret`.
     func cookie(_ secret: String) -> Cookie {
         Cookie(name: Self.cookieName, value: secret, maxAge: Int(lifetime), path: "/", secure: secure, httpOnly: true, sameSite: .strict)
+    }
+
+    /// The cookie sent again when a use moved the session's end on: it lives as long as the session.
+    func renewedCookie(_ secret: String, until end: Date, now: Date) -> Cookie {
+        Cookie(name: Self.cookieName, value: secret, maxAge: max(0, Int(end.timeIntervalSince(now))), path: "/", secure: secure,
+               httpOnly: true, sameSite: .strict)
     }
 
     /// The cookie that ends one (sign-out).

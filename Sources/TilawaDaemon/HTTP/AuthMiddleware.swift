@@ -29,9 +29,10 @@ struct AuthMiddleware: RouterMiddleware {
         // OPTIONS tells what a route speaks (tus discovery, CORS preflight): no token, no data.
         if request.method == .options { return try await next(request, context) }
         var context = context
+        var renewal: Cookie?
         if request.headers[.authorization] == nil, let sessions, DeskSessions.hasCookie(request) {
             do {
-                context.principal = try await sessionPrincipal(request, sessions: sessions)
+                (context.principal, renewal) = try await sessionPrincipal(request, sessions: sessions)
             } catch {
                 context.refuseBody(of: request)
                 throw error
@@ -48,12 +49,17 @@ struct AuthMiddleware: RouterMiddleware {
             }
         }
         if let principal = context.principal { context.record.note(principal) }
-        return try await next(request, context)
+        var response = try await next(request, context)
+        // The session slid on: the browser keeps its cookie as long as the server keeps the session.
+        if let renewal { response.setCookie(renewal) }
+        return response
     }
 
-    /// The coach of the live session the cookie names, with the CSRF check for changes.
-    private func sessionPrincipal(_ request: Request, sessions: DeskSessions) async throws -> Principal {
-        guard let (session, _) = try await sessions.session(of: request, now: clock()),
+    /// The coach of the live session the cookie names, with the CSRF check for changes; and
+    /// the cookie to send again when this use moved the session's end on.
+    private func sessionPrincipal(_ request: Request, sessions: DeskSessions) async throws -> (Principal, Cookie?) {
+        let now = clock()
+        guard let (session, secret) = try await sessions.session(of: request, now: now),
               let principal = Principal(subject: session.coachId, role: .coach) else {
             throw APIProblem.unauthorized("session_ended", "Your desk session has ended; open a new login link to sign in again.")
         }
@@ -67,6 +73,6 @@ struct AuthMiddleware: RouterMiddleware {
                                  detail: "This change carried another session's X-CSRF-Token; reload the desk and try again.")
             }
         }
-        return principal
+        return (principal, session.renewed ? sessions.renewedCookie(secret, until: session.expiresAt, now: now) : nil)
     }
 }

@@ -19,8 +19,11 @@ public struct DeskSession: Sendable, Equatable {
     public let coachId: String
     /// The token every state-changing request made with the session's cookie must carry.
     public let csrfToken: String
-    /// When the session ends unless used again (sliding).
+    /// When the session ends unless used again (sliding), at most its absolute limit.
     public let expiresAt: Date
+    /// Whether this use moved the end on (at most once an hour): the caller sends the cookie
+    /// again with the new lifetime, so the browser keeps it as long as the server does.
+    public var renewed = false
 }
 
 extension AppDatabase {
@@ -82,25 +85,32 @@ extension AppDatabase {
     }
 
     /// The live session whose secret hashes to `sessionHash`, its end moved to `now +
-    /// lifetime` (sliding; written at most once a minute, so a page's polling costs reads
-    /// only); nil for an unknown, ended or revoked session, or one whose coach is gone.
-    public func deskSession(sessionHash: String, lifetime: TimeInterval, now: Date) async throws -> DeskSession? {
-        let found = try await engine.read { db -> (DeskSession, Date)? in
+    /// lifetime` but never past `createdAt + maxLifetime` (sliding, with an absolute limit;
+    /// written at most once an hour, so a page's polling costs reads only, and the caller
+    /// renews the cookie exactly when it is: `renewed`); nil for an unknown, ended or revoked
+    /// session, or one whose coach is gone.
+    public func deskSession(sessionHash: String, lifetime: TimeInterval, maxLifetime: TimeInterval, now: Date) async throws -> DeskSession? {
+        let found = try await engine.read { db -> (DeskSession, lastSeen: Date, created: Date)? in
             guard let row = try Row.fetchOne(db, sql: """
-                SELECT s.coachId, s.csrfToken, s.expiresAt, s.lastSeenAt FROM deskSession s JOIN coach c ON c.id = s.coachId
+                SELECT s.coachId, s.csrfToken, s.expiresAt, s.lastSeenAt, s.createdAt FROM deskSession s JOIN coach c ON c.id = s.coachId
                 WHERE s.secretHash = ? AND s.expiresAt > ?
                 """, arguments: [sessionHash, now]) else { return nil }
-            return (DeskSession(coachId: row["coachId"], csrfToken: row["csrfToken"], expiresAt: row["expiresAt"]), row["lastSeenAt"])
+            return (DeskSession(coachId: row["coachId"], csrfToken: row["csrfToken"], expiresAt: row["expiresAt"]), row["lastSeenAt"], row["createdAt"])
         }
-        guard let (session, lastSeen) = found else { return nil }
-        guard now.timeIntervalSince(lastSeen) >= 60 else { return session }
-        let expiresAt = now.addingTimeInterval(lifetime)
+        guard let (session, lastSeen, created) = found else { return nil }
+        let expiresAt = min(now.addingTimeInterval(lifetime), created.addingTimeInterval(maxLifetime))
+        guard now.timeIntervalSince(lastSeen) >= Self.deskSessionSlideInterval, expiresAt > session.expiresAt else { return session }
         try await engine.write { db in
             try db.execute(sql: "UPDATE deskSession SET lastSeenAt = ?, expiresAt = ? WHERE secretHash = ? AND expiresAt > ?",
                            arguments: [now, expiresAt, sessionHash, now])
         }
-        return DeskSession(coachId: session.coachId, csrfToken: session.csrfToken, expiresAt: expiresAt)
+        var renewed = DeskSession(coachId: session.coachId, csrfToken: session.csrfToken, expiresAt: expiresAt)
+        renewed.renewed = true
+        return renewed
     }
+
+    /// How often a session in use moves its end on (and its cookie is sent again).
+    public static let deskSessionSlideInterval: TimeInterval = 3_600
 
     /// Ends the session whose secret hashes to `sessionHash` (sign-out).
     public func endDeskSession(sessionHash: String) async throws {
