@@ -137,9 +137,8 @@ public struct S3TestServer: Sendable {
             let started = stat.split(separator: ")").last?.split(separator: " ").dropFirst(19).first.map(String.init)
             return started == String(fields[2]) ? nil : String(fields[0])
         }
-        guard !gone.isEmpty || records.isEmpty else {
-            return "the shared S3 server lost \(gone.joined(separator: ", ")) during the run:\n" + logTails(folder)
-        }
+        if records.isEmpty { return "the shared S3 server's record of its processes (\(folder)/pids) is gone:\n" + logTails(folder) }
+        guard gone.isEmpty else { return "the shared S3 server lost \(gone.joined(separator: ", ")) during the run:\n" + logTails(folder) }
         return nil
     }
 
