@@ -109,8 +109,8 @@ release: deps
 	$(SWIFT) build -c release
 
 test: deps deps-s3 test-venv
-	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	scripts/timed.sh "build for tests" $(SWIFT) build --build-tests
+	scripts/timed.sh "the whole suite (SQLite)" $(SWIFT) test --skip-build
 
 # The PostgreSQL suites: TilawaStoreTests on both engines, TilawaPostgresTests, the commands on
 # PostgreSQL and `tilawa db check`; then the whole daemon suite again with every test daemon on
@@ -126,11 +126,11 @@ test: deps deps-s3 test-venv
 # request has a fixed read timeout: LiveTesting.swift.)
 # `make test` leaves the PostgreSQL cases out: they need the server this target installs.
 test-postgres: deps deps-s3 deps-postgres test-venv
-	$(SWIFT) build --build-tests
-	TILAWA_TEST_POSTGRES=1 timeout 1800 $(SWIFT) test --skip-build --filter "TilawaPostgresTests|TilawaStoreTests"
-	TILAWA_TEST_POSTGRES=1 TILAWA_TEST_ENGINE=postgres timeout 1800 $(SWIFT) test --skip-build --filter TilawaDaemonTests --skip NodeSoakTests --experimental-maximum-parallelization-width 12
-	TILAWA_TEST_POSTGRES=1 TILAWA_TEST_ENGINE=postgres timeout 1800 $(SWIFT) test --skip-build --filter TilawaCommandLineTests
-	TILAWA_TEST_POSTGRES=1 TILAWA_TEST_ENGINE=postgres timeout 1800 $(SWIFT) test --skip-build --filter NodeSoakTests
+	scripts/timed.sh "build for tests" $(SWIFT) build --build-tests
+	TILAWA_TEST_POSTGRES=1 scripts/timed.sh "store suites on both engines" timeout 1800 $(SWIFT) test --skip-build --filter "TilawaPostgresTests|TilawaStoreTests"
+	TILAWA_TEST_POSTGRES=1 TILAWA_TEST_ENGINE=postgres scripts/timed.sh "daemon suite on PostgreSQL" timeout 1800 $(SWIFT) test --skip-build --filter TilawaDaemonTests --skip NodeSoakTests --experimental-maximum-parallelization-width 12
+	TILAWA_TEST_POSTGRES=1 TILAWA_TEST_ENGINE=postgres scripts/timed.sh "command-line suite on PostgreSQL" timeout 1800 $(SWIFT) test --skip-build --filter TilawaCommandLineTests
+	TILAWA_TEST_POSTGRES=1 TILAWA_TEST_ENGINE=postgres scripts/timed.sh "short node soak" timeout 1800 $(SWIFT) test --skip-build --filter NodeSoakTests
 
 # Builds, imports the sample programme into ./var, prints a ready-to-paste upload line with a
 # fresh token, and runs the daemon on 127.0.0.1:8080 until Ctrl-C.

@@ -12,38 +12,37 @@ struct SuiteHygieneTests {
     /// answer: a test talks to a live daemon through `live {}` (`LiveTesting.swift`) only.
     @Test("no test uses HummingbirdTesting's .live or .ahc client: every live request goes through LiveClient")
     func noFrameworkLiveClient() throws {
-        let pattern = try Regex(#"\.test\(\s*\.(live|ahc)\b"#)
-        var offenders: [String] = []
-        let tests = packageRoot.appendingPathComponent("Tests")
-        let files = FileManager.default.enumerator(atPath: tests.path)?.compactMap { $0 as? String } ?? []
-        for file in files where file.hasSuffix(".swift") {
-            let text = try String(contentsOf: tests.appendingPathComponent(file), encoding: .utf8)
-            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
-            where line.contains(pattern) && !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
-                offenders.append("Tests/\(file):\(number + 1): \(line.trimmingCharacters(in: .whitespaces))")
-            }
-        }
-        #expect(files.count > 100, "the test sources were found")
-        #expect(offenders.isEmpty, "use `live { client in … }` instead:\n\(offenders.joined(separator: "\n"))")
+        let scanned = try Self.testLines(matching: Regex(#"\.test\(\s*\.(live|ahc)\b"#))
+        #expect(scanned.files > 100, "the test sources were found")
+        #expect(scanned.offenders.isEmpty, "use `live { client in … }` instead:\n\(scanned.offenders.joined(separator: "\n"))")
     }
 
     /// Pids wrap at 32,768 on these machines and a suite spawns thousands of processes: a
-    /// signal sent by number after the child was reaped can reach another test's server (the
-    /// shared S3 store died so). Children are signalled through `SpawnedProcess.signal`.
+    /// signal sent by number after the child was reaped can reach an unrelated process, such
+    /// as a server the whole run shares. Children are signalled through `SpawnedProcess.signal`.
     @Test("no test signals a process by number: SpawnedProcess.signal only (it never signals a reaped child's pid)")
     func noSignalsByNumber() throws {
-        let pattern = try Regex(#"(^|[^.\w])kill\("#)
-        var offenders: [String] = []
+        let scanned = try Self.testLines(matching: Regex(#"(^|[^.\w])kill\("#), except: ["kill(pid, 0)", "func kill("],
+                                         skipping: "SpawnedProcess.swift")
+        #expect(scanned.offenders.isEmpty, "signal children with SpawnedProcess.signal:\n\(scanned.offenders.joined(separator: "\n"))")
+    }
+
+    /// The lines of the Swift files under `Tests/` (but `skipping`) that match `pattern` and
+    /// hold none of `except`, comments left out, as `path:line: text`; and how many files were read.
+    static func testLines(matching pattern: Regex<AnyRegexOutput>, except: [String] = [], skipping: String? = nil) throws
+        -> (offenders: [String], files: Int) {
         let tests = packageRoot.appendingPathComponent("Tests")
-        let files = FileManager.default.enumerator(atPath: tests.path)?.compactMap { $0 as? String } ?? []
-        for file in files where file.hasSuffix(".swift") && !file.hasSuffix("SpawnedProcess.swift") {
+        let files = (FileManager.default.enumerator(atPath: tests.path)?.compactMap { $0 as? String } ?? [])
+            .filter { $0.hasSuffix(".swift") && !(skipping.map($0.hasSuffix) ?? false) }
+        var offenders: [String] = []
+        for file in files {
             let text = try String(contentsOf: tests.appendingPathComponent(file), encoding: .utf8)
             for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
-            where line.contains(pattern) && !line.contains("kill(pid, 0)") && !line.contains("func kill(") && !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
+            where line.contains(pattern) && !except.contains(where: line.contains) && !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
                 offenders.append("Tests/\(file):\(number + 1): \(line.trimmingCharacters(in: .whitespaces))")
             }
         }
-        #expect(offenders.isEmpty, "signal children with SpawnedProcess.signal:\n\(offenders.joined(separator: "\n"))")
+        return (offenders, files.count)
     }
 
     /// A request merely slow (past the framework client's 20 s) is answered, not timed out.
