@@ -237,20 +237,43 @@ struct DeskSignInTests {
         }
     }
 
-    @Test("repeated bad exchanges from one address are slowed: 429 with Retry-After, even for a good link, until the window passes")
-    func throttled() async throws {
+    @Test("ten junk sign-ins then a valid link from the same address: signed in (no address is throttled); one link replayed ten times is 429 for that link only")
+    func throttledPerLink() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
         try await daemon.application().live { client in
+            // Behind the desk's proxy every request has one address: junk from anyone...
             for attempt in 0..<10 {
                 let bad = try await exchange(client, String(repeating: "x", count: 42) + "\(attempt % 10)")
                 #expect(bad.status == .unauthorized)
+                #expect(try await exchange(client, "not-a-link-\(attempt)").status == .unauthorized)
             }
-            let good = try await link(daemon, client)
-            let slowed = try await exchange(client, good)
+            // ...locks no coach out.
+            #expect(try await exchange(client, try await link(daemon, client)).status == .seeOther)
+
+            // A used link replayed: slowed after ten failures, that link only.
+            let used = try await link(daemon, client)
+            #expect(try await exchange(client, used).status == .seeOther)
+            for _ in 0..<10 { #expect(try await exchange(client, used).status == .unauthorized) }
+            let slowed = try await exchange(client, used)
             #expect(slowed.status == .tooManyRequests && slowed.headers[.retryAfter] != nil)
             #expect(slowed.json?["code"] as? String == "too_many_login_attempts")
+            #expect(try await exchange(client, try await link(daemon, client)).status == .seeOther, "another link is not slowed")
         }
+    }
+
+    @Test("the throttle's table is bounded in fact: a flood of distinct failing links keeps it at its bound, and the newest are kept")
+    func throttleBounded() {
+        let throttle = LoginThrottle(maxFailures: 3, window: 600, maxKeys: 1_000)
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        for index in 0..<50_000 {
+            throttle.fail("link-\(index)", now: start.addingTimeInterval(Double(index) / 1_000))
+            if index % 997 == 0 { #expect(throttle.count <= 1_000) }
+        }
+        let late = start.addingTimeInterval(60)
+        for _ in 0..<3 { throttle.fail("link-49999", now: late) }
+        #expect(throttle.retryAfter("link-49999", now: late) != nil, "a recent key is kept and counted")
+        #expect(throttle.retryAfter("link-0", now: late) == nil, "the oldest were forgotten")
     }
 
     @Test("the desk's page and files: strict CSP, no inline script, no-store on the page, ETags on the files; ops alone issue links")

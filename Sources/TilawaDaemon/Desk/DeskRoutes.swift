@@ -53,21 +53,19 @@ struct DeskRoutes: Sendable {
 
     /// `POST /desk/login` (form field `token`): the link is spent and a session begins; 303 to
     /// the desk with the session cookie. A used, expired or unknown link is 401
-    /// `login_link_invalid`; repeated failures from one address or for one link are 429.
+    /// `login_link_invalid`; repeated failures of one link are 429 (never by address: see `LoginThrottle`).
     @Sendable func login(_ request: Request, context: TilawaRequestContext) async throws -> Response {
         let now = api.now
-        let address = context.channel?.remoteAddress?.ipAddress.map { "address:\($0)" } ?? "address:unknown"
         let body = try await request.body.collect(upTo: 4096)
-        let token = Self.formField("token", in: String(buffer: body))
-        let keys = [address] + (token.map { ["link:" + DeskSecret.hash($0)] } ?? [])
-        if let wait = throttle.retryAfter(keys, now: now) {
-            return try Self.refusal(APIProblem(.tooManyRequests, code: "too_many_login_attempts",
-                                               detail: "Too many sign-in attempts failed; wait \(wait) seconds, or ask for a new link.",
-                                               headers: [.retryAfter: "\(wait)"]), request: request, context: context)
-        }
-        guard let token, DeskSecret.isWellFormed(token) else {
-            throttle.fail(keys, now: now)
+        guard let token = Self.formField("token", in: String(buffer: body)), DeskSecret.isWellFormed(token) else {
+            // Not a link at all: nothing is looked up, so there is nothing to slow down.
             return try Self.refusal(Self.linkInvalid("This is not a login link."), request: request, context: context)
+        }
+        let key = DeskSecret.hash(token)
+        if let wait = throttle.retryAfter(key, now: now) {
+            return try Self.refusal(APIProblem(.tooManyRequests, code: "too_many_login_attempts",
+                                               detail: "This link failed too many times; wait \(wait) seconds, or ask for a new link.",
+                                               headers: [.retryAfter: "\(wait)"]), request: request, context: context)
         }
         let secret = DeskSecret.make()
         let outcome = try await api.runtime.database.exchangeLoginLink(
@@ -80,7 +78,7 @@ struct DeskRoutes: Sendable {
             response.setCookie(sessions.cookie(secret))
             return response
         case let .failure(refusal):
-            throttle.fail(keys, now: now)
+            throttle.fail(key, now: now)
             let detail = switch refusal {
             case .unknown: "This login link is not one Tilawa issued."
             case .used: "This login link was used already; each link signs in once."

@@ -68,7 +68,11 @@ extension AppDatabase {
     /// lasts until `now + lifetime`.
     public func exchangeLoginLink(linkHash: String, sessionHash: String, csrfToken: String, lifetime: TimeInterval,
                                   now: Date) async throws -> Result<DeskSession, LoginLinkRefusal> {
-        try await immediateWrite { db in
+        // A link never issued costs a read, not a write: junk sign-ins take no writer's turn.
+        guard try await engine.read({ db in try Bool.fetchOne(db, sql: "SELECT 1 FROM loginLink WHERE secretHash = ?", arguments: [linkHash]) }) == true else {
+            return .failure(.unknown)
+        }
+        return try await immediateWrite { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT coachId, expiresAt, usedAt FROM loginLink WHERE secretHash = ?",
                                              arguments: [linkHash]) else { return .failure(.unknown) }
             let coachId: String = row["coachId"]
