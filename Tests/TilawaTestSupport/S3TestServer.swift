@@ -16,6 +16,8 @@ public struct S3TestServer: Sendable {
     public let accessKey: String
     public let secretKey: String
     public let region: String
+    /// The run's shared server (`shared()`): `stop()` leaves it running for the other tests.
+    public private(set) var isShared = false
 
     static let script = packageRoot.appendingPathComponent("scripts/s3-server.sh").path
 
@@ -47,7 +49,8 @@ public struct S3TestServer: Sendable {
                 return server
             }
             let task = Task {
-                let server = try await S3TestServer.startAlone()
+                var server = try await S3TestServer.startAlone()
+                server.isShared = true
                 stopAtExit.withLock { $0 = server.directory.path("s3") }
                 atexit {
                     guard let folder = S3TestServer.stopAtExit.withLock({ $0 }) else { return }
@@ -149,7 +152,10 @@ public struct S3TestServer: Sendable {
         }.joined(separator: "\n")
     }
 
+    /// Ends a server of `start()` and removes its folder. The shared server is the whole run's
+    /// (stopped at exit): for it this does nothing — a test once stopped it under the others.
     public func stop() async {
+        guard !isShared else { return }
         _ = try? await runProcess("/bin/bash", [Self.script, "stop", directory.path("s3")], timeout: 60)
         directory.remove()
         await Self.gate.release()
