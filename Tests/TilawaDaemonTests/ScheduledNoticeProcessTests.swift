@@ -88,11 +88,18 @@ struct ScheduledNoticeProcessTests {
         let span = Self.calendar.unlock(week: 1).timeIntervalSince1970...Self.calendar.deadline(week: 15).timeIntervalSince1970
         let week5Wednesday = Self.calendar.deadline(week: 5).addingTimeInterval(-(2 * 86_400 + 18 * 3_600) + 1)  // 06:00
         let week5Thursday = week5Wednesday.addingTimeInterval(28 * 3_600)  // 10:00
-        var stops: [(at: Date, resume: Date?)] = (0..<3).map { _ in (Date(timeIntervalSince1970: Double.random(in: span, using: &random)), nil) }
-            .filter { !(week5Wednesday.addingTimeInterval(-86_400)...week5Thursday).contains($0.at) }
-        stops.append((week5Wednesday, week5Thursday))
+        // The Thursday restart runs its clock 20 times slower until a planned stop at 13:00: at the
+        // usual rate (14 programme hours a real second) a restart slowed by a loaded box would
+        // begin on Friday, and the late reminder could no longer say "due tomorrow" — a verdict
+        // the machine's load would decide. Then the clock resumes at the usual rate.
+        let week5Afternoon = week5Thursday.addingTimeInterval(3 * 3_600)
+        var stops: [(at: Date, resume: Date?, rate: Double?)] = (0..<3)
+            .map { _ in (Date(timeIntervalSince1970: Double.random(in: span, using: &random)), nil, nil) }
+            .filter { !(week5Wednesday.addingTimeInterval(-86_400)...week5Afternoon).contains($0.at) }
+        stops.append((week5Wednesday, week5Thursday, Self.rate / 20))
+        stops.append((week5Afternoon, nil, nil))
         stops.sort { $0.at < $1.at }
-        // A random stop that fell near week 5's Wednesday was dropped: three or four kills.
+        // A random stop that fell near week 5's Wednesday was dropped: four or five kills.
         let kills = stops.count
         let end = Self.calendar.deadline(week: 15).addingTimeInterval(86_400)
 
@@ -100,11 +107,12 @@ struct ScheduledNoticeProcessTests {
         let collisions = Mutex(0)
         try await receiver.serve { url in
             var resume = Self.calendar.unlock(week: 1).addingTimeInterval(-3_600)
+            var rate = Self.rate
             var daemons = 0
             while true {
                 let environment = [
                     "TILAWA_WEBHOOK_URL": url.absoluteString, "TILAWA_WEBHOOK_SECRET_FILE": secretPath,
-                    AcceleratedClock.variable: "\(resume.timeIntervalSince1970),\(Self.rate)",
+                    AcceleratedClock.variable: "\(resume.timeIntervalSince1970),\(rate)",
                 ]
                 let daemon = try ServeProcess(state: state, port: try unusedPort(), environment: environment)
                 daemons += 1
@@ -118,6 +126,7 @@ struct ScheduledNoticeProcessTests {
                         daemon.process.waitUntilExit()
                         stops.removeFirst()
                         killedAt = stop.resume ?? now
+                        rate = stop.rate ?? Self.rate
                     } else {
                         try await Task.sleep(for: .milliseconds(10))
                     }
