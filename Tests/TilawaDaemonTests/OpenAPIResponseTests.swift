@@ -351,6 +351,14 @@ struct OpenAPIResponseTests {
             ] {
                 _ = try await call(.post, grants, uri, headers, body: ByteBuffer(string: body))
             }
+            // A retried grant under its Idempotency-Key: the first answer replayed; the key with another body, 422.
+            var keyedGrant = backOfficeJSON
+            keyedGrant[.idempotencyKey] = "grant-retry-1"
+            for body in [#"{"count": 2, "expires_at": "2026-11-29T00:00:00Z", "reason": "Ill"}"#,
+                         #"{"count": 2, "expires_at": "2026-11-29T00:00:00Z", "reason": "Ill"}"#,
+                         #"{"count": 3, "expires_at": "2026-11-29T00:00:00Z", "reason": "Ill"}"#] {
+                _ = try await call(.post, grants, "/v1/students/S1002/attempt-grants", keyedGrant, body: ByteBuffer(string: body))
+            }
             let enrolment = "/v1/students/{id}/enrolment"
             for (uri, headers, body) in [
                 ("/v1/students/S1008/enrolment", backOfficeJSON, #"{"state": "paused", "reason": "Travelling"}"#),

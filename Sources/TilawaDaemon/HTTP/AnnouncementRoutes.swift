@@ -16,7 +16,8 @@ struct AnnouncementRoutes: Sendable {
     }
 
     /// `POST /v1/announcements` (ops): `{title, body, audience, publish_at?}` → 202 with the
-    /// announcement; published at once when `publish_at` is absent or past.
+    /// announcement; published at once when `publish_at` is absent or past. Takes an
+    /// `Idempotency-Key` (`OperatorIdempotency`).
     @Sendable func create(_ request: Request, context: TilawaRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
         guard principal.role == .ops else {
@@ -27,8 +28,8 @@ struct AnnouncementRoutes: Sendable {
             throw APIProblem(.unsupportedMediaType, code: "unsupported_media_type",
                              detail: "Send the announcement as application/json: {\"title\", \"body\", \"audience\", \"publish_at\"?}.")
         }
-        let data = try await request.body.collect(upTo: 16_384)
-        guard let object = try? JSONSerialization.jsonObject(with: Data(data.readableBytesView)) as? [String: Any],
+        let data = Data(try await request.body.collect(upTo: 16_384).readableBytesView)
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
               Set(object.keys).isSubset(of: ["title", "body", "audience", "publish_at"]),
               let title = (object["title"] as? String)?.trimmingCharacters(in: .whitespacesAndNewlines),
               let body = (object["body"] as? String)?.trimmingCharacters(in: .whitespacesAndNewlines),
@@ -53,17 +54,28 @@ struct AnnouncementRoutes: Sendable {
             }
             publishAt = max(instant, now)
         }
-        switch try await api.runtime.database.createAnnouncement(title: title, body: body, audience: audience, publishAt: publishAt,
-                                                                  by: principal.subject, now: now) {
-        case let .failure(refusal):
-            throw APIProblem(.unprocessableContent, code: refusal.code, detail: refusal.message)
-        case let .success(record):
-            if record.publishAt <= now, try await api.runtime.database.publishDueAnnouncements(now: now) > 0 { api.wakeup.signal() }
-            context.logger.info("announcement written", metadata: ["announcement": "\(record.id)", "by": "\(principal)"])
-            let current = try await api.runtime.database.announcement(id: record.id) ?? record
-            return try api.json(AnnouncementResource(current), status: .accepted,
-                                headers: [.location: "/v1/announcements/\(record.id)"])
+        // A retried POST must not announce twice: the key replays the first answer, its Location too.
+        return try await OperatorIdempotency(api: api).run(request, operator: principal.subject, body: data,
+                                                           replayHeaders: Self.location(ofAnswer:)) {
+            switch try await api.runtime.database.createAnnouncement(title: title, body: body, audience: audience, publishAt: publishAt,
+                                                                      by: principal.subject, now: now) {
+            case let .failure(refusal):
+                throw APIProblem(.unprocessableContent, code: refusal.code, detail: refusal.message)
+            case let .success(record):
+                if record.publishAt <= now, try await api.runtime.database.publishDueAnnouncements(now: now) > 0 { api.wakeup.signal() }
+                context.logger.info("announcement written", metadata: ["announcement": "\(record.id)", "by": "\(principal)"])
+                let current = try await api.runtime.database.announcement(id: record.id) ?? record
+                return try OperatorIdempotency.json(AnnouncementResource(current), status: .accepted,
+                                                    headers: [.location: "/v1/announcements/\(record.id)"])
+            }
         }
+    }
+
+    /// The `Location` of a stored answer: its announcement's.
+    @Sendable static func location(ofAnswer body: Data) -> HTTPFields {
+        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any], let id = object["id"] as? String,
+              Identifier(rawValue: id) != nil else { return [:] }
+        return [.location: "/v1/announcements/\(id)"]
     }
 
     /// `DELETE /v1/announcements/{id}` (ops): cancels one not yet published (again: the same

@@ -8,7 +8,7 @@ import TilawaStore
 /// misfiled reply, enrolment changes, coach cover, and the audit log. Every action names its
 /// `reason`; the operator is the token's (`tilawa token issue --ops NAME`, or the provider's
 /// `oidc.ops_subjects` name). A student or a coach gets 403 on every route, before the body
-/// is read.
+/// is read. Every write takes an `Idempotency-Key` (`OperatorIdempotency`).
 struct BackOfficeRoutes: Sendable {
     let api: APIContext
 
@@ -25,7 +25,7 @@ struct BackOfficeRoutes: Sendable {
     /// `POST /v1/students/{id}/erasure` `{reason, force?}` (ops) → 200 with what was removed.
     /// Refused (409 `open_enrolment`) while an enrolment runs, unless `force`.
     @Sendable func erase(_ request: Request, context: TilawaRequestContext) async throws -> Response {
-        let (actor, body) = try await read(request, context: context, members: ["reason", "force"],
+        let (actor, body, raw) = try await read(request, context: context, members: ["reason", "force"],
                                            shape: "{\"reason\": \"…\", \"force\"?: true}")
         let studentId = try api.identifier("id", in: context)
         let reason = try body.reason()
@@ -34,40 +34,43 @@ struct BackOfficeRoutes: Sendable {
             guard case let .bool(flag) = value else { throw APIProblem.badRequest("invalid_body", "force is true or false.") }
             force = flag
         }
-        switch try await api.runtime.database.erase(studentId: studentId, force: force, by: actor, reason: reason, now: api.now) {
-        case let .failure(refusal):
-            throw APIProblem(refusal == .unknownStudent(studentId) ? .notFound : .conflict, code: refusal.code, detail: refusal.message)
-        case let .success(erasure):
-            await api.removeArtifacts(erasure.files)
-            context.logger.notice("student erased", metadata: ["student": "\(studentId)", "by": "\(actor)", "files": "\(erasure.files.count)"])
-            return try api.json(ErasureResource(erasure))
+        return try await OperatorIdempotency(api: api).run(request, operator: actor, body: raw) {
+            switch try await api.runtime.database.erase(studentId: studentId, force: force, by: actor, reason: reason, now: api.now) {
+            case let .failure(refusal):
+                throw APIProblem(refusal == .unknownStudent(studentId) ? .notFound : .conflict, code: refusal.code, detail: refusal.message)
+            case let .success(erasure):
+                await api.removeArtifacts(erasure.files)
+                context.logger.notice("student erased", metadata: ["student": "\(studentId)", "by": "\(actor)", "files": "\(erasure.files.count)"])
+                return try OperatorIdempotency.json(ErasureResource(erasure))
+            }
         }
     }
 
     /// `POST /v1/students/{id}/extensions` `{week, due_at, reason}` → 201 with the audit entry.
     @Sendable func extend(_ request: Request, context: TilawaRequestContext) async throws -> Response {
-        let (actor, body) = try await read(request, context: context, members: ["week", "due_at", "reason"],
+        let (actor, body, raw) = try await read(request, context: context, members: ["week", "due_at", "reason"],
                                            shape: "{\"week\": 3 or \"eoc\", \"due_at\": \"2027-03-24T23:59:00-04:00\", \"reason\": \"…\"}")
         let studentId = try api.identifier("id", in: context)
         let slot = try body.slot("week")
         let dueAt = try body.instant("due_at")
-        return try await answer(.extend(studentId: studentId, slot: slot, dueAt: dueAt), by: actor, reason: try body.reason(), context: context)
+        return try await answer(.extend(studentId: studentId, slot: slot, dueAt: dueAt), by: actor, reason: try body.reason(),
+                                request: request, body: raw, context: context)
     }
 
     /// `POST /v1/students/{id}/attempt-grants` `{count, expires_at, reason}` → 201.
     @Sendable func grant(_ request: Request, context: TilawaRequestContext) async throws -> Response {
-        let (actor, body) = try await read(request, context: context, members: ["count", "expires_at", "reason"],
+        let (actor, body, raw) = try await read(request, context: context, members: ["count", "expires_at", "reason"],
                                            shape: "{\"count\": 1, \"expires_at\": \"2027-03-31T00:00:00Z\", \"reason\": \"…\"}")
         let studentId = try api.identifier("id", in: context)
         let count = try body.integer("count")
         let expiresAt = try body.instant("expires_at")
         return try await answer(.grant(studentId: studentId, count: count, expiresAt: expiresAt), by: actor, reason: try body.reason(),
-                                context: context)
+                                request: request, body: raw, context: context)
     }
 
     /// `PUT /v1/students/{id}/enrolment` `{coach_id?, level_id?, state?, reason}` → 200.
     @Sendable func changeEnrolment(_ request: Request, context: TilawaRequestContext) async throws -> Response {
-        let (actor, body) = try await read(request, context: context, members: ["coach_id", "level_id", "state", "reason"],
+        let (actor, body, raw) = try await read(request, context: context, members: ["coach_id", "level_id", "state", "reason"],
                                            shape: "{\"coach_id\"?: \"C02\", \"level_id\"?: \"L2\", \"state\"?: \"active\" | \"paused\" | \"left\", \"reason\": \"…\"}")
         let studentId = try api.identifier("id", in: context)
         let coachId = try body.optionalIdentifier("coach_id")
@@ -77,25 +80,25 @@ struct BackOfficeRoutes: Sendable {
             throw APIProblem.badRequest("invalid_body", "Name at least one of coach_id, level_id and state.")
         }
         return try await answer(.changeEnrolment(studentId: studentId, coachId: coachId, levelId: levelId, state: state), by: actor,
-                                reason: try body.reason(), status: .ok, context: context)
+                                reason: try body.reason(), status: .ok, request: request, body: raw, context: context)
     }
 
     /// `POST /v1/feedback/{id}/move` `{submission_id, reason}` → 201.
     @Sendable func moveFeedback(_ request: Request, context: TilawaRequestContext) async throws -> Response {
-        let (actor, body) = try await read(request, context: context, members: ["submission_id", "reason"],
+        let (actor, body, raw) = try await read(request, context: context, members: ["submission_id", "reason"],
                                            shape: "{\"submission_id\": \"sub_…\", \"reason\": \"…\"}")
         let feedbackId = try api.identifier("id", in: context)
         guard let submissionId = try body.optionalIdentifier("submission_id") else {
             throw APIProblem.badRequest("invalid_body", "submission_id names the recording the reply belongs to.")
         }
         return try await answer(.moveFeedback(feedbackId: feedbackId, submissionId: submissionId), by: actor, reason: try body.reason(),
-                                context: context)
+                                request: request, body: raw, context: context)
     }
 
     /// `POST /v1/coaches/{id}/cover` `{covering_coach_id, until, reason}` → 201; an `until` not
     /// after now ends the running cover.
     @Sendable func cover(_ request: Request, context: TilawaRequestContext) async throws -> Response {
-        let (actor, body) = try await read(request, context: context, members: ["covering_coach_id", "until", "reason"],
+        let (actor, body, raw) = try await read(request, context: context, members: ["covering_coach_id", "until", "reason"],
                                            shape: "{\"covering_coach_id\": \"C02\", \"until\": \"2027-04-01T00:00:00Z\", \"reason\": \"…\"}")
         let coachId = try api.identifier("id", in: context)
         guard let covering = try body.optionalIdentifier("covering_coach_id") else {
@@ -103,7 +106,7 @@ struct BackOfficeRoutes: Sendable {
         }
         let until = try body.instant("until")
         return try await answer(.cover(coachId: coachId, coveringCoachId: covering, until: until), by: actor, reason: try body.reason(),
-                                context: context)
+                                request: request, body: raw, context: context)
     }
 
     /// `GET /v1/audit?student=&coach=&since=&before=&limit=&cursor=` → `{entries, next}`, newest first.
@@ -154,7 +157,7 @@ struct BackOfficeRoutes: Sendable {
     /// The operator, and the JSON body with only `members`; 403 for anyone but operations
     /// (the body unread), 415 for another media type, 400 `invalid_body` for anything else.
     private func read(_ request: Request, context: TilawaRequestContext, members: Set<String>, shape: String) async throws
-        -> (String, BackOfficeBody)
+        -> (String, BackOfficeBody, Data)
     {
         let principal = try context.requirePrincipal()
         guard principal.role == .ops else {
@@ -165,24 +168,32 @@ struct BackOfficeRoutes: Sendable {
             context.refuseBody(of: request)
             throw APIProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send application/json: \(shape).")
         }
-        let data = try await request.body.collect(upTo: 16_384)
-        guard let object = try? JSONDecoder().decode([String: BackOfficeBody.BodyValue].self, from: Data(data.readableBytesView)),
+        let data = Data(try await request.body.collect(upTo: 16_384).readableBytesView)
+        guard let object = try? JSONDecoder().decode([String: BackOfficeBody.BodyValue].self, from: data),
               Set(object.keys).isSubset(of: members) else {
             throw APIProblem.badRequest("invalid_body", "The body must be \(shape).")
         }
-        return (principal.subject, BackOfficeBody(object: object))
+        return (principal.subject, BackOfficeBody(object: object), data)
+    }
+
+    /// Applies the action once per `Idempotency-Key` and answers with its audit entry, or its refusal.
+    private func answer(_ action: BackOfficeAction, by actor: String, reason: String, status: HTTPResponse.Status = .created,
+                        request: Request, body: Data, context: TilawaRequestContext) async throws -> Response {
+        try await OperatorIdempotency(api: api).run(request, operator: actor, body: body) {
+            try await apply(action, by: actor, reason: reason, status: status, context: context)
+        }
     }
 
     /// Applies the action and answers with its audit entry, or its refusal.
-    private func answer(_ action: BackOfficeAction, by actor: String, reason: String, status: HTTPResponse.Status = .created,
-                        context: TilawaRequestContext) async throws -> Response {
+    private func apply(_ action: BackOfficeAction, by actor: String, reason: String, status: HTTPResponse.Status,
+                       context: TilawaRequestContext) async throws -> OperatorIdempotency.Answer {
         switch try await api.runtime.database.apply(action, by: actor, reason: reason, policy: api.runtime.policy, now: api.now) {
         case let .failure(refusal):
             throw APIProblem(refusal.kind.status, code: refusal.code, detail: refusal.message)
         case let .success(record):
             context.logger.info("back office", metadata: ["action": "\(record.action)", "by": "\(actor)", "audit": "\(record.id ?? 0)"])
             api.wakeup.signal()
-            return try api.json(AuditEntryResource(record), status: status)
+            return try OperatorIdempotency.json(AuditEntryResource(record), status: status)
         }
     }
 }
