@@ -21,6 +21,42 @@ struct DeskLogin {
     }
 }
 
+/// A login link's page as a browser holds it: its pre-session cookie and its form's nonce.
+struct DeskLoginPage {
+    var cookie: String
+    var nonce: String
+
+    /// Opens the page of `token`'s link (sending `cookie` when the browser has one already).
+    static func open(_ client: LiveClient, token: String, cookie: String? = nil) async throws -> DeskLoginPage {
+        var headers: HTTPFields = [.accept: "text/html"]
+        if let cookie { headers[.cookie] = "tilawa_login=\(cookie)" }
+        let page = try await client.execute(uri: "/desk/login?token=\(token)", method: .get, headers: headers)
+        let html = String(buffer: page.body)
+        let nonce = try #require(html.firstMatch(of: /name="nonce" value="([^"]+)"/).map { String($0.1) }, "\(html)")
+        return DeskLoginPage(cookie: Self.cookie("tilawa_login", in: page) ?? cookie ?? "", nonce: nonce)
+    }
+
+    /// The value an answer's `Set-Cookie` gives `name`.
+    static func cookie(_ name: String, in answer: LiveAnswer) -> String? {
+        answer.headers[values: .setCookie].lazy.compactMap { field -> String? in
+            guard let pair = field.split(separator: ";").first, pair.hasPrefix(name + "=") else { return nil }
+            return String(pair.dropFirst(name.count + 1))
+        }.first
+    }
+
+    /// The headers the page's form is posted with, as Chromium sends them (`Origin: null`
+    /// under the page's `no-referrer`).
+    var headers: HTTPFields {
+        [.contentType: "application/x-www-form-urlencoded", .cookie: "tilawa_login=\(cookie)",
+         HTTPField.Name("Sec-Fetch-Site")!: "same-origin", .origin: "null"]
+    }
+
+    /// The form's body for `token`.
+    func form(_ token: String) -> ByteBuffer {
+        ByteBuffer(string: "token=\(token)&nonce=\(nonce)")
+    }
+}
+
 @Suite("The coach's desk: sign-in by login link, sessions, CSRF (live)")
 struct DeskSignInTests {
     /// A link for `coach` by the ops route; its secret.
@@ -33,21 +69,76 @@ struct DeskSignInTests {
         return String(try #require(url.split(separator: "=").last))
     }
 
-    /// Exchanges `token` as the page's button does; the answer.
+    /// Exchanges `token` as the page's button does: the link's page opened first, its
+    /// pre-session cookie and form nonce sent back, as a browser sends its own form; the answer.
     func exchange(_ client: LiveClient, _ token: String, html: Bool = false) async throws -> LiveAnswer {
-        var headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+        // A link not even well-formed has no page with a form: the nonce of any link's page will do.
+        let page = try await DeskLoginPage.open(client, token: DeskSecret.isWellFormed(token) ? token : String(repeating: "A", count: 43))
+        var headers = page.headers
         if html { headers[.accept] = "text/html" }
-        return try await client.execute(uri: "/desk/login", method: .post, headers: headers, body: ByteBuffer(string: "token=\(token)"))
+        return try await client.execute(uri: "/desk/login", method: .post, headers: headers, body: page.form(token))
     }
 
     func signIn(_ daemon: TestDaemon, _ client: LiveClient, coach: String = "C01") async throws -> DeskLogin {
         let answer = try await exchange(client, try await link(daemon, client, coach: coach))
         #expect(answer.status == .seeOther && answer.headers[.location] == "/desk/")
-        let setCookie = try #require(answer.headers[.setCookie])
-        let value = try #require(setCookie.split(separator: ";").first?.split(separator: "=", maxSplits: 1).last.map(String.init))
+        let value = try #require(DeskLoginPage.cookie("tilawa_desk", in: answer))
         let session = try await client.execute(uri: "/desk/session", method: .get, headers: [.cookie: "tilawa_desk=\(value)"])
         #expect(session.status == .ok && session.json?["coach_id"] as? String == coach)
         return DeskLogin(cookie: value, csrf: try #require(session.json?["csrf_token"] as? String))
+    }
+
+    @Test("login CSRF: a sign-in POST not from the link's page (another site's form, no pre-session cookie, another nonce, a foreign Origin) is 403 login_not_from_link_page and spends nothing; from the page it signs in, and two tabs' pages both work")
+    func loginCSRF() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        try await daemon.application().live { client in
+            let token = try await link(daemon, client)
+            let page = try await DeskLoginPage.open(client, token: token)
+            func post(_ headers: HTTPFields, _ body: String) async throws -> LiveAnswer {
+                try await client.execute(uri: "/desk/login", method: .post, headers: headers, body: ByteBuffer(string: body))
+            }
+            var form: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+            // Another site auto-submitting the link: the browser sends no SameSite=Strict cookie.
+            form[HTTPField.Name("Sec-Fetch-Site")!] = "cross-site"
+            form[.origin] = "https://evil.example"
+            let crossSite = try await post(form, "token=\(token)")
+            #expect(crossSite.status == .forbidden && crossSite.json?["code"] as? String == "login_not_from_link_page",
+                    "\(String(buffer: crossSite.body))")
+            // An old browser without fetch metadata, and without the cookie.
+            let bare = try await post([.contentType: "application/x-www-form-urlencoded"], "token=\(token)&nonce=\(page.nonce)")
+            #expect(bare.json?["code"] as? String == "login_not_from_link_page")
+            // The cookie with another nonce; the right pair from a foreign Origin; from a sibling site.
+            var wrongNonce = page.headers
+            wrongNonce[.origin] = nil
+            #expect(try await post(wrongNonce, "token=\(token)&nonce=\(DeskSecret.make())").json?["code"] as? String == "login_not_from_link_page")
+            var foreign = page.headers
+            foreign[.origin] = "https://evil.example"
+            #expect(try await post(foreign, "token=\(token)&nonce=\(page.nonce)").json?["code"] as? String == "login_not_from_link_page")
+            var sibling = page.headers
+            sibling[HTTPField.Name("Sec-Fetch-Site")!] = "same-site"
+            #expect(try await post(sibling, "token=\(token)&nonce=\(page.nonce)").json?["code"] as? String == "login_not_from_link_page")
+            // As a page for a browser, too.
+            var asPage = form
+            asPage[.accept] = "text/html"
+            let refusedPage = try await post(asPage, "token=\(token)")
+            #expect(refusedPage.status == .forbidden && String(buffer: refusedPage.body).contains("open the link again"))
+
+            // None of that spent the link or counted against it: from its page it signs in.
+            let second = try await DeskLoginPage.open(client, token: try await link(daemon, client), cookie: page.cookie)
+            #expect(second.cookie == page.cookie && second.nonce == page.nonce, "a second tab keeps the browser's cookie")
+            var sameOrigin = page.headers
+            sameOrigin[.origin] = "http://localhost"  // the test client's Host
+            let signedIn = try await post(sameOrigin, "token=\(token)&nonce=\(page.nonce)")
+            #expect(signedIn.status == .seeOther && DeskLoginPage.cookie("tilawa_desk", in: signedIn) != nil, "\(String(buffer: signedIn.body))")
+            let cleared = try #require(signedIn.headers[values: .setCookie].first { $0.hasPrefix("tilawa_login=") })
+            #expect(cleared.contains("Max-Age=0") && cleared.contains("Path=/desk/login"))
+            let setOnPage = try await client.execute(uri: "/desk/login?token=\(token)", method: .get)
+            let preSession = try #require(setOnPage.headers[values: .setCookie].first { $0.hasPrefix("tilawa_login=") })
+            for attribute in ["HttpOnly", "SameSite=Strict", "Path=/desk/login", "Max-Age=900"] {
+                #expect(preSession.contains(attribute), "\(preSession)")
+            }
+        }
     }
 
     @Test("the link opens a page whose button signs in; the cookie is HttpOnly, SameSite=Strict, Path=/; a used or expired link is 401 login_link_invalid")
@@ -68,7 +159,7 @@ struct DeskSignInTests {
             }
             let answer = try await exchange(client, token)
             #expect(answer.status == .seeOther && answer.headers[.location] == "/desk/")
-            let cookie = try #require(answer.headers[.setCookie])
+            let cookie = try #require(answer.headers[values: .setCookie].first { $0.hasPrefix("tilawa_desk=") })
             for attribute in ["HttpOnly", "SameSite=Strict", "Path=/"] { #expect(cookie.contains(attribute), "\(cookie)") }
             #expect(!cookie.contains("Secure"), "no Secure on a plain-http desk")
             #expect(!cookie.contains(token), "the cookie is not the link")

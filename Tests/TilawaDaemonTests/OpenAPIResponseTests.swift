@@ -574,10 +574,12 @@ struct OpenAPIResponseTests {
             let token = String(try #require((issued.json?["url"] as? String)?.split(separator: "=").last))
             _ = try await call(.get, "/desk/login", "/desk/login?token=\(token)")
             _ = try await call(.get, "/desk/login", "/desk/login?token=short")
-            let form: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
-            let signedIn = try await call(.post, "/desk/login", "/desk/login", form, body: ByteBuffer(string: "token=\(token)"))
-            _ = try await call(.post, "/desk/login", "/desk/login", form, body: ByteBuffer(string: "token=\(token)"))
-            let cookie = String(try #require(signedIn.headers[.setCookie]?.split(separator: ";").first))
+            let page = try await DeskLoginPage.open(client, token: token)
+            _ = try await call(.post, "/desk/login", "/desk/login", [.contentType: "application/x-www-form-urlencoded"],
+                               body: ByteBuffer(string: "token=\(token)"))
+            let signedIn = try await call(.post, "/desk/login", "/desk/login", page.headers, body: page.form(token))
+            _ = try await call(.post, "/desk/login", "/desk/login", page.headers, body: page.form(token))
+            let cookie = "tilawa_desk=" + (try #require(DeskLoginPage.cookie("tilawa_desk", in: signedIn)))
             let session = try await call(.get, "/desk/session", "/desk/session", [.cookie: cookie])
             _ = try await call(.get, "/desk/session", "/desk/session")
             _ = try await call(.get, "/desk", "/desk/")

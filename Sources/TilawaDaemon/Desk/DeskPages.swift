@@ -23,12 +23,14 @@ enum DeskPages {
 
     /// The page a login link opens: a button that POSTs the token. Opening the link spends
     /// nothing (mail scanners fetch links); the button does.
-    static func confirm(token: String) -> String {
+    /// `nonce` is the pre-session cookie's value (`LoginOrigin`).
+    static func confirm(token: String, nonce: String) -> String {
         page(title: "Sign in to the Tilawa desk", body: """
             <h1>Sign in to the Tilawa desk</h1>
             <p>This link signs you in on this browser. It works once, for 15 minutes.</p>
             <form method="post" action="/desk/login">
               <input type="hidden" name="token" value="\(escape(token))">
+              <input type="hidden" name="nonce" value="\(escape(nonce))">
               <button type="submit" class="primary">Sign in</button>
             </form>
             """)

@@ -10,6 +10,8 @@ struct DeskRoutes: Sendable {
     let api: APIContext
     let sessions: DeskSessions
     let throttle = LoginThrottle()
+    /// Login CSRF: the sign-in POST must come from the link's page.
+    var origin: LoginOrigin { LoginOrigin(configuration: api.runtime.configuration) }
 
     func register(on router: Router<TilawaRequestContext>) {
         // `/desk/` and `/desk` are one route to the router (it drops a trailing slash).
@@ -48,16 +50,24 @@ struct DeskRoutes: Sendable {
             return Self.html(DeskPages.invalid("This address is not a complete login link; open the link from your message again."),
                              status: .unauthorized)
         }
-        return Self.html(DeskPages.confirm(token: token))
+        let nonce = origin.nonce(for: request)
+        var response = Self.html(DeskPages.confirm(token: token, nonce: nonce.value))
+        if let cookie = nonce.cookie { response.setCookie(cookie) }
+        return response
     }
 
-    /// `POST /desk/login` (form field `token`): the link is spent and a session begins; 303 to
-    /// the desk with the session cookie. A used, expired or unknown link is 401
-    /// `login_link_invalid`; repeated failures of one link are 429 (never by address: see `LoginThrottle`).
+    /// `POST /desk/login` (form fields `token` and `nonce`): the link is spent and a session
+    /// begins; 303 to the desk with the session cookie. A POST that did not come from the
+    /// link's page is 403 `login_not_from_link_page` before the link is looked at
+    /// (`LoginOrigin`); a used, expired or unknown link is 401 `login_link_invalid`; repeated
+    /// failures of one link are 429 (never by address: see `LoginThrottle`).
     @Sendable func login(_ request: Request, context: TilawaRequestContext) async throws -> Response {
         let now = api.now
-        let body = try await request.body.collect(upTo: 4096)
-        guard let token = Self.formField("token", in: String(buffer: body)), DeskSecret.isWellFormed(token) else {
+        let form = String(buffer: try await request.body.collect(upTo: 4096))
+        if let problem = origin.refusal(request, nonce: Self.formField("nonce", in: form)) {
+            return try Self.refusal(problem, request: request, context: context)
+        }
+        guard let token = Self.formField("token", in: form), DeskSecret.isWellFormed(token) else {
             // Not a link at all: nothing is looked up, so there is nothing to slow down.
             return try Self.refusal(Self.linkInvalid("This is not a login link."), request: request, context: context)
         }
@@ -76,6 +86,7 @@ struct DeskRoutes: Sendable {
             context.logger.info("desk sign-in", metadata: ["coach": "\(session.coachId)"])
             var response = Response(status: .seeOther, headers: [.location: "/desk/", .cacheControl: "no-store", .referrerPolicy: "no-referrer"])
             response.setCookie(sessions.cookie(secret))
+            response.setCookie(origin.clearingCookie)
             return response
         case let .failure(refusal):
             throttle.fail(key, now: now)
