@@ -56,9 +56,10 @@ struct PlacementRouteTests {
         #expect(try await daemon.runtime.database.engine.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM student WHERE id = 'S1013'") } == 0)
     }
 
-    @Test("a student placed in week 12 owes from week 12: earlier weeks are not_owed, never late or behind; the EOC needs only the weeks owed before it opens; their coach hears of the weeks they owed, not of the ones before")
-    func placedLateOwesFromThePlacement() async throws {
-        let daemon = try await TestDaemon()
+    @Test("a student placed in week 12 owes from week 12: earlier weeks are not_owed, never late or behind; the EOC needs 12 weeks under program.eoc_late_joiners strict (the default; earlier weeks count) and only the 2 owed before it opens under proportional, and the timeline says which; their coach hears of the weeks they owed, not of the ones before",
+          arguments: [SubmissionRules.LateJoiners?.none, .strict, .proportional])
+    func placedLateOwesFromThePlacement(rule: SubmissionRules.LateJoiners?) async throws {
+        let daemon = try await TestDaemon(configure: { if let rule { $0.program.eocLateJoiners = rule } })
         defer { daemon.remove() }
         try await daemon.application().live { client in
             let placed = try await client.execute(uri: "/v1/students/S1011/placement", method: .put,
@@ -76,7 +77,14 @@ struct PlacementRouteTests {
             #expect(weeks.prefix(11).allSatisfy { $0["state"] as? String == "not_owed" }, "\(weeks.prefix(11).map { $0["state"] ?? "" })")
             #expect(weeks[11]["state"] as? String == "open")
             #expect(timeline.json?["behind_count"] as? Int == 0 && timeline.json?["catch_up_message"] as? String == "You are up to date.")
-            #expect((timeline.json?["eoc"] as? [String: Any])?["need"] as? Int == 2, "the weeks owed before the EOC opens in week 14")
+            let eoc = try #require(timeline.json?["eoc"] as? [String: Any])
+            if rule == .proportional {
+                #expect(eoc["need"] as? Int == 2, "the weeks owed before the EOC opens in week 14")
+                #expect(eoc["message"] as? String == "Complete 2 more weekly submissions to unlock the end-of-course assessment. Only the weeks since you joined in week 12 are needed.")
+            } else {
+                #expect(eoc["need"] as? Int == 12, "the programme's 12, as for everyone")
+                #expect(eoc["message"] as? String == "Complete 12 more weekly submissions to unlock the end-of-course assessment. Weeks before you joined in week 12 count too, and are never late.")
+            }
 
             // A week before it may still be recorded: never late.
             let early = try await client.execute(uri: "/v1/students/S1011/weeks/3/submissions", method: .post,

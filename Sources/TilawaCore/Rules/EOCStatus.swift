@@ -28,6 +28,10 @@ public struct EOCStatus: Sendable, Hashable {
     public let closesAt: Date
     /// The newest end-of-course recording, if any.
     public let submissionId: Identifier?
+    /// The first week a late joiner owes (nil: from week 1).
+    public var joinedInWeek: Int? = nil
+    /// The rule for late joiners the `need` follows.
+    public var lateJoiners: SubmissionRules.LateJoiners = .strict
 
     /// Weekly submissions still needed to unlock it.
     public var missing: Int { max(0, need - have) }
@@ -41,7 +45,13 @@ public struct EOCStatus: Sendable, Hashable {
             return "The end-of-course assessment closed with the semester."
         case .locked where missing > 0:
             let weeks = missing == 1 ? "1 more weekly submission" : "\(missing) more weekly submissions"
-            return "Complete \(weeks) to unlock the end-of-course assessment."
+            // A late joiner is told which rule applies: whether the weeks before they joined count.
+            let joined = switch (joinedInWeek, lateJoiners) {
+            case let (week?, .strict): " Weeks before you joined in week \(week) count too, and are never late."
+            case let (week?, .proportional): " Only the weeks since you joined in week \(week) are needed."
+            case (nil, _): ""
+            }
+            return "Complete \(weeks) to unlock the end-of-course assessment." + joined
         case .locked:
             return "The end-of-course assessment opens on \(HumanDate.format(opensAt, in: timeZone))."
         case .available:

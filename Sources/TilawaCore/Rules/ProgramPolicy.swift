@@ -6,6 +6,9 @@ public struct ProgramPolicy: Sendable, Equatable {
     public var attemptWindow: AttemptWindow
     /// Distinct weeks needed before the end-of-course assessment.
     public var eocRequiredWeeks: Int
+    /// Whether a late joiner owes them all (`strict`, default) or only the weeks since they
+    /// were placed (`proportional`).
+    public var lateJoiners: SubmissionRules.LateJoiners = .strict
     /// Hours within which a coach's feedback on a weekly recording is due.
     public var feedbackDueHours: Double
     /// Business days within which an end-of-course result is due (default 5).

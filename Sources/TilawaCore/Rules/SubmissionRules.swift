@@ -24,6 +24,20 @@ public struct SubmissionRules: Sendable, Hashable, Codable {
     public let owesFromWeek: Int
     /// What the back office changed: moved deadlines, grants, paused weeks, standing.
     public let overrides: RuleOverrides
+    /// What a late joiner's end-of-course assessment needs (`program.eoc_late_joiners`).
+    public let lateJoiners: LateJoiners
+
+    /// How many weeks a student placed after week 1 owes before the end-of-course assessment
+    /// (`program.eoc.late_joiners`).
+    public enum LateJoiners: String, Sendable, Hashable, Codable, CaseIterable {
+        /// The programme's rule for everyone (the seeds: "12 of 15 weekly submissions plus a
+        /// successful EOC"): a late joiner records the earlier weeks too — never late for
+        /// them — to reach the same number.
+        case strict
+        /// No more weeks than the student owed before the assessment opens (placed in week
+        /// 12 with the assessment opening in week 14: two).
+        case proportional
+    }
 
     /// The rules for one enrolment's semester.
     ///
@@ -37,7 +51,8 @@ public struct SubmissionRules: Sendable, Hashable, Codable {
         placed: Bool = true,
         placementDueHours: Double = 48,
         owesFromWeek: Int = 1,
-        overrides: RuleOverrides = .none
+        overrides: RuleOverrides = .none,
+        lateJoiners: LateJoiners = .strict
     ) throws(RuleConfigurationError) {
         guard (0...calendar.weekCount).contains(eocRequiredWeeks) else {
             throw .invalidEOCRequiredWeeks(eocRequiredWeeks, weekCount: calendar.weekCount)
@@ -47,13 +62,16 @@ public struct SubmissionRules: Sendable, Hashable, Codable {
         }
         self.calendar = calendar
         self.attemptWindow = attemptWindow
-        // A late joiner's EOC: at most the weeks owed before it opens.
         let owedFrom = min(max(owesFromWeek, 1), calendar.weekCount + 1)
         self.owesFromWeek = owedFrom
-        // …and no more than were owed: weeks paused over are excused.
-        let excusedBeforeOpening = overrides.excusedWeeks.count { $0 >= owedFrom && $0 < eocOpensWeek }
-        self.eocRequiredWeeks = min(eocRequiredWeeks, max(0, eocOpensWeek - owedFrom - excusedBeforeOpening))
+        // The end-of-course assessment needs no more weeks than there were before it opens,
+        // counted from week 1 (strict) or from the first week owed (proportional), less the
+        // weeks a pause excused (the back office's deliberate act, under either rule).
+        let countedFrom = lateJoiners == .proportional ? owedFrom : 1
+        let excusedBeforeOpening = overrides.excusedWeeks.count { $0 >= countedFrom && $0 < eocOpensWeek }
+        self.eocRequiredWeeks = min(eocRequiredWeeks, max(0, eocOpensWeek - countedFrom - excusedBeforeOpening))
         self.overrides = overrides
+        self.lateJoiners = lateJoiners
         self.eocOpensWeek = eocOpensWeek
         self.placed = placed
         self.placementDueHours = placementDueHours
@@ -211,7 +229,7 @@ public struct SubmissionRules: Sendable, Hashable, Codable {
             state = open && have >= eocRequiredWeeks ? .available : .locked
         }
         return EOCStatus(state: state, have: have, need: eocRequiredWeeks, opensAt: eocOpensAt, closesAt: closesAt,
-                         submissionId: newest?.id)
+                         submissionId: newest?.id, joinedInWeek: owesFromWeek > 1 ? owesFromWeek : nil, lateJoiners: lateJoiners)
     }
 
     /// Whether the enrolment owes `week`: it is not before `owesFromWeek`, and the enrolment

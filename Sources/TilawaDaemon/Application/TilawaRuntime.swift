@@ -25,7 +25,7 @@ public struct TilawaRuntime: Sendable {
         stateDirectory = StateDirectory(path: configuration.stateDirectory, artifactRemote: try S3ArtifactRemote.configured(in: configuration))
         try stateDirectory.prepare()
         database = try Self.openDatabase(configuration, stateDirectory)
-        policy = ProgramPolicy(
+        var policy = ProgramPolicy(
             attemptWindow: configuration.attemptWindow,
             eocRequiredWeeks: configuration.program.eocRequiredWeeks,
             feedbackDueHours: configuration.program.feedbackDue / 3600,
@@ -33,6 +33,8 @@ public struct TilawaRuntime: Sendable {
             holidays: configuration.program.holidays,
             placementDueHours: configuration.program.placementDue / 3600,
             notificationSchedule: configuration.program.notificationSchedule)
+        policy.lateJoiners = configuration.program.eocLateJoiners
+        self.policy = policy
         let encoder = configuration.encoder.settings
         processor = AudioProcessor(limits: configuration.audioLimits, encoder: encoder)
         feedbackProcessor = AudioProcessor(limits: configuration.feedbackLimits, encoder: encoder)

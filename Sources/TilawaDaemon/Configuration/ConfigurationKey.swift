@@ -85,6 +85,8 @@ public struct ConfigurationKey: Sendable, Hashable {
               "Days after the last week during which catching up is still accepted (0–365)."),
         .init("program.eoc_required_weeks", "`12`",
               "Distinct weeks with an accepted submission needed before the end-of-course assessment (0–99)."),
+        .init("program.eoc_late_joiners", "`strict`",
+              "`strict`: a student placed after week 1 needs `program.eoc_required_weeks` too (recording earlier weeks, never late for them); `proportional`: only as many as the weeks owed since placement before the assessment opens."),
         .init("program.feedback_due_hours", "`48`",
               "Hours a coach has to answer a weekly recording before it is overdue (1–8760)."),
         .init("program.eoc_feedback_due_business_days", "`5`",

@@ -281,6 +281,9 @@ extension TilawaConfiguration {
         program.timeZone = zone
         program.catchUpGraceDays = try values.integer("program.catch_up_grace_days", default: program.catchUpGraceDays, in: 0...365)
         program.eocRequiredWeeks = try values.integer("program.eoc_required_weeks", default: program.eocRequiredWeeks, in: 0...99)
+        let lateJoiners = try values.choice("program.eoc_late_joiners", default: program.eocLateJoiners.rawValue,
+                                            among: SubmissionRules.LateJoiners.allCases.map(\.rawValue))
+        program.eocLateJoiners = SubmissionRules.LateJoiners(rawValue: lateJoiners) ?? .strict
         program.feedbackDue = try TimeInterval(values.integer("program.feedback_due_hours", default: 48, in: 1...8760) * 3600)
         program.eocFeedbackDueBusinessDays = try values.integer(
             "program.eoc_feedback_due_business_days", default: program.eocFeedbackDueBusinessDays, in: 1...60)

@@ -96,6 +96,8 @@ extension TilawaConfiguration {
         public var catchUpGraceDays = 14
         /// `program.eoc_required_weeks`.
         public var eocRequiredWeeks = 12
+        /// `program.eoc_late_joiners`.
+        public var eocLateJoiners = SubmissionRules.LateJoiners.strict
         /// `program.feedback_due_hours`, in seconds: past it a submission is `overdue`.
         public var feedbackDue: TimeInterval = 48 * 3600
         /// `program.eoc_feedback_due_business_days`: business days an end-of-course result may take.

@@ -39,7 +39,8 @@ struct StudentContext {
             calendar: calendar, attemptWindow: policy.attemptWindow,
             eocRequiredWeeks: min(policy.eocRequiredWeeks, calendar.weekCount),
             eocOpensWeek: min(max(level?.eocOpensWeek ?? 14, 1), calendar.weekCount), placed: enrolment.isPlaced,
-            placementDueHours: policy.placementDueHours, owesFromWeek: enrolment.owesFromWeek, overrides: overrides)
+            placementDueHours: policy.placementDueHours, owesFromWeek: enrolment.owesFromWeek, overrides: overrides,
+            lateJoiners: policy.lateJoiners)
         let titles = Dictionary(
             try CurriculumWeekRecord.fetchAll(db, where: "levelId = ?", [enrolment.levelId]).map { ($0.week, $0.title) },
             uniquingKeysWith: { first, _ in first })
