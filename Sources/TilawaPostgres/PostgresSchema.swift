@@ -58,6 +58,10 @@ enum PostgresSchema {
             CREATE TRIGGER event_recorded AFTER INSERT ON event FOR EACH ROW EXECUTE FUNCTION tilawa_wake_outbox()
             """#),
         ("idempotency: holder", #"ALTER TABLE idempotencyKey ADD COLUMN holder text COLLATE "C""#),
+        ("students: own quiet hours and reminder time", #"""
+            ALTER TABLE student ADD COLUMN quietHours text COLLATE "C";
+            ALTER TABLE student ADD COLUMN reminderTime text COLLATE "C"
+            """#),
     ]
 
     static let baseline = #"""

@@ -11,6 +11,7 @@ struct ConfigurationLoadingTests {
         defer { scratch.remove() }
         let standard = try scratch.load().program.notificationSchedule
         #expect(standard == .standard && standard.coachDigest == DailyMoment(at: LocalTime(hour: 7, minute: 0)!))
+        #expect(standard.quietHours == NotificationSchedule.standardQuietHours, "no push at night by default: 22:00-07:00")
         let set = try scratch.load(environment: [
             "TILAWA_NOTIFICATIONS_DEADLINE_REMINDERS": "3@09:30",
             "TILAWA_NOTIFICATIONS_QUIET_HOURS": "21:00-08:00",
@@ -21,6 +22,7 @@ struct ConfigurationLoadingTests {
         #expect(set.coachDigest == DailyMoment(at: LocalTime(hour: 6, minute: 45)!))
         let off = try scratch.load(environment: [
             "TILAWA_NOTIFICATIONS_DEADLINE_REMINDERS": "none", "TILAWA_NOTIFICATIONS_COACH_DIGEST": "none",
+            "TILAWA_NOTIFICATIONS_QUIET_HOURS": "none",
         ]).program.notificationSchedule
         #expect(off.reminders.isEmpty && off.coachDigest == nil && off.quietHours == nil)
     }

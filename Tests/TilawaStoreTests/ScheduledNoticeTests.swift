@@ -80,8 +80,9 @@ struct ScheduledNoticeTests {
             var pending = EnrolmentRecord(studentId: "S2001", semesterId: "fall-2026", levelId: nil, coachId: nil, createdAt: Date())
             try pending.insert(db)
         }
-        // The daemon comes back on Saturday of week 6: week 5's notices are stale; week 6's unlock is due.
-        let saturday = Self.fall.unlock(week: 6).addingTimeInterval(3_600)
+        // The daemon comes back on Saturday of week 6 at 08:00: week 5's notices are stale; week
+        // 6's unlock (Saturday 00:00, moved out of the default quiet hours to 07:00) is due.
+        let saturday = Self.fall.unlock(week: 6).addingTimeInterval(8 * 3_600)
         #expect(try await store.database.recordScheduledNotices(policy: ProgramPolicy(), now: saturday) == 1)
         let list = try payloads(store, "S1001").filter { $0.type == "week_unlocked" || $0.type == "deadline_reminder" }
         #expect(list.map(\.week?.number) == [6])

@@ -118,7 +118,8 @@ struct StudentZoneTests {
     func pushCategories(engine: TestEngine) async throws {
         let store = try TestStore(engine, students: ["S1001"])
         defer { store.remove() }
-        try await tick(store, from: Self.fall.unlock(week: 1), to: Self.fall.unlock(week: 1))
+        // Week 1's unlock, at 07:00 (out of the default quiet hours).
+        try await tick(store, from: Self.fall.unlock(week: 1), to: Self.fall.unlock(week: 1).addingTimeInterval(8 * 3_600))
         _ = try await store.database.updatePreferences(studentId: "S1001", change: PreferencesChange(push: [.deadlines: false]), by: "student",
                                                        now: Self.fall.unlock(week: 1))
         try await tick(store, from: Self.fall.unlock(week: 2), to: Self.fall.deadline(week: 2))

@@ -32,6 +32,28 @@ public struct NotificationSchedule: Sendable, Hashable {
             start <= end ? (start.minutes..<end.minutes).contains(minutes)
                 : minutes >= start.minutes || minutes < end.minutes
         }
+
+        /// `HH:MM-HH:MM`, or nil for anything else (equal ends included: a span of nothing or everything).
+        public init?(parsing text: String) {
+            let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+            guard parts.count == 2, let start = LocalTime(String(parts[0])), let end = LocalTime(String(parts[1])),
+                  start != end else { return nil }
+            self.init(start: start, end: end)
+        }
+
+        /// `HH:MM-HH:MM`.
+        public var text: String { "\(start)-\(end)" }
+
+        /// When the span `instant` falls in ends, in `calendar`'s zone; nil when it is outside.
+        public func end(containing instant: Date, calendar: Calendar) -> Date? {
+            let parts = calendar.dateComponents([.hour, .minute], from: instant)
+            let minutes = (parts.hour ?? 0) * 60 + (parts.minute ?? 0)
+            guard contains(minutes: minutes) else { return nil }
+            let day = calendar.startOfDay(for: instant)
+            // In the evening part of a span that wraps midnight, it ends tomorrow.
+            let endDay = start > end && minutes >= start.minutes ? calendar.date(byAdding: .day, value: 1, to: day) ?? day : day
+            return calendar.date(bySettingHour: end.hour, minute: end.minute, second: 0, of: endDay)
+        }
     }
 
     /// What is sent.
@@ -53,7 +75,7 @@ public struct NotificationSchedule: Sendable, Hashable {
 
     /// The reminders (default 2@18:00, 1@18:00).
     public let reminders: [Reminder]
-    /// Quiet hours, if any (default none).
+    /// Quiet hours, if any (default 22:00–07:00 in each student's own zone).
     public let quietHours: QuietHours?
     /// When each coach's daily digest of their queue is due (default 07:00; nil: none).
     public let coachDigest: DailyMoment?
@@ -61,7 +83,21 @@ public struct NotificationSchedule: Sendable, Hashable {
     /// The programme's defaults.
     public static let standard = NotificationSchedule(
         reminders: [Reminder(daysBefore: 2, at: LocalTime(hour: 18, minute: 0)!), Reminder(daysBefore: 1, at: LocalTime(hour: 18, minute: 0)!)],
-        quietHours: nil)
+        quietHours: standardQuietHours)
+
+    /// No push at night: 22:00–07:00, in each student's own zone.
+    public static let standardQuietHours = QuietHours(start: LocalTime(hour: 22, minute: 0)!, end: LocalTime(hour: 7, minute: 0)!)
+
+    /// This schedule for one student who chose their own quiet hours (`.some(nil)`: none) or
+    /// reminder time (every reminder at that local time).
+    public func personal(quietHours own: QuietHours??, reminderTime: LocalTime?) -> NotificationSchedule {
+        let quiet: QuietHours? = switch own {
+        case .none: quietHours
+        case let .some(chosen): chosen
+        }
+        let own = reminderTime.map { time in self.reminders.map { Reminder(daysBefore: $0.daysBefore, at: time) } } ?? self.reminders
+        return NotificationSchedule(reminders: own, quietHours: quiet, coachDigest: coachDigest)
+    }
 
     /// The coach's digest by default: 07:00 programme time.
     public static let standardCoachDigest = DailyMoment(at: LocalTime(hour: 7, minute: 0)!)

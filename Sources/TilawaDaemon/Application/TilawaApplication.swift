@@ -70,6 +70,9 @@ public struct TilawaApplication: Sendable {
         }
         let database = runtime.database
         let fallbackPoll: Duration = database.engine.kind == .sqlite ? .seconds(1) : .seconds(5)
+        var notifierOptions = WebhookNotifierService.Options(webhook: configuration.webhook, pollInterval: fallbackPoll)
+        notifierOptions.quietHours = configuration.program.notificationSchedule.quietHours
+        notifierOptions.programmeZone = configuration.program.timeZone
         services = [
             AudioWorkPoolService(pools: [pool, background]),
             MaintenanceService(runtime: runtime, logger: logger) {
@@ -83,7 +86,7 @@ public struct TilawaApplication: Sendable {
             // Woken by other nodes' signals on a shared database, they poll only as the fallback.
             EncodeWorkerService(runtime: runtime, pool: background, wakeup: wakeup, workers: workerCount, pollInterval: fallbackPoll,
                                 metrics: metrics, logger: logger),
-            WebhookNotifierService(database: database, endpoint: webhook, options: .init(webhook: configuration.webhook, pollInterval: fallbackPoll),
+            WebhookNotifierService(database: database, endpoint: webhook, options: notifierOptions,
                                    wakeup: wakeup, metrics: metrics, clock: clock, logger: logger),
             ProgrammeClockService(runtime: runtime, notify: wakeup, interval: programmeTick, logger: logger),
             DropFolderService(runtime: runtime, pool: background, jobsWakeup: wakeup, logger: logger),

@@ -318,15 +318,19 @@ extension TilawaConfiguration {
                 }
             }
         }
-        var quiet: NotificationSchedule.QuietHours?
-        if let setting = values.optionalText("notifications.quiet_hours"), setting.text.lowercased() != "none" {
-            let pieces = setting.text.split(separator: "-")
-            guard pieces.count == 2,
-                  let start = LocalTime(pieces[0].trimmingCharacters(in: .whitespaces)),
-                  let end = LocalTime(pieces[1].trimmingCharacters(in: .whitespaces)), start != end else {
-                throw values.invalid("notifications.quiet_hours", "must be HH:MM-HH:MM in the programme's time zone (e.g. 21:00-08:00), or none", setting)
+        var quiet: NotificationSchedule.QuietHours? = NotificationSchedule.standardQuietHours
+        if let setting = values.optionalText("notifications.quiet_hours") {
+            if setting.text.lowercased() == "none" {
+                quiet = nil
+            } else {
+                let pieces = setting.text.split(separator: "-")
+                guard pieces.count == 2,
+                      let start = LocalTime(pieces[0].trimmingCharacters(in: .whitespaces)),
+                      let end = LocalTime(pieces[1].trimmingCharacters(in: .whitespaces)), start != end else {
+                    throw values.invalid("notifications.quiet_hours", "must be HH:MM-HH:MM in each student's own time zone (e.g. 22:00-07:00), or none", setting)
+                }
+                quiet = .init(start: start, end: end)
             }
-            quiet = .init(start: start, end: end)
         }
         var digest: DailyMoment? = NotificationSchedule.standardCoachDigest
         if let setting = values.optionalText("notifications.coach_digest") {

@@ -26,9 +26,10 @@ struct PreferencesRoutes: Sendable {
     }
 
     /// `PUT /v1/students/{id}/preferences` (the student, ops): `{"time_zone"?: IANA | null,
-    /// "push"?: {"feedback"?: bool, "deadlines"?: bool, "announcements"?: bool, "questions"?: bool}}`.
-    /// Members left out keep their value; `time_zone: null` goes back to the roster's or the
-    /// programme's zone. A zone set here is never overwritten by a roster import. A change
+    /// "push"?: {"feedback"?: bool, "deadlines"?: bool, "announcements"?: bool, "questions"?: bool},
+    /// "quiet_hours"?: "HH:MM-HH:MM" | "none" | null, "reminder_time"?: "HH:MM" | null}`.
+    /// Members left out keep their value; `null` goes back to the roster's or the
+    /// programme's zone, quiet hours or reminder time. A zone set here is never overwritten by a roster import. A change
     /// applies to what is written from now on: events already stored keep their `push`.
     @Sendable func update(_ request: Request, context: TilawaRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
@@ -56,9 +57,9 @@ struct PreferencesRoutes: Sendable {
     /// `invalid_time_zone` for a zone that is not an IANA name.
     static func change(from data: Data) throws -> PreferencesChange {
         let categories = PushCategory.allCases.map(\.rawValue)
-        let shape = "The body must be {\"time_zone\": \"Asia/Dubai\" or null, \"push\": {…}} where push may name \(categories.joined(separator: ", ")) with true or false."
+        let shape = "The body must be {\"time_zone\": \"Asia/Dubai\" or null, \"push\": {…}, \"quiet_hours\": \"22:00-07:00\", \"none\" or null, \"reminder_time\": \"18:00\" or null} where push may name \(categories.joined(separator: ", ")) with true or false."
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              Set(object.keys).isSubset(of: ["time_zone", "push"]) else {
+              Set(object.keys).isSubset(of: ["time_zone", "push", "quiet_hours", "reminder_time"]) else {
             throw APIProblem.badRequest("invalid_body", shape)
         }
         var change = PreferencesChange()
@@ -72,6 +73,28 @@ struct PreferencesRoutes: Sendable {
                                      detail: "time_zone must be an IANA zone name such as Asia/Dubai or America/New_York.")
                 }
                 change.timeZone = .some(name)
+            }
+        }
+        if let quiet = object["quiet_hours"] {
+            if quiet is NSNull {
+                change.quietHours = .some(nil)
+            } else {
+                guard let text = quiet as? String, text == "none" || NotificationSchedule.QuietHours(parsing: text) != nil else {
+                    throw APIProblem(.unprocessableContent, code: "invalid_quiet_hours",
+                                     detail: "quiet_hours must be HH:MM-HH:MM in your own time zone (e.g. 22:00-07:00), none, or null for the programme's.")
+                }
+                change.quietHours = .some(text)
+            }
+        }
+        if let time = object["reminder_time"] {
+            if time is NSNull {
+                change.reminderTime = .some(nil)
+            } else {
+                guard let text = time as? String, LocalTime(text) != nil else {
+                    throw APIProblem(.unprocessableContent, code: "invalid_reminder_time",
+                                     detail: "reminder_time must be a time HH:MM in your own time zone (e.g. 18:00), or null for the programme's.")
+                }
+                change.reminderTime = .some(text)
             }
         }
         if object["push"] != nil {
@@ -93,11 +116,36 @@ struct PreferencesResource: Encodable {
     let timeZone: String
     let timeZoneSource: String
     let push: [String: Bool]
+    /// The student's own quiet hours (`HH:MM-HH:MM` or `none`); null: the programme's.
+    let quietHours: String?
+    /// The student's own reminder time; null: the programme's.
+    let reminderTime: String?
 
     init(studentId: String, _ preferences: StudentPreferences) {
         self.studentId = studentId
         timeZone = preferences.timeZone
         timeZoneSource = preferences.timeZoneSource
         push = Dictionary(uniqueKeysWithValues: preferences.push.map { ($0.key.rawValue, $0.value) })
+        quietHours = preferences.quietHours
+        reminderTime = preferences.reminderTime
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(studentId, forKey: .studentId)
+        try container.encode(timeZone, forKey: .timeZone)
+        try container.encode(timeZoneSource, forKey: .timeZoneSource)
+        try container.encode(push, forKey: .push)
+        try container.encode(quietHours, forKey: .quietHours)
+        try container.encode(reminderTime, forKey: .reminderTime)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case push
+        case studentId = "student_id"
+        case timeZone = "time_zone"
+        case timeZoneSource = "time_zone_source"
+        case quietHours = "quiet_hours"
+        case reminderTime = "reminder_time"
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import ServiceLifecycle
+import TilawaCore
 import TilawaStore
 
 /// Delivers the outbox to the configured webhook until graceful shutdown (DESIGN §7).
@@ -37,6 +38,12 @@ public struct WebhookNotifierService: Service {
         public var concurrency = 4
         /// How often the outbox is read without a wake-up.
         public var pollInterval: Duration = .seconds(1)
+
+        /// The programme's quiet hours (`notifications.quiet_hours`; a student's own win), in
+        /// each student's zone, else `programmeZone`: a student's push waits them out
+        /// (`AppDatabase.holdForQuietHours`). Nil: nothing waits but for a student's own.
+        public var quietHours: NotificationSchedule.QuietHours?
+        public var programmeZone = TimeZone.gmt
 
         /// The options `webhook` configures, the rest at their defaults.
         public init(webhook: TilawaConfiguration.Webhook = .init(), pollInterval: Duration = .seconds(1)) {
@@ -169,8 +176,12 @@ public struct WebhookNotifierService: Service {
             guard try database.webhookDisabled() == nil else { return [] }
             // The heads of the queues in flight are still undelivered and may be due: ask
             // for enough to fill the free slots after skipping them.
-            let due = try database.dueEvents(now: clock(), limit: options.concurrency + inFlight.count)
-            return Array(due.lazy.filter { !inFlight.contains($0.queue) }.prefix(free))
+            let now = clock()
+            let due = try database.dueEvents(now: now, limit: options.concurrency + inFlight.count)
+                .filter { !inFlight.contains($0.queue) }
+            // No push at night: a student's push inside their quiet hours waits for their end.
+            let held = try database.holdForQuietHours(due, programme: options.quietHours, programmeZone: options.programmeZone, now: now)
+            return Array(due.lazy.filter { !held.contains($0.seq ?? -1) }.prefix(free))
         } catch {
             logger.error("cannot read the outbox", metadata: ["error": "\(error)"])
             return []

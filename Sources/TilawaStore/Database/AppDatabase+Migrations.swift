@@ -181,6 +181,7 @@ extension AppDatabase {
         migrator.registerMigration("nodes: seen", migrate: AppDatabase.migrateNodes)
         migrator.registerMigration("events: sending claims", migrate: AppDatabase.migrateEventClaims)
         migrator.registerMigration("idempotency: holder", migrate: AppDatabase.migrateIdempotencyHolder)
+        migrator.registerMigration("students: own quiet hours and reminder time", migrate: AppDatabase.migrateStudentQuietHours)
         return migrator
     }
 }

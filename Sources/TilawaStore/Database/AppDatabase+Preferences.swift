@@ -10,6 +10,10 @@ public struct StudentPreferences: Sendable, Equatable {
     /// programme's (`programme`).
     public var timeZoneSource: String
     public var push: [PushCategory: Bool]
+    /// The student's own quiet hours (`HH:MM-HH:MM` or `none`), nil when they follow the programme's.
+    public var quietHours: String?
+    /// The student's own reminder time (`HH:MM`), nil when they follow the programme's.
+    public var reminderTime: String?
 }
 
 /// What a `PUT …/preferences` changes; nil members are left as they are.
@@ -17,10 +21,16 @@ public struct PreferencesChange: Sendable, Equatable {
     /// A zone to set; `.some(nil)` goes back to the roster's or programme's zone.
     public var timeZone: String??
     public var push: [PushCategory: Bool]
+    /// Quiet hours to set (`HH:MM-HH:MM` or `none`); `.some(nil)` goes back to the programme's.
+    public var quietHours: String??
+    /// A reminder time to set (`HH:MM`); `.some(nil)` goes back to the programme's.
+    public var reminderTime: String??
 
-    public init(timeZone: String?? = nil, push: [PushCategory: Bool] = [:]) {
+    public init(timeZone: String?? = nil, push: [PushCategory: Bool] = [:], quietHours: String?? = nil, reminderTime: String?? = nil) {
         self.timeZone = timeZone
         self.push = push
+        self.quietHours = quietHours
+        self.reminderTime = reminderTime
     }
 }
 
@@ -63,6 +73,8 @@ extension AppDatabase {
                 student.timeZoneSetBy = zone == nil ? nil : by
             }
             for (category, on) in change.push { student.setPush(category, on) }
+            if let quiet = change.quietHours { student.quietHours = quiet }
+            if let time = change.reminderTime { student.reminderTime = time }
             try student.update(db)
             return try Self.preferences(db, studentId: studentId, now: now)
         }
@@ -77,7 +89,16 @@ extension AppDatabase {
         return StudentPreferences(
             timeZone: (own ?? programme ?? .gmt).identifier,
             timeZoneSource: own == nil ? "programme" : (student.timeZoneSetBy ?? "roster"),
-            push: Dictionary(uniqueKeysWithValues: PushCategory.allCases.map { ($0, student.wantsPush($0)) }))
+            push: Dictionary(uniqueKeysWithValues: PushCategory.allCases.map { ($0, student.wantsPush($0)) }),
+            quietHours: student.quietHours, reminderTime: student.reminderTime)
+    }
+
+    /// The migration "students: own quiet hours and reminder time". Never edited once landed.
+    static func migrateStudentQuietHours(_ db: Database) throws {
+        try db.alter(table: "student") { t in
+            t.add(column: "quietHours", .text)
+            t.add(column: "reminderTime", .text)
+        }
     }
 }
 

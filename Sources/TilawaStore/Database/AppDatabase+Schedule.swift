@@ -46,12 +46,14 @@ extension AppDatabase {
                 guard !weeks.isEmpty else { continue }
                 let weekList = weeks.sorted().map(String.init).joined(separator: ",")
                 // Each student's notices in their own zone: the deadline is the programme's
-                // instant (or their extension's), the reminders' hours and quiet hours are the student's.
+                // instant (or their extension's), the reminders' hours and quiet hours are the
+                // student's — the programme's, or the ones they chose in their preferences.
                 var dueByKey: [String: [NotificationSchedule.Notice]] = [:]
-                func due(week: Int, in zone: TimeZone, deadline: Date?) -> [NotificationSchedule.Notice] {
-                    let key = "\(zone.identifier)|\(week)|\(deadline?.timeIntervalSince1970 ?? 0)"
+                func due(week: Int, in zone: TimeZone, deadline: Date?, student: StudentRecord?) -> [NotificationSchedule.Notice] {
+                    let key = "\(zone.identifier)|\(week)|\(deadline?.timeIntervalSince1970 ?? 0)|\(student?.quietHours ?? "")|\(student?.reminderTime ?? "")"
                     if let known = dueByKey[key] { return known }
-                    let notices = policy.notificationSchedule.notices(week: week, calendar: calendar, in: zone, deadline: deadline)
+                    let schedule = student?.schedule(policy.notificationSchedule) ?? policy.notificationSchedule
+                    let notices = schedule.notices(week: week, calendar: calendar, in: zone, deadline: deadline)
                         .filter { $0.dueAt <= now && now < $0.expiresAt }
                     dueByKey[key] = notices
                     return notices
@@ -60,13 +62,12 @@ extension AppDatabase {
                 let enrolments = try EnrolmentRecord.fetchAll(
                     db, where: "semesterId = ? AND levelId IS NOT NULL AND coachId IS NOT NULL AND state = ?",
                     [semester.id, RuleOverrides.Standing.active.rawValue])
-                let zones = Dictionary(try Row.fetchAll(db, sql: """
-                    SELECT student.id, student.timeZone FROM student JOIN enrolment ON enrolment.studentId = student.id
-                    WHERE enrolment.semesterId = ? AND student.timeZone IS NOT NULL
-                    """, arguments: [semester.id]).compactMap { row -> (String, TimeZone)? in
-                        guard let zone = TimeZone(identifier: row["timeZone"] as String) else { return nil }
-                        return (row["id"] as String, zone)
-                    }, uniquingKeysWith: { first, _ in first })
+                // The students with a zone, quiet hours or reminder time of their own.
+                let personal = Dictionary(try StudentRecord.fetchAll(db, sql: """
+                    SELECT student.* FROM student JOIN enrolment ON enrolment.studentId = student.id
+                    WHERE enrolment.semesterId = ?
+                    AND (student.timeZone IS NOT NULL OR student.quietHours IS NOT NULL OR student.reminderTime IS NOT NULL)
+                    """, arguments: [semester.id]).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
                 let alreadySent = Set(try Row.fetchAll(db, sql: """
                     SELECT scheduledNotice.enrolmentId, kind, week, daysBefore FROM scheduledNotice
                     JOIN enrolment ON enrolment.id = scheduledNotice.enrolmentId
@@ -82,12 +83,13 @@ extension AppDatabase {
                 var titles: [String: CurriculumWeekRecord] = [:]
                 for enrolment in enrolments {
                     guard let enrolmentId = enrolment.id, let levelId = enrolment.levelId else { continue }
-                    let zone = zones[enrolment.studentId] ?? calendar.timeZone
+                    let student = personal[enrolment.studentId]
+                    let zone = student?.zone(or: calendar.timeZone) ?? calendar.timeZone
                     let moved = extended[enrolmentId] ?? [:]
                     var owed: [(week: Int, deadline: Date?)] = moved.keys.filter { $0 != current }.sorted().map { ($0, moved[$0]) }
                     if let current { owed.insert((current, moved[current]), at: 0) }
                     for (week, deadline) in owed {
-                        for notice in due(week: week, in: zone, deadline: deadline)
+                        for notice in due(week: week, in: zone, deadline: deadline, student: student)
                         where !alreadySent.contains("\(enrolmentId)|\(notice.kind.rawValue)|\(week)|\(notice.daysBefore)") {
                             // An earlier week kept open by an extension has had its unlock.
                             if notice.kind == .weekUnlocked, week != current { continue }

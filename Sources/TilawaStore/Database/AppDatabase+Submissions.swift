@@ -198,8 +198,17 @@ extension AppDatabase {
     /// commit after. With it, one recipient's events commit in the order of their numbers, so
     /// that recipient's feed and its webhook queue (`queue`) never skip or reorder (DESIGN §13).
     /// On SQLite, whose writers take turns, the lock is nothing.
+    ///
+    /// A student's event that is never held for quiet hours (their recording received or
+    /// refused: they are awake) releases what their queue holds for the morning
+    /// (`holdForQuietHours`): it goes now, before this one.
     static func insertEvent(_ db: SQLSession, _ event: inout EventRecord) throws {
         try db.acquire(.recipient(event.queue))
+        if event.recipient == "student", EventType(rawValue: event.type)?.pushCategory == nil {
+            try db.execute(sql: """
+                UPDATE event SET nextAttemptAt = ? WHERE queue = ? AND deliveredAt IS NULL AND attempts = 0 AND nextAttemptAt > ?
+                """, arguments: [event.occurredAt, event.queue, event.occurredAt])
+        }
         try event.insert(db)
     }
 

@@ -104,7 +104,7 @@ extension AppDatabase {
             DELETE FROM idempotencyKey WHERE owner = :student;
             DELETE FROM rejection WHERE studentId = :student;
             DELETE FROM resumableUpload WHERE studentId = :student;
-            UPDATE student SET name = '', gender = NULL, timeZone = NULL, timeZoneSetBy = NULL, subject = NULL, erasedAt = :now
+            UPDATE student SET name = '', gender = NULL, timeZone = NULL, timeZoneSetBy = NULL, subject = NULL, quietHours = NULL, reminderTime = NULL, erasedAt = :now
                 WHERE id = :student;
             INSERT INTO erasure (studentId, erasedAt) VALUES (:student, :now)
                 ON CONFLICT (studentId) DO UPDATE SET erasedAt = excluded.erasedAt;

@@ -25,6 +25,10 @@ public struct StudentRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
     public var subject: String? = nil
     /// When the student was erased (DESIGN §12); their rows stay as ids and counts only.
     public var erasedAt: Date? = nil
+    /// The student's own quiet hours, `HH:MM-HH:MM` or `none`; nil: the programme's.
+    public var quietHours: String? = nil
+    /// The student's own local time for deadline reminders, `HH:MM`; nil: the programme's.
+    public var reminderTime: String? = nil
 
     /// Creates a record.
     public init(id: String, name: String, gender: String? = nil) {
@@ -36,6 +40,23 @@ public struct StudentRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
     /// The zone messages to this student are written in: their own, else `programme`.
     public func zone(or programme: TimeZone) -> TimeZone {
         timeZone.flatMap(TimeZone.init(identifier:)) ?? programme
+    }
+
+    /// The quiet hours in effect for this student: their own (none when they chose `none`),
+    /// else `programme`'s.
+    public func quietHours(or programme: NotificationSchedule.QuietHours?) -> NotificationSchedule.QuietHours? {
+        switch quietHours {
+        case nil: programme
+        case "none"?: nil
+        case let text?: NotificationSchedule.QuietHours(parsing: text) ?? programme
+        }
+    }
+
+    /// `schedule` as this student chose it: their quiet hours and reminder time.
+    public func schedule(_ schedule: NotificationSchedule) -> NotificationSchedule {
+        guard quietHours != nil || reminderTime != nil else { return schedule }
+        return schedule.personal(quietHours: quietHours == nil ? .none : .some(self.quietHours(or: nil)),
+                                 reminderTime: reminderTime.flatMap { LocalTime($0) })
     }
 
     /// Whether the student wants pushes of `category` (nil: an event of no category, always).
