@@ -62,6 +62,11 @@ struct QuietHoursDeliveryTests {
             #expect(held.deliveredAt == nil && held.attempts == 0)
             // 07:00 in Dubai (UTC+4) is 03:00 UTC on Monday.
             #expect(held.nextAttemptAt == Date(timeIntervalSince1970: 1_795_402_800), "\(held.nextAttemptAt)")
+            // Waiting on purpose is no delivery lag: status and the outbox metric see it as not yet due.
+            #expect(await eventually { try outbox.events().filter { $0.deliveredAt == nil }.count == 1 }, "the others' deliveries recorded")
+            let backlog = try await outbox.database.undeliveredSummary(now: Self.night.addingTimeInterval(3_600))
+            #expect(backlog.count == 1 && backlog.oldestAge == 0, "\(backlog)")
+            #expect(try await outbox.database.undeliveredSummary(now: held.nextAttemptAt.addingTimeInterval(600)).oldestAge == 600)
 
             // The student records and is refused: they are awake, and their queue stays in order.
             try event(outbox, "S1001", "submission_refused", at: Self.night)

@@ -111,8 +111,15 @@ extension AppDatabase {
         }
     }
 
-    /// Reads only the backlog, through `event_undelivered`.
-    static let undeliveredSummarySQL = "SELECT COUNT(*) AS count, MIN(occurredAt) AS oldest FROM event WHERE deliveredAt IS NULL"
+    /// Reads only the backlog, through `event_undelivered`. An event never tried whose first
+    /// attempt was set later than it happened (held for the student's quiet hours,
+    /// `holdForQuietHours`) is waiting on purpose: its age counts from when it is due, so a
+    /// push held overnight never turns `status` or the outbox metric into a delivery lag.
+    static let undeliveredSummarySQL = """
+        SELECT COUNT(*) AS count,
+               MIN(CASE WHEN attempts = 0 AND nextAttemptAt > occurredAt THEN nextAttemptAt ELSE occurredAt END) AS oldest
+        FROM event WHERE deliveredAt IS NULL
+        """
 
     /// How long a sender's claim on an event holds (the wall clock) beyond the POST's own timeout.
     public static let eventClaimMargin: TimeInterval = 30
