@@ -75,28 +75,12 @@ struct PreferencesRoutes: Sendable {
                 change.timeZone = .some(name)
             }
         }
-        if let quiet = object["quiet_hours"] {
-            if quiet is NSNull {
-                change.quietHours = .some(nil)
-            } else {
-                guard let text = quiet as? String, text == "none" || NotificationSchedule.QuietHours(parsing: text) != nil else {
-                    throw APIProblem(.unprocessableContent, code: "invalid_quiet_hours",
-                                     detail: "quiet_hours must be HH:MM-HH:MM in your own time zone (e.g. 22:00-07:00), none, or null for the programme's.")
-                }
-                change.quietHours = .some(text)
-            }
-        }
-        if let time = object["reminder_time"] {
-            if time is NSNull {
-                change.reminderTime = .some(nil)
-            } else {
-                guard let text = time as? String, LocalTime(text) != nil else {
-                    throw APIProblem(.unprocessableContent, code: "invalid_reminder_time",
-                                     detail: "reminder_time must be a time HH:MM in your own time zone (e.g. 18:00), or null for the programme's.")
-                }
-                change.reminderTime = .some(text)
-            }
-        }
+        change.quietHours = try Self.nullableText(object["quiet_hours"], valid: { $0 == "none" || NotificationSchedule.QuietHours(parsing: $0) != nil },
+                                                  refusal: APIProblem(.unprocessableContent, code: "invalid_quiet_hours",
+                                                                      detail: "quiet_hours must be HH:MM-HH:MM in your own time zone (e.g. 22:00-07:00), none, or null for the programme's."))
+        change.reminderTime = try Self.nullableText(object["reminder_time"], valid: { LocalTime($0) != nil },
+                                                    refusal: APIProblem(.unprocessableContent, code: "invalid_reminder_time",
+                                                                        detail: "reminder_time must be a time HH:MM in your own time zone (e.g. 18:00), or null for the programme's."))
         if object["push"] != nil {
             // JSONDecoder reads a Bool only from true or false (JSONSerialization would take 0 and 1).
             struct Push: Decodable { let push: [String: Bool] }
@@ -107,6 +91,17 @@ struct PreferencesRoutes: Sendable {
             }
         }
         return change
+    }
+}
+
+extension PreferencesRoutes {
+    /// A member that may be null: nil when absent, `.some(nil)` for null, the text when `valid`
+    /// accepts it; anything else is `refusal`.
+    static func nullableText(_ value: Any?, valid: (String) -> Bool, refusal: APIProblem) throws -> String?? {
+        guard let value else { return nil }
+        if value is NSNull { return .some(nil) }
+        guard let text = value as? String, valid(text) else { throw refusal }
+        return .some(text)
     }
 }
 
