@@ -62,6 +62,10 @@ enum PostgresSchema {
             ALTER TABLE student ADD COLUMN quietHours text COLLATE "C";
             ALTER TABLE student ADD COLUMN reminderTime text COLLATE "C"
             """#),
+        ("erasure: subjects and re-admission", #"""
+            ALTER TABLE erasure ADD COLUMN subjectDigest text COLLATE "C";
+            ALTER TABLE erasure ADD COLUMN readmittedAt text COLLATE "C"
+            """#),
     ]
 
     static let baseline = #"""

@@ -64,10 +64,10 @@ struct BackupCreateCommand: ParsableCommand {
             print("backup \(directory): \(report.files) files, \(report.bytes) bytes copied, \(report.linked) linked (\(report.linkedBytes) bytes), database \(report.databaseBytes) bytes, \(String(format: "%.1f", seconds)) s\(noVerify ? "" : ", verified")")
             // The first twenty by name; every one is in the manifest (`missing_at_source`).
             for path in report.missing.prefix(20) {
-                FileHandle.standardError.write(Data("tilawa: warning: \(path) was already missing from the state directory\n".utf8))
+                CommandLineOutput.warn("\(path) was already missing from the state directory")
             }
             if report.missing.count > 20 {
-                FileHandle.standardError.write(Data("tilawa: warning: and \(report.missing.count - 20) more files missing from the state directory (all listed in \(directory)/manifest.json, missing_at_source)\n".utf8))
+                CommandLineOutput.warn("and \(report.missing.count - 20) more files missing from the state directory (all listed in \(directory)/manifest.json, missing_at_source)")
             }
         } catch {
             throw BackupCommand.fail(error)

@@ -13,6 +13,11 @@ enum CommandLineOutput {
         return ExitCode(status)
     }
 
+    /// Prints `tilawa: warning: <message>` on stderr: the command went on.
+    static func warn(_ message: String) {
+        FileHandle.standardError.write(Data("tilawa: warning: \(message)\n".utf8))
+    }
+
     /// Fails with `no_input` (exit 66) when `path` is not a readable regular file: a typo in a
     /// path is the operator's mistake, not a rejected recording.
     static func requireReadableFile(_ path: String) throws {

@@ -14,6 +14,10 @@ struct RosterImportCommand: ParsableCommand {
     @Argument(help: "Programme files: .yaml/.yml (semesters, coaches, curriculum) and .csv (students).")
     var files: [String]
 
+    @Option(name: .customLong("allow-erased"),
+            help: "Re-admit this erased student id as a new student, with no history (repeat for several).")
+    var allowErased: [String] = []
+
     @OptionGroup var config: ConfigurationOptions
 
     func validate() throws {
@@ -63,12 +67,25 @@ struct RosterImportCommand: ParsableCommand {
                 stored[coach] = StoredPhoto(path: try photo.store(in: runtime.stateDirectory), mediaType: photo.mediaType, sha256: photo.sha256)
             }
             let summary = try runtime.database.importRoster(
-                program: program, students: students, studentsSource: studentsSource, photos: stored, now: runtime.clock())
+                program: program, students: students, studentsSource: studentsSource, photos: stored,
+                allowErased: Set(allowErased), now: runtime.clock())
             if program != nil { CoachPhoto.removeUnused(in: runtime.stateDirectory, kept: try runtime.database.coachPhotoPaths()) }
             print("imported \(summary.semesters) semesters, \(summary.coaches) coaches, \(summary.levels) levels "
                 + "(\(summary.curriculumWeeks) weeks), \(summary.students) students")
             for skipped in summary.skippedErased {
-                print("skipped \(studentsSource):\(skipped.line): student \(skipped.id) was erased; an erasure is final, so the row was not imported")
+                let erased = skipped.subjectOf ?? skipped.id
+                let who = skipped.subjectOf.map { "student \(skipped.id) signs in as student \($0), who was erased" }
+                    ?? "student \(skipped.id) was erased"
+                print("skipped \(studentsSource):\(skipped.line): \(who); an erasure is final, so the row was not imported "
+                    + "(--allow-erased \(erased) re-admits them as a new student, with no history)")
+            }
+            for row in summary.readmitted {
+                let kept = row.formerRecords.map { "; what was left of the erased student is kept apart as \($0)" } ?? ""
+                print("re-admitted \(studentsSource):\(row.line): student \(row.id) as a new student (erased as \(row.erasedId))\(kept)")
+            }
+            let used = Set(summary.readmitted.map(\.erasedId))
+            for id in allowErased where !used.contains(id) {
+                CommandLineOutput.warn("--allow-erased \(id): no row of this import names an erased student \(id) or their subject; nothing was re-admitted for it")
             }
         } catch let error as RosterError {
             throw CommandLineOutput.fail(code: error.code.rawValue, message: error.message, exit: ExitStatus.dataRejected)

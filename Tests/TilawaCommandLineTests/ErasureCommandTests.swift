@@ -93,6 +93,21 @@ struct ErasureCommandTests {
             (try String.fetchOne(db, sql: "SELECT name FROM student WHERE id = 'S1001'"), try String.fetchOne(db, sql: "SELECT subject FROM student WHERE id = 'S1001'"))
         }
         #expect(name == "" && subject == nil)
+
+        // The operator re-admits S1001 as a new student: said, audited, and S1001 has a name again.
+        let readmitted = try await state.run(["roster", "import", "--allow-erased", "S1001", "--allow-erased", "S9999",
+                                              CommandLineStateFixture.sample("students.csv")], at: "2026-11-23 10:10:00")
+        #expect(readmitted.status == 0, "\(readmitted.stderr)")
+        #expect(readmitted.stdout.contains("re-admitted ") && readmitted.stdout.contains("students.csv:2: student S1001 as a new student"),
+                "\(readmitted.stdout)")
+        #expect(readmitted.stdout.contains("kept apart as S1001~erased-1"), "\(readmitted.stdout)")
+        #expect(!readmitted.stdout.contains("skipped"), "\(readmitted.stdout)")
+        #expect(readmitted.stderr.contains("warning: --allow-erased S9999: no row"), "\(readmitted.stderr)")
+        let (back, audited) = try state.read { db in
+            (try String.fetchOne(db, sql: "SELECT name FROM student WHERE id = 'S1001'"),
+             try String.fetchAll(db, sql: "SELECT action FROM audit WHERE studentId = 'S1001' AND action = 'student_readmitted'"))
+        }
+        #expect(back?.isEmpty == false && audited.count == 1)
     }
 }
 

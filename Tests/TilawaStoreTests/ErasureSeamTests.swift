@@ -111,25 +111,102 @@ struct ErasureSeamTests {
         #expect(try counts() == before)
     }
 
-    @Test("a routine roster import skips an erased student's row and says so; the other rows import", arguments: TestEngine.all)
+    /// Erases S1001, who signed in as `sub-1001`.
+    private func eraseWithSubject(_ store: TestStore, at: Date) throws {
+        try store.database.engine.write { db in try db.execute(sql: "UPDATE student SET subject = 'sub-1001' WHERE id = 'S1001'") }
+        try erase(store, at: at)
+    }
+
+    @Test("a routine roster import skips a row naming an erased student, by id or by subject, and says so; the other rows import",
+          arguments: TestEngine.all)
     func rosterImport(engine: TestEngine) throws {
         let (store, _, _, _) = try store(engine)
         defer { store.remove() }
         let at = TestStore.newYork(2026, 9, 27)
-        try erase(store, at: at)
+        try eraseWithSubject(store, at: at)
         let rows = try StudentsCSV.parse("""
-            student_id,name,level,coach_id,semester_id,gender,time_zone
-            S1001,Student S1001,L1,C01,fall-2026,female,Europe/London
-            S1002,Student S1002 again,L1,C01,fall-2026,,
-            S1003,A new student,L1,C01,fall-2026,,
+            student_id,name,level,coach_id,semester_id,gender,time_zone,subject
+            S1001,Student S1001,L1,C01,fall-2026,female,Europe/London,
+            S1002,Student S1002 again,L1,C01,fall-2026,,,
+            S1003,A new student,L1,C01,fall-2026,,,
+            S1004,The erased student under a new id,L1,C01,fall-2026,,,sub-1001
 
             """, source: "students.csv")
         let summary = try store.database.importRoster(program: nil, students: rows, studentsSource: "students.csv", now: at.addingTimeInterval(60))
-        #expect(summary.skippedErased == [.init(id: "S1001", line: 2)])
+        #expect(summary.skippedErased == [.init(id: "S1001", line: 2), .init(id: "S1004", line: 5, subjectOf: "S1001")])
+        #expect(summary.readmitted.isEmpty)
         #expect(summary.students == 2)
+        #expect(try store.database.student(id: "S1004") == nil)
+        let ledger = try store.database.engine.read { db in try String.fetchAll(db, sql: "SELECT subjectDigest FROM erasure") }
+        #expect(ledger.count == 1 && !ledger[0].contains("sub-1001"), "the ledger keeps a digest, never the subject")
         let erased = try #require(try store.database.student(id: "S1001"))
         #expect(erased.name == "" && erased.gender == nil && erased.timeZone == nil && erased.erasedAt != nil)
         #expect(try store.database.student(id: "S1002")?.name == "Student S1002 again")
         #expect(try store.database.student(id: "S1003") != nil)
+    }
+
+    @Test("--allow-erased re-admits an erased id as a new student: no history, the old records kept apart and still erased",
+          arguments: TestEngine.all)
+    func readmitSameID(engine: TestEngine) async throws {
+        let (store, awaiting, encoding, _) = try store(engine)
+        defer { store.remove() }
+        let at = TestStore.newYork(2026, 9, 27)
+        try eraseWithSubject(store, at: at)
+        let rows = try StudentsCSV.parse("""
+            student_id,name,level,coach_id,semester_id,subject
+            S1001,Back again,L1,C01,fall-2026,sub-1001
+
+            """, source: "students.csv")
+        let later = at.addingTimeInterval(60)
+        let summary = try store.database.importRoster(program: nil, students: rows, studentsSource: "students.csv", allowErased: ["S1001"], now: later)
+        #expect(summary.skippedErased.isEmpty)
+        #expect(summary.readmitted == [.init(id: "S1001", line: 2, erasedId: "S1001", formerRecords: "S1001~erased-1")])
+        let student = try #require(try store.database.student(id: "S1001"))
+        #expect(student.name == "Back again" && student.subject == "sub-1001" && student.erasedAt == nil)
+        #expect(try store.database.student(id: "S1001~erased-1")?.erasedAt != nil)
+        // The old recordings are the kept-apart erased student's; the new one starts with none.
+        #expect(try store.database.submission(id: awaiting)?.studentId == "S1001~erased-1")
+        #expect(try store.database.submission(id: encoding)?.studentId == "S1001~erased-1")
+        #expect(try store.database.engine.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission WHERE studentId = 'S1001'")
+        } == 0)
+        #expect(try await store.database.isErased(studentId: "S1001") == false)
+        #expect(try store.database.admitSubmission(store.request("S1001", .week(3), at: later), policy: policy).submission != nil,
+                "the re-admitted student records")
+        // The ledger still names both: a restore of a backup from before the erasure erases the old student again.
+        #expect(Set(try store.database.erasures().keys) == ["S1001", "S1001~erased-1"])
+        let audit = try store.database.engine.read { db in
+            try String.fetchAll(db, sql: "SELECT action FROM audit WHERE studentId = 'S1001' ORDER BY id")
+        }
+        #expect(audit.suffix(2) == ["student_erased", "student_readmitted"])
+        // A second import of the same file (without the flag) changes nothing and skips nothing.
+        let again = try store.database.importRoster(program: nil, students: rows, studentsSource: "students.csv", now: later)
+        #expect(again.skippedErased.isEmpty && again.readmitted.isEmpty && again.students == 1)
+        // Erased again and re-admitted again: the second set of old records goes apart too.
+        try erase(store, at: later.addingTimeInterval(60))
+        let third = try store.database.importRoster(program: nil, students: rows, studentsSource: "students.csv", allowErased: ["S1001"],
+                                                    now: later.addingTimeInterval(120))
+        #expect(third.readmitted.map(\.formerRecords) == ["S1001~erased-2"])
+    }
+
+    @Test("--allow-erased re-admits an erased student's subject under a new id; the erased records stay erased", arguments: TestEngine.all)
+    func readmitSubject(engine: TestEngine) async throws {
+        let (store, awaiting, _, _) = try store(engine)
+        defer { store.remove() }
+        let at = TestStore.newYork(2026, 9, 27)
+        try eraseWithSubject(store, at: at)
+        let rows = try StudentsCSV.parse("""
+            student_id,name,level,coach_id,semester_id,subject
+            S1004,A returning student,L1,C01,fall-2026,sub-1001
+
+            """, source: "students.csv")
+        let summary = try store.database.importRoster(program: nil, students: rows, studentsSource: "students.csv", allowErased: ["S1001"],
+                                                      now: at.addingTimeInterval(60))
+        #expect(summary.readmitted == [.init(id: "S1004", line: 2, erasedId: "S1001", formerRecords: nil)])
+        #expect(try store.database.student(id: "S1004")?.subject == "sub-1001")
+        #expect(try await store.database.isErased(studentId: "S1001"))
+        #expect(try store.database.submission(id: awaiting)?.studentId == "S1001")
+        #expect(try store.database.admitSubmission(store.request("S1001", .week(3), at: at.addingTimeInterval(60)), policy: policy).refusal?.code
+                == "unknown_student")
     }
 }

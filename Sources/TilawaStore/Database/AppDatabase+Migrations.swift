@@ -182,6 +182,7 @@ extension AppDatabase {
         migrator.registerMigration("events: sending claims", migrate: AppDatabase.migrateEventClaims)
         migrator.registerMigration("idempotency: holder", migrate: AppDatabase.migrateIdempotencyHolder)
         migrator.registerMigration("students: own quiet hours and reminder time", migrate: AppDatabase.migrateStudentQuietHours)
+        migrator.registerMigration("erasure: subjects and re-admission", migrate: AppDatabase.migrateErasureReadmission)
         return migrator
     }
 }

@@ -20,13 +20,15 @@ extension AppDatabase {
     /// pending enrolment; it never undoes a placement already recorded. A new placed
     /// enrolment of a semester not yet closed sends `enrolled`.
     ///
-    /// A row naming a student in the erasure ledger is skipped (`summary.skippedErased`): an
-    /// erasure is final, and a routine import of an older students.csv must not undo it.
+    /// A row naming a student in the erasure ledger, or carrying an erased student's sign-in
+    /// subject under another id, is skipped (`summary.skippedErased`): an erasure is final, and
+    /// a routine import of an older students.csv must not undo it. An erased id in
+    /// `allowErased` is re-admitted instead, as a new student (`readmit`).
     ///
     /// `photos` are the coaches' photos already checked and stored in the state directory
     /// (`CoachPhoto.store`), by coach id; a coach of the programme file without one has none.
     public func importRoster(program: ProgramFile?, students: [StudentRow], studentsSource: String, photos: [String: StoredPhoto] = [:],
-                             now: Date) throws -> RosterImportSummary {
+                             allowErased: Set<String> = [], now: Date) throws -> RosterImportSummary {
         try immediateWrite { db in
             var summary = RosterImportSummary()
             if let program {
@@ -75,13 +77,20 @@ extension AppDatabase {
                     levels: Set(try String.fetchAll(db, sql: "SELECT id FROM level")),
                     semesters: Set(try String.fetchAll(db, sql: "SELECT id FROM semester")),
                     source: studentsSource)
-                let erased = Set(try String.fetchAll(db, sql: "SELECT studentId FROM erasure"))
-                for row in students {
+                var ledger = try ErasureLedger(db)
+                rows: for row in students {
                     // The erasure ledger is final: a routine import never brings an erased
-                    // student's name, subject, gender or zone back (the row is skipped and said).
-                    if erased.contains(row.id.rawValue) {
-                        summary.skippedErased.append(.init(id: row.id.rawValue, line: row.line))
-                        continue
+                    // student's name, subject, gender or zone back (the row is skipped and said),
+                    // unless the operator re-admits that erased id as a new student.
+                    for erased in ledger.matches(id: row.id.rawValue, subject: row.subject) {
+                        guard allowErased.contains(erased) else {
+                            summary.skippedErased.append(.init(id: row.id.rawValue, line: row.line,
+                                                               subjectOf: erased == row.id.rawValue ? nil : erased))
+                            continue rows
+                        }
+                        let former = try Self.readmit(db, erasedId: erased, as: row.id.rawValue, now: now)
+                        summary.readmitted.append(.init(id: row.id.rawValue, line: row.line, erasedId: erased, formerRecords: former))
+                        ledger.forget(erased)
                     }
                     // An empty gender or time_zone cell keeps the stored one; the roster
                     // never overwrites a zone the student chose; preferences stay as they are.
@@ -265,5 +274,77 @@ public struct StoredPhoto: Sendable, Equatable {
         self.path = path
         self.mediaType = mediaType
         self.sha256 = sha256
+    }
+}
+
+    /// Re-admits an erased student as a new one (`tilawa roster import --allow-erased ID`), in
+    /// the import's transaction, with an audit row `student_readmitted`.
+    ///
+    /// When the row brings back the erased id itself, what was left of the old student (ids,
+    /// states, instants: their enrolments, recordings, refusals, comments, marks, events and
+    /// grants) moves to a new erased id, `ID~erased-N`, returned: the student starts with no
+    /// history (their row is made anew from the roster's, preferences and all), their rolling
+    /// week counts nothing of the old one, and every count that read the old rows still does. The ledger keeps `ID` (marked re-admitted) as well as `ID~erased-N`:
+    /// a restore of a backup older than the erasure still erases the old student, and one made
+    /// after the re-admission leaves the new one alone (its own ledger says so).
+    ///
+    /// When the row has another id and carries the erased student's subject, only the ledger's
+    /// digest of that subject is released: the erased records stay where they are.
+    static func readmit(_ db: SQLSession, erasedId: String, as studentId: String, now: Date) throws -> String? {
+        var former: String?
+        if erasedId == studentId {
+            let erasedAt = try Date.fetchOne(db, sql: "SELECT erasedAt FROM erasure WHERE studentId = ?", arguments: [erasedId]) ?? now
+            var number = 1
+            while try StudentRecord.exists(db, key: "\(erasedId)~erased-\(number)") { number += 1 }
+            let tombstone = "\(erasedId)~erased-\(number)"
+            var kept = StudentRecord(id: tombstone, name: "")
+            kept.erasedAt = erasedAt
+            try kept.insert(db)
+            for table in ["enrolment", "submission", "rejection", "comment", "event", "resumableUpload", "annotation", "attemptGrant"] {
+                try db.execute(sql: "UPDATE \(table) SET studentId = ? WHERE studentId = ?", arguments: [tombstone, erasedId])
+            }
+            try db.execute(sql: """
+                DELETE FROM eventReadCursor WHERE studentId = :student;
+                DELETE FROM idempotencyKey WHERE owner = :student;
+                INSERT INTO erasure (studentId, erasedAt) VALUES (:tombstone, :erasedAt);
+                DELETE FROM student WHERE id = :student;
+                """, arguments: ["student": erasedId, "tombstone": tombstone, "erasedAt": erasedAt])
+            former = tombstone
+        }
+        try db.execute(sql: "UPDATE erasure SET subjectDigest = NULL, readmittedAt = CASE WHEN studentId = :student THEN :now ELSE readmittedAt END WHERE studentId = :erased",
+                       arguments: ["erased": erasedId, "student": studentId, "now": now])
+        var after: [String: MessageValue] = ["erased_id": .text(erasedId)]
+        if let former { after["former_records"] = .text(former) }
+        _ = try recordAudit(db, AuditDraft(action: "student_readmitted", studentId: studentId, after: after),
+                            actor: "roster", reason: "re-admitted by roster import --allow-erased \(erasedId)", at: now)
+        return former
+    }
+}
+
+/// The erasure ledger as a roster import reads it: the ids erased and not re-admitted, and the
+/// digests of their subjects.
+struct ErasureLedger {
+    private var ids: Set<String> = []
+    private var subjects: [String: String] = [:]
+
+    init(_ db: SQLSession) throws {
+        for row in try Row.fetchAll(db, sql: "SELECT studentId, subjectDigest FROM erasure WHERE readmittedAt IS NULL") {
+            let id: String = row["studentId"]
+            ids.insert(id)
+            if let digest = row["subjectDigest"] as String? { subjects[digest] = id }
+        }
+    }
+
+    /// The erased ids a row matches: its own id, and the erased student whose subject it carries.
+    func matches(id: String, subject: String?) -> [String] {
+        var found = ids.contains(id) ? [id] : []
+        if let subject, let erased = subjects[AppDatabase.subjectDigest(subject)], erased != id { found.append(erased) }
+        return found
+    }
+
+    /// An id re-admitted in this import no longer matches later rows.
+    mutating func forget(_ id: String) {
+        ids.remove(id)
+        subjects = subjects.filter { $0.value != id }
     }
 }

@@ -12,10 +12,26 @@ public struct RosterImportSummary: Sendable, Equatable {
     /// Rows naming a student who was erased, skipped (the erasure ledger is final), in file order.
     public var skippedErased: [SkippedRow] = []
 
+    /// Rows re-admitted as new students (`allowErased`), in file order.
+    public var readmitted: [ReadmittedRow] = []
+
     /// A students.csv row the import left out, and why it may not come back.
     public struct SkippedRow: Sendable, Equatable {
         public var id: String
         public var line: Int
+        /// The erased student whose sign-in subject the row carries under another id; nil when
+        /// the row's own id was erased.
+        public var subjectOf: String? = nil
+    }
+
+    /// A students.csv row imported as a new student although it named an erased one.
+    public struct ReadmittedRow: Sendable, Equatable {
+        public var id: String
+        public var line: Int
+        /// The erased id the row named (its own, or the one whose subject it carries).
+        public var erasedId: String
+        /// Where the old student's remaining records went (`ID~erased-N`), when the id was reused.
+        public var formerRecords: String?
     }
 
     public init() {}

@@ -1,4 +1,5 @@
 import Foundation
+import Crypto
 import GRDB
 import TilawaCore
 
@@ -47,6 +48,24 @@ extension AppDatabase {
         }
     }
 
+    /// The migration "erasure: subjects and re-admission": the ledger keeps a digest of the
+    /// erased student's sign-in subject (never the subject itself), so a roster row carrying it
+    /// under another id is known, and when an operator re-admitted the id as a new student.
+    /// Never edited once landed.
+    static func migrateErasureReadmission(_ db: Database) throws {
+        try db.alter(table: "erasure") { t in
+            t.add(column: "subjectDigest", .text)
+            t.add(column: "readmittedAt", .datetime)
+        }
+    }
+
+    /// The ledger's digest of a sign-in subject: SHA-256 over a fixed label and the subject, in
+    /// hex. One-way: it recognises the subject when a roster names it again, and tells nobody
+    /// what it was.
+    static func subjectDigest(_ subject: String) -> String {
+        SHA256.hash(data: Data(("tilawa erased subject\u{0}" + subject).utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
     /// Erases a student (DESIGN §12) in one transaction with its audit row: their name and
     /// per-student fields; every audio file of theirs (originals, variants, waveforms, voice
     /// clips) and the coaches' replies to them (paths returned, to unlink after the commit); the
@@ -81,6 +100,7 @@ extension AppDatabase {
         let mine = "SELECT id FROM submission WHERE studentId = :student"
         let arguments: SQLArguments = ["student": studentId]
         let files = try audioFiles(db, ofSubmissions: mine, arguments)
+        let digest = try String.fetchOne(db, sql: "SELECT subject FROM student WHERE id = ?", arguments: [studentId]).map(subjectDigest)
         let recordings = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission WHERE studentId = :student", arguments: arguments) ?? 0
         let replies = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM feedback WHERE submissionId IN (\(mine))", arguments: arguments) ?? 0
         // Out of every queue, digest and count at once: what awaited a reply (or its encode) is
@@ -106,9 +126,10 @@ extension AppDatabase {
             DELETE FROM resumableUpload WHERE studentId = :student;
             UPDATE student SET name = '', gender = NULL, timeZone = NULL, timeZoneSetBy = NULL, subject = NULL, quietHours = NULL, reminderTime = NULL, erasedAt = :now
                 WHERE id = :student;
-            INSERT INTO erasure (studentId, erasedAt) VALUES (:student, :now)
-                ON CONFLICT (studentId) DO UPDATE SET erasedAt = excluded.erasedAt;
-            """, arguments: ["student": studentId, "now": now])
+            INSERT INTO erasure (studentId, erasedAt, subjectDigest) VALUES (:student, :now, :digest)
+                ON CONFLICT (studentId) DO UPDATE SET erasedAt = excluded.erasedAt,
+                    subjectDigest = COALESCE(excluded.subjectDigest, erasure.subjectDigest), readmittedAt = NULL;
+            """, arguments: ["student": studentId, "now": now, "digest": digest])
         // Events: undelivered ones go (no webhook carries them any more); delivered ones keep
         // only what they were, not what they said.
         try db.execute(sql: "DELETE FROM event WHERE studentId = :student AND deliveredAt IS NULL", arguments: arguments)
@@ -158,8 +179,9 @@ extension AppDatabase {
         try await engine.read { db in try Self.isErased(db, studentId: studentId) }
     }
 
-    /// Whether the student was erased, inside a transaction.
+    /// Whether the student was erased (and not re-admitted since), inside a transaction.
     static func isErased(_ db: SQLSession, studentId: String) throws -> Bool {
-        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM erasure WHERE studentId = ?)", arguments: [studentId]) ?? false
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM erasure WHERE studentId = ? AND readmittedAt IS NULL)",
+                          arguments: [studentId]) ?? false
     }
 }
