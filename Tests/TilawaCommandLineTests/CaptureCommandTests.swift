@@ -123,7 +123,7 @@ struct CaptureCommandTests {
         let alsa = try ALSAFixture(in: state.scratch, samples: PCM.silence(seconds: 1))
         let process = try state.start(["capture", "--student", "S1001", "--week", "12", "--device", "no_such_pcm"],
                                       alsa: alsa, at: midSemester)
-        let result = await process.finish(timeout: 60)
+        let result = await process.finish(timeout: TestTime.hangInterval)
         #expect(result.status == 74)
         let lines = result.stderr.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("tilawa: device_not_found: no ALSA capture device \"no_such_pcm\"") == true, "\(result.stderr)")
@@ -146,9 +146,9 @@ struct CaptureCommandTests {
         let output = state.scratch.path("take.opus")
         let process = try state.start(["capture", "--device", ALSAFixture.device, "--max-seconds", "3600",
                                        "--output", output, "--json"], alsa: alsa, at: nil)
-        #expect(await process.waitForStderr(timeout: 60, until: containsMeterLine), "\(process.stderr)")
+        #expect(await process.waitForStderr(timeout: TestTime.hangInterval, until: containsMeterLine), "\(process.stderr)")
         process.send(SIGINT)
-        let result = await process.finish(timeout: 120)
+        let result = await process.finish(timeout: TestTime.hangInterval)
         #expect(!result.timedOut)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains(": Ctrl-C"), "\(result.stderr)")
@@ -167,12 +167,12 @@ struct CaptureCommandTests {
         let output = state.scratch.path("take.opus")
         let process = try state.start(["capture", "--device", ALSAFixture.device, "--student", "S1001", "--week", "12",
                                        "--max-seconds", "3600"], alsa: alsa, at: midSemester)
-        #expect(await process.waitForStderr(timeout: 60, until: containsMeterLine), "\(process.stderr)")
+        #expect(await process.waitForStderr(timeout: TestTime.hangInterval, until: containsMeterLine), "\(process.stderr)")
         process.send(SIGINT)
         // The second press must come after the first was taken (signals do not queue) and
         // within the 2 s the command waits for it.
-        #expect(await process.send(SIGINT, whenStderr: { $0.contains("press Ctrl-C again") }, timeout: 60), "\(process.stderr)")
-        let result = await process.finish(timeout: 120)
+        #expect(await process.send(SIGINT, whenStderr: { $0.contains("press Ctrl-C again") }, timeout: TestTime.hangInterval), "\(process.stderr)")
+        let result = await process.finish(timeout: TestTime.hangInterval)
         #expect(!result.timedOut)
         #expect(result.status == 1)
         #expect(result.stderr.contains("tilawa: capture_aborted: "), "\(result.stderr)")
@@ -191,13 +191,13 @@ struct CaptureCommandTests {
         let alsa = try ALSAFixture(in: state.scratch, samples: PCM.silence(seconds: 1))
         // Week 13 unlocks on 28 November: 77, although the device does not exist either.
         let locked = try await state.start(["capture", "--student", "S1001", "--week", "13", "--device", "no_such_pcm"],
-                                     alsa: alsa, at: midSemester).finish(timeout: 60)
+                                     alsa: alsa, at: midSemester).finish(timeout: TestTime.hangInterval)
         #expect(locked.status == 77 && locked.stderr.hasPrefix("tilawa: week_locked: "), "\(locked.stderr)")
         #expect(!containsMeterLine(locked.stderr))
-        let noStudent = try await state.capture(["--week", "12"], alsa: alsa, at: midSemester, timeout: 60)
+        let noStudent = try await state.capture(["--week", "12"], alsa: alsa, at: midSemester, timeout: TestTime.hangInterval)
         #expect(noStudent.status == 64)
         let badSilence = try await state.capture(["--student", "S1001", "--week", "12", "--stop-after-silence", "0"],
-                                           alsa: alsa, at: midSemester, timeout: 60)
+                                           alsa: alsa, at: midSemester, timeout: TestTime.hangInterval)
         #expect(badSilence.status == 64)
         #expect(try state.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission") } == 0)
     }

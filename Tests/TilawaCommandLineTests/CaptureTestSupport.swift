@@ -261,7 +261,7 @@ extension CommandLineStateFixture {
     }
 
     /// Runs `tilawa capture …` with the fixture to completion (at most `timeout` seconds).
-    func capture(_ arguments: [String], alsa: ALSAFixture, at time: String? = nil, timeout: Double = 120) async throws -> BoundedProcess.Result {
+    func capture(_ arguments: [String], alsa: ALSAFixture, at time: String? = nil, timeout: Double = TestTime.hangInterval) async throws -> BoundedProcess.Result {
         try await start(["capture", "--device", ALSAFixture.device] + arguments, alsa: alsa, at: time).finish(timeout: timeout)
     }
 

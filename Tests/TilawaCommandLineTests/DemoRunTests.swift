@@ -49,7 +49,7 @@ struct DemoRunTests {
         let start = try #require(printed.firstIndex { $0.hasPrefix("  curl -sS -X POST") }, "\(first.log)")
         let line = printed[start...(start + 2)].joined(separator: "\n")
         #expect(line.contains("/weeks/4/submissions"), "\(line)")
-        let pasted = try await runProcess("bash", ["-c", line], directory: packageRoot.path, timeout: 120)
+        let pasted = try await runProcess("bash", ["-c", line], directory: packageRoot.path, timeout: TestTime.hangInterval)
         let answer = (try? JSONSerialization.jsonObject(with: Data(pasted.stdout.utf8))) as? [String: Any]
         #expect(answer?["week"] as? Int == 4 && answer?["code"] == nil, "\(pasted.stdout)\(pasted.stderr)")
 

@@ -90,7 +90,7 @@ struct OIDCSignInTests {
     func provider(now: Date) async throws -> Provider {
         let python = packageRoot.appendingPathComponent(".venv-test/bin/python").path
         let script = packageRoot.appendingPathComponent("Tests/oidc/provider.py").path
-        let result = try await runProcess(python, [script, Self.issuer, Self.audience, "\(Int(now.timeIntervalSince1970))"], timeout: 120)
+        let result = try await runProcess(python, [script, Self.issuer, Self.audience, "\(Int(now.timeIntervalSince1970))"], timeout: TestTime.hangInterval)
         try #require(result.status == 0, "\(result.stderr) — run `make test-venv` first")
         return try JSONDecoder().decode(Provider.self, from: Data(result.stdout.utf8))
     }

@@ -46,7 +46,7 @@ private func validate(_ jsonl: String, requireEveryOperation: Bool) async throws
     let python = packageRoot.appendingPathComponent(".venv-test/bin/python").path
     let script = packageRoot.appendingPathComponent("Tests/contract/validate_responses.py").path
     let document = packageRoot.appendingPathComponent("openapi/openapi.yaml").path
-    return try await runProcess(python, [script, document, file] + (requireEveryOperation ? ["--require-every-operation"] : []), timeout: 120)
+    return try await runProcess(python, [script, document, file] + (requireEveryOperation ? ["--require-every-operation"] : []), timeout: TestTime.hangInterval)
 }
 
 /// Every route's real answers — successes and the documented errors — are checked against

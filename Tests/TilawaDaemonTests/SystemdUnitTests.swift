@@ -58,7 +58,7 @@ struct SystemdUnitTests {
         try #require(unit.contains("ExecStart=\(tilawaBinary) "))
         let path = scratch.path("tilawa.service")
         try unit.write(toFile: path, atomically: true, encoding: .utf8)
-        let result = try await runProcess(Self.systemdAnalyze, ["verify", path], timeout: 60)
+        let result = try await runProcess(Self.systemdAnalyze, ["verify", path], timeout: TestTime.hangInterval)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.split(separator: "\n").filter { $0.contains("tilawa.service") }.isEmpty, "\(result.stderr)")
     }

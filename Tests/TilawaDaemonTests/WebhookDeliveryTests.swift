@@ -320,7 +320,7 @@ struct StandardWebhooksTests {
             let python = packageRoot.appendingPathComponent(".venv-test/bin/python").path
             let script = packageRoot.appendingPathComponent("Tests/contract/verify_standard_webhooks.py").path
             let result = try await runProcess(
-                python, [script, file] + endpointSecrets.map(StandardWebhookSignature.verifierSecret), timeout: 120)
+                python, [script, file] + endpointSecrets.map(StandardWebhookSignature.verifierSecret), timeout: TestTime.hangInterval)
             #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
             #expect(result.stdout.split(separator: "\n").filter { $0.hasPrefix("OK ") }.count == calls.count)
         }

@@ -5,6 +5,8 @@
 public enum TestTime {
     public static let hangSeconds = 300
     public static let hangLimit: Duration = .seconds(hangSeconds)
+    /// `hangSeconds` as a `TimeInterval`: the bound given to a child process or a wait on one.
+    public static let hangInterval: TimeInterval = TimeInterval(hangSeconds)
 }
 
 /// Waits (bounded: `seconds`, `TestTime.hangSeconds` by default, polling every 50 ms) until

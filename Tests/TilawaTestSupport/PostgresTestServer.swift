@@ -20,12 +20,12 @@ public struct PostgresTestServer: Sendable {
         var failures: [String] = []
         for _ in 1...3 {
             let directory = try ScratchDirectory()
-            let started = try await runProcess("/bin/bash", [script, "start", directory.path("pg")], environment: serverOwner, timeout: 120)
+            let started = try await runProcess("/bin/bash", [script, "start", directory.path("pg")], environment: serverOwner, timeout: TestTime.hangInterval)
             if started.status == 0, let line = started.stdout.split(separator: "\n").first(where: { $0.hasPrefix("url=") }) {
                 return PostgresTestServer(directory: directory, url: String(line.dropFirst("url=".count)))
             }
             failures.append("exit \(started.status): \(started.stderr)")
-            _ = try? await runProcess("/bin/bash", [script, "stop", directory.path("pg")], timeout: 60)
+            _ = try? await runProcess("/bin/bash", [script, "stop", directory.path("pg")], timeout: TestTime.hangInterval)
             directory.remove()
         }
         throw S3TestServer.StartError.failed("scripts/pg-server.sh start failed three times — `make deps-postgres` installs PostgreSQL 15:\n"
@@ -33,7 +33,7 @@ public struct PostgresTestServer: Sendable {
     }
 
     public func stop() async {
-        _ = try? await runProcess("/bin/bash", [Self.script, "stop", directory.path("pg")], timeout: 60)
+        _ = try? await runProcess("/bin/bash", [Self.script, "stop", directory.path("pg")], timeout: TestTime.hangInterval)
         directory.remove()
     }
 }

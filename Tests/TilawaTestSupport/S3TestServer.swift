@@ -54,7 +54,7 @@ public struct S3TestServer: Sendable {
                 stopAtExit.withLock { $0 = server.directory.path("s3") }
                 atexit {
                     guard let folder = S3TestServer.stopAtExit.withLock({ $0 }) else { return }
-                    _ = try? runProcessBlocking("/bin/bash", [S3TestServer.script, "stop", folder], timeout: 60)
+                    _ = try? runProcessBlocking("/bin/bash", [S3TestServer.script, "stop", folder], timeout: TestTime.hangInterval)
                     try? FileManager.default.removeItem(atPath: (folder as NSString).deletingLastPathComponent)
                 }
                 return server
@@ -99,7 +99,7 @@ public struct S3TestServer: Sendable {
         var failures: [String] = []
         for _ in 1...3 {
             let directory = try ScratchDirectory()
-            let started = try await runProcess("/bin/bash", [script, "start", directory.path("s3")], environment: serverOwner, timeout: 120)
+            let started = try await runProcess("/bin/bash", [script, "start", directory.path("s3")], environment: serverOwner, timeout: TestTime.hangInterval)
             if started.status == 0 { return try server(started, in: directory) }
             var logs = ""
             for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path("s3/log"))) ?? [] {
@@ -107,7 +107,7 @@ public struct S3TestServer: Sendable {
                 logs += "\n\(name): " + text.split(separator: "\n").suffix(5).joined(separator: "\n")
             }
             failures.append("exit \(started.status): \(started.stderr)\(logs)")
-            _ = try? await runProcess("/bin/bash", [script, "stop", directory.path("s3")], timeout: 60)
+            _ = try? await runProcess("/bin/bash", [script, "stop", directory.path("s3")], timeout: TestTime.hangInterval)
             directory.remove()
         }
         throw StartError.failed("scripts/s3-server.sh start failed three times — `make deps-s3` installs the server:\n"
@@ -156,7 +156,7 @@ public struct S3TestServer: Sendable {
     /// (stopped at exit): for it this does nothing — a test once stopped it under the others.
     public func stop() async {
         guard !isShared else { return }
-        _ = try? await runProcess("/bin/bash", [Self.script, "stop", directory.path("s3")], timeout: 60)
+        _ = try? await runProcess("/bin/bash", [Self.script, "stop", directory.path("s3")], timeout: TestTime.hangInterval)
         directory.remove()
         await Self.gate.release()
     }

@@ -56,7 +56,7 @@ public enum SharedPostgres {
     /// Runs a command to its end (two minutes at most); its exit status and its output.
     private static func run(_ arguments: [String], environment: [String: String] = [:]) -> (status: Int32, output: String) {
         do {
-            let result = try runProcessBlocking(arguments[0], Array(arguments.dropFirst()), environment: environment, timeout: 120)
+            let result = try runProcessBlocking(arguments[0], Array(arguments.dropFirst()), environment: environment, timeout: TestTime.hangInterval)
             return (result.status, result.stdout + result.stderr)
         } catch {
             return (-1, "\(error)")
