@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make bench`: the whole performance suite on the release build, each part printing its own
 # detail, then one table of the results with the command behind each row. Prints numbers;
-# asserts nothing. BENCH_BURST sets the burst's size (1,000).
+# a part with a guard (bench-encode's bound on the CPU ratio) that fails is named at the end,
+# after the table, and makes the run exit 1. BENCH_BURST sets the burst's size (1,000).
 # Usage: scripts/bench.sh [path/to/tilawa]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,9 +11,10 @@ BENCH_ROWS=$(mktemp)
 export BENCH_ROWS
 trap 'rm -f "$BENCH_ROWS"' EXIT
 
+failed=()
 for part in encode analyze upload load burst; do
   echo "== bench-$part"
-  "scripts/bench-$part.sh" "$tilawa"
+  "scripts/bench-$part.sh" "$tilawa" || failed+=("bench-$part")
   echo
 done
 echo "== bench-status (and start to READY on the same database)"
@@ -31,3 +33,7 @@ awk -F '\t' '
       printf "| %-*s |   `%s` |\n", w, "", command[i]
     }
   }' "$BENCH_ROWS"
+if [ "${#failed[@]}" -gt 0 ]; then
+  echo "past its bound: ${failed[*]} (its own output above says which figure)"
+  exit 1
+fi

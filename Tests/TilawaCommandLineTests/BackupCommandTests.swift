@@ -95,6 +95,27 @@ struct BackupCommandTests {
         #expect(!FileManager.default.fileExists(atPath: state.scratch.path("restored-bad")), "nothing restored on a bad ledger")
         let missing = try await state.run(["restore", backup, "--state-dir", state.scratch.path("restored-none"), "--erasures", state.scratch.path("nowhere")])
         #expect(missing.status == 66, "\(missing.stderr)")
+
+        // S1001 comes back, re-admitted as a new student, and a second backup is made. The live
+        // ledger (and `erase --list`) still erases the old S1001 from the backup made before the
+        // erasure, and leaves the new one in the backup made after the re-admission.
+        let readmitted = try await state.run(["roster", "import", "--allow-erased", "S1001", CommandLineStateFixture.sample("students.csv")],
+                                             at: Self.now)
+        try #require(readmitted.status == 0 && readmitted.stdout.contains("kept apart as S1001-erased-1"), "\(readmitted.stdout)\(readmitted.stderr)")
+        let listed = try await state.run(["erase", "--list"])
+        #expect(listed.stdout.split(separator: "\n").map(String.init) == ["S1001", "S1001-erased-1"], "\(listed.stdout)")
+        try ("# tilawa erase --list\n" + listed.stdout).write(toFile: ledger, atomically: true, encoding: .utf8)
+        let after = state.scratch.path("backup-after-readmission")
+        try #require(try await state.run(["backup", "create", after], at: Self.now).status == 0)
+        for source in [state.stateDirectory, ledger] {
+            let old = state.scratch.path("restored-old-\(source == ledger ? "file" : "state")")
+            #expect(try await state.run(["restore", backup, "--state-dir", old, "--erasures", source]).status == 0)
+            #expect(try name(in: old) == "", "the backup from before the erasure: the old S1001 is erased again")
+            let new = state.scratch.path("restored-new-\(source == ledger ? "file" : "state")")
+            let restored = try await state.run(["restore", after, "--state-dir", new, "--erasures", source])
+            #expect(restored.status == 0 && !restored.stdout.contains("erased again"), "\(restored.stdout)\(restored.stderr)")
+            #expect(try name(in: new) == "Aisha Rahman", "the backup from after the re-admission keeps the re-admitted student")
+        }
     }
 
     @Test("restore names exactly the secret files the configuration reads, none that do not exist")

@@ -160,22 +160,22 @@ struct ErasureSeamTests {
         let later = at.addingTimeInterval(60)
         let summary = try store.database.importRoster(program: nil, students: rows, studentsSource: "students.csv", allowErased: ["S1001"], now: later)
         #expect(summary.skippedErased.isEmpty)
-        #expect(summary.readmitted == [.init(id: "S1001", line: 2, erasedId: "S1001", formerRecords: "S1001~erased-1")])
+        #expect(summary.readmitted == [.init(id: "S1001", line: 2, erasedId: "S1001", formerRecords: "S1001-erased-1")])
         let student = try #require(try store.database.student(id: "S1001"))
         #expect(student.name == "Back again" && student.subject == "sub-1001" && student.erasedAt == nil)
-        #expect(try store.database.student(id: "S1001~erased-1")?.erasedAt != nil)
+        #expect(try store.database.student(id: "S1001-erased-1")?.erasedAt != nil)
         // The old recordings are the kept-apart erased student's; the new one starts with none.
-        #expect(try store.database.submission(id: awaiting)?.studentId == "S1001~erased-1")
-        #expect(try store.database.submission(id: encoding)?.studentId == "S1001~erased-1")
-        #expect(try store.database.engine.read { db in
+        #expect(try await store.database.submission(id: awaiting)?.studentId == "S1001-erased-1")
+        #expect(try await store.database.submission(id: encoding)?.studentId == "S1001-erased-1")
+        #expect(try await store.database.engine.read { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission WHERE studentId = 'S1001'")
         } == 0)
         #expect(try await store.database.isErased(studentId: "S1001") == false)
         #expect(try store.database.admitSubmission(store.request("S1001", .week(3), at: later), policy: policy).submission != nil,
                 "the re-admitted student records")
         // The ledger still names both: a restore of a backup from before the erasure erases the old student again.
-        #expect(Set(try store.database.erasures().keys) == ["S1001", "S1001~erased-1"])
-        let audit = try store.database.engine.read { db in
+        #expect(Set(try store.database.erasures().keys) == ["S1001", "S1001-erased-1"])
+        let audit = try await store.database.engine.read { db in
             try String.fetchAll(db, sql: "SELECT action FROM audit WHERE studentId = 'S1001' ORDER BY id")
         }
         #expect(audit.suffix(2) == ["student_erased", "student_readmitted"])
@@ -186,7 +186,7 @@ struct ErasureSeamTests {
         try erase(store, at: later.addingTimeInterval(60))
         let third = try store.database.importRoster(program: nil, students: rows, studentsSource: "students.csv", allowErased: ["S1001"],
                                                     now: later.addingTimeInterval(120))
-        #expect(third.readmitted.map(\.formerRecords) == ["S1001~erased-2"])
+        #expect(third.readmitted.map(\.formerRecords) == ["S1001-erased-2"])
     }
 
     @Test("--allow-erased re-admits an erased student's subject under a new id; the erased records stay erased", arguments: TestEngine.all)
@@ -205,7 +205,7 @@ struct ErasureSeamTests {
         #expect(summary.readmitted == [.init(id: "S1004", line: 2, erasedId: "S1001", formerRecords: nil)])
         #expect(try store.database.student(id: "S1004")?.subject == "sub-1001")
         #expect(try await store.database.isErased(studentId: "S1001"))
-        #expect(try store.database.submission(id: awaiting)?.studentId == "S1001")
+        #expect(try await store.database.submission(id: awaiting)?.studentId == "S1001")
         #expect(try store.database.admitSubmission(store.request("S1001", .week(3), at: at.addingTimeInterval(60)), policy: policy).refusal?.code
                 == "unknown_student")
     }

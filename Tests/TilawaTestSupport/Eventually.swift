@@ -6,7 +6,7 @@ public enum TestTime {
     public static let hangSeconds = 300
     public static let hangLimit: Duration = .seconds(hangSeconds)
     /// `hangSeconds` as a `TimeInterval`: the bound given to a child process or a wait on one.
-    public static let hangInterval: TimeInterval = TimeInterval(hangSeconds)
+    public static let hangInterval = Double(hangSeconds)
 }
 
 /// Waits (bounded: `seconds`, `TestTime.hangSeconds` by default, polling every 50 ms) until

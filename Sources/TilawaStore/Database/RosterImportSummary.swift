@@ -30,7 +30,7 @@ public struct RosterImportSummary: Sendable, Equatable {
         public var line: Int
         /// The erased id the row named (its own, or the one whose subject it carries).
         public var erasedId: String
-        /// Where the old student's remaining records went (`ID~erased-N`), when the id was reused.
+        /// Where the old student's remaining records went (`ID-erased-N`), when the id was reused.
         public var formerRecords: String?
     }
 
