@@ -15,6 +15,9 @@ Flows, each asserted (exit 1 with one line per failure):
   makes it 0.75× with the pitch kept; `A` at 0:05, `B` at 0:10 and `L` loop it (played, it
   comes back from B to A), `L` again ends the loop; "loop this ayah" is offered
   exactly when the submission's ayahs carry times; Back returns to the queue and stops the audio;
+- `J`/`K` and Previous/Next step through the queue in its order, the player taking the focus;
+  the shortcuts follow the keys' places in an Arabic layout (`J` types "ت", `M` "ة"); Escape
+  leaves the mark's note for the player; Space on a clicked button plays, never presses it again;
 - a used link is refused; sign-out ends the session (the desk shows it is signed out);
 - another coach's session does not list the first coach's student.
 Screenshots of each screen at 1280x800 and 390x844 go to SCREENSHOT_DIR.
@@ -223,6 +226,60 @@ def review_flow(driver, base, shots, oldest):
          "the focus back on the reviewed row")
 
 
+def press(driver, key, code):
+    """A key as another keyboard layout types it: `key` the character, `code` the key's place."""
+    driver.execute_script("""(document.activeElement || document.body).dispatchEvent(
+        new KeyboardEvent('keydown', {key: arguments[0], code: arguments[1], bubbles: true, cancelable: true}))""", key, code)
+
+
+def step_flow(driver, base, shots):
+    """J/K and the Previous/Next buttons step through the queue in its order, in any keyboard
+    layout; the player takes the focus; Escape leaves a text field for it; Space on a button
+    plays and never presses that button again."""
+    driver.get(base + "/desk/")
+    wait(driver, EC.visibility_of_element_located((By.CSS_SELECTOR, "#queue-list li")), "the queue before stepping")
+    order = driver.execute_script("return [...document.querySelectorAll('#queue-list li')].map((li) => li.dataset.submission)")
+    if len(order) < 2:
+        failures.append(f"the queue lists {len(order)} recordings: stepping needs two")
+        return
+    driver.get(base + "/desk/#/review/" + order[0])
+    wait(driver, EC.visibility_of_element_located((By.ID, "review-body")), "the first recording's review")
+    previous, following = driver.find_element(By.ID, "prev-recording"), driver.find_element(By.ID, "next-recording")
+    check(not previous.is_enabled() and following.is_enabled(), "the first recording offers a previous one, or no next")
+    check(driver.find_element(By.ID, "queue-position").text == f"1 of {len(order)} waiting", "the review does not say where it is in the queue")
+    screenshots(driver, shots, "review-steps")
+    keys(driver, "j")
+    wait(driver, EC.url_to_be(base + "/desk/#/review/" + order[1]), "`J` to open the queue's next recording")
+    wait(driver, lambda d: d.switch_to.active_element.get_attribute("id") == "play", "the player to take the focus after `J`")
+    check(previous.is_enabled(), "the second recording offers no previous one")
+    keys(driver, "k")
+    wait(driver, EC.url_to_be(base + "/desk/#/review/" + order[0]), "`K` to open the previous recording")
+    following.click()
+    wait(driver, EC.url_to_be(base + "/desk/#/review/" + order[1]), "Next to open the next recording")
+    previous.click()
+    wait(driver, EC.url_to_be(base + "/desk/#/review/" + order[0]), "Previous to open the previous recording")
+    # An Arabic layout: J's key types "ت", M's "ة"; the shortcuts follow the keys' places.
+    wait(driver, lambda d: d.switch_to.active_element.get_attribute("id") == "play", "the player to take the focus after Previous")
+    press(driver, "ت", "KeyJ")
+    wait(driver, EC.url_to_be(base + "/desk/#/review/" + order[1]), "`J` in an Arabic layout (\"ت\", KeyJ)")
+    wait(driver, lambda d: d.switch_to.active_element.get_attribute("id") == "play", "the player to take the focus")
+    press(driver, "ة", "KeyM")
+    wait(driver, lambda d: d.switch_to.active_element.get_attribute("id") == "mark-text", "`M` in an Arabic layout (\"ة\", KeyM) to mark")
+    keys(driver, Keys.ESCAPE)
+    wait(driver, lambda d: d.switch_to.active_element.get_attribute("id") == "play", "Escape to leave the note for the player")
+    # Space after a click on +5 s plays from there: it does not press +5 s again (no second seek).
+    wait(driver, lambda d: audio(d, "audio.duration > 6"), "the recording's length")
+    driver.find_element(By.ID, "forward-5").click()
+    wait(driver, lambda d: audio(d, "audio.currentTime") >= 5, "+5 s to seek")
+    audio(driver, "(audio.dataset.seeks = 0, audio.addEventListener('seeking', () => { audio.dataset.seeks = Number(audio.dataset.seeks) + 1 }), true)")
+    check(driver.switch_to.active_element.get_attribute("id") == "forward-5", "the clicked button does not keep the focus")
+    keys(driver, Keys.SPACE)
+    wait(driver, lambda d: audio(d, "!audio.paused"), "Space on a button to play")
+    keys(driver, Keys.SPACE)
+    wait(driver, lambda d: audio(d, "audio.paused"), "Space again to pause")
+    check(audio(driver, "Number(audio.dataset.seeks)") == 0, "Space pressed the +5 s button again")
+
+
 def main(argv):
     base, link, other_link, shots, oldest = argv[1], argv[2], argv[3], argv[4], argv[5]
     os.makedirs(shots, exist_ok=True)
@@ -246,6 +303,7 @@ def main(argv):
         check(driver.execute_script("return document.cookie").find("tilawa_desk") < 0, "the session cookie is readable by script")
         screenshots(driver, shots, "queue")
         review_flow(driver, base, shots, oldest)
+        step_flow(driver, base, shots)
 
         # The link is spent: opening it again and pressing the button is refused.
         driver.get(link)

@@ -15,6 +15,8 @@ Flows, each asserted, with the keyboard alone (Tab, Enter, typing; no clicks):
   take to listen to; beside the send button the student, the week and the recording; notes;
   Send, the answer lost on the way back: the desk says to send again; again: one reply, shown
   under this recording with its notes; the submission has exactly it;
+- leaving the review with the take unsent asks first; staying keeps the take;
+- "Send and next" on the last recording waiting stores the reply and says none follows;
 - a change without the CSRF token is 403 `csrf_token_missing`;
 - another coach's session: the recording is 404 (the desk says it is not found), a reply
   to it 404 even with that session's own CSRF token.
@@ -128,6 +130,16 @@ def main(argv):
         check(driver.find_element(By.ID, "reply-preview").get_attribute("src").startswith("blob:"), "the take is not offered to listen to")
         check(record.text == "Record again", "after a take the record button does not offer to record again")
         check(driver.switch_to.active_element.get_attribute("id") == "reply-preview", "after a take the focus is not on listening to it")
+        # Leaving with the take unsent asks first; staying keeps the take and the review.
+        driver.execute_script("setTimeout(() => document.getElementById('back').click(), 0)")
+        if wait(driver, EC.alert_is_present(), "the question before leaving an unsent reply"):
+            question = driver.switch_to.alert
+            check("not been sent" in question.text, f"the question before leaving: {question.text!r}")
+            question.dismiss()
+        wait(driver, lambda d: d.current_url.endswith("#/review/" + submission), "the review's address after choosing to stay")
+        check(driver.find_element(By.ID, "reply-preview").is_displayed(), "the take is gone after choosing to stay")
+        check(driver.find_element(By.ID, "review").is_displayed(), "the review is gone after choosing to stay")
+        driver.execute_script("document.getElementById('reply-preview').focus()")
         if tab_to(driver, lambda active: active.get_attribute("id") == "reply-notes", "the reply's notes"):
             keys(driver, "Good recitation; mind the madd in 1:2.")
         # The first send's answer is lost on the way back (the server stores the reply; the page
@@ -165,6 +177,23 @@ def main(argv):
         driver.execute_script("window.scrollTo(0, 0)")
         screenshots(driver, shots, "review-replied")
         screenshots(driver, shots, "marks-and-reply", show="marks")
+
+        # "Send and next" on S1003's recording, the last one waiting: the reply is stored and the
+        # page says no recording follows (J's own test steps between recordings: desk_flow.py).
+        if created[0] == 201:
+            driver.get(base + "/desk/#/review/" + created[1])
+            record = wait(driver, EC.element_to_be_clickable((By.ID, "reply-record")), "the second review's record button")
+            if record:
+                record.click()
+                wait(driver, lambda d: clock_seconds(d.find_element(By.ID, "reply-clock").text) >= 2, "two seconds of a second take")
+                record.click()
+                wait(driver, EC.visibility_of_element_located((By.ID, "reply-preview")), "the second take to listen to")
+                driver.find_element(By.ID, "reply-send-next").click()
+                wait(driver, EC.visibility_of_element_located((By.ID, "reply-sent")), "the second reply stored by Send and next", seconds=60)
+                wait(driver, lambda d: "last recording waiting" in d.find_element(By.ID, "player-status").text,
+                     "Send and next on the last recording to say none follows")
+                wait(driver, lambda d: len((fetch(d, "GET", "/v1/submissions/" + created[1])[1] or {}).get("feedback") or []) == 1,
+                     "the reply Send and next stored, on its submission once encoded", seconds=120)
 
         # A change without the CSRF token: 403, nothing stored.
         bare = fetch(driver, "POST", f"/v1/submissions/{other_submission}/feedback", {"Content-Type": "audio/ogg"}, "OggS")

@@ -1,11 +1,12 @@
 // The desk's entry point: who is signed in, the route (the queue, or `#/review/<id>`), and
 // sign-out. State lives here, in one object; the other modules are functions of it.
 import { Api, ApiError } from "./api.js";
-import { renderQueue, renderQuestions } from "./queue.js";
+import { shortcutKey, typingIn } from "./dom.js";
+import { renderQueue, renderQuestions, reviewHash, sortQueue } from "./queue.js";
 import { closeReview, newReview, openReview } from "./review.js";
 
 const api = new Api();
-const state = { session: null, queue: null, timer: null, review: null, lastReviewed: null };
+const state = { session: null, queue: null, timer: null, review: null, lastReviewed: null, focusPlayer: false };
 const $ = (id) => document.getElementById(id);
 
 async function refreshQueue() {
@@ -46,9 +47,53 @@ function parseRoute(hash) {
   return match ? { view: "review", id: decodeURIComponent(match[1]) } : { view: "queue" };
 }
 
+/** Whether leaving `review` would lose a reply recorded and not sent (or still recording). */
+function unsent(review) {
+  const reply = review?.reply;
+  return Boolean(reply && !reply.sent && (reply.take || reply.recorder?.recording || reply.sending));
+}
+
+/**
+ * The recordings before and after `id` in the queue's order (what the queue shows); a review
+ * opened from outside the queue (a question) has the queue's first as its next.
+ */
+function neighbours(id) {
+  const ids = sortQueue(state.queue?.items ?? []).map((item) => item.submission.id);
+  const index = ids.indexOf(id);
+  if (index < 0) return { previous: null, next: ids[0] ?? null, position: null, count: ids.length };
+  return { previous: ids[index - 1] ?? null, next: ids[index + 1] ?? null, position: index + 1, count: ids.length };
+}
+
+function showNeighbours(id) {
+  const { previous, next, position, count } = neighbours(id);
+  $("prev-recording").disabled = !previous;
+  $("next-recording").disabled = !next;
+  $("queue-position").textContent = position ? `${position} of ${count} waiting` : "";
+}
+
+/** Opens the next (`1`) or previous (`-1`) recording of the queue; the player takes the focus. */
+function step(direction) {
+  if (!state.review) return;
+  const { previous, next } = neighbours(state.review.id);
+  const target = direction > 0 ? next : previous;
+  if (!target) {
+    $("player-status").textContent = direction > 0 ? "This is the last recording waiting." : "This is the first recording waiting.";
+    return;
+  }
+  state.focusPlayer = true;
+  location.hash = reviewHash(target);
+}
+
 async function route() {
   if (!state.session) return;
   const target = parseRoute(location.hash);
+  if (state.review && state.review.id !== target.id && unsent(state.review)
+      && !confirm("Your recorded reply has not been sent. Leave this recording and lose it?")) {
+    state.focusPlayer = false;
+    // Back where the take is: the address again, which this route then leaves as it is.
+    location.hash = reviewHash(state.review.id);
+    return;
+  }
   if (target.view === "review") {
     if (state.review?.id === target.id) return;
     clearInterval(state.timer);
@@ -62,9 +107,14 @@ async function route() {
     const question = (state.queue?.questions ?? []).find((entry) => entry.comment?.submission_id === target.id);
     const studentName = item?.submission.student_name ?? question?.student_name;
     const opening = openReview(api, state.review, { studentName, session: state.session, queueItem: item });
-    // The heading (named at once from the queue) takes the focus: the review's keys work from there.
+    showNeighbours(target.id);
+    // The heading (named at once from the queue) takes the focus: the review's keys work from
+    // there. Stepping from one review to the next, the player does, once it is shown.
     $("review-title").focus();
+    const focusPlayer = state.focusPlayer;
+    state.focusPlayer = false;
     await opening;
+    if (focusPlayer && state.review?.id === target.id && !$("review-body").hidden) $("play").focus();
     return;
   }
   closeReview(state.review);
@@ -102,5 +152,17 @@ $("signout").addEventListener("click", async () => {
   showSignedOut();
 });
 window.addEventListener("hashchange", route);
+$("next-recording").addEventListener("click", () => step(1));
+$("prev-recording").addEventListener("click", () => step(-1));
+// "Send and next" (reply.js): the reply is stored, on to the next recording.
+document.addEventListener("desk:next", () => step(1));
+// `J` next, `K` previous, in any keyboard layout, while a review is open and no text field has the keys.
+document.addEventListener("keydown", (event) => {
+  if (!state.review || event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || typingIn(event.target)) return;
+  const pressed = shortcutKey(event);
+  if (pressed !== "j" && pressed !== "k") return;
+  event.preventDefault();
+  step(pressed === "j" ? 1 : -1);
+});
 
 start();

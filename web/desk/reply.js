@@ -50,6 +50,10 @@ export function openReply(api, review, { session, studentName, refresh, signal }
 
   on($("reply-record"), "click", () => toggleRecording(review, signal));
   on($("reply-send"), "click", () => send(api, review, refresh, signal));
+  // Send, and once the reply is stored, on to the queue's next recording (desk.js).
+  on($("reply-send-next"), "click", async () => {
+    if (await send(api, review, refresh, signal) && !signal.aborted) document.dispatchEvent(new CustomEvent("desk:next"));
+  });
   on($("answer-form"), "submit", (event) => { event.preventDefault(); answer(api, review, refresh); });
   reply.answer.clip = new ClipRecorder({
     button: $("answer-record"), node: $("answer-take"), name: "voice answer", idle: "Answer by voice",
@@ -136,6 +140,7 @@ function chosenResult() {
   return document.querySelector("#reply-result input:checked")?.value ?? null;
 }
 
+/** Sends the take (with its notes); true once the reply is stored. */
 async function send(api, review, refresh, signal) {
   const reply = review.reply;
   const submission = review.submission;
@@ -159,8 +164,7 @@ async function send(api, review, refresh, signal) {
   const progress = $("reply-progress");
   // Not `disabled`: a disabled button drops the keyboard's focus. `reply.sending` refuses a second press.
   reply.sending = true;
-  $("reply-send").setAttribute("aria-disabled", "true");
-  $("reply-record").setAttribute("aria-disabled", "true");
+  for (const id of ["reply-send", "reply-send-next", "reply-record"]) $(id).setAttribute("aria-disabled", "true");
   progress.hidden = false;
   progress.value = 0;
   replyStatus("Sending…");
@@ -184,6 +188,7 @@ async function send(api, review, refresh, signal) {
     await refresh();
     $("reply-sent-meta").focus();
     awaitReady(review, refresh, signal);
+    return true;
   } catch (error) {
     if (signal.aborted) return;
     const retry = error instanceof ApiError && (error.status === 0 || error.status >= 500 || error.code === "idempotency_key_in_use");
@@ -191,8 +196,7 @@ async function send(api, review, refresh, signal) {
   } finally {
     reply.sending = false;
     progress.hidden = true;
-    $("reply-send").removeAttribute("aria-disabled");
-    $("reply-record").removeAttribute("aria-disabled");
+    for (const id of ["reply-send", "reply-send-next", "reply-record"]) $(id).removeAttribute("aria-disabled");
   }
 }
 

@@ -5,10 +5,13 @@
 // Keys (anywhere in the review, except in a text field or list box): Space play/pause, ←/→
 // 5 s, `[` `]` slower/faster (0.5–1.5×, pitch kept), `A` `B` set the loop's ends, `L` loop
 // on/off (A–B, else the whole recording), `+` `-` zoom; Shift+←/→ previous/next ayah once the
-// recording's ayahs carry times (see ayahs.js: until then those are off and the page says so).
+// recording's ayahs carry times (see ayahs.js: until then those are off and the page says so);
+// `M` marks here; `J` `K` next/previous recording of the queue (desk.js); Escape leaves a text
+// field for the player. Letters work in any keyboard layout (dom.js: shortcutKey).
 import { ApiError } from "./api.js";
 import { arabicNumber, ayahAt, ayahName, ayahStep, splitBasmala, timed } from "./ayahs.js";
 import { closeMarks, markHere, newMarks, openMarks, renderMarks } from "./marks.js";
+import { shortcutKey, typingIn } from "./dom.js";
 import { clock, Player, SKIP_SECONDS, SPEEDS } from "./player.js";
 import { KIND_LABEL } from "./queue.js";
 import { closeReply, newReply, openReply, renderStored } from "./reply.js";
@@ -278,22 +281,34 @@ function zoom(review, direction) {
   status(`The zoom view shows ${seconds} s`);
 }
 
-/** The review's keys; a key some control handles itself (Space on a button, arrows in the speed list) is left to it. */
+/**
+ * The review's keys, in any keyboard layout (`shortcutKey`). In a text field they are the
+ * field's, except Escape, which leaves it for the player. Space plays or pauses wherever else
+ * the focus is — on a button too: it never presses again the last button clicked (Enter
+ * does); a link or a disclosure keeps its own Space.
+ */
 function key(review, event) {
   if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
   const target = event.target;
-  if (target.closest?.("input, textarea, select, [contenteditable=true]")) return;
-  const onButton = target.closest?.("button, a[href], summary");
+  if (typingIn(target)) {
+    if (event.key === "Escape") {
+      event.preventDefault();
+      $("play").focus();
+    }
+    return;
+  }
+  const onLink = target.closest?.("a[href], summary");
   const ayahs = review.submission?.ayahs ?? [];
+  const pressed = shortcutKey(event);
   let handled = true;
-  switch (event.key) {
+  switch (pressed) {
     case " ":
-      if (onButton) return;
+      if (onLink) return;
       togglePlay(review);
       break;
     case "ArrowLeft":
     case "ArrowRight": {
-      const direction = event.key === "ArrowRight" ? 1 : -1;
+      const direction = pressed === "ArrowRight" ? 1 : -1;
       if (!event.shiftKey) {
         review.player.skip(direction * SKIP_SECONDS);
       } else if (timed(ayahs)) {
@@ -306,10 +321,10 @@ function key(review, event) {
     }
     case "[": review.player.stepRate(-1); break;
     case "]": review.player.stepRate(1); break;
-    case "l": case "L": toggleLoop(review); break;
-    case "a": case "A": setLoopEnd(review, "a"); break;
-    case "b": case "B": setLoopEnd(review, "b"); break;
-    case "m": case "M": markHere(review, review.player.currentTime); break;
+    case "l": toggleLoop(review); break;
+    case "a": setLoopEnd(review, "a"); break;
+    case "b": setLoopEnd(review, "b"); break;
+    case "m": markHere(review, review.player.currentTime); break;
     case "+": case "=": zoom(review, -1); break;
     case "-": zoom(review, 1); break;
     default: handled = false;
