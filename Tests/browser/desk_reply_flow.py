@@ -185,11 +185,15 @@ def main(argv):
             record = wait(driver, EC.element_to_be_clickable((By.ID, "reply-record")), "the second review's record button")
             if record:
                 record.click()
+                wait(driver, lambda d: record.text == "Stop recording", "the second take's recording to start")
                 wait(driver, lambda d: clock_seconds(d.find_element(By.ID, "reply-clock").text) >= 2, "two seconds of a second take")
                 record.click()
                 wait(driver, EC.visibility_of_element_located((By.ID, "reply-preview")), "the second take to listen to")
                 driver.find_element(By.ID, "reply-send-next").click()
-                wait(driver, EC.visibility_of_element_located((By.ID, "reply-sent")), "the second reply stored by Send and next", seconds=60)
+                if not wait(driver, EC.visibility_of_element_located((By.ID, "reply-sent")), "the second reply stored by Send and next", seconds=60):
+                    failures.append("the page said: " + driver.execute_script(
+                        "return ['reply-status', 'player-status', 'review-error'].map((id) => document.getElementById(id).textContent).join(' | ')"))
+                    screenshots(driver, shots, "send-and-next-failed")
                 wait(driver, lambda d: "last recording waiting" in d.find_element(By.ID, "player-status").text,
                      "Send and next on the last recording to say none follows")
                 wait(driver, lambda d: len((fetch(d, "GET", "/v1/submissions/" + created[1])[1] or {}).get("feedback") or []) == 1,
