@@ -111,6 +111,15 @@ struct ErasureSeamTests {
         #expect(try counts() == before)
     }
 
+    /// A students.csv of one row placing `id` in L1 with C01 for fall-2026.
+    private func row(id: String, name: String, subject: String) throws -> [StudentRow] {
+        try StudentsCSV.parse("""
+            student_id,name,level,coach_id,semester_id,subject
+            \(id),\(name),L1,C01,fall-2026,\(subject)
+
+            """, source: "students.csv")
+    }
+
     /// Erases S1001, who signed in as `sub-1001`.
     private func eraseWithSubject(_ store: TestStore, at: Date) throws {
         try store.database.engine.write { db in try db.execute(sql: "UPDATE student SET subject = 'sub-1001' WHERE id = 'S1001'") }
@@ -152,11 +161,7 @@ struct ErasureSeamTests {
         defer { store.remove() }
         let at = TestStore.newYork(2026, 9, 27)
         try eraseWithSubject(store, at: at)
-        let rows = try StudentsCSV.parse("""
-            student_id,name,level,coach_id,semester_id,subject
-            S1001,Back again,L1,C01,fall-2026,sub-1001
-
-            """, source: "students.csv")
+        let rows = try row(id: "S1001", name: "Back again", subject: "sub-1001")
         let later = at.addingTimeInterval(60)
         let summary = try store.database.importRoster(program: nil, students: rows, studentsSource: "students.csv", allowErased: ["S1001"], now: later)
         #expect(summary.skippedErased.isEmpty)
@@ -195,11 +200,7 @@ struct ErasureSeamTests {
         defer { store.remove() }
         let at = TestStore.newYork(2026, 9, 27)
         try eraseWithSubject(store, at: at)
-        let rows = try StudentsCSV.parse("""
-            student_id,name,level,coach_id,semester_id,subject
-            S1004,A returning student,L1,C01,fall-2026,sub-1001
-
-            """, source: "students.csv")
+        let rows = try row(id: "S1004", name: "A returning student", subject: "sub-1001")
         let summary = try store.database.importRoster(program: nil, students: rows, studentsSource: "students.csv", allowErased: ["S1001"],
                                                       now: at.addingTimeInterval(60))
         #expect(summary.readmitted == [.init(id: "S1004", line: 2, erasedId: "S1001", formerRecords: nil)])
