@@ -300,6 +300,10 @@ def main(argv):
         check(len(rows) >= 1, "the queue lists no recording")
         check(any("Aisha" in row.text for row in rows), "the queue does not name the student (Aisha Rahman)")
         check("Signed in as" in driver.find_element(By.ID, "who").text, "the desk does not say who is signed in")
+        check(all(link.get_attribute("dir") == "auto" for link in driver.find_elements(By.CSS_SELECTOR, "#queue-list a.student")),
+              "a student's name in the queue is not dir=auto")
+        first = rows[0].text if rows else ""
+        check("due " in first and "arrived " in first, f"the queue row does not say when it arrived and when it is due: {first!r}")
         check(driver.execute_script("return document.cookie").find("tilawa_desk") < 0, "the session cookie is readable by script")
         screenshots(driver, shots, "queue")
         review_flow(driver, base, shots, oldest)

@@ -1,7 +1,7 @@
 // The desk's entry point: who is signed in, the route (the queue, or `#/review/<id>`), and
 // sign-out. State lives here, in one object; the other modules are functions of it.
 import { Api, ApiError } from "./api.js";
-import { shortcutKey, typingIn } from "./dom.js";
+import { shortcutKey, typed, typingIn } from "./dom.js";
 import { renderQueue, renderQuestions, reviewHash, sortQueue } from "./queue.js";
 import { closeReview, newReview, openReview } from "./review.js";
 
@@ -140,7 +140,7 @@ async function start() {
     return;
   }
   if (!state.session) return showSignedOut();
-  $("who").textContent = `Signed in as ${state.session.coach_name ?? state.session.coach_id}`;
+  $("who").replaceChildren("Signed in as ", typed(state.session.coach_name ?? state.session.coach_id, "", "bdi"));
   $("signout").hidden = false;
   // Under a review's address the queue comes first: the review names the student from it.
   if (parseRoute(location.hash).view === "review") await refreshQueue();

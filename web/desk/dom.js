@@ -9,6 +9,17 @@ export function element(tag, className, text) {
   return node;
 }
 
+/**
+ * A span (or `tag`) for text a person typed — a name, a note, a question, an answer: its
+ * direction comes from its own first strong letter (`dir="auto"`), so Arabic with Latin
+ * punctuation reads right to left inside an English page, and English stays left to right.
+ */
+export function typed(text, className = "", tag = "span") {
+  const node = element(tag, className, text);
+  node.dir = "auto";
+  return node;
+}
+
 /** Keys named by their place on the keyboard, for `shortcutKey`. */
 const CODE_KEYS = { BracketLeft: "[", BracketRight: "]", Equal: "=", Minus: "-", Space: " " };
 

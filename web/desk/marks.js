@@ -4,7 +4,7 @@
 // them with the reply. The ayah list also shows what was marked on each ayah in the student's
 // earlier recordings, by any coach.
 import { ApiError } from "./api.js";
-import { element } from "./dom.js";
+import { element, typed } from "./dom.js";
 import { ayahAt, ayahName, timed } from "./ayahs.js";
 import { clock } from "./player.js";
 import { ClipRecorder } from "./recorder.js";
@@ -144,7 +144,7 @@ export function renderMarks(api, review, { seek, refresh }) {
     const what = element("span", "what", MARK_KINDS[note.kind] ?? note.kind);
     if (note.surah) what.append(element("span", "tag", ayahName(note)));
     row.append(go, what);
-    if (note.text) row.append(element("span", "text", note.text));
+    if (note.text) row.append(typed(note.text, "text"));
     if (note.audio?.links?.audio) {
       const audio = element("audio");
       audio.controls = true;
@@ -193,9 +193,12 @@ async function loadHistory(api, review, signal) {
   showHistory(review);
 }
 
-function describe(note) {
+/** An earlier mark as a list item: when and what (the page's words), then the coach's note in its own direction. */
+function describe(note, className = "") {
   const when = dateFormat().format(new Date(note.created_at));
-  return `${when} — ${MARK_KINDS[note.kind] ?? note.kind}${note.text ? `: ${note.text}` : ""}`;
+  const item = element("li", className, `${when} — ${MARK_KINDS[note.kind] ?? note.kind}${note.text ? ": " : ""}`);
+  if (note.text) item.append(typed(note.text));
+  return item;
 }
 
 function showHistoryOnAyahs(review) {
@@ -207,7 +210,7 @@ function showHistoryOnAyahs(review) {
     const note = element("details", "before");
     note.append(element("summary", "", `Marked before ${earlier.length === 1 ? "once" : `${earlier.length} times`}`));
     const list = element("ul");
-    list.append(...earlier.slice(0, 5).map((mark) => element("li", "", describe(mark))));
+    list.append(...earlier.slice(0, 5).map((mark) => describe(mark)));
     note.append(list);
     item.append(note);
   }
@@ -218,5 +221,5 @@ function showHistory(review) {
   const earlier = chosen ? review.marks.history.get(ayahKey(chosen.surah, chosen.ayah)) ?? [] : [];
   $("mark-history").hidden = earlier.length === 0;
   $("mark-history-title").textContent = chosen ? `Marked before on ${ayahName(chosen)}` : "Marked before";
-  $("mark-history-list").replaceChildren(...earlier.slice(0, 10).map((mark) => element("li", "mark", describe(mark))));
+  $("mark-history-list").replaceChildren(...earlier.slice(0, 10).map((mark) => describe(mark, "mark")));
 }

@@ -3,7 +3,7 @@
 // Each row's student name is a link to the recording's review (`#/review/<id>`); the link
 // covers the whole row (CSS), so a click anywhere on it or Enter on the link opens it.
 
-import { element } from "./dom.js";
+import { element, typed } from "./dom.js";
 
 export const KIND_LABEL = { week: "Week", eoc: "End-of-course", assessment: "Placement assessment" };
 
@@ -34,7 +34,7 @@ export function renderQueue(list, items, now = Date.now()) {
     const submission = item.submission;
     const row = element("li", item.overdue ? "overdue" : "");
     row.dataset.submission = submission.id;
-    const student = element("a", "student open", submission.student_name ?? submission.student_id);
+    const student = typed(submission.student_name ?? submission.student_id, "student open", "a");
     student.href = reviewHash(submission.id);
     student.setAttribute("elementtiming", "queue-row"); // when the first row is painted (`make bench-desk`)
     const kind = KIND_LABEL[submission.kind] ?? submission.kind;
@@ -44,11 +44,15 @@ export function renderQueue(list, items, now = Date.now()) {
     const due = element("span", "due" + (item.overdue ? " overdue" : ""));
     due.append(element("span", "", timeLeft(item.due_at, now)));
     due.append(document.createElement("br"));
-    const when = element("time", "", formatter.format(new Date(item.due_at)));
+    const when = element("time", "", `due ${formatter.format(new Date(item.due_at))}`);
     when.dateTime = item.due_at;
     due.append(when);
     row.append(student, due, week);
     if (submission.passage) row.append(element("span", "week", submission.passage));
+    // When it came in (its length needs a field the queue's submission does not carry yet).
+    const arrived = element("time", "week arrived", `arrived ${formatter.format(new Date(submission.received_at))}`);
+    arrived.dateTime = submission.received_at;
+    row.append(arrived);
     return row;
   }));
   if (focused) list.querySelector(`li[data-submission="${CSS.escape(focused)}"] a.open`)?.focus();
@@ -60,13 +64,13 @@ export function renderQuestions(list, questions, now = Date.now()) {
     const comment = question.comment ?? {};
     const row = element("li", question.overdue ? "overdue" : "");
     row.dataset.submission = comment.submission_id;
-    const student = element("a", "student open", question.student_name ?? comment.author_id ?? "");
+    const student = typed(question.student_name ?? comment.author_id ?? "", "student open", "a");
     student.href = reviewHash(comment.submission_id);
     const kind = KIND_LABEL[question.kind] ?? question.kind ?? "";
     const about = element("span", "week", question.week ? `about the reply to ${kind} ${question.week}` : `about the reply to the ${kind.toLowerCase()}`);
     const asked = element("span", "due" + (question.overdue ? " overdue" : ""), question.overdue ? "overdue" : "open");
     row.append(student, asked, about);
-    row.append(element("span", "question-text", comment.text ? `“${comment.text}”` : "a voice message"));
+    row.append(comment.text ? typed(`“${comment.text}”`, "question-text") : element("span", "question-text", "a voice message"));
     return row;
   }));
 }

@@ -6,7 +6,7 @@
 // under the recording with its notes, result and question thread, answered by text or voice.
 // An end-of-course reply must carry its result; a placing coach places an assessment here.
 import { ApiError, newIdempotencyKey } from "./api.js";
-import { element } from "./dom.js";
+import { element, typed } from "./dom.js";
 import { clock } from "./player.js";
 import { KIND_LABEL } from "./queue.js";
 import { ClipRecorder, Recorder } from "./recorder.js";
@@ -237,7 +237,7 @@ export function renderStored(review) {
     const item = element("li", comment.author === "student" ? "question" : "answer");
     const who = comment.author === "student" ? "Student" : "Coach";
     item.append(element("span", "who", `${who}, ${when(comment.created_at)}`));
-    if (comment.text) item.append(element("p", "", comment.text));
+    if (comment.text) item.append(typed(comment.text, "", "p"));
     if (comment.audio?.links?.audio) {
       const clip = element("audio");
       clip.controls = true;
