@@ -210,4 +210,28 @@ struct ErasureSeamTests {
         #expect(try store.database.admitSubmission(store.request("S1001", .week(3), at: at.addingTimeInterval(60)), policy: policy).refusal?.code
                 == "unknown_student")
     }
+
+    @Test("a row matching two erased students (its id, another's subject) is re-admitted only when both are allowed; else skipped, nothing moved",
+          arguments: TestEngine.all)
+    func readmitNeedsEveryMatch(engine: TestEngine) async throws {
+        let (store, awaiting, _, _) = try store(engine)
+        defer { store.remove() }
+        let at = TestStore.newYork(2026, 9, 27)
+        try eraseWithSubject(store, at: at)
+        guard case .success = try await store.database.erase(studentId: "S1002", force: true, by: "ops", reason: "asked", now: at) else {
+            Issue.record("S1002 not erased")
+            return
+        }
+        let rows = try row(id: "S1002", name: "Two at once", subject: "sub-1001")
+        let half = try store.database.importRoster(program: nil, students: rows, studentsSource: "students.csv", allowErased: ["S1002"],
+                                                   now: at.addingTimeInterval(60))
+        #expect(half.skippedErased == [.init(id: "S1002", line: 2, subjectOf: "S1001")] && half.readmitted.isEmpty)
+        #expect(try await store.database.isErased(studentId: "S1002"), "nothing re-admitted while one match is refused")
+        #expect(try store.database.student(id: "S1002")?.erasedAt != nil)
+        #expect(try await store.database.submission(id: awaiting)?.studentId == "S1001")
+        let both = try store.database.importRoster(program: nil, students: rows, studentsSource: "students.csv", allowErased: ["S1001", "S1002"],
+                                                   now: at.addingTimeInterval(120))
+        #expect(both.readmitted.map(\.erasedId) == ["S1002", "S1001"])
+        #expect(try store.database.student(id: "S1002")?.name == "Two at once")
+    }
 }

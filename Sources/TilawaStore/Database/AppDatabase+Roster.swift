@@ -82,12 +82,15 @@ extension AppDatabase {
                     // The erasure ledger is final: a routine import never brings an erased
                     // student's name, subject, gender or zone back (the row is skipped and said),
                     // unless the operator re-admits that erased id as a new student.
-                    for erased in ledger.matches(id: row.id.rawValue, subject: row.subject) {
-                        guard allowErased.contains(erased) else {
-                            summary.skippedErased.append(.init(id: row.id.rawValue, line: row.line,
-                                                               subjectOf: erased == row.id.rawValue ? nil : erased))
-                            continue rows
-                        }
+                    // Every erased id the row matches must be allowed before any is re-admitted:
+                    // a row half re-admitted would leave its id neither erased nor imported.
+                    let matches = ledger.matches(id: row.id.rawValue, subject: row.subject)
+                    if let refused = matches.first(where: { !allowErased.contains($0) }) {
+                        summary.skippedErased.append(.init(id: row.id.rawValue, line: row.line,
+                                                           subjectOf: refused == row.id.rawValue ? nil : refused))
+                        continue rows
+                    }
+                    for erased in matches {
                         let former = try Self.readmit(db, erasedId: erased, as: row.id.rawValue, now: now)
                         summary.readmitted.append(.init(id: row.id.rawValue, line: row.line, erasedId: erased, formerRecords: former))
                         ledger.forget(erased)
