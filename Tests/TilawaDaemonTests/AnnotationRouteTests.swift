@@ -127,6 +127,66 @@ struct AnnotationRouteTests {
         }
     }
 
+    @Test("a mark moves and changes (PATCH: its moment, ayah, kind, note) under a new mark's rules; only its author may, and not once the student has moved to another coach; a refused change writes nothing")
+    func moveAndEdit() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        try await daemon.application().live { client in
+            let id = try await recording(daemon, client)
+            let created = try await annotate(daemon, client, id, #"{"at_seconds": 2.5, "surah": 104, "ayah": 3, "kind": "tajweed", "text": "The madd."}"#)
+            let mark = try #require(created.json?["id"] as? String)
+            func patch(_ body: String, as role: Role = .coach, _ subject: String = "C01", type: String = "application/json") async throws -> LiveAnswer {
+                try await client.execute(uri: "/v1/annotations/\(mark)", method: .patch,
+                                         headers: try await daemon.headers(role, subject, [.contentType: type]), body: ByteBuffer(string: body))
+            }
+            func stored() throws -> AnnotationRecord? { try daemon.runtime.database.engine.read { db in try AnnotationRecord.fetchOne(db, key: mark) } }
+
+            // Moved by 0.1 s and its kind changed: the rest stays.
+            let moved = try await patch(#"{"at_seconds": 2.6, "kind": "harakah"}"#)
+            #expect(moved.status == .ok, "\(String(buffer: moved.body))")
+            #expect(moved.json?["at_seconds"] as? Double == 2.6 && moved.json?["kind"] as? String == "harakah")
+            #expect(moved.json?["surah"] as? Int == 104 && moved.json?["ayah"] as? Int == 3 && moved.json?["text"] as? String == "The madd.")
+            // The moment alone (both null), then another ayah and a new note, trimmed.
+            let moment = try await patch(#"{"surah": null, "ayah": null}"#)
+            #expect(moment.status == .ok && moment.json?["surah"] is NSNull && moment.json?["ayah"] is NSNull)
+            let edited = try await patch(#"{"surah": 104, "ayah": 2, "text": "  Wrong word: the second one.  "}"#)
+            #expect(edited.json?["ayah"] as? Int == 2 && edited.json?["text"] as? String == "Wrong word: the second one.")
+            let before = try stored()
+
+            // Refused, each with its code; nothing written.
+            let refusals: [(String, HTTPResponse.Status, String)] = [
+                (#"{"surah": 104}"#, .unprocessableContent, "surah_and_ayah_together"),
+                (#"{"surah": 104, "ayah": null}"#, .unprocessableContent, "surah_and_ayah_together"),
+                (#"{"surah": 104, "ayah": 99}"#, .unprocessableContent, "unknown_ayah"),
+                (#"{"at_seconds": 9999}"#, .unprocessableContent, "at_seconds_out_of_range"),
+                (#"{"at_seconds": -1}"#, .unprocessableContent, "at_seconds_out_of_range"),
+                (#"{"kind": "accent"}"#, .unprocessableContent, "invalid_kind"),
+                (#"{"text": "   "}"#, .unprocessableContent, "text_missing"),
+                (#"{"at_seconds": true}"#, .badRequest, "invalid_body"),
+                (#"{"at_seconds": "2"}"#, .badRequest, "invalid_body"),
+                (#"{"colour": "red"}"#, .badRequest, "invalid_body"),
+                (#"{}"#, .badRequest, "invalid_body"),
+                ("not json", .badRequest, "invalid_body"),
+            ]
+            for (body, status, code) in refusals {
+                let answer = try await patch(body)
+                #expect(answer.status == status && answer.json?["code"] as? String == code, "\(body): \(answer.status) \(String(buffer: answer.body))")
+            }
+            #expect(try await patch(#"{"kind": "other"}"#, type: "text/plain").status == .unsupportedMediaType)
+            #expect(try await patch(#"{"kind": "other"}"#, as: .coach, "C02").status == .notFound)
+            #expect(try await patch(#"{"kind": "other"}"#, as: .student, "S1001").status == .forbidden)
+            #expect(try await patch(#"{"kind": "other"}"#, as: .ops, "ops").status == .forbidden)
+            #expect(try stored() == before)
+
+            // The student moves to another coach: the mark's author no longer answers the recording.
+            try await daemon.runtime.database.engine.write { db in
+                try db.execute(sql: "UPDATE enrolment SET coachId = 'C02' WHERE studentId = 'S1001'")
+            }
+            #expect(try await patch(#"{"kind": "other"}"#).status == .notFound)
+            #expect(try stored() == before)
+        }
+    }
+
     @Test("refused: another coach (404), a student or ops (403), each bad field with its code, a too-long correction leaving nothing behind")
     func hostile() async throws {
         let daemon = try await TestDaemon()

@@ -58,6 +58,21 @@ struct AyahMarkerTests {
         #expect(AyahMarking.markers(ayahs: "112:1-4; 114:1-6", segments: processed.speechSegments).markers.unavailableReason != nil)
     }
 
+    @Test("each opening says which it is: the isti'adha and a basmala recited before 112:1 are ayah 0 entries named by `opening`, with their own text; the ayahs name none")
+    func openingsNamed() throws {
+        let markers = AyahMarkers(ayahs: "112:1-4", markers: [
+            .init(surah: 112, ayah: 0, preface: .istiadha, startSeconds: 0, endSeconds: 3),
+            .init(surah: 112, ayah: 0, preface: .basmala, startSeconds: 3.5, endSeconds: 6),
+        ] + (1...4).map { .init(surah: 112, ayah: $0, startSeconds: Double(5 + 2 * $0), endSeconds: Double(6 + 2 * $0)) })
+        let (ayahs, reason) = AyahResource.list("112:1-4", markers: markers)
+        #expect(reason == nil)
+        #expect(ayahs.map(\.opening) == [.istiadha, .basmala, nil, nil, nil, nil])
+        #expect(ayahs[0].text == AyahMarking.istiadha)
+        #expect(ayahs[1].text == QuranText.uthmani.displayText(surah: 112, ayah: 1)?.basmala)
+        let json = try #require(try JSONSerialization.jsonObject(with: APIJSON.encoder().encode(ayahs)) as? [[String: Any]])
+        #expect(json.map { $0["opening"] as? String } == ["istiadha", "basmala", nil, nil, nil, nil])
+    }
+
     @Test("after encoding, GET /v1/submissions/{id} gives each ayah its times, the isti'adha as ayah 0; another passage gets a reason and no times")
     func submissionRoute() async throws {
         let truth = try recitationTruth()
@@ -80,6 +95,8 @@ struct AyahMarkerTests {
             let ayahs = try #require(read.json?["ayahs"] as? [[String: Any]])
             #expect(ayahs.map { $0["ayah"] as? Int } == truth.starts.map(\.ayah))
             #expect(ayahs.first?["text"] as? String == AyahMarking.istiadha)
+            #expect(ayahs.first?["opening"] as? String == "istiadha")
+            #expect(ayahs.dropFirst().allSatisfy { $0["opening"] == nil }, "an ayah other than an opening says it is one")
             #expect(ayahs.dropFirst().first?["text"] as? String == QuranText.uthmani.ayah(surah: 1, ayah: 1))
             for (ayah, expected) in zip(ayahs, truth.starts) {
                 let start = try #require(ayah["start_seconds"] as? Double)

@@ -12,6 +12,7 @@ struct AnnotationRoutes: Sendable {
 
     func register(on group: RouterGroup<TilawaRequestContext>) {
         group.post("submissions/:id/annotations", use: create)
+        group.patch("annotations/:id", use: update)
         group.delete("annotations/:id", use: delete)
         group.get("annotations/:id/audio", use: audio)
         group.get("annotations/:id/waveform", use: waveform)
@@ -87,6 +88,32 @@ struct AnnotationRoutes: Sendable {
         case let .failure(refusal):
             if let clip { await api.removeArtifacts([clip.audioPath, clip.waveformPath]) }
             throw Self.problem(refusal)
+        }
+    }
+
+    /// `PATCH /v1/annotations/{id}` (its author, while they may annotate the recording): any of
+    /// `at_seconds`, `kind`, `text`, and `surah` with `ayah` (both numbers, or both null for the
+    /// moment alone), checked by the rules of a new annotation; the annotation as it now is.
+    /// A spoken correction stays (to change it, the coach records a new mark).
+    @Sendable func update(_ request: Request, context: TilawaRequestContext) async throws -> Response {
+        let principal = try context.requirePrincipal()
+        let id = try api.identifier("id", in: context)
+        guard principal.role == .coach else {
+            context.refuseBody(of: request)
+            throw APIProblem.forbidden("Only the coach who wrote an annotation changes it.")
+        }
+        guard request.headers[.contentType]?.lowercased().hasPrefix("application/json") == true else {
+            context.refuseBody(of: request)
+            throw APIProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send the change as application/json.")
+        }
+        let change = try await Self.jsonChange(request)
+        let outcome = try await api.runtime.database.updateAnnotation(id: id, coachId: principal.subject, now: api.now) { stored, duration in
+            try Self.validated(change.applied(to: stored), durationSeconds: duration, requiresText: stored.audioPath == nil)
+        }
+        switch outcome {
+        case let .success(record): return try api.json(AnnotationResource(record))
+        case .failure(.notFound): throw APIProblem.notFound("annotation of yours with this id")
+        case let .failure(refusal): throw Self.problem(refusal)
         }
     }
 
@@ -175,6 +202,24 @@ struct AnnotationRoutes: Sendable {
         return AnnotationDraft(atSeconds: body.atSeconds, surah: body.surah, ayah: body.ayah, kind: body.kind, text: body.text)
     }
 
+    /// The members of an annotation's change: any of `at_seconds`, `kind`, `text`, and `surah`
+    /// with `ayah` (numbers, or both null), of their types; 400 `invalid_body` otherwise.
+    static func jsonChange(_ request: Request) async throws -> AnnotationChange {
+        let body = try await request.body.collect(upTo: 16 * 1_024)
+        let shape = "The body must be an object with any of \"at_seconds\" (a number), \"kind\", \"text\" (strings), and \"surah\" with \"ayah\" (whole numbers, or both null)."
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any], !object.isEmpty,
+              Set(object.keys).isSubset(of: ["at_seconds", "surah", "ayah", "kind", "text"]) else {
+            throw APIProblem.badRequest("invalid_body", shape)
+        }
+        do {
+            return try JSONDecoder().decode(AnnotationChange.self, from: Data(body.readableBytesView))
+        } catch let refusal as AnnotationRefusal {
+            throw APIProblem(.unprocessableContent, code: refusal.code, detail: refusal.message)
+        } catch {
+            throw APIProblem.badRequest("invalid_body", shape)
+        }
+    }
+
     /// The query parameters beside a spoken correction: `at_seconds`, `kind`, optional
     /// `surah`, `ayah` and `text`; 400 `invalid_query` when one is missing or not a number.
     static func queryDraft(_ request: Request) throws -> AnnotationDraft {
@@ -225,5 +270,51 @@ struct AnnotationBody: Decodable {
     enum CodingKeys: String, CodingKey {
         case surah, ayah, kind, text
         case atSeconds = "at_seconds"
+    }
+}
+
+/// A change to an annotation (`PATCH /v1/annotations/{id}`): the members given; the rest stay.
+struct AnnotationChange: Decodable, Sendable {
+    var atSeconds: Double?
+    var kind: String?
+    var text: String?
+    /// The ayah: absent (unchanged), `.some(nil)` (the moment alone), or a surah and ayah.
+    var place: (surah: Int, ayah: Int)?? = nil
+
+    enum CodingKeys: String, CodingKey {
+        case surah, ayah, kind, text
+        case atSeconds = "at_seconds"
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        atSeconds = try container.decodeIfPresent(Double.self, forKey: .atSeconds)
+        kind = try container.decodeIfPresent(String.self, forKey: .kind)
+        text = try container.decodeIfPresent(String.self, forKey: .text)
+        switch (container.contains(.surah), container.contains(.ayah)) {
+        case (false, false):
+            place = nil
+        case (true, true):
+            if try container.decodeNil(forKey: .surah), try container.decodeNil(forKey: .ayah) {
+                place = .some(nil)
+            } else if let surah = try? container.decode(Int.self, forKey: .surah), let ayah = try? container.decode(Int.self, forKey: .ayah) {
+                place = .some((surah, ayah))
+            } else {
+                throw AnnotationRefusal.surahAndAyahTogether
+            }
+        default:
+            throw AnnotationRefusal.surahAndAyahTogether
+        }
+    }
+
+    /// The annotation as it is to be, for the rules of a new one.
+    func applied(to stored: AnnotationRecord) -> AnnotationDraft {
+        let ayah: (surah: Int?, ayah: Int?) = switch place {
+        case .none: (stored.surah, stored.ayah)
+        case .some(.none): (nil, nil)
+        case let .some(.some(given)): (given.surah, given.ayah)
+        }
+        return AnnotationDraft(atSeconds: atSeconds ?? stored.atSeconds, surah: ayah.surah, ayah: ayah.ayah,
+                               kind: kind ?? stored.kind.rawValue, text: text ?? stored.text)
     }
 }

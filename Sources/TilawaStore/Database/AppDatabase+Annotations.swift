@@ -124,6 +124,34 @@ extension AppDatabase {
         }
     }
 
+    /// Changes annotation `id` (its moment, ayah, kind or note) when `coachId` wrote it and may
+    /// still annotate its recording — one transaction. `edit` gives the annotation as it is to
+    /// be from the stored one and the recording's duration (it throws to refuse the change,
+    /// and nothing is written). Its spoken correction, if any, stays as it is; no event is sent
+    /// (a student who has the reply sees the annotation as it now is). `.notFound` when there
+    /// is none of theirs.
+    public func updateAnnotation(
+        id: String, coachId: String, now: Date,
+        edit: @escaping @Sendable (_ stored: AnnotationRecord, _ durationSeconds: Double) throws -> ValidAnnotation
+    ) async throws -> Result<AnnotationRecord, AnnotationTargetRefusal> {
+        try await immediateWrite { db in
+            guard var record = try AnnotationRecord.fetchOne(db, key: id), record.coachId == coachId else { return .failure(.notFound) }
+            let submission: SubmissionRecord
+            switch try Self.annotationTarget(db, submissionId: record.submissionId, coachId: coachId, now: now) {
+            case let .success(target): submission = target
+            case let .failure(refusal): return .failure(refusal)
+            }
+            let valid = try edit(record, submission.analysis.durationSeconds)
+            record.atSeconds = valid.atSeconds
+            record.surah = valid.surah
+            record.ayah = valid.ayah
+            record.kind = valid.kind
+            record.text = valid.text
+            try record.update(db)
+            return .success(record)
+        }
+    }
+
     /// The annotations of these submissions by submission id, in recording order (`at_seconds`).
     /// With `sentOnly` (what a student sees), only those of submissions whose reply is out
     /// (`feedback_ready`): a coach's marks are a draft until then.

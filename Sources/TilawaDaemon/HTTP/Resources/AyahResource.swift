@@ -9,13 +9,19 @@ import TilawaStore
 /// clients that show the basmala apart split it (`QuranText.displayText` does it here).
 /// On a submission whose recording was aligned, each entry has `start_seconds` and
 /// `end_seconds`, and an isti'adha or basmala recited before a surah is an entry of its own
-/// with `ayah` 0.
+/// with `ayah` 0 and `opening` saying which.
 struct AyahResource: Encodable, Sendable, Equatable {
+    /// What an `ayah` 0 entry is (`opening`).
+    enum Opening: String, Encodable, Sendable {
+        case istiadha, basmala
+    }
+
     var surah: Int
     var ayah: Int
     var text: String
     var startSeconds: Double?
     var endSeconds: Double?
+    var opening: Opening?
 
     init(_ ayah: QuranAyah) {
         surah = ayah.surah
@@ -23,12 +29,13 @@ struct AyahResource: Encodable, Sendable, Equatable {
         text = ayah.text
     }
 
-    init(surah: Int, ayah: Int, text: String, startSeconds: Double?, endSeconds: Double?) {
+    init(surah: Int, ayah: Int, text: String, startSeconds: Double?, endSeconds: Double?, opening: Opening? = nil) {
         self.surah = surah
         self.ayah = ayah
         self.text = text
         self.startSeconds = startSeconds
         self.endSeconds = endSeconds
+        self.opening = opening
     }
 
     /// The ayahs of a stored range list (`1:1-7; 114:1-6`) with their text; empty for none.
@@ -50,8 +57,13 @@ struct AyahResource: Encodable, Sendable, Equatable {
             case .basmala: quran.displayText(surah: marker.surah, ayah: 1)?.basmala ?? quran.ayah(surah: 1, ayah: 1)
             case nil: quran.ayah(surah: marker.surah, ayah: marker.ayah)
             }
+            let opening: Opening? = switch marker.preface {
+            case .istiadha: .istiadha
+            case .basmala: .basmala
+            case nil: nil
+            }
             return text.map { AyahResource(surah: marker.surah, ayah: marker.ayah, text: $0,
-                                           startSeconds: marker.startSeconds, endSeconds: marker.endSeconds) }
+                                           startSeconds: marker.startSeconds, endSeconds: marker.endSeconds, opening: opening) }
         }
         return (timed, nil)
     }

@@ -35,12 +35,15 @@ struct CoachQueueResource: Encodable {
         var title: String?
         /// The passage recited; null for a placement assessment.
         var passage: String?
+        /// The recording's length.
+        var durationSeconds: Double
 
         enum CodingKeys: String, CodingKey {
             case id, state, late, links, week, kind, title, passage
             case receivedAt
             case studentId
             case studentName
+            case durationSeconds
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -56,6 +59,7 @@ struct CoachQueueResource: Encodable {
             try container.encode(kind, forKey: .kind)
             try container.encode(title, forKey: .title)
             try container.encode(passage, forKey: .passage)
+            try container.encode(durationSeconds, forKey: .durationSeconds)
         }
     }
 
@@ -101,7 +105,7 @@ struct CoachQueueResource: Encodable {
             if let id = Identifier(rawValue: record.id) { links["app"] = DeepLink.submission(record.slot, id: id).absoluteString }
             let submission = Submission(id: record.id, state: record.state, receivedAt: record.receivedAt, late: record.late, links: links,
                                         studentId: record.studentId, studentName: item.studentName, week: record.week, kind: record.kind,
-                                        title: item.title, passage: item.passage)
+                                        title: item.title, passage: item.passage, durationSeconds: record.analysis.durationSeconds)
             return Item(submission: submission, ageSeconds: max(0, Int(now.timeIntervalSince(record.receivedAt))), dueAt: dueAt,
                         overdue: now > dueAt)
         }
