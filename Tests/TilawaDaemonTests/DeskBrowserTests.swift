@@ -83,6 +83,77 @@ struct DeskBrowserTests {
         }
     }
 
+    @Test("marks move (dragged on the waveform, ±0.1 s), change and come back after a delete; without an Arabic font on the machine the desk's own draws every ayah, and an isti'adha and basmala recited before a surah are named apart, the basmala shown once; nothing of a coach's reply is lost: a take and notes are kept as the recording's draft when leaving, listed in the queue, back when opened again and after a reload; after the session ends Send keeps the draft, and once signed in again in another tab it sends without a reload; a send whose answer was lost, then a reload, stores one reply with its notes")
+    func marksAndDrafts() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        // Week 11 recites Al-Fatiha, week 12 Al-Ikhlas: their reviews show the passages ayah by ayah (the font's flow reads them).
+        try await daemon.runtime.database.engine.write { db in
+            try db.execute(sql: "UPDATE curriculumWeek SET ayahs = '1:1-7' WHERE levelId = 'L1' AND week = 11")
+            try db.execute(sql: "UPDATE curriculumWeek SET ayahs = '112:1-4' WHERE levelId = 'L1' AND week = 12")
+        }
+        try await daemon.application().live { client in
+            let port = client.port
+            var ids: [String] = []
+            for (week, fixture, type) in [(12, "speech.opus", "audio/ogg"), (11, "recitation_fatiha_16k.wav", "audio/wav")] {
+                let upload = try await daemon.request(port: port, method: .post, "/v1/students/S1001/weeks/\(week)/submissions",
+                                                      headers: try await daemon.headers(.student, "S1001", [.contentType: type]),
+                                                      body: Data(buffer: try TestDaemon.fixture(fixture)))
+                #expect(upload.status == .created)
+                ids.append(try #require(upload.json?["id"] as? String))
+                daemon.clock.advance(by: 60)
+            }
+            // S1003 (C01's too) records week 12 twice: the later review links to the earlier.
+            var week12: [String] = []
+            for _ in 0..<2 {
+                let upload = try await daemon.request(port: port, method: .post, "/v1/students/S1003/weeks/12/submissions",
+                                                      headers: try await daemon.headers(.student, "S1003", [.contentType: "audio/ogg"]),
+                                                      body: Data(buffer: try TestDaemon.fixture("speech.opus")))
+                #expect(upload.status == .created)
+                week12.append(try #require(upload.json?["id"] as? String))
+                daemon.clock.advance(by: 60)
+            }
+            for id in ids + week12 {
+                #expect(await daemon.eventually { try daemon.runtime.database.submission(id: id)?.state == .awaitingFeedback })
+            }
+            // Week 12's recording recited the isti'adha and the basmala before 112:1 (its markers
+            // say so, as the aligner writes them; the 11-s clip is not a recitation to align).
+            try await daemon.runtime.database.engine.write { db in
+                var row = try #require(try SubmissionRecord.fetchOne(db, key: ids[0]))
+                row.ayahMarkers = AyahMarkers(ayahs: "112:1-4", markers: [
+                    .init(surah: 112, ayah: 0, preface: .istiadha, startSeconds: 0, endSeconds: 2),
+                    .init(surah: 112, ayah: 0, preface: .basmala, startSeconds: 2.3, endSeconds: 4.5),
+                    .init(surah: 112, ayah: 1, startSeconds: 4.8, endSeconds: 6.5), .init(surah: 112, ayah: 2, startSeconds: 6.8, endSeconds: 8),
+                    .init(surah: 112, ayah: 3, startSeconds: 8.2, endSeconds: 9.5), .init(surah: 112, ayah: 4, startSeconds: 9.7, endSeconds: 10.8),
+                ])
+                try row.update(db)
+            }
+            let base = "http://127.0.0.1:\(port)"
+            // Marks first (while no reply is out): moved, edited, deleted and brought back.
+            let marks = try await runProcess(Self.python, [
+                Self.script("desk_marks_flow.py"), base, try await Self.link(daemon, "C01", base: base), Self.shots, ids[1], week12[1], week12[0],
+            ], timeout: 600)
+            #expect(marks.status == 0, "\(marks.stdout)\n\(marks.stderr)")
+            // A laptop without an Arabic Quran font: the desk's own draws every ayah.
+            let font = try await runProcess(Self.python, [
+                Self.script("desk_font_flow.py"), base, try await Self.link(daemon, "C01", base: base), Self.shots, ids[1], ids[0],
+            ], timeout: 600)
+            #expect(font.status == 0, "\(font.stdout)\n\(font.stderr)")
+            let result = try await runProcess(Self.python, [
+                Self.script("desk_draft_flow.py"), base, try await Self.link(daemon, "C01", base: base), try await Self.link(daemon, "C01", base: base),
+                Self.shots, ids[0], ids[1], Self.microphone,
+            ], timeout: 600)
+            #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+            // Each recording has exactly one reply, whatever the sends lost or repeated on the way.
+            for id in ids {
+                let stored = try await daemon.runtime.database.engine.read { db in
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM feedback WHERE submissionId = ?", arguments: [id])
+                }
+                #expect(stored == 1, "\(id)")
+            }
+        }
+    }
+
     @Test("an end-of-course reply is refused without a result (by the desk and the route) and stored with pass; a placing coach places an assessment from the desk")
     func endOfCourseAndPlacement() async throws {
         let daemon = try await TestDaemon(at: EndOfCourseRouteTests.week14)

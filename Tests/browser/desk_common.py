@@ -20,8 +20,9 @@ def check(condition, message):
         failures.append(message)
 
 
-def browser(microphone=None):
-    """Headless Chromium; `microphone` (an absolute path to a WAV) is what its fake microphone hears."""
+def browser(microphone=None, env=None):
+    """Headless Chromium; `microphone` (an absolute path to a WAV) is what its fake microphone hears;
+    `env` the environment it runs in (e.g. FONTCONFIG_FILE: the fonts the machine has)."""
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--lang=en-US",
@@ -31,7 +32,7 @@ def browser(microphone=None):
     if microphone:
         options.add_argument("--use-file-for-fake-audio-capture=" + os.path.abspath(microphone))
     # Debian's chromedriver, never Selenium Manager (which would try the network).
-    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver", env=env), options=options)
 
 
 def screenshots(driver, directory, name, show=None):
@@ -76,6 +77,15 @@ def slider_value(driver):
     return int(value) if value is not None else None
 
 
+def record(driver, seconds=3):
+    """Records a reply take of at least `seconds` with the review's record button (clicks)."""
+    button = driver.find_element(By.ID, "reply-record")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+    button.click()
+    if wait(driver, lambda d: button.text == "Stop recording", "the recording to start"):
+        wait(driver, lambda d: int(d.find_element(By.ID, "reply-clock").text.split(":")[-1]) >= seconds, f"{seconds} s of recording")
+        button.click()
+    wait(driver, EC.visibility_of_element_located((By.ID, "reply-preview")), "the take to listen to")
 
 
 def sign_in(driver, link, base):

@@ -20,23 +20,13 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select
 
-from desk_common import browser, check, failures, fetch, report, screenshots, sign_in, wait
+from desk_common import browser, check, failures, fetch, record, report, screenshots, sign_in, wait
 
 
 def recorded_seconds(text):
     """The seconds of "recording m:ss (at most …)", or 0."""
     found = re.search(r"recording (\d+):(\d\d)", text)
     return int(found.group(1)) * 60 + int(found.group(2)) if found else 0
-
-
-def record(driver, seconds=3):
-    button = driver.find_element(By.ID, "reply-record")
-    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
-    button.click()
-    if wait(driver, lambda d: button.text == "Stop recording", "the recording to start"):
-        wait(driver, lambda d: int(d.find_element(By.ID, "reply-clock").text.split(":")[-1]) >= seconds, f"{seconds} s of recording")
-        button.click()
-    wait(driver, EC.visibility_of_element_located((By.ID, "reply-preview")), "the take to listen to")
 
 
 def main(argv):

@@ -303,7 +303,7 @@ def main(argv):
         check(all(link.get_attribute("dir") == "auto" for link in driver.find_elements(By.CSS_SELECTOR, "#queue-list a.student")),
               "a student's name in the queue is not dir=auto")
         first = rows[0].text if rows else ""
-        check("due " in first and "arrived " in first, f"the queue row does not say when it arrived and when it is due: {first!r}")
+        check("due " in first and "arrived " in first and " long" in first, f"the queue row does not say when it arrived, how long it is and when it is due: {first!r}")
         check(driver.execute_script("return document.cookie").find("tilawa_desk") < 0, "the session cookie is readable by script")
         screenshots(driver, shots, "queue")
         review_flow(driver, base, shots, oldest)

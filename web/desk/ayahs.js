@@ -59,7 +59,30 @@ export function ayahStep(ayahs, seconds, direction) {
   return ayahs[index - 1].start_seconds;
 }
 
-/** A short name of an ayah for buttons and announcements: "104:3", or the opening for ayah 0. */
+const ISTIADHA_START = "أَعُوذُ";
+
+/**
+ * What an `ayah` 0 entry is: "istiadha" or "basmala" (the server's `opening`; from its text
+ * for a server that does not say), null for an ayah. A mark on ayah 0 carries no text: null.
+ */
+export function openingOf(entry) {
+  if (entry.ayah !== 0) return null;
+  if (entry.opening) return entry.opening;
+  if (!entry.text) return null;
+  return entry.text.startsWith(ISTIADHA_START) ? "istiadha" : "basmala";
+}
+
+/** A short name of an ayah for buttons and announcements: "104:3", "Isti'adha before 104:1", "Basmala before 104:1". */
 export function ayahName(entry) {
-  return entry.ayah === 0 ? `before ${entry.surah}:1` : `${entry.surah}:${entry.ayah}`;
+  if (entry.ayah !== 0) return `${entry.surah}:${entry.ayah}`;
+  const opening = openingOf(entry);
+  const what = opening === "istiadha" ? "Isti'adha" : opening === "basmala" ? "Basmala" : "Opening";
+  return `${what} before ${entry.surah}:1`;
+}
+
+/** Whether entry `index` is an ayah 1 whose basmala was recited (and is listed) just before it: it is shown once. */
+export function basmalaListed(ayahs, index) {
+  const entry = ayahs[index];
+  const before = ayahs[index - 1];
+  return entry?.ayah === 1 && before !== undefined && before.surah === entry.surah && openingOf(before) === "basmala";
 }

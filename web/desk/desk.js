@@ -1,6 +1,7 @@
 // The desk's entry point: who is signed in, the route (the queue, or `#/review/<id>`), and
 // sign-out. State lives here, in one object; the other modules are functions of it.
 import { Api, ApiError } from "./api.js";
+import { deleteDrafts, draftIds } from "./drafts.js";
 import { shortcutKey, typed, typingIn } from "./dom.js";
 import { renderQueue, renderQuestions, reviewHash, sortQueue } from "./queue.js";
 import { closeReview, newReview, openReview } from "./review.js";
@@ -15,7 +16,7 @@ async function refreshQueue() {
     state.queue = queue;
     const items = queue.items ?? [];
     const questions = queue.questions ?? [];
-    renderQueue($("queue-list"), items);
+    renderQueue($("queue-list"), items, { drafts: await draftIds(state.session.coach_id) });
     renderQuestions($("question-list"), questions);
     $("queue-empty").hidden = items.length > 0;
     $("questions-empty").hidden = questions.length > 0;
@@ -88,7 +89,9 @@ async function route() {
   if (!state.session) return;
   const target = parseRoute(location.hash);
   if (state.review && state.review.id !== target.id && unsent(state.review)
-      && !confirm("Your recorded reply has not been sent. Leave this recording and lose it?")) {
+      && !confirm(state.review.reply.kept
+        ? "Your recorded reply has not been sent. It stays here as this recording's draft. Leave it for now?"
+        : "Your recorded reply has not been sent, and this browser cannot keep it. Leave this recording and lose it?")) {
     state.focusPlayer = false;
     // Back where the take is: the address again, which this route then leaves as it is.
     location.hash = reviewHash(state.review.id);
@@ -147,9 +150,21 @@ async function start() {
   await route();
 }
 
+// Signing out of this browser takes the coach's unsent drafts with it (a shared computer keeps
+// no one's recorded replies); with drafts kept, the page asks first.
 $("signout").addEventListener("click", async () => {
-  await api.signOut();
+  const coach = state.session?.coach_id;
+  const drafts = coach ? (await draftIds(coach)).size : 0;
+  if (drafts && !confirm(`You have ${drafts === 1 ? "an unsent reply" : `${drafts} unsent replies`} kept in this browser as ${drafts === 1 ? "a draft" : "drafts"}. Signing out deletes ${drafts === 1 ? "it" : "them"}. Sign out?`)) return;
+  try {
+    await api.signOut();
+  } catch (error) {
+    $("who").textContent = `${error.message} You are still signed in.`;
+    return;
+  }
+  if (state.review) state.review.reply.owner = null; // closing the review keeps no draft now
   showSignedOut();
+  if (coach) await deleteDrafts(coach);
 });
 window.addEventListener("hashchange", route);
 $("next-recording").addEventListener("click", () => step(1));

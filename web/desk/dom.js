@@ -21,7 +21,7 @@ export function typed(text, className = "", tag = "span") {
 }
 
 /** Keys named by their place on the keyboard, for `shortcutKey`. */
-const CODE_KEYS = { BracketLeft: "[", BracketRight: "]", Equal: "=", Minus: "-", Space: " " };
+const CODE_KEYS = { BracketLeft: "[", BracketRight: "]", Equal: "=", Minus: "-", Space: " ", Comma: ",", Period: "." };
 
 /**
  * The key a shortcut means: `event.key` when it is a named key (ArrowLeft) or a Latin

@@ -3,9 +3,15 @@
 // recorded in place. Before the reply is out they are the coach's draft; the student sees
 // them with the reply. The ayah list also shows what was marked on each ayah in the student's
 // earlier recordings, by any coach.
+//
+// A mark of the coach's own moves (drag its marker on the waveform, or −0.1 s/+0.1 s and the
+// `,` `.` keys while it is being edited) and changes (Edit: its moment, ayah, kind and note;
+// `PATCH /v1/annotations/<id>`). A deleted mark can be brought back for 10 s: the deletion is
+// sent when that time is up, or at once when the review closes, the reply is sent or the page
+// is left.
 import { ApiError } from "./api.js";
 import { element, typed } from "./dom.js";
-import { ayahAt, ayahName, timed } from "./ayahs.js";
+import { ayahAt, ayahName, openingOf, timed } from "./ayahs.js";
 import { clock } from "./player.js";
 import { ClipRecorder } from "./recorder.js";
 
@@ -13,14 +19,22 @@ export const MARK_KINDS = {
   wrong_word: "Wrong word", harakah: "Harakah", tajweed: "Tajweed", stop_start: "Stopping / starting", fluency: "Fluency", other: "Other",
 };
 const CORRECTION_MAX_SECONDS = 30;
+const UNDO_SECONDS = 10;
+const NUDGE_SECONDS = 0.1;
 const $ = (id) => document.getElementById(id);
 
 const dateFormat = () => new Intl.DateTimeFormat(undefined, { day: "numeric", month: "short", year: "numeric" });
 const ayahKey = (surah, ayah) => `${surah}:${ayah}`;
+/** The mark form's value for a passage entry: its surah and ayah, and for an opening which one (the isti'adha and basmala are both ayah 0). */
+const optionValue = (entry) => ayahKey(entry.surah, entry.ayah) + (openingOf(entry) ? `:${openingOf(entry)}` : "");
 
 /** A new marks state, kept in the review. */
 export function newMarks() {
-  return { at: 0, clip: null, history: new Map(), busy: false };
+  return {
+    at: 0, clip: null, history: new Map(), busy: false,
+    // The mark being edited (an annotation), the deletions waiting out their undo (id → {note, timer}).
+    editing: null, pending: new Map(), api: null, seek: () => {}, refresh: async () => {},
+  };
 }
 
 /**
@@ -30,14 +44,15 @@ export function newMarks() {
  */
 export function openMarks(api, review, { seek, refresh, currentTime, signal }) {
   const marks = review.marks;
+  Object.assign(marks, { api, seek, refresh });
   const on = (target, type, handler) => target.addEventListener(type, handler, { signal });
   const submission = review.submission;
   const ayahs = submission.ayahs ?? [];
 
   const select = $("mark-ayah");
   select.replaceChildren(element("option", "", "— the moment only —"), ...ayahs.map((entry) => {
-    const option = element("option", "", entry.ayah === 0 ? `Opening (before ${entry.surah}:1)` : ayahName(entry));
-    option.value = ayahKey(entry.surah, entry.ayah);
+    const option = element("option", "", ayahName(entry));
+    option.value = optionValue(entry);
     return option;
   }));
   select.firstChild.value = "";
@@ -54,7 +69,19 @@ export function openMarks(api, review, { seek, refresh, currentTime, signal }) {
   on($("mark-here"), "click", () => markHere(review, currentTime()));
   on(select, "change", () => showHistory(review));
   on($("mark-record"), "click", () => marks.clip.toggle(signal));
-  on($("mark-form"), "submit", (event) => { event.preventDefault(); addMark(api, review, refresh); });
+  on($("mark-form"), "submit", (event) => {
+    event.preventDefault();
+    if (marks.editing) saveMark(api, review, refresh);
+    else addMark(api, review, refresh);
+  });
+  on($("mark-earlier"), "click", () => nudgeMark(review, -1));
+  on($("mark-later"), "click", () => nudgeMark(review, 1));
+  on($("mark-cancel"), "click", () => { stopEditing(review); status("The mark is as it was."); });
+  on($("mark-undo"), "click", () => undoDelete(review, refresh));
+  // Leaving the page: the deletions waiting for their undo are sent on the way out.
+  on(window, "pagehide", () => flushDeletes(review, { keepalive: true }));
+  stopEditing(review);
+  showUndo(review);
   renderMarks(api, review, { seek, refresh });
   loadHistory(api, review, signal);
 }
@@ -66,7 +93,7 @@ export function markHere(review, seconds) {
   const ayahs = review.submission?.ayahs ?? [];
   if (timed(ayahs)) {
     const index = ayahAt(ayahs, seconds);
-    $("mark-ayah").value = index >= 0 ? ayahKey(ayahs[index].surah, ayahs[index].ayah) : "";
+    $("mark-ayah").value = index >= 0 ? optionValue(ayahs[index]) : "";
   }
   showHistory(review);
   $("mark-text").focus();
@@ -75,6 +102,48 @@ export function markHere(review, seconds) {
 
 export function closeMarks(review) {
   review.marks?.clip?.cancel();
+  if (review.marks) flushDeletes(review);
+}
+
+/** `,` `.` and the −0.1 s / +0.1 s buttons: the form's moment moves by a tenth of a second (saved with the mark). */
+export function nudgeMark(review, direction) {
+  const marks = review.marks;
+  const duration = review.submission?.analysis?.duration_seconds ?? Infinity;
+  setAt(marks, Math.min(duration, Math.max(0, marks.at + direction * NUDGE_SECONDS)));
+  status(`${marks.editing ? "The mark will move" : "The mark will be"} at ${$("mark-at").textContent}${marks.editing ? " once saved" : ""}.`);
+}
+
+/** A mark's marker dragged on the waveform to `seconds`: its new moment is stored at once. */
+export async function moveMark(review, id, seconds, refresh) {
+  const marks = review.marks;
+  try {
+    await marks.api.send("PATCH", `/v1/annotations/${encodeURIComponent(id)}`, { json: { at_seconds: seconds } });
+    if (marks.editing?.id === id) setAt(marks, seconds);
+    status(`The mark moved to ${clock(seconds)}.`);
+  } catch (error) {
+    status(`The mark did not move: ${error.message}`);
+  }
+  await refresh().catch(() => {});
+}
+
+/** Sends the deletions still waiting for their undo (now, not in 10 s). */
+export async function flushDeletes(review, { keepalive = false } = {}) {
+  const marks = review.marks;
+  const waiting = [...marks.pending.entries()];
+  marks.pending.clear();
+  showUndo(review);
+  await Promise.all(waiting.map(([id, { timer }]) => {
+    clearTimeout(timer);
+    return marks.api?.send("DELETE", `/v1/annotations/${encodeURIComponent(id)}`, { keepalive }).catch(() => {});
+  }));
+}
+
+/** The form's option for a stored mark's ayah: for ayah 0, the opening recited at the mark's moment (else the surah's first). */
+function optionFor(review, note) {
+  const ayahs = review.submission?.ayahs ?? [];
+  const same = ayahs.filter((entry) => entry.surah === note.surah && entry.ayah === note.ayah);
+  const at = same.find((entry) => entry.start_seconds <= note.at_seconds && note.at_seconds < entry.end_seconds) ?? same[0];
+  return at ? optionValue(at) : ayahKey(note.surah, note.ayah);
 }
 
 function setAt(marks, seconds) {
@@ -130,10 +199,111 @@ async function addMark(api, review, refresh) {
   }
 }
 
+/** Edit: the mark's moment, ayah, kind and note fill the form, whose button now saves it. */
+function editMark(review, note) {
+  const marks = review.marks;
+  marks.editing = note;
+  setAt(marks, note.at_seconds);
+  $("mark-ayah").value = note.surah ? optionFor(review, note) : "";
+  $("mark-kind").value = note.kind;
+  $("mark-text").value = note.text ?? "";
+  $("mark-add").textContent = "Save mark";
+  $("mark-cancel").hidden = false;
+  // A spoken correction stays as it is; another one is a new mark.
+  $("mark-record").hidden = true;
+  $("mark-form").classList.add("editing");
+  showHistory(review);
+  $("mark-text").focus();
+  status(`Editing the mark at ${clock(note.at_seconds)}: change it, move it by −0.1 s / +0.1 s (or , and .), then save.`);
+}
+
+function stopEditing(review) {
+  const marks = review.marks;
+  marks.editing = null;
+  $("mark-add").textContent = "Add mark";
+  $("mark-cancel").hidden = true;
+  $("mark-record").hidden = false;
+  $("mark-form").classList.remove("editing");
+  $("mark-text").value = "";
+}
+
+async function saveMark(api, review, refresh) {
+  const marks = review.marks;
+  const note = marks.editing;
+  if (!note || marks.busy) return;
+  const text = $("mark-text").value.trim();
+  if (!text && !note.audio) {
+    $("mark-text").focus();
+    return status("Write a note for the mark.");
+  }
+  const where = chosenAyah();
+  const change = { at_seconds: marks.at, kind: $("mark-kind").value, text, surah: where?.surah ?? null, ayah: where?.ayah ?? null };
+  marks.busy = true;
+  try {
+    await api.send("PATCH", `/v1/annotations/${encodeURIComponent(note.id)}`, { json: change });
+    stopEditing(review);
+    status(`The mark is saved at ${clock(change.at_seconds)}${where ? `, ${ayahName(where)}` : ""}: ${MARK_KINDS[change.kind]}.`);
+    await refresh();
+    document.getElementById("play")?.focus();
+  } catch (error) {
+    status(error instanceof ApiError ? error.message : String(error));
+  } finally {
+    marks.busy = false;
+  }
+}
+
+/** Delete: the mark leaves the list at once and is deleted in 10 s, unless brought back. */
+function deleteMark(review, note, refresh) {
+  const marks = review.marks;
+  if (marks.editing?.id === note.id) stopEditing(review);
+  const timer = setTimeout(async () => {
+    if (!marks.pending.delete(note.id)) return;
+    showUndo(review);
+    try {
+      await marks.api.send("DELETE", `/v1/annotations/${encodeURIComponent(note.id)}`);
+    } catch (error) {
+      status(`The mark at ${clock(note.at_seconds)} was not deleted: ${error.message}`);
+    }
+    await refresh().catch(() => {});
+  }, UNDO_SECONDS * 1000);
+  marks.pending.set(note.id, { note, timer });
+  showUndo(review);
+  renderMarks(marks.api, review, { seek: marks.seek, refresh });
+  $("mark-undo").focus();
+}
+
+function undoDelete(review, refresh) {
+  const marks = review.marks;
+  const last = [...marks.pending.entries()].pop();
+  if (!last) return;
+  const [id, { note, timer }] = last;
+  clearTimeout(timer);
+  marks.pending.delete(id);
+  showUndo(review);
+  status(`The mark at ${clock(note.at_seconds)} is back.`);
+  refresh().catch(() => {});
+  document.getElementById("play")?.focus();
+}
+
+function showUndo(review) {
+  const last = [...review.marks.pending.values()].pop();
+  $("mark-undo-row").hidden = !last;
+  if (last) $("mark-undo-text").textContent = `The mark at ${clock(last.note.at_seconds)} is deleted.`;
+}
+
 /** The recording's marks, by time; each seeks there, plays its correction, can be deleted. */
 export function renderMarks(api, review, { seek, refresh }) {
   const list = $("mark-list");
-  const annotations = [...(review.submission?.annotations ?? [])].sort((a, b) => a.at_seconds - b.at_seconds);
+  const marks = review.marks;
+  const own = review.session?.coach_id;
+  const annotations = [...(review.submission?.annotations ?? [])]
+    .filter((note) => !marks.pending.has(note.id))
+    .sort((a, b) => a.at_seconds - b.at_seconds);
+  // Until the reply is out the marks are the coach's draft; after it, each new one reaches the student at once.
+  const replied = (review.submission?.feedback ?? []).length > 0 || Boolean(review.reply?.sent);
+  $("marks-note").textContent = replied
+    ? "The reply is out: the student sees these marks, and a new one is sent to them at once."
+    : "Marks are a draft until you send the reply: the student sees them with it.";
   list.replaceChildren(...annotations.map((note) => {
     const row = element("li", "mark");
     row.dataset.annotation = note.id;
@@ -152,19 +322,18 @@ export function renderMarks(api, review, { seek, refresh }) {
       audio.src = note.audio.links.audio;
       row.append(audio);
     }
-    const remove = element("button", "remove", "Delete");
-    remove.type = "button";
-    remove.setAttribute("aria-label", `Delete the mark at ${clock(note.at_seconds)}`);
-    remove.addEventListener("click", async () => {
-      try {
-        await api.send("DELETE", `/v1/annotations/${encodeURIComponent(note.id)}`);
-        status(`The mark at ${clock(note.at_seconds)} is deleted.`);
-        await refresh();
-      } catch (error) {
-        status(error.message);
-      }
-    });
-    row.append(remove);
+    // Only its author changes or deletes a mark (a covering coach's marks are theirs).
+    if (!own || note.coach_id === own) {
+      const edit = element("button", "edit", "Edit");
+      edit.type = "button";
+      edit.setAttribute("aria-label", `Edit the mark at ${clock(note.at_seconds)}`);
+      edit.addEventListener("click", () => editMark(review, note));
+      const remove = element("button", "remove", "Delete");
+      remove.type = "button";
+      remove.setAttribute("aria-label", `Delete the mark at ${clock(note.at_seconds)}`);
+      remove.addEventListener("click", () => deleteMark(review, note, refresh));
+      row.append(edit, remove);
+    }
     return row;
   }));
   list.hidden = annotations.length === 0;

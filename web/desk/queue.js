@@ -4,6 +4,7 @@
 // covers the whole row (CSS), so a click anywhere on it or Enter on the link opens it.
 
 import { element, typed } from "./dom.js";
+import { clock } from "./player.js";
 
 export const KIND_LABEL = { week: "Week", eoc: "End-of-course", assessment: "Placement assessment" };
 
@@ -26,7 +27,8 @@ export function reviewHash(id) {
   return `#/review/${encodeURIComponent(id)}`;
 }
 
-export function renderQueue(list, items, now = Date.now()) {
+/** The queue's rows; `drafts` holds the recordings with an unsent reply kept in this browser. */
+export function renderQueue(list, items, { now = Date.now(), drafts = new Set() } = {}) {
   // A refresh must not take the focus from the row the coach is on.
   const focused = list.contains(document.activeElement) ? document.activeElement.closest("li")?.dataset.submission : null;
   const formatter = new Intl.DateTimeFormat(undefined, { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" });
@@ -41,6 +43,7 @@ export function renderQueue(list, items, now = Date.now()) {
     const title = submission.title ? " — " + submission.title : "";
     const week = element("span", "week", submission.week ? `${kind} ${submission.week}${title}` : kind);
     if (submission.late) week.append(element("span", "tag late", "late"));
+    if (drafts.has(submission.id)) week.append(element("span", "tag draft", "draft reply"));
     const due = element("span", "due" + (item.overdue ? " overdue" : ""));
     due.append(element("span", "", timeLeft(item.due_at, now)));
     due.append(document.createElement("br"));
@@ -49,9 +52,12 @@ export function renderQueue(list, items, now = Date.now()) {
     due.append(when);
     row.append(student, due, week);
     if (submission.passage) row.append(element("span", "week", submission.passage));
-    // When it came in (its length needs a field the queue's submission does not carry yet).
-    const arrived = element("time", "week arrived", `arrived ${formatter.format(new Date(submission.received_at))}`);
-    arrived.dateTime = submission.received_at;
+    // When it came in, and how long it is.
+    const arrived = element("span", "week arrived");
+    const at = element("time", "", `arrived ${formatter.format(new Date(submission.received_at))}`);
+    at.dateTime = submission.received_at;
+    arrived.append(at);
+    if (Number.isFinite(submission.duration_seconds)) arrived.append(` · ${clock(submission.duration_seconds)} long`);
     row.append(arrived);
     return row;
   }));

@@ -5,8 +5,12 @@
 // again after a lost answer stores one reply, never two. Once stored, the reply is shown
 // under the recording with its notes, result and question thread, answered by text or voice.
 // An end-of-course reply must carry its result; a placing coach places an assessment here.
+// Until it is stored, the take, its notes, its result and its keys are a draft in the browser
+// (drafts.js): leaving, a reload or an ended session loses none of it.
 import { ApiError, newIdempotencyKey } from "./api.js";
+import { deleteDraft, loadDraft, saveDraft } from "./drafts.js";
 import { element, typed } from "./dom.js";
+import { flushDeletes } from "./marks.js";
 import { clock } from "./player.js";
 import { KIND_LABEL } from "./queue.js";
 import { ClipRecorder, Recorder } from "./recorder.js";
@@ -19,7 +23,11 @@ const when = (iso) => new Intl.DateTimeFormat(undefined, { weekday: "short", day
 
 /** A new reply state, kept in the review. */
 export function newReply() {
-  return { recorder: null, take: null, sending: false, sent: null, answer: { clip: null, busy: false } };
+  return {
+    recorder: null, take: null, sending: false, sent: null, answer: { clip: null, busy: false },
+    // The draft: whose and which (set by openReply), whether the take is kept, a pending save of typed notes.
+    owner: null, kept: false, saving: null,
+  };
 }
 
 /** What the reply answers, in words: the student, the kind and week, when the recording came in. */
@@ -38,6 +46,7 @@ export function openReply(api, review, { session, studentName, refresh, signal }
   const reply = review.reply;
   const on = (target, type, handler) => target.addEventListener(type, handler, { signal });
   const submission = review.submission;
+  reply.owner = session?.coach_id ? { coachId: session.coach_id, submissionId: submission.id } : null;
   $("reply-target").textContent = `Replying to ${replyTarget(submission, studentName)}`;
   $("reply-send").textContent = `Send reply to ${studentName}`;
   $("reply-result").hidden = submission.kind !== "eoc";
@@ -60,16 +69,39 @@ export function openReply(api, review, { session, studentName, refresh, signal }
     maxSeconds: 180, onError: (sentence) => { $("answer-status").textContent = sentence; },
   });
   on($("answer-record"), "click", () => reply.answer.clip.toggle(signal));
+  on($("reply-discard"), "click", () => {
+    discard(reply);
+    showTake(reply);
+    keepDraft(review);
+    replyStatus("The take is discarded.");
+    $("reply-record").focus();
+  });
+  // Typed notes and a chosen result are kept as the draft as they change (a moment after the last key).
+  const later = () => {
+    clearTimeout(reply.saving);
+    reply.saving = setTimeout(() => { reply.saving = null; keepDraft(review); }, 400);
+  };
+  on($("reply-notes"), "input", later);
+  on($("reply-result"), "change", () => keepDraft(review));
+  // A reload loses nothing once the take is kept; until then (recording, sending, or no
+  // drafts in this browser) the browser asks first.
   on(window, "beforeunload", (event) => {
-    if (reply.sending || reply.take) event.preventDefault();
+    if (reply.sending || reply.recorder?.recording || (reply.take && !reply.kept)) event.preventDefault();
   });
   renderStored(review);
+  restoreDraft(api, review, refresh, signal);
   openPlacement(api, review, { session, studentName, refresh, on });
 }
 
 export function closeReply(review) {
   const reply = review.reply;
   if (!reply) return;
+  // Notes typed in the last moment are kept before the page moves on.
+  if (reply.saving) {
+    clearTimeout(reply.saving);
+    reply.saving = null;
+    keepDraft(review);
+  }
   reply.recorder?.cancel();
   reply.answer.clip?.cancel();
   discard(reply);
@@ -82,6 +114,7 @@ function replyStatus(text) {
 function discard(reply) {
   if (reply.take?.url) URL.revokeObjectURL(reply.take.url);
   reply.take = null;
+  reply.kept = false;
 }
 
 async function toggleRecording(review, signal) {
@@ -99,6 +132,9 @@ async function toggleRecording(review, signal) {
     showTake(reply);
     replyStatus(`Recorded ${clock(take.seconds)}. Listen, then send.`);
     $("reply-preview").focus();
+    if (!(await keepDraft(review)) && !signal.aborted) {
+      replyStatus(`Recorded ${clock(take.seconds)}. Listen, then send. This browser cannot keep unsent replies: send it before you leave this recording.`);
+    }
     return;
   }
   if (reply.sending) return;
@@ -119,6 +155,73 @@ async function toggleRecording(review, signal) {
     reply.recorder = null;
     replyStatus(error.message);
   }
+}
+
+/**
+ * Keeps the reply's unsent state as its recording's draft (or removes the draft when nothing is
+ * left); resolves true once kept. What is kept is read at once: the page may move on meanwhile.
+ */
+async function keepDraft(review) {
+  const reply = review.reply;
+  if (!reply.owner || reply.sent) return false;
+  const { coachId, submissionId } = reply.owner;
+  const take = reply.take;
+  const notes = $("reply-notes").value;
+  const result = chosenResult();
+  if (!take && !notes.trim() && !result) {
+    reply.kept = false;
+    await deleteDraft(coachId, submissionId);
+    return true;
+  }
+  const draft = {
+    take: take ? { blob: take.blob, type: take.type, seconds: take.seconds, keys: Object.fromEntries(take.keys ?? []) } : null,
+    notes, result,
+  };
+  const kept = await saveDraft(coachId, submissionId, draft);
+  if (reply.take === take) reply.kept = kept && Boolean(take);
+  return kept;
+}
+
+/**
+ * Restores the recording's draft, if any: the take to listen to and send, the notes, the
+ * result. A draft of a recording already answered is removed (its notes saved on the stored
+ * reply when that has none: a reply stored before its answer was lost on the way).
+ */
+async function restoreDraft(api, review, refresh, signal) {
+  const reply = review.reply;
+  if (!reply.owner) return;
+  const { coachId, submissionId } = reply.owner;
+  const draft = await loadDraft(coachId, submissionId);
+  if (!draft || signal.aborted) return;
+  const stored = (review.submission?.feedback ?? [])[0] ?? null;
+  if (stored || reply.sent) {
+    await deleteDraft(coachId, submissionId);
+    const notes = draft.notes?.trim();
+    if (stored && notes && !stored.notes && stored.coach_id === coachId) {
+      try {
+        await api.send("PATCH", `/v1/feedback/${encodeURIComponent(stored.id)}`, { json: { notes } });
+        if (!signal.aborted) await refresh();
+      } catch {
+        // the reply stands; its notes can be written again
+      }
+    }
+    return;
+  }
+  if (draft.take?.blob && !reply.take && !reply.recorder?.recording) {
+    const take = draft.take;
+    reply.take = { blob: take.blob, type: take.type, seconds: take.seconds, keys: new Map(Object.entries(take.keys ?? {})), url: URL.createObjectURL(take.blob) };
+    reply.kept = true;
+    showTake(reply);
+  }
+  // What the coach has typed or chosen since opening wins over the draft.
+  if (draft.notes && !$("reply-notes").value) $("reply-notes").value = draft.notes;
+  if (draft.result && !chosenResult()) {
+    const radio = document.querySelector(`#reply-result input[value="${CSS.escape(draft.result)}"]`);
+    if (radio) radio.checked = true;
+  }
+  const saved = new Intl.DateTimeFormat(undefined, { weekday: "short", hour: "2-digit", minute: "2-digit" }).format(new Date(draft.savedAt));
+  replyStatus(draft.take ? `Your unsent reply (${clock(draft.take.seconds)}, kept ${saved}) is back: listen, then send.`
+    : `Your unsent notes (kept ${saved}) are back.`);
 }
 
 function showTake(reply) {
@@ -159,7 +262,11 @@ async function send(api, review, refresh, signal) {
   const take = reply.take;
   const keyName = result ?? "";
   if (!take.keys) take.keys = new Map();
-  if (!take.keys.has(keyName)) take.keys.set(keyName, newIdempotencyKey());
+  if (!take.keys.has(keyName)) {
+    take.keys.set(keyName, newIdempotencyKey());
+    // The key is kept with the draft before the take leaves: after a reload, sending again is the same request.
+    await keepDraft(review);
+  }
   const query = result ? `?result=${result}` : "";
   const progress = $("reply-progress");
   // Not `disabled`: a disabled button drops the keyboard's focus. `reply.sending` refuses a second press.
@@ -169,11 +276,15 @@ async function send(api, review, refresh, signal) {
   progress.value = 0;
   replyStatus("Sending…");
   try {
+    // A mark deleted a moment ago is gone before the reply carries the marks to the student.
+    await flushDeletes(review);
     const answer = await api.upload(`/v1/submissions/${encodeURIComponent(submission.id)}/feedback${query}`, take.blob, {
       headers: { "Content-Type": take.type, "Idempotency-Key": take.keys.get(keyName) },
       onProgress: (sent, total) => { progress.value = total > 0 ? sent / total : 0; },
     });
     reply.sent = answer.body;
+    clearTimeout(reply.saving);
+    reply.saving = null;
     const notes = $("reply-notes").value.trim();
     replyStatus("");
     if (notes) {
@@ -184,6 +295,7 @@ async function send(api, review, refresh, signal) {
       }
     }
     discard(reply);
+    if (reply.owner) await deleteDraft(reply.owner.coachId, reply.owner.submissionId);
     if (signal.aborted) return;
     await refresh();
     $("reply-sent-meta").focus();
@@ -192,7 +304,12 @@ async function send(api, review, refresh, signal) {
   } catch (error) {
     if (signal.aborted) return;
     const retry = error instanceof ApiError && (error.status === 0 || error.status >= 500 || error.code === "idempotency_key_in_use");
-    replyStatus(retry ? `${error.message} Press send again: the reply will not be stored twice.` : error.message);
+    const kept = reply.kept ? " Your reply is kept here as a draft." : "";
+    if (error instanceof ApiError && error.status === 401) {
+      replyStatus(`Your desk session has ended.${kept} Sign in again with a new login link (another tab will do), then press send again.`);
+    } else {
+      replyStatus(retry ? `${error.message} Press send again: the reply will not be stored twice.` : `${error.message}${kept}`);
+    }
   } finally {
     reply.sending = false;
     progress.hidden = true;

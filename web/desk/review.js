@@ -6,11 +6,11 @@
 // 5 s, `[` `]` slower/faster (0.5–1.5×, pitch kept), `A` `B` set the loop's ends, `L` loop
 // on/off (A–B, else the whole recording), `+` `-` zoom; Shift+←/→ previous/next ayah once the
 // recording's ayahs carry times (see ayahs.js: until then those are off and the page says so);
-// `M` marks here; `J` `K` next/previous recording of the queue (desk.js); Escape leaves a text
+// `M` marks here, `,` `.` move the mark being made or edited by 0.1 s; `J` `K` next/previous recording of the queue (desk.js); Escape leaves a text
 // field for the player. Letters work in any keyboard layout (dom.js: shortcutKey).
 import { ApiError } from "./api.js";
-import { arabicNumber, ayahAt, ayahName, ayahStep, splitBasmala, timed } from "./ayahs.js";
-import { closeMarks, markHere, newMarks, openMarks, renderMarks } from "./marks.js";
+import { arabicNumber, ayahAt, ayahName, ayahStep, basmalaListed, splitBasmala, timed } from "./ayahs.js";
+import { closeMarks, markHere, moveMark, newMarks, nudgeMark, openMarks, renderMarks } from "./marks.js";
 import { shortcutKey, typingIn } from "./dom.js";
 import { clock, Player, SKIP_SECONDS, SPEEDS } from "./player.js";
 import { KIND_LABEL } from "./queue.js";
@@ -53,11 +53,13 @@ export function newReview(id) {
 export async function openReview(api, review, { studentName, session, queueItem } = {}) {
   const signal = review.listeners.signal;
   review.api = api;
+  review.session = session;
   $("review-error").hidden = true;
   $("review-body").hidden = true;
   $("review-title").textContent = studentName ?? "Recording";
   $("review-meta").textContent = "";
   $("review-passage").textContent = "";
+  $("review-siblings").hidden = true;
   $("ayah-list").replaceChildren();
   try {
     review.submission = await api.get(`/v1/submissions/${encodeURIComponent(review.id)}`);
@@ -77,12 +79,14 @@ export async function openReview(api, review, { studentName, session, queueItem 
   const audio = $("audio");
   review.waveform = new Waveform({
     slider: $("waveform"), overview: $("overview"), zoomview: $("zoomview"),
-    onSeek: (seconds) => review.player.seek(seconds), signal,
+    onSeek: (seconds) => review.player.seek(seconds),
+    onPointMove: (id, seconds) => moveMark(review, id, seconds, () => refreshSubmission(review, signal)),
+    signal,
   });
   review.player = new Player(audio, review.playback, (seconds) => frame(review, seconds), signal);
   review.player.load(submission.links?.audio ?? `/v1/submissions/${encodeURIComponent(review.id)}/audio`);
   review.player.setRate(1);
-  review.waveform.setPoints((submission.annotations ?? []).map((note) => ({ time: note.at_seconds, labelText: note.kind })));
+  review.waveform.setPoints(points(review));
   wireControls(review, signal);
   const name = studentName ?? submission.student_id;
   const refresh = () => refreshSubmission(review, signal);
@@ -91,6 +95,7 @@ export async function openReview(api, review, { studentName, session, queueItem 
   showLoop(review);
   showTime(review);
   showPlaying(review);
+  showSiblings(api, review, signal);
 
   try {
     const peaks = await api.get(submission.links?.waveform ?? `/v1/submissions/${encodeURIComponent(review.id)}/waveform`);
@@ -109,9 +114,17 @@ async function refreshSubmission(review, signal) {
   if (signal.aborted) return submission;
   review.submission = submission;
   renderMarks(review.api, review, { seek: (seconds) => review.player.seek(seconds), refresh: () => refreshSubmission(review, signal) });
-  review.waveform?.setPoints((submission.annotations ?? []).map((note) => ({ time: note.at_seconds, labelText: note.kind })));
+  review.waveform?.setPoints(points(review));
   renderStored(review);
   return submission;
+}
+
+/** The marks along the waveform's top; the coach's own can be dragged (they carry their id). */
+function points(review) {
+  const own = review.session?.coach_id;
+  return (review.submission?.annotations ?? []).map((note) => ({
+    time: note.at_seconds, labelText: note.kind, ...(note.coach_id === own ? { id: note.id } : {}),
+  }));
 }
 
 /** Leaves the review: the audio stops, recordings in progress end, every listener the review added goes. */
@@ -133,6 +146,38 @@ function renderHeader(submission, queueItem, studentName) {
   if (submission.late) $("review-meta").append(element("span", { className: "tag late" }, "late"));
   $("review-passage").textContent = submission.passage ?? "";
   $("review-passage").hidden = !submission.passage;
+}
+
+/**
+ * The student's other recordings of the same week (or end-of-course), from their timeline:
+ * each opens its own review. A help beside the review: without it the page works on.
+ */
+async function showSiblings(api, review, signal) {
+  const submission = review.submission;
+  if (submission.kind !== "week" && submission.kind !== "eoc") return;
+  let timeline;
+  try {
+    timeline = await api.get(`/v1/students/${encodeURIComponent(submission.student_id)}/timeline`);
+  } catch {
+    return;
+  }
+  if (signal.aborted) return;
+  const list = submission.kind === "eoc" ? timeline.eoc?.submissions : timeline.weeks?.find((week) => week.number === submission.week)?.submissions;
+  const others = (list ?? []).filter((entry) => entry.id !== submission.id)
+    .sort((a, b) => Date.parse(a.received_at) - Date.parse(b.received_at));
+  if (others.length === 0) return;
+  const format = new Intl.DateTimeFormat(undefined, { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" });
+  const mine = Date.parse(submission.received_at);
+  const what = submission.kind === "eoc" ? "end-of-course" : `week ${submission.week}`;
+  const line = $("review-siblings");
+  line.replaceChildren(`The student's other recordings of ${what}: `);
+  others.forEach((entry, index) => {
+    if (index > 0) line.append(", ");
+    const link = element("a", { href: `#/review/${encodeURIComponent(entry.id)}` },
+      `${Date.parse(entry.received_at) < mine ? "earlier" : "later"}, ${format.format(new Date(entry.received_at))}`);
+    line.append(link);
+  });
+  line.hidden = false;
 }
 
 /** The server's `ayahs_unavailable_reason` codes in words. */
@@ -159,15 +204,16 @@ function renderAyahs(review) {
     if (withTimes) {
       const go = element("button", { type: "button", className: "ref", "aria-label": `Play from ${ayahName(entry)}` }, ayahName(entry));
       go.addEventListener("click", () => review.player.seek(entry.start_seconds));
-      const loop = element("button", { type: "button", className: "ayah-loop", "aria-pressed": "false" }, "Loop this ayah");
+      const loop = element("button", { type: "button", className: "ayah-loop", "aria-pressed": "false", "aria-label": `Loop ayah ${ayahName(entry)}` }, "Loop this ayah");
       loop.addEventListener("click", () => loopAyah(review, index));
       head.append(go, loop);
     } else {
       head.append(element("span", { className: "ref" }, ayahName(entry)));
     }
     item.append(head);
+    // The basmala once: on its own line before ayah 1, or as its own entry when it was recited apart.
     const { basmala, text } = splitBasmala(entry);
-    if (basmala) item.append(element("p", { className: "basmala", lang: "ar", dir: "rtl" }, basmala));
+    if (basmala && !basmalaListed(ayahs, index)) item.append(element("p", { className: "basmala", lang: "ar", dir: "rtl" }, basmala));
     const verse = element("p", { className: "verse", lang: "ar", dir: "rtl" }, text);
     // The end-of-ayah mark with its number; an opening recited before ayah 1 (`ayah: 0`) has none.
     if (entry.ayah > 0) verse.append(" ", element("span", { className: "end" }, "\u06DD" + arabicNumber(entry.ayah)));
@@ -325,6 +371,8 @@ function key(review, event) {
     case "a": setLoopEnd(review, "a"); break;
     case "b": setLoopEnd(review, "b"); break;
     case "m": markHere(review, review.player.currentTime); break;
+    case ",": nudgeMark(review, -1); break;
+    case ".": nudgeMark(review, 1); break;
     case "+": case "=": zoom(review, -1); break;
     case "-": zoom(review, 1); break;
     default: handled = false;

@@ -6,6 +6,8 @@
 // The overview's wrapper is the ARIA slider (role="slider" in the page): focusable, its value
 // the position in whole seconds ("0:30 of 2:00"), ←/→ (and ↓/↑) 5 s, PageUp/PageDown 30 s,
 // Home/End. Shift+arrows are left to the page (previous/next ayah). Click or drag to seek.
+// A point given an `id` (a mark) is dragged by its marker along the top, in either view, as
+// peaks.js's editable points are: `onPointMove(id, seconds)` once it is let go.
 // Crisp on HiDPI screens (drawn in device pixels) and redrawn when the layout resizes it.
 import { clock, SKIP_SECONDS } from "./player.js";
 
@@ -44,6 +46,8 @@ export class Waveform {
   #colors = {};
   #observer;
   #dragging = false;
+  #pointDrag = null;
+  #onPointMove;
   #shownValue = null;
 
   /**
@@ -51,27 +55,31 @@ export class Waveform {
    * `zoomview`: the canvases; `onSeek(seconds)`: where a click, drag or key asks to go;
    * `signal`: ends its listeners (the elements outlive one review).
    */
-  constructor({ slider, overview, zoomview, onSeek, signal }) {
+  constructor({ slider, overview, zoomview, onSeek, onPointMove = () => {}, signal }) {
     this.#slider = slider;
     this.#overview = overview;
     this.#zoomview = zoomview;
     this.#onSeek = onSeek;
+    this.#onPointMove = onPointMove;
     this.#observer = new ResizeObserver(() => this.#resize());
     this.#observer.observe(slider);
     this.#observer.observe(zoomview);
     const on = (target, type, handler) => target.addEventListener(type, handler, { signal });
     on(slider, "keydown", (event) => this.#key(event));
-    on(overview, "pointerdown", (event) => this.#press(event));
-    on(overview, "pointermove", (event) => this.#drag(event));
-    on(overview, "pointerup", (event) => this.#release(event));
-    on(overview, "pointercancel", (event) => this.#release(event));
+    on(overview, "pointerdown", (event) => this.#pressPoint(event, overview) || this.#press(event));
+    on(overview, "pointermove", (event) => this.#dragPoint(event, overview) || this.#drag(event));
+    on(overview, "pointerup", (event) => this.#releasePoint(event, overview) || this.#release(event));
+    on(overview, "pointercancel", (event) => this.#releasePoint(event, overview, true) || this.#release(event));
     on(zoomview, "pointerdown", (event) => {
-      if (event.button !== 0 || !this.#duration) return;
+      if (this.#pressPoint(event, zoomview) || event.button !== 0 || !this.#duration) return;
       event.preventDefault();
       slider.focus();
       const span = this.zoomSeconds();
       this.#onSeek(this.#windowStart + this.#fraction(event, zoomview) * span);
     });
+    on(zoomview, "pointermove", (event) => this.#dragPoint(event, zoomview));
+    on(zoomview, "pointerup", (event) => this.#releasePoint(event, zoomview));
+    on(zoomview, "pointercancel", (event) => this.#releasePoint(event, zoomview, true));
     signal?.addEventListener("abort", () => this.#observer.disconnect());
     this.#watchPixelRatio(signal);
   }
@@ -115,8 +123,12 @@ export class Waveform {
   /** `[{startTime, endTime, labelText, kind}]` (peaks.js's segment fields): bands behind the waveform (`kind` "loop" or "ayah", styled apart). */
   setSegments(segments) { this.#segments = segments; this.#draw(); }
 
-  /** `[{time, labelText}]` (peaks.js's point fields): marks along the top (annotations). */
-  setPoints(points) { this.#points = points; this.#draw(); }
+  /** `[{time, labelText, id?}]` (peaks.js's point fields): marks along the top (annotations); one with an `id` can be dragged. */
+  setPoints(points) {
+    if (this.#pointDrag) return; // the drag in progress is drawn; the new list comes with its end
+    this.#points = points.map((point) => ({ ...point }));
+    this.#draw();
+  }
 
   /** The zoom view's span in seconds. */
   zoomSeconds() { return ZOOM_SECONDS[this.#zoom]; }
@@ -186,6 +198,71 @@ export class Waveform {
     if (this.#overview.hasPointerCapture(event.pointerId)) this.#overview.releasePointerCapture(event.pointerId);
   }
 
+  // MARK: Dragging a point
+
+  /** The seconds `canvas` shows: the whole recording (the overview) or the zoom view's window. */
+  #span(canvas) {
+    return canvas === this.#overview ? { start: 0, span: this.#duration } : { start: this.#windowStart, span: this.zoomSeconds() };
+  }
+
+  /** The draggable point whose marker (the top 14 px, 8 px either side) is under the pointer. */
+  #pointAt(event, canvas) {
+    if (!this.#duration) return null;
+    const box = canvas.getBoundingClientRect();
+    if (box.width <= 0 || event.clientY - box.top > 14) return null;
+    const { start, span } = this.#span(canvas);
+    let found = null, nearest = 9;
+    for (const point of this.#points) {
+      if (point.id === undefined) continue;
+      const distance = Math.abs(box.left + ((point.time - start) / span) * box.width - event.clientX);
+      if (distance < nearest) { nearest = distance; found = point; }
+    }
+    return found;
+  }
+
+  #pressPoint(event, canvas) {
+    if (event.button !== 0) return false;
+    const point = this.#pointAt(event, canvas);
+    if (!point) return false;
+    event.preventDefault();
+    this.#slider.focus();
+    this.#pointDrag = { point, from: point.time, moved: false, canvas };
+    canvas.setPointerCapture(event.pointerId);
+    return true;
+  }
+
+  #dragPoint(event, canvas) {
+    const drag = this.#pointDrag;
+    if (!drag || drag.canvas !== canvas) {
+      // A marker that can be dragged says so under the pointer.
+      if (!this.#dragging) canvas.style.cursor = this.#pointAt(event, canvas) ? "ew-resize" : "";
+      return false;
+    }
+    const { start, span } = this.#span(canvas);
+    const seconds = Math.round(Math.max(0, Math.min(this.#duration, start + this.#fraction(event, canvas) * span)) * 100) / 100;
+    drag.moved ||= seconds !== drag.from;
+    drag.point.time = seconds;
+    this.#draw();
+    return true;
+  }
+
+  /** Let go: a moved point is reported; a marker clicked without moving seeks to it; cancelled, it goes back. */
+  #releasePoint(event, canvas, cancelled = false) {
+    const drag = this.#pointDrag;
+    if (!drag || drag.canvas !== canvas) return false;
+    this.#pointDrag = null;
+    if (canvas.hasPointerCapture(event.pointerId)) canvas.releasePointerCapture(event.pointerId);
+    if (cancelled) {
+      drag.point.time = drag.from;
+      this.#draw();
+    } else if (drag.moved) {
+      this.#onPointMove(drag.point.id, drag.point.time);
+    } else {
+      this.#onSeek(drag.point.time);
+    }
+    return true;
+  }
+
   // MARK: The slider's value
 
   #announce() {
@@ -225,7 +302,7 @@ export class Waveform {
     const color = (name, fallback) => style.getPropertyValue(name).trim() || fallback;
     this.#colors = {
       played: color("--wave-played", "#0b6e4f"),
-      unplayed: color("--wave-unplayed", "#9aa6ab"),
+      unplayed: color("--wave-unplayed", "#78858a"),
       playhead: color("--wave-playhead", "#1d2326"),
       loop: color("--wave-loop", "rgba(26, 95, 208, 0.16)"),
       ayah: color("--wave-ayah", "rgba(11, 110, 79, 0.08)"),
