@@ -145,7 +145,8 @@ let package = Package(
             dependencies: ["TilawaDaemon", "TilawaStore", "TilawaAudio", "TilawaCore", "TilawaQuran", "TilawaTestSupport", "TilawaPostgres", "TilawaS3",
                            .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "HummingbirdTesting", package: "hummingbird"),
-                           .product(name: "AsyncHTTPClient", package: "async-http-client")]
+                           .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                           .product(name: "Crypto", package: "swift-crypto")]
         ),
         // The `tilawa` binary as a process: every command, its output and its exit codes.
         .testTarget(

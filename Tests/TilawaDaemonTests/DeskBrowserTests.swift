@@ -118,8 +118,9 @@ struct DeskBrowserTests {
             }
             // Week 12's recording recited the isti'adha and the basmala before 112:1 (its markers
             // say so, as the aligner writes them; the 11-s clip is not a recitation to align).
+            let openings = ids[0]
             try await daemon.runtime.database.engine.write { db in
-                var row = try #require(try SubmissionRecord.fetchOne(db, key: ids[0]))
+                var row = try #require(try SubmissionRecord.fetchOne(db, key: openings))
                 row.ayahMarkers = AyahMarkers(ayahs: "112:1-4", markers: [
                     .init(surah: 112, ayah: 0, preface: .istiadha, startSeconds: 0, endSeconds: 2),
                     .init(surah: 112, ayah: 0, preface: .basmala, startSeconds: 2.3, endSeconds: 4.5),

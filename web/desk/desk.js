@@ -40,6 +40,21 @@ function showSignedOut() {
   $("signout").hidden = true;
   $("who").textContent = "";
   $("signedout").hidden = false;
+  showSignInOptions();
+}
+
+/** "Sign in with <provider>" on the signed-out page, when the organisation's identity provider signs coaches in. */
+async function showSignInOptions() {
+  try {
+    const options = await api.get("/desk/sign-in");
+    if (!options?.provider || !options.start) return;
+    const link = $("signin-provider-link");
+    link.textContent = `Sign in with ${options.provider}`;
+    link.href = options.start;
+    $("signin-provider").hidden = false;
+  } catch {
+    // the login link still signs in
+  }
 }
 
 /** `#/review/<id>` opens a recording's review; anything else is the queue. */

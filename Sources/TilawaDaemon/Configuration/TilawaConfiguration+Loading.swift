@@ -157,7 +157,9 @@ extension TilawaConfiguration {
         let file = try values.path("oidc.jwks_file", workingDirectory: workingDirectory)
         let ops = values.optionalText("oidc.ops_subjects")
         let subjectIsId = try values.choice("oidc.subject_is_id", default: "false", among: ["true", "false"]) == "true"
-        guard issuer != nil || audience != nil || url != nil || file != nil else {
+        let deskClient = values.optionalText("oidc.desk_client_id")
+        let deskName = values.optionalText("oidc.desk_name")
+        guard issuer != nil || audience != nil || url != nil || file != nil || deskClient != nil || deskName != nil else {
             if !auth.localTokens {
                 throw ConfigurationError(key: "auth.local_tokens", message: "is false but no identity provider is configured (oidc.issuer, oidc.audience, oidc.jwks_url): no token could sign in")
             }
@@ -175,6 +177,19 @@ extension TilawaConfiguration {
             oidc.jwksURL = parsed
         } else if file == nil {
             throw ConfigurationError(key: "oidc.jwks_url", message: "is required (or oidc.jwks_file) with oidc.issuer: the provider's keys")
+        }
+        if let deskClient {
+            guard deskClient.text.utf8.count <= 255, !deskClient.text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == " " }) else {
+                throw values.invalid("oidc.desk_client_id", "must be the client id the provider gave the desk (one word, at most 255 bytes)", deskClient)
+            }
+            oidc.deskClientId = deskClient.text
+        }
+        if let deskName {
+            guard deskClient != nil else { throw ConfigurationError(key: "oidc.desk_name", message: "names the provider on the desk's sign-in button: set oidc.desk_client_id too") }
+            guard deskName.text.count <= 60, !deskName.text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw values.invalid("oidc.desk_name", "must be one line of at most 60 characters", deskName)
+            }
+            oidc.deskName = deskName.text
         }
         if let ops {
             for pair in ops.text.split(separator: ",") {

@@ -252,5 +252,10 @@ extension TilawaConfiguration {
         public var opsSubjects: [String: String] = [:]
         /// `oidc.subject_is_id`.
         public var subjectIsId = false
+        /// `oidc.desk_client_id`: the desk's public client at the provider; with it the desk
+        /// offers "Sign in with <desk_name>" (authorization code with PKCE).
+        public var deskClientId: String? = nil
+        /// `oidc.desk_name`: the provider's name on that button (default: the issuer's host).
+        public var deskName: String? = nil
     }
 }

@@ -45,6 +45,15 @@ enum DeskPages {
             """)
     }
 
+    /// A sign-in with the identity provider that did not complete: why, and the way back.
+    static func notSignedIn(_ detail: String) -> String {
+        page(title: "You are not signed in", body: """
+            <h1>You are not signed in</h1>
+            <p role="alert">\(escape(detail))</p>
+            <p><a href="/desk/">Back to the desk's sign-in</a></p>
+            """)
+    }
+
     private static func page(title: String, body: String) -> String {
         """
         <!doctype html>

@@ -9,6 +9,8 @@ import TilawaStore
 struct DeskRoutes: Sendable {
     let api: APIContext
     let sessions: DeskSessions
+    /// Sign-in with the identity provider, when `oidc.desk_client_id` is configured.
+    var provider: DeskProviderSignIn? = nil
     let throttle = LoginThrottle()
     /// Login CSRF: the sign-in POST must come from the link's page.
     var origin: LoginOrigin { LoginOrigin(configuration: api.runtime.configuration) }
@@ -20,6 +22,9 @@ struct DeskRoutes: Sendable {
         router.post("desk/login", use: login)
         router.post("desk/logout", use: logout)
         router.get("desk/session", use: session)
+        router.get("desk/sign-in", use: signInOptions)
+        router.get("desk/oidc/start", use: providerStart)
+        router.get("desk/oidc/callback", use: providerCallback)
         router.get("desk/assets/:name", use: asset)
     }
 
@@ -133,6 +138,101 @@ struct DeskRoutes: Sendable {
                             headers: [.cacheControl: "no-store"])
     }
 
+    // MARK: Sign-in with the identity provider
+
+    /// `GET /desk/sign-in`: the ways to sign in besides a login link, for the signed-out page:
+    /// `{"provider": "<name on the button>" | null, "start": "/desk/oidc/start" | null}`.
+    @Sendable func signInOptions(_ request: Request, context: TilawaRequestContext) async throws -> Response {
+        struct Options: Encodable {
+            var provider: String?
+            var start: String?
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(provider, forKey: .provider)
+                try container.encode(start, forKey: .start)
+            }
+
+            enum CodingKeys: String, CodingKey { case provider, start }
+        }
+        return try api.json(Options(provider: provider?.name, start: provider == nil ? nil : "/desk/oidc/start"), headers: [.cacheControl: "no-store"])
+    }
+
+    /// `GET /desk/oidc/start`: to the provider, with this sign-in's state, nonce and code
+    /// challenge (kept in `tilawa_desk_oidc`). 404 without `oidc.desk_client_id`.
+    @Sendable func providerStart(_ request: Request, context: TilawaRequestContext) async throws -> Response {
+        guard let provider else { throw APIProblem.notFound("sign-in with an identity provider") }
+        let attempt = DeskProviderSignIn.Attempt.make()
+        let address: String
+        do {
+            address = try await provider.authorizationURL(attempt, request: request)
+        } catch {
+            return Self.page(error.problem, DeskPages.notSignedIn)
+        }
+        var response = Response(status: .found, headers: [.location: address, .cacheControl: "no-store", .referrerPolicy: "no-referrer"])
+        response.setCookie(provider.cookie(attempt))
+        return response
+    }
+
+    /// `GET /desk/oidc/callback?code=…&state=…` (or `?error=…`): the provider's answer. The
+    /// state must be this browser's sign-in's (else 400 `oidc_state_mismatch`: started
+    /// elsewhere, or more than 10 minutes ago); the code is traded, the ID token verified, and
+    /// its `sub` must be a coach's (else 403 `not_a_coach`). Then a desk session begins, as
+    /// with a login link: 303 to the desk. The sign-in's cookie is cleared on every answer.
+    @Sendable func providerCallback(_ request: Request, context: TilawaRequestContext) async throws -> Response {
+        guard let provider else { throw APIProblem.notFound("sign-in with an identity provider") }
+        let query = request.uri.queryParameters
+        func page(_ problem: APIProblem) -> Response {
+            var response = Self.page(problem, DeskPages.notSignedIn)
+            response.setCookie(provider.clearingCookie)
+            return response
+        }
+        guard let kept = request.cookies[DeskProviderSignIn.cookieName]?.value, let attempt = DeskProviderSignIn.Attempt(cookieValue: kept),
+              let state = query.get("state"), DeskSecret.matches(state, attempt.state) else {
+            return page(APIProblem(.badRequest, code: "oidc_state_mismatch",
+                                   detail: "This sign-in was not started on this browser, or was started more than 10 minutes ago; start it again from the desk."))
+        }
+        if let error = query.get("error") {
+            let reason = String(error.prefix(64).filter { $0.isLetter || $0 == "_" })
+            return page(APIProblem(.unauthorized, code: "oidc_sign_in_refused",
+                                   detail: "\(provider.name) did not sign you in (\(reason)); start again, or use a login link."))
+        }
+        guard let code = query.get("code"), !code.isEmpty, code.utf8.count <= 2048 else {
+            return page(APIProblem(.badRequest, code: "oidc_code_missing", detail: "\(provider.name) sent no sign-in code; start the sign-in again."))
+        }
+        let subject: String
+        do {
+            subject = try await provider.subject(code: code, attempt: attempt, request: request)
+        } catch {
+            return page(error.problem)
+        }
+        let principal = try? await api.bearer.principal(forSubject: subject)
+        guard let principal, principal.role == .coach else {
+            context.logger.info("desk sign-in refused: not a coach", metadata: ["subject": "\(subject)"])
+            return page(APIProblem(.forbidden, code: "not_a_coach",
+                                   detail: "You signed in at \(provider.name), but that account is not a coach of this programme; ask the programme's office."))
+        }
+        let now = api.now
+        let secret = DeskSecret.make()
+        guard let session = try await api.runtime.database.startDeskSession(
+            coachId: principal.subject, sessionHash: DeskSecret.hash(secret), csrfToken: DeskSecret.make(), lifetime: sessions.lifetime, now: now)
+        else {
+            return page(APIProblem(.forbidden, code: "not_a_coach", detail: "That coach is no longer in the programme; ask the programme's office."))
+        }
+        context.logger.info("desk sign-in", metadata: ["coach": "\(session.coachId)", "by": "identity provider"])
+        var response = Response(status: .seeOther, headers: [.location: "/desk/", .cacheControl: "no-store", .referrerPolicy: "no-referrer"])
+        response.setCookie(sessions.cookie(secret))
+        response.setCookie(provider.clearingCookie)
+        return response
+    }
+
+    /// A refusal of a browser's navigation: a page (`DeskPages.invalid`, or `render`) with its sentence, and its headers.
+    static func page(_ problem: APIProblem, _ render: (String) -> String = DeskPages.invalid) -> Response {
+        var response = html(render(problem.detail), status: problem.status)
+        for field in problem.headers { response.headers[field.name] = field.value }
+        return response
+    }
+
     // MARK: The page
 
     /// `GET /desk/`: the desk's page, never cached (its assets are, by ETag).
@@ -166,9 +266,7 @@ struct DeskRoutes: Sendable {
     /// A refusal as a page for a browser (the form's POST), as problem+json for anything else.
     static func refusal(_ problem: APIProblem, request: Request, context: TilawaRequestContext) throws -> Response {
         guard request.headers[.accept]?.contains("text/html") ?? false else { return try problem.response(from: request, context: context) }
-        var response = html(DeskPages.invalid(problem.detail), status: problem.status)
-        for field in problem.headers { response.headers[field.name] = field.value }
-        return response
+        return page(problem)
     }
 
     static func html(_ text: String, status: HTTPResponse.Status = .ok) -> Response {

@@ -34,7 +34,8 @@ public enum TilawaServer {
         router.add(middleware: ProblemMiddleware(routes: routes))
         OperationsRoutes(api: api).register(on: router)
         let sessions = DeskSessions(database: api.runtime.database, configuration: api.runtime.configuration)
-        let desk = DeskRoutes(api: api, sessions: sessions)
+        let desk = DeskRoutes(api: api, sessions: sessions,
+                              provider: DeskProviderSignIn(configuration: api.runtime.configuration, clock: api.runtime.clock))
         desk.register(on: router)
         let v1 = router.group("v1").add(middleware: AuthMiddleware(bearer: api.bearer, sessions: sessions, clock: api.runtime.clock))
         desk.registerAPI(on: v1)

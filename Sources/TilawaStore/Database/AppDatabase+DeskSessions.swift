@@ -88,6 +88,21 @@ extension AppDatabase {
         }
     }
 
+    /// A new session for `coachId`, signed in by the identity provider (no link to spend): its
+    /// secret hashing to `sessionHash`, with `csrfToken`, lasting until `now + lifetime`; nil
+    /// when the coach is not in the programme.
+    public func startDeskSession(coachId: String, sessionHash: String, csrfToken: String, lifetime: TimeInterval,
+                                 now: Date) async throws -> DeskSession? {
+        try await immediateWrite { db in
+            guard try Self.coachExistsQuery(id: coachId)(db) else { return nil }
+            let expiresAt = now.addingTimeInterval(lifetime)
+            try db.execute(sql: """
+                INSERT INTO deskSession (secretHash, coachId, csrfToken, createdAt, lastSeenAt, expiresAt) VALUES (?, ?, ?, ?, ?, ?)
+                """, arguments: [sessionHash, coachId, csrfToken, now, now, expiresAt])
+            return DeskSession(coachId: coachId, csrfToken: csrfToken, expiresAt: expiresAt)
+        }
+    }
+
     /// The live session whose secret hashes to `sessionHash`, its end moved to `now +
     /// lifetime` but never past `createdAt + maxLifetime` (sliding, with an absolute limit;
     /// written at most once an hour, so a page's polling costs reads only, and the caller

@@ -83,6 +83,8 @@ actor ProviderTokenVerifier {
         let aud: Audience?
         let exp: Double?
         let nbf: Double?
+        /// An ID token's: the sign-in it answers (`DeskProviderSignIn`).
+        let nonce: String?
 
         enum Audience: Codable, Sendable {
             case one(String)
@@ -112,8 +114,9 @@ actor ProviderTokenVerifier {
         func verify(using _: some JWTAlgorithm) throws {}
     }
 
-    /// The subject of `token`, or why it is refused.
-    func verify(_ token: String) async throws(AuthError) -> Verified {
+    /// The subject of `token`, or why it is refused. `nonce`: an ID token must carry exactly it
+    /// (the sign-in that asked for the token).
+    func verify(_ token: String, nonce: String? = nil) async throws(AuthError) -> Verified {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let headerData = TokenHeader.base64URLDecoded(parts[0]),
               let header = try? JSONDecoder().decode(Header.self, from: headerData) else {
@@ -156,6 +159,7 @@ actor ProviderTokenVerifier {
               !sub.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw .invalidToken(reason: "its sub is missing or not one line of at most 255 characters")
         }
+        if let nonce, claims.nonce != nonce { throw .invalidToken(reason: "its nonce is not this sign-in's") }
         return Verified(subject: sub, expiresAt: expiresAt)
     }
 
