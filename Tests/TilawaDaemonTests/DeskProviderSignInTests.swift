@@ -80,7 +80,7 @@ final class DeskIdentityProvider: Sendable {
         }
         guard let (grant, wrongNonce) = found, !grant.used, form["grant_type"] == "authorization_code",
               form["redirect_uri"] == grant.redirect, form["client_id"] == grant.clientId, let verifier = form["code_verifier"],
-              Self.base64URL(SHA256.hash(data: Data(verifier.utf8))) == grant.challenge else {
+              Self.base64URL(Data(SHA256.hash(data: Data(verifier.utf8)))) == grant.challenge else {
             return (400, #"{"error": "invalid_grant"}"#)
         }
         let now = Int(Date().timeIntervalSince1970)
@@ -100,15 +100,16 @@ final class DeskIdentityProvider: Sendable {
         return #"{"keys": [{"kty": "EC", "crv": "P-256", "x": "\#(x)", "y": "\#(y)", "kid": "\#(Self.kid)", "alg": "ES256", "use": "sig"}]}"#
     }
 
+    static func json(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
     /// Serves the provider on loopback for `body`, whose argument is its issuer (`http://127.0.0.1:<port>`).
     func serve<T>(_ body: (String) async throws -> T) async throws -> T {
         let router = Router(context: ReceiverContext.self)
-        func json(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
-            Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text)))
-        }
         router.get(".well-known/openid-configuration") { _, _ in
             let base = self.base
-            return json(#"{"issuer": "\#(base)", "authorization_endpoint": "\#(base)/authorize", "token_endpoint": "\#(base)/token", "jwks_uri": "\#(base)/jwks"}"#)
+            return Self.json(#"{"issuer": "\#(base)", "authorization_endpoint": "\#(base)/authorize", "token_endpoint": "\#(base)/token", "jwks_uri": "\#(base)/jwks"}"#)
         }
         router.get("authorize") { request, _ in
             guard let location = self.authorize(Self.query(request.uri.query ?? "")) else { return Response(status: .badRequest) }
@@ -117,9 +118,9 @@ final class DeskIdentityProvider: Sendable {
         router.post("token") { request, _ in
             let form = Self.query(String(buffer: try await request.body.collect(upTo: 64 * 1024)))
             let (status, body) = self.token(form)
-            return json(body, status: .init(code: status))
+            return Self.json(body, status: .init(code: status))
         }
-        router.get("jwks") { _, _ in json(self.jwks) }
+        router.get("jwks") { _, _ in Self.json(self.jwks) }
         return try await serveOnLoopback(router, path: "") { url in
             var base = url.absoluteString
             while base.hasSuffix("/") { base.removeLast() }

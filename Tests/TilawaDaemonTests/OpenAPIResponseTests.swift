@@ -481,6 +481,18 @@ struct OpenAPIResponseTests {
                     _ = try await call(.get, template, template.replacingOccurrences(of: "{id}", with: markId), student)
                     _ = try await call(.get, template, template.replacingOccurrences(of: "{id}", with: "ann_none"), student)
                 }
+                // Moved and changed (PATCH), each documented refusal.
+                let change = "/v1/annotations/{id}"
+                _ = try await call(.patch, change, "/v1/annotations/\(markId)", markJSON, body: ByteBuffer(string: #"{"at_seconds": 2.1, "kind": "harakah"}"#))
+                _ = try await call(.patch, change, "/v1/annotations/\(markId)", markJSON, body: ByteBuffer(string: #"{"colour": "red"}"#))
+                _ = try await call(.patch, change, "/v1/annotations/\(markId)", markJSON, body: ByteBuffer(string: #"{"surah": 104}"#))
+                _ = try await call(.patch, change, "/v1/annotations/\(markId)", try await auth(.coach, "C02", [.contentType: "application/json"]),
+                                   body: ByteBuffer(string: #"{"kind": "other"}"#))
+                _ = try await call(.patch, change, "/v1/annotations/\(markId)", try await auth(.student, "S1001", [.contentType: "application/json"]),
+                                   body: ByteBuffer(string: #"{"kind": "other"}"#))
+                _ = try await call(.patch, change, "/v1/annotations/\(markId)", try await auth(.coach, "C01", [.contentType: "text/plain"]),
+                                   body: ByteBuffer(string: "x"))
+                _ = try await call(.patch, change, "/v1/annotations/\(markId)", [.contentType: "application/json"], body: ByteBuffer(string: #"{"kind": "other"}"#))
                 let history = "/v1/students/{id}/annotations"
                 _ = try await call(.get, history, "/v1/students/S1001/annotations?surah=104&ayah=1", student)
                 _ = try await call(.get, history, "/v1/students/S1001/annotations", try await auth(.coach, "C01"))
@@ -658,6 +670,10 @@ struct OpenAPIResponseTests {
                 let session = try await call(.get, "/desk/session", "/desk/session", [.cookie: cookie])
                 _ = try await call(.get, "/desk/session", "/desk/session")
                 _ = try await call(.get, "/desk", "/desk/")
+                // No provider configured here: nothing offered, the provider's steps 404.
+                _ = try await call(.get, "/desk/sign-in", "/desk/sign-in")
+                _ = try await call(.get, "/desk/oidc/start", "/desk/oidc/start")
+                _ = try await call(.get, "/desk/oidc/callback", "/desk/oidc/callback?code=a&state=b")
                 let script = try await call(.get, "/desk/assets/{name}", "/desk/assets/desk.js")
                 _ = try await call(.get, "/desk/assets/{name}", "/desk/assets/desk.js", [.ifNoneMatch: script.headers[.eTag] ?? "*"])
                 _ = try await call(.get, "/desk/assets/{name}", "/desk/assets/nothing.js")

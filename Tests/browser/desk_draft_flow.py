@@ -46,9 +46,18 @@ def replies(driver, submission):
     return (fetch(driver, "GET", "/v1/submissions/" + submission)[1] or {}).get("feedback") or []
 
 
-def open_review(driver, base, submission):
+def open_review(driver, base, submission, leaving_take=False):
+    """Opens `submission`'s review; `leaving_take`: the review open now has an unsent take, and
+    the page asks before leaving it (it stays a draft): the question is answered yes."""
     driver.get(base + "/desk/#/review/" + submission)
-    return wait(driver, EC.element_to_be_clickable((By.ID, "reply-record")), f"the review of {submission}")
+    if leaving_take:
+        question = wait(driver, EC.alert_is_present(), "the question before leaving a review with an unsent take")
+        if question:
+            check("draft" in question.text, f"the question before leaving: {question.text!r}")
+            question.accept()
+    wait(driver, lambda d: d.current_url.endswith("#/review/" + submission), f"the address of {submission}'s review")
+    return wait(driver, lambda d: d.find_element(By.ID, "review-title").text and d.find_element(By.ID, "reply-record").is_displayed()
+                and d.find_element(By.ID, "reply-record"), f"the review of {submission}")
 
 
 def main(argv):
@@ -91,14 +100,16 @@ def main(argv):
                 check(not EC.alert_is_present()(driver), "a reload asks although the reply is kept")
 
         # Notes alone are a draft too; emptied, the draft is gone.
-        open_review(driver, base, other)
+        open_review(driver, base, other, leaving_take=True)
         field = driver.find_element(By.ID, "reply-notes")
         field.send_keys("Start again from 1:4")
         wait(driver, lambda d: (draft(d, coach, other) or {}).get("notes") == "Start again from 1:4", "notes alone kept as a draft")
         driver.find_element(By.ID, "back").click()
         check(not EC.alert_is_present()(driver), "leaving with notes alone asks (nothing recorded is at stake)")
-        wait(driver, lambda d: "draft reply" in d.find_element(By.CSS_SELECTOR, f"#queue-list li[data-submission='{other}']").text,
-             "the notes' draft in the queue")
+        if not wait(driver, lambda d: "draft reply" in d.find_element(By.CSS_SELECTOR, f"#queue-list li[data-submission='{other}']").text,
+                    "the notes' draft in the queue"):
+            rows = [(r.get_attribute("data-submission"), r.text) for r in driver.find_elements(By.CSS_SELECTOR, "#queue-list li")]
+            failures.append(f"the queue's rows: {rows}; the draft: {draft(driver, coach, other)}")
         open_review(driver, base, other)
         field = wait(driver, lambda d: d.find_element(By.ID, "reply-notes") if d.find_element(By.ID, "reply-notes").get_attribute("value") else None,
                      "the notes' draft back")

@@ -110,7 +110,7 @@ export function nudgeMark(review, direction) {
   const marks = review.marks;
   const duration = review.submission?.analysis?.duration_seconds ?? Infinity;
   setAt(marks, Math.min(duration, Math.max(0, marks.at + direction * NUDGE_SECONDS)));
-  status(`${marks.editing ? "The mark will move" : "The mark will be"} at ${$("mark-at").textContent}${marks.editing ? " once saved" : ""}.`);
+  status(marks.editing ? `The mark will move to ${$("mark-at").textContent} once saved.` : `The mark will be at ${$("mark-at").textContent}.`);
 }
 
 /** A mark's marker dragged on the waveform to `seconds`: its new moment is stored at once. */
@@ -148,7 +148,9 @@ function optionFor(review, note) {
 
 function setAt(marks, seconds) {
   marks.at = Math.max(0, Math.round(seconds * 100) / 100);
-  $("mark-at").textContent = clock(marks.at) + (marks.at % 1 ? `.${String(Math.floor((marks.at % 1) * 10))}` : "");
+  // Tenths shown when there are any (rounded: 10.2 is "0:10.2", never 0:10.1999…).
+  const shown = Math.round(marks.at * 10) / 10;
+  $("mark-at").textContent = clock(shown) + (shown % 1 ? `.${Math.round((shown % 1) * 10)}` : "");
 }
 
 function status(text) {

@@ -185,7 +185,8 @@ async function keepDraft(review) {
 /**
  * Restores the recording's draft, if any: the take to listen to and send, the notes, the
  * result. A draft of a recording already answered is removed (its notes saved on the stored
- * reply when that has none: a reply stored before its answer was lost on the way).
+ * reply when that has none and the draft's take was sent: a reply stored before its answer
+ * was lost on the way).
  */
 async function restoreDraft(api, review, refresh, signal) {
   const reply = review.reply;
@@ -197,7 +198,10 @@ async function restoreDraft(api, review, refresh, signal) {
   if (stored || reply.sent) {
     await deleteDraft(coachId, submissionId);
     const notes = draft.notes?.trim();
-    if (stored && notes && !stored.notes && stored.coach_id === coachId) {
+    // Its notes go on the stored reply only when this draft's take was sent (it holds a send's
+    // key): the answer was lost after the reply was stored. A reply sent from elsewhere keeps its own.
+    const sent = Object.keys(draft.take?.keys ?? {}).length > 0;
+    if (stored && notes && !stored.notes && sent) {
       try {
         await api.send("PATCH", `/v1/feedback/${encodeURIComponent(stored.id)}`, { json: { notes } });
         if (!signal.aborted) await refresh();
