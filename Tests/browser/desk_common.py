@@ -7,6 +7,7 @@ import time
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
@@ -48,8 +49,10 @@ def screenshots(driver, directory, name, show=None):
 
 
 def wait(driver, condition, what, seconds=30):
+    """`condition` once it holds, else None with a failure recorded. An element the page
+    replaced meanwhile (the queue re-renders every few seconds) is looked for again."""
     try:
-        return WebDriverWait(driver, seconds).until(condition)
+        return WebDriverWait(driver, seconds, ignored_exceptions=[NoSuchElementException, StaleElementReferenceException]).until(condition)
     except Exception:
         failures.append(f"timed out waiting for {what} (at {driver.current_url})")
         return None
