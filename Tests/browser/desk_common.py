@@ -91,6 +91,13 @@ def record(driver, seconds=3):
     wait(driver, EC.visibility_of_element_located((By.ID, "reply-preview")), "the take to listen to")
 
 
+def click(driver, selector):
+    """Clicks the element `selector` finds, found and clicked in one step in the page: a list
+    the page re-renders meanwhile (the queue, every 5 s) leaves no stale element to click.
+    True when there was one."""
+    return driver.execute_script("const e = document.querySelector(arguments[0]); if (e) e.click(); return Boolean(e);", selector)
+
+
 def sign_in(driver, link, base):
     """Opens a login link and presses its button; True once the desk's queue shows."""
     driver.get(link)

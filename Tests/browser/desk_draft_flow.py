@@ -21,7 +21,7 @@ import sys
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 
-from desk_common import browser, check, failures, fetch, record, report, screenshots, sign_in, wait
+from desk_common import browser, check, click, failures, fetch, record, report, screenshots, sign_in, wait
 
 DRAFT = """const [coach, id, done] = arguments;
     const open = indexedDB.open('tilawa-desk');
@@ -81,12 +81,15 @@ def main(argv):
             question = driver.switch_to.alert
             check("not been sent" in question.text and "draft" in question.text, f"the question before leaving: {question.text!r}")
             question.accept()
-        row = wait(driver, EC.visibility_of_element_located((By.CSS_SELECTOR, f"#queue-list li[data-submission='{submission}']")), "the queue")
-        check(row is not None and "draft reply" in row.text, f"the queue row of the draft: {row.text if row else None!r}")
+        # The queue shows its last rows at once and then the ones it reads again: wait for those.
+        row_selector = f"#queue-list li[data-submission='{submission}']"
+        if not wait(driver, lambda d: "draft reply" in d.find_element(By.CSS_SELECTOR, row_selector).text, "the draft listed in the queue"):
+            failures.append("the queue row of the draft: " + driver.execute_script(
+                "return document.querySelector(arguments[0])?.innerText ?? 'none'", row_selector))
         screenshots(driver, shots, "queue-draft")
 
         # Opened again (from its row), the take and the notes are back; after a reload as well.
-        row.find_element(By.CSS_SELECTOR, "a.open").click()
+        check(click(driver, f"#queue-list li[data-submission='{submission}'] a.open"), "the draft's row is gone from the queue")
         for when in ["opened again", "reloaded"]:
             wait(driver, EC.visibility_of_element_located((By.ID, "reply-preview")), f"the draft's take, {when}")
             check((driver.find_element(By.ID, "reply-preview").get_attribute("src") or "").startswith("blob:"), f"the take is not back, {when}")

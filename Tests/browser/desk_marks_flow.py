@@ -6,7 +6,7 @@ Usage: desk_marks_flow.py BASE_URL LOGIN_LINK SCREENSHOT_DIR SUBMISSION_ID LATER
 SUBMISSION_ID is a recording of more than 20 s, not yet answered, of the coach's student.
 Flows, each asserted against the API:
 - the page says marks are a draft until the reply;
-- two marks by `M` (at 5 s and at 10 s);
+- two marks by `M` (at 5 s and at 10 s); after each, the focus is back on the player;
 - Edit the second: the form says Save, +0.1 s twice, another kind and note, saved: the
   annotation is at 10.2 s with them; the focus is back on the player;
 - the first mark's marker dragged along the waveform's overview: stored at its new moment;
@@ -24,7 +24,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select
 
-from desk_common import audio, check, browser, failures, fetch, keys, report, screenshots, sign_in, wait
+from desk_common import audio, browser, check, click, failures, fetch, keys, report, screenshots, sign_in, wait
 
 
 def annotations(driver, submission):
@@ -55,14 +55,15 @@ def main(argv):
 
         mark_at(driver, 5, "First")
         wait(driver, lambda d: len(annotations(d, submission)) == 1, "the first mark stored")
+        wait(driver, lambda d: d.switch_to.active_element.get_attribute("id") == "play", "the focus back on the player after adding a mark")
         mark_at(driver, 10, "Second")
         wait(driver, lambda d: len(annotations(d, submission)) == 2, "the second mark stored")
         wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#mark-list li")) == 2, "two marks listed")
 
         # Edit the second: moved by +0.1 s twice, another kind and note, saved.
-        second = driver.find_elements(By.CSS_SELECTOR, "#mark-list li")[1]
-        check(second.find_element(By.CSS_SELECTOR, ".edit").get_attribute("aria-label") == "Edit the mark at 0:10", "the Edit button does not name its mark")
-        second.find_element(By.CSS_SELECTOR, ".edit").click()
+        check(driver.execute_script("return document.querySelectorAll('#mark-list li')[1]?.querySelector('.edit')?.getAttribute('aria-label')")
+              == "Edit the mark at 0:10", "the Edit button does not name its mark")
+        click(driver, "#mark-list li:nth-child(2) .edit")
         check(driver.find_element(By.ID, "mark-add").text == "Save mark", "editing a mark does not offer to save it")
         check(driver.find_element(By.ID, "mark-text").get_attribute("value") == "Second", "editing a mark does not fill in its note")
         driver.find_element(By.ID, "mark-later").click()
@@ -93,8 +94,10 @@ def main(argv):
         check(moved is not None and abs(moved[0]["at_seconds"] - expected) < 0.5, f"the dragged mark is at {moved and moved[0]['at_seconds']}, not about {expected:.2f}")
 
         # Delete the second, undo, delete again: gone from the server once its 10 s are up.
-        rows = driver.find_elements(By.CSS_SELECTOR, "#mark-list li")
-        rows[-1].find_element(By.CSS_SELECTOR, ".remove").click()
+        # The page shows the dragged mark's new moment once it has read the submission again.
+        wait(driver, lambda d: d.execute_script("return document.querySelector('#mark-list li .at')?.textContent") != "0:05",
+             "the list to show the dragged mark")
+        click(driver, "#mark-list li:last-child .remove")
         wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#mark-list li")) == 1, "the deleted mark gone from the list")
         undo = wait(driver, EC.visibility_of_element_located((By.ID, "mark-undo")), "Undo after a delete")
         check("is deleted" in driver.find_element(By.ID, "mark-undo-row").text, "the undo line does not say what was deleted")
@@ -102,7 +105,7 @@ def main(argv):
             undo.click()
         wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#mark-list li")) == 2, "the mark back after Undo")
         check(len(annotations(driver, submission)) == 2, "Undo did not keep the mark on the server")
-        driver.find_elements(By.CSS_SELECTOR, "#mark-list li")[-1].find_element(By.CSS_SELECTOR, ".remove").click()
+        click(driver, "#mark-list li:last-child .remove")
         wait(driver, lambda d: len(annotations(d, submission)) == 1, "the deletion on the server after 10 s", seconds=60)
         check(not driver.find_element(By.ID, "mark-undo-row").is_displayed(), "Undo is still offered after the deletion")
 

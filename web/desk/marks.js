@@ -193,6 +193,8 @@ async function addMark(api, review, refresh) {
     marks.clip.discard();
     marks.clip.show();
     await refresh();
+    // Back to listening: Space plays on from the mark.
+    $("play").focus();
   } catch (error) {
     status(error instanceof ApiError ? error.message : String(error));
   } finally {
