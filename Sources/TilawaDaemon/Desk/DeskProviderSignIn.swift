@@ -37,16 +37,15 @@ struct DeskProviderSignIn: Sendable {
 
     /// The sign-in for `configuration`, or nil when `oidc.desk_client_id` is not set.
     init?(configuration: TilawaConfiguration, clock: @escaping @Sendable () -> Date) {
-        guard let oidc = configuration.oidc, let clientId = oidc.deskClientId else { return nil }
-        let source: ProviderTokenVerifier.Settings.Source
-        if let url = oidc.jwksURL { source = .url(url) } else if let file = oidc.jwksFile { source = .file(file) } else { return nil }
+        guard let oidc = configuration.oidc, let clientId = oidc.deskClientId,
+              let idTokens = BearerVerifier.provider(for: configuration, audience: clientId, clock: clock) else { return nil }
         issuer = oidc.issuer
         self.clientId = clientId
         name = oidc.deskName ?? URL(string: oidc.issuer)?.host ?? oidc.issuer
         publicURL = configuration.desk.publicURL
         secure = publicURL?.scheme?.lowercased() == "https"
         discovery = ProviderDiscovery(issuer: oidc.issuer, clock: clock)
-        idTokens = ProviderTokenVerifier(settings: .init(issuer: oidc.issuer, audience: clientId, source: source), clock: clock)
+        self.idTokens = idTokens
     }
 
     /// Where the provider sends the browser back: `<desk.public_url>/desk/oidc/callback`, or
@@ -63,12 +62,8 @@ struct DeskProviderSignIn: Sendable {
         var nonce: String
         var verifier: String
 
-        static func make() -> Attempt { Attempt(state: random(), nonce: random(), verifier: random()) }
-
-        /// 32 random bytes, base64url without padding (43 characters: a valid PKCE verifier).
-        static func random() -> String {
-            base64URL(Data(SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }))
-        }
+        /// Three new secrets (`DeskSecret`: 43 base64url characters each, a valid PKCE verifier).
+        static func make() -> Attempt { Attempt(state: DeskSecret.make(), nonce: DeskSecret.make(), verifier: DeskSecret.make()) }
 
         var cookieValue: String { "\(state).\(nonce).\(verifier)" }
 
@@ -80,18 +75,12 @@ struct DeskProviderSignIn: Sendable {
 
         init?(cookieValue: String) {
             let parts = cookieValue.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-            guard parts.count == 3, parts.allSatisfy({ $0.count == 43 && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") } })
-            else { return nil }
+            guard parts.count == 3, parts.allSatisfy(DeskSecret.isWellFormed) else { return nil }
             (state, nonce, verifier) = (parts[0], parts[1], parts[2])
         }
 
         /// The S256 code challenge of the verifier.
-        var challenge: String { base64URL(Data(SHA256.hash(data: Data(verifier.utf8)))) }
-    }
-
-    static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        var challenge: String { DeskSecret.base64URL(Data(SHA256.hash(data: Data(verifier.utf8)))) }
     }
 
     func cookie(_ attempt: Attempt) -> Cookie {

@@ -28,12 +28,14 @@ struct BearerVerifier: Sendable {
         self.database = database
     }
 
-    /// The provider verifier for `configuration`, or nil when no provider is configured.
-    static func provider(for configuration: TilawaConfiguration, clock: @escaping @Sendable () -> Date) -> ProviderTokenVerifier? {
+    /// The provider verifier for `configuration` (tokens for `audience`: by default the API's,
+    /// `oidc.audience`; the desk's client id for its ID tokens), or nil when no provider is configured.
+    static func provider(for configuration: TilawaConfiguration, audience: String? = nil,
+                         clock: @escaping @Sendable () -> Date) -> ProviderTokenVerifier? {
         guard let oidc = configuration.oidc else { return nil }
         let source: ProviderTokenVerifier.Settings.Source
         if let url = oidc.jwksURL { source = .url(url) } else if let file = oidc.jwksFile { source = .file(file) } else { return nil }
-        return ProviderTokenVerifier(settings: .init(issuer: oidc.issuer, audience: oidc.audience, source: source), clock: clock)
+        return ProviderTokenVerifier(settings: .init(issuer: oidc.issuer, audience: audience ?? oidc.audience, source: source), clock: clock)
     }
 
     func verify(_ token: String, now: Date) async throws(AuthError) -> Principal {
