@@ -102,6 +102,9 @@ struct NodeSoakTests {
             environment["TILAWA_DROPBOX_PATH"] = dropbox
             environment["TILAWA_DROPBOX_SETTLE_SECONDS"] = "0.5"
             environment["TILAWA_DROPBOX_POLL_INTERVAL_SECONDS"] = "0.5"
+            // The soak runs on the real clock at any hour: inside the students' quiet hours
+            // (22:00–07:00 by default) their `feedback_ready` would rightly wait for morning.
+            environment["TILAWA_NOTIFICATIONS_QUIET_HOURS"] = "none"
             let nodes = try ["a", "b", "c"].map { try Node(name: $0, directory: state.scratch.path($0), environment: environment) }
             defer { for node in nodes { node.process.process.signal(SIGKILL) } }
             for node in nodes where await !node.process.waitUntilReady() {

@@ -52,6 +52,9 @@ struct SoakTests {
             let environment = [
                 "TILAWA_WEBHOOK_URL": url.absoluteString, "TILAWA_WEBHOOK_SECRET_FILE": secretPath,
                 "TILAWA_DROPBOX_SETTLE_SECONDS": "0.5", "TILAWA_DROPBOX_POLL_INTERVAL_SECONDS": "0.2",
+                // The real clock at any hour: inside quiet hours (22:00–07:00 by default) the
+                // replies' `feedback_ready` would rightly wait for the students' morning.
+                "TILAWA_NOTIFICATIONS_QUIET_HOURS": "none",
             ]
             for round in 0..<Self.kills {
                 let daemon = try ServeProcess(state: state, port: try unusedPort(), environment: environment)
