@@ -19,6 +19,9 @@ public struct AyahAlignment: Sendable, Hashable {
 
     /// The units found, in order; an optional unit not recited has none. Empty when refused.
     public var placements: [Placement]
+    /// The units recited without a time of their own (an ayah run into the one before it,
+    /// whose placement covers both), in order; empty when refused.
+    public var notFound: [Int]
     /// Set when no unit gets times.
     public var refusal: AlignmentRefusal?
     /// How badly the best placement fits the units' lengths: the mean squared z-score of the
@@ -27,8 +30,9 @@ public struct AyahAlignment: Sendable, Hashable {
     public var misfit: Double?
 
     /// An alignment from its parts.
-    public init(placements: [Placement], refusal: AlignmentRefusal? = nil, misfit: Double? = nil) {
+    public init(placements: [Placement], notFound: [Int] = [], refusal: AlignmentRefusal? = nil, misfit: Double? = nil) {
         self.placements = placements
+        self.notFound = notFound
         self.refusal = refusal
         self.misfit = misfit
     }
