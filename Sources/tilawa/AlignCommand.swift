@@ -28,6 +28,8 @@ struct AlignCommand: ParsableCommand {
         var file: String
         var ayahs: String
         var markers: [AyahMarkers.Marker]
+        /// Ayahs recited without a time of their own (run into the one before).
+        var notFound: [AyahMarkers.AyahReference]
         var unavailableReason: String?
         var misfit: Double?
         /// The detector's stretches of speech the alignment worked from.
@@ -52,15 +54,18 @@ struct AlignCommand: ParsableCommand {
         }
         let normalised = (try? AyahRange.parseList(ayahs, in: .uthmani).listDescription) ?? ayahs
         let (markers, alignment) = AyahMarking.markers(ayahs: normalised, segments: processed.speechSegments)
-        let report = Report(file: file, ayahs: normalised, markers: markers.markers, unavailableReason: markers.unavailableReason,
+        let report = Report(file: file, ayahs: normalised, markers: markers.markers, notFound: markers.notFound,
+                            unavailableReason: markers.unavailableReason,
                             misfit: alignment.misfit, speechSegments: processed.speechSegments)
         if json {
             try CommandLineOutput.printJSON(report)
         } else {
-            CommandLineOutput.printRows([("file", file), ("ayahs", normalised)] + markers.markers.map { marker in
+            let timed: [(String, String)] = markers.markers.map { marker in
                 let name = marker.preface?.rawValue ?? "\(marker.surah):\(marker.ayah)"
                 return (name, String(format: "%.2f–%.2f s", marker.startSeconds, marker.endSeconds))
-            })
+            }
+            let untimed: [(String, String)] = markers.notFound.map { ("\($0.surah):\($0.ayah)", "not found (recited with the ayah before it)") }
+            CommandLineOutput.printRows([("file", file), ("ayahs", normalised)] + timed + untimed)
         }
         if let reason = markers.unavailableReason {
             throw CommandLineOutput.fail(code: reason, message: "the recording cannot be aligned to \(normalised) with confidence",

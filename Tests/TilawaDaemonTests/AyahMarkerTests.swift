@@ -73,6 +73,23 @@ struct AyahMarkerTests {
         #expect(json.map { $0["opening"] as? String } == ["istiadha", "basmala", nil, nil, nil, nil])
     }
 
+    @Test("an ayah run into the one before it is listed in its place without times (the one before covers both); markers stored before `notFound` read as none")
+    func notFoundListed() throws {
+        let markers = AyahMarkers(ayahs: "112:1-4", markers: [
+            .init(surah: 112, ayah: 1, startSeconds: 0.5, endSeconds: 2), .init(surah: 112, ayah: 2, startSeconds: 2.6, endSeconds: 6),
+            .init(surah: 112, ayah: 4, startSeconds: 6.6, endSeconds: 8),
+        ], notFound: [.init(surah: 112, ayah: 3)])
+        let (ayahs, reason) = AyahResource.list("112:1-4", markers: markers)
+        #expect(reason == nil)
+        #expect(ayahs.map(\.ayah) == [1, 2, 3, 4])
+        #expect(ayahs.map(\.startSeconds) == [0.5, 2.6, nil, 6.6])
+        #expect(ayahs[2].text == QuranText.uthmani.ayah(surah: 112, ayah: 3))
+        let stored = try JSONDecoder().decode(AyahMarkers.self, from: Data(#"{"ayahs": "112:1-4", "markers": []}"#.utf8))
+        #expect(stored.notFound.isEmpty)
+        let again = try JSONDecoder().decode(AyahMarkers.self, from: JSONEncoder().encode(markers))
+        #expect(again == markers)
+    }
+
     @Test("after encoding, GET /v1/submissions/{id} gives each ayah its times, the isti'adha as ayah 0; another passage gets a reason and no times")
     func submissionRoute() async throws {
         let truth = try recitationTruth()

@@ -121,17 +121,18 @@ struct DeskBrowserTests {
                 let state = try await daemon.runtime.database.submission(id: id)?.state
                 #expect(ready, "\(id): \(String(describing: state))")
             }
-            // Week 12's recording recited the isti'adha and the basmala before 112:1 (its markers
-            // say so, as the aligner writes them; the 11-s clip is not a recitation to align).
+            // Week 12's recording recited the isti'adha and the basmala before 112:1, and ran 112:3
+            // into 112:2 (its markers say so, as the aligner writes them; the 11-s clip is not a
+            // recitation to align).
             let openings = ids[0]
             try await daemon.runtime.database.engine.write { db in
                 var row = try #require(try SubmissionRecord.fetchOne(db, key: openings))
                 row.ayahMarkers = AyahMarkers(ayahs: "112:1-4", markers: [
                     .init(surah: 112, ayah: 0, preface: .istiadha, startSeconds: 0, endSeconds: 2),
                     .init(surah: 112, ayah: 0, preface: .basmala, startSeconds: 2.3, endSeconds: 4.5),
-                    .init(surah: 112, ayah: 1, startSeconds: 4.8, endSeconds: 6.5), .init(surah: 112, ayah: 2, startSeconds: 6.8, endSeconds: 8),
-                    .init(surah: 112, ayah: 3, startSeconds: 8.2, endSeconds: 9.5), .init(surah: 112, ayah: 4, startSeconds: 9.7, endSeconds: 10.8),
-                ])
+                    .init(surah: 112, ayah: 1, startSeconds: 4.8, endSeconds: 6.5), .init(surah: 112, ayah: 2, startSeconds: 6.8, endSeconds: 9.5),
+                    .init(surah: 112, ayah: 4, startSeconds: 9.7, endSeconds: 10.8),
+                ], notFound: [.init(surah: 112, ayah: 3)])
                 try row.update(db)
             }
             let base = "http://127.0.0.1:\(port)"

@@ -13,7 +13,9 @@ Arabic letters but not the Quran's marks). SUBMISSION_ID's week recites Al-Fatih
   (so the check above can fail on this machine).
 OPENINGS_SUBMISSION_ID recites 112:1-4 after the isti'adha and the basmala (its markers say
 so): the list names each opening ("Isti'adha before 112:1", "Basmala before 112:1"), shows
-the basmala once (not again above 112:1), and the mark form offers the two apart.
+the basmala once (not again above 112:1), and the mark form offers the two apart. It ran 112:3
+into 112:2 (no time of its own): 112:3 is listed in its place as not found, without a loop,
+and Shift+→ from 112:2 goes to 112:4.
 Screenshots of both passages at 1280x800 and 390x844.
 """
 import os
@@ -93,6 +95,15 @@ def main(argv):
                   and options["Isti'adha before 112:1"] != options["Basmala before 112:1"], f"the mark form's ayahs: {options}")
             check(driver.find_element(By.CSS_SELECTOR, "#ayah-list li .ayah-loop").get_attribute("aria-label") == "Loop ayah Isti'adha before 112:1",
                   "the first loop button does not name what it loops")
+            rows = driver.find_elements(By.CSS_SELECTOR, "#ayah-list li")
+            check(rows[4].find_elements(By.CSS_SELECTOR, ".not-found") and not rows[4].find_elements(By.CSS_SELECTOR, ".ayah-loop"),
+                  "112:3, run into 112:2, is not listed as not found (or is offered a loop)")
+            check(len(driver.find_elements(By.CSS_SELECTOR, "#ayah-list .ayah-loop")) == 5, "a loop for each ayah with times")
+            step = driver.execute_async_script("""const done = arguments[arguments.length - 1];
+                Promise.all([import('/desk/assets/ayahs.js'), fetch('/v1/submissions/' + arguments[0], {credentials: 'same-origin'}).then((r) => r.json())])
+                  .then(([m, s]) => done([m.ayahStep(s.ayahs, 7.0, 1), m.ayahStep(s.ayahs, 9.8, -1), m.ayahAt(s.ayahs, 9.0)]))
+                  .catch((e) => done(String(e)));""", openings)
+            check(step == [9.7, 6.8, 3], f"Shift+→ from 112:2 and Shift+← from 112:4 over the ayah without times, and the ayah at 9.0 s: {step}")
             ours = driver.execute_async_script(BOXES, '"Tilawa Quran"')
             check(not ours["boxes"], f"characters of 112 and its openings drawn as boxes: {ours}")
             driver.execute_script("document.getElementById('ayahs-section').scrollIntoView()")

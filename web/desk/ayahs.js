@@ -2,10 +2,11 @@
 // basmala split onto a line of its own at display time, and — once a recording is aligned —
 // where each ayah starts and ends in it.
 //
-// Ayah markers (`start_seconds`, `end_seconds`) are not sent yet (DESIGN §9: another piece of
-// work aligns recordings). Everything here that needs them asks `timed(ayahs)` first; while it
-// is false the review hides "loop this ayah" and Shift+←/→ does nothing, and the list says
-// why. When the server starts sending times, those features appear with no other change.
+// Ayah markers (`start_seconds`, `end_seconds`) come once the recording is encoded and aligned.
+// Everything here that needs them asks `timed(ayahs)` first; while it is false the review hides
+// "loop this ayah" and Shift+←/→ does nothing, and the list says why. An ayah recited without a
+// pause after the one before it has no times of its own (`hasTimes` false): the one before it
+// covers both, and the list says so.
 
 const ARABIC_DIGITS = "٠١٢٣٤٥٦٧٨٩";
 
@@ -32,31 +33,40 @@ export function splitBasmala({ surah, ayah, text }) {
   return { basmala: words.slice(0, 4).join(" "), text: words.slice(4).join(" ") };
 }
 
-/** Whether every recited ayah of the list carries its times in the recording. */
-export function timed(ayahs) {
-  return ayahs.length > 0 && ayahs.every((entry) => Number.isFinite(entry.start_seconds) && Number.isFinite(entry.end_seconds));
+/** Whether an entry carries its times in the recording. */
+export function hasTimes(entry) {
+  return Number.isFinite(entry.start_seconds) && Number.isFinite(entry.end_seconds);
 }
 
-/** The index of the ayah being recited at `seconds` (the last one started), or -1. */
+/** Whether the recording was aligned: its ayahs carry times (all but any run into the one before). */
+export function timed(ayahs) {
+  return ayahs.some(hasTimes);
+}
+
+/** The index of the ayah being recited at `seconds` (the last one with times started), or -1. */
 export function ayahAt(ayahs, seconds) {
   let found = -1;
   ayahs.forEach((entry, index) => {
-    if (entry.start_seconds <= seconds + 0.001) found = index;
+    if (hasTimes(entry) && entry.start_seconds <= seconds + 0.001) found = index;
   });
   return found;
 }
 
 /**
- * Where Shift+← / Shift+→ go from `seconds`: the start of the next ayah, or of the current
- * one — or the previous one when within a second of the current one's start, as a player's
- * "previous track" does. Null when there is nowhere to go.
+ * Where Shift+← / Shift+→ go from `seconds`: the start of the next ayah with times, or of the
+ * current one — or the previous one when within a second of the current one's start, as a
+ * player's "previous track" does. Null when there is nowhere to go.
  */
 export function ayahStep(ayahs, seconds, direction) {
-  const index = ayahAt(ayahs, seconds);
-  if (direction > 0) return index + 1 < ayahs.length ? ayahs[index + 1].start_seconds : null;
+  const starts = ayahs.filter(hasTimes).map((entry) => entry.start_seconds);
+  let index = -1;
+  starts.forEach((start, at) => {
+    if (start <= seconds + 0.001) index = at;
+  });
+  if (direction > 0) return index + 1 < starts.length ? starts[index + 1] : null;
   if (index < 0) return null;
-  if (seconds - ayahs[index].start_seconds > 1 || index === 0) return ayahs[index].start_seconds;
-  return ayahs[index - 1].start_seconds;
+  if (seconds - starts[index] > 1 || index === 0) return starts[index];
+  return starts[index - 1];
 }
 
 const ISTIADHA_START = "أَعُوذُ";

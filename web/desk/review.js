@@ -9,7 +9,7 @@
 // `M` marks here, `,` `.` move the mark being made or edited by 0.1 s; `J` `K` next/previous recording of the queue (desk.js); Escape leaves a text
 // field for the player. Letters work in any keyboard layout (dom.js: shortcutKey).
 import { ApiError } from "./api.js";
-import { arabicNumber, ayahAt, ayahName, ayahStep, basmalaListed, splitBasmala, timed } from "./ayahs.js";
+import { arabicNumber, ayahAt, ayahName, ayahStep, basmalaListed, hasTimes, splitBasmala, timed } from "./ayahs.js";
 import { closeMarks, markHere, moveMark, newMarks, nudgeMark, openMarks, renderMarks } from "./marks.js";
 import { shortcutKey, typingIn } from "./dom.js";
 import { clock, Player, SKIP_SECONDS, SPEEDS } from "./player.js";
@@ -85,7 +85,8 @@ export async function openReview(api, review, { studentName, session, queueItem 
   });
   review.player = new Player(audio, review.playback, (seconds) => frame(review, seconds), signal);
   review.player.load(submission.links?.audio ?? `/v1/submissions/${encodeURIComponent(review.id)}/audio`);
-  review.player.setRate(1);
+  // The speed the coach last chose carries over to the next recording (this browser only).
+  review.player.setRate(keptSpeed());
   review.waveform.setPoints(points(review));
   wireControls(review, signal);
   const name = studentName ?? submission.student_id;
@@ -135,6 +136,26 @@ export function closeReview(review) {
   review.listeners.abort();
   review.player?.unload();
   review.waveform?.destroy();
+}
+
+const SPEED_KEY = "tilawa-desk-speed";
+
+/** The playback speed the coach chose last in this browser (1 when none, or storage is refused). */
+function keptSpeed() {
+  try {
+    const rate = Number(localStorage.getItem(SPEED_KEY));
+    return SPEEDS.includes(rate) ? rate : 1;
+  } catch {
+    return 1;
+  }
+}
+
+function keepSpeed(rate) {
+  try {
+    if (SPEEDS.includes(rate)) localStorage.setItem(SPEED_KEY, String(rate));
+  } catch {
+    // storage refused: the speed is this recording's only
+  }
 }
 
 function renderHeader(submission, queueItem, studentName) {
@@ -201,7 +222,10 @@ function renderAyahs(review) {
   $("ayah-list").replaceChildren(...ayahs.map((entry, index) => {
     const item = element("li", { className: "ayah", "data-index": String(index) });
     const head = element("div", { className: "ayah-head" });
-    if (withTimes) {
+    if (withTimes && !hasTimes(entry)) {
+      head.append(element("span", { className: "ref" }, ayahName(entry)),
+        element("span", { className: "not-found" }, "not found: recited with the ayah before it, whose marker covers both"));
+    } else if (withTimes) {
       const go = element("button", { type: "button", className: "ref", "aria-label": `Play from ${ayahName(entry)}` }, ayahName(entry));
       go.addEventListener("click", () => review.player.seek(entry.start_seconds));
       const loop = element("button", { type: "button", className: "ayah-loop", "aria-pressed": "false", "aria-label": `Loop ayah ${ayahName(entry)}` }, "Loop this ayah");
@@ -227,7 +251,7 @@ function renderAyahs(review) {
 
 function segments(review) {
   const ayahs = review.submission?.ayahs ?? [];
-  const list = timed(ayahs) ? ayahs.map((entry) => ({ startTime: entry.start_seconds, endTime: entry.end_seconds, labelText: ayahName(entry), kind: "ayah" })) : [];
+  const list = timed(ayahs) ? ayahs.filter(hasTimes).map((entry) => ({ startTime: entry.start_seconds, endTime: entry.end_seconds, labelText: ayahName(entry), kind: "ayah" })) : [];
   const loop = review.playback.loop;
   if (loop.a !== null && loop.b !== null) list.push({ startTime: Math.min(loop.a, loop.b), endTime: Math.max(loop.a, loop.b), labelText: "loop", kind: "loop" });
   return list;
@@ -245,7 +269,7 @@ function wireControls(review, signal) {
   on($("forward-5"), "click", () => player.skip(SKIP_SECONDS));
   const speed = $("speed");
   speed.replaceChildren(...SPEEDS.map((rate) => element("option", { value: String(rate) }, `${rate}×`)));
-  speed.value = "1";
+  speed.value = String(player.rate);
   on(speed, "change", () => player.setRate(Number(speed.value)));
   on($("set-a"), "click", () => setLoopEnd(review, "a"));
   on($("set-b"), "click", () => setLoopEnd(review, "b"));
@@ -260,7 +284,11 @@ function wireControls(review, signal) {
   on(audio, "play", () => showPlaying(review));
   on(audio, "pause", () => showPlaying(review));
   on(audio, "ended", () => showPlaying(review));
-  on(audio, "ratechange", () => { speed.value = String(audio.playbackRate); status(`Speed ${audio.playbackRate}×`); });
+  on(audio, "ratechange", () => {
+    speed.value = String(audio.playbackRate);
+    status(`Speed ${audio.playbackRate}×`);
+    keepSpeed(audio.playbackRate);
+  });
   on(audio, "error", () => explainAudioError(review, signal));
   on(document, "keydown", (event) => key(review, event));
   showZoom(review);

@@ -59,6 +59,7 @@ public enum AyahMarking {
                                       startSeconds: (placement.start * 100).rounded() / 100,
                                       endSeconds: (placement.end * 100).rounded() / 100)
         }
-        return (AyahMarkers(ayahs: ayahs, markers: markers), alignment)
+        let notFound = alignment.notFound.map { AyahMarkers.AyahReference(surah: plan[$0].surah, ayah: plan[$0].ayah) }
+        return (AyahMarkers(ayahs: ayahs, markers: markers, notFound: notFound), alignment)
     }
 }

@@ -40,11 +40,38 @@ public struct AyahMarkers: Sendable, Codable, Equatable {
     public var markers: [Marker]
     /// Why no ayah has times (an `AlignmentRefusal` code); nil when `markers` holds them.
     public var unavailableReason: String?
+    /// Ayahs recited but not given a time of their own (one run into the ayah before it,
+    /// whose marker covers both); empty when refused. Absent in markers stored before it.
+    public var notFound: [AyahReference]
+
+    /// An ayah of the passage by its numbers.
+    public struct AyahReference: Sendable, Codable, Equatable {
+        public var surah: Int
+        public var ayah: Int
+
+        public init(surah: Int, ayah: Int) {
+            self.surah = surah
+            self.ayah = ayah
+        }
+    }
 
     /// Markers from their parts.
-    public init(ayahs: String, markers: [Marker], unavailableReason: String? = nil) {
+    public init(ayahs: String, markers: [Marker], notFound: [AyahReference] = [], unavailableReason: String? = nil) {
         self.ayahs = ayahs
         self.markers = markers
+        self.notFound = notFound
         self.unavailableReason = unavailableReason
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case ayahs, markers, unavailableReason, notFound
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        ayahs = try container.decode(String.self, forKey: .ayahs)
+        markers = try container.decode([Marker].self, forKey: .markers)
+        unavailableReason = try container.decodeIfPresent(String.self, forKey: .unavailableReason)
+        notFound = try container.decodeIfPresent([AyahReference].self, forKey: .notFound) ?? []
     }
 }

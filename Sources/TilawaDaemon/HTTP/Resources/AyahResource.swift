@@ -9,7 +9,8 @@ import TilawaStore
 /// clients that show the basmala apart split it (`QuranText.displayText` does it here).
 /// On a submission whose recording was aligned, each entry has `start_seconds` and
 /// `end_seconds`, and an isti'adha or basmala recited before a surah is an entry of its own
-/// with `ayah` 0 and `opening` saying which.
+/// with `ayah` 0 and `opening` saying which. An ayah recited without a time of its own (run
+/// into the one before it, whose times cover both) is listed in its place without times.
 struct AyahResource: Encodable, Sendable, Equatable {
     /// What an `ayah` 0 entry is (`opening`).
     enum Opening: String, Encodable, Sendable {
@@ -65,6 +66,19 @@ struct AyahResource: Encodable, Sendable, Equatable {
             return text.map { AyahResource(surah: marker.surah, ayah: marker.ayah, text: $0,
                                            startSeconds: marker.startSeconds, endSeconds: marker.endSeconds, opening: opening) }
         }
-        return (timed, nil)
+        // An ayah recited without a time of its own stays in its place, without times.
+        let missing = Set(markers.notFound.map { "\($0.surah):\($0.ayah)" })
+        guard !missing.isEmpty else { return (timed, nil) }
+        var listed: [AyahResource] = []
+        for entry in timed {
+            listed.append(entry)
+            guard entry.ayah > 0 else { continue }
+            var next = entry.ayah + 1
+            while missing.contains("\(entry.surah):\(next)"), let plainEntry = plain.first(where: { $0.surah == entry.surah && $0.ayah == next }) {
+                listed.append(plainEntry)
+                next += 1
+            }
+        }
+        return (listed, nil)
     }
 }
