@@ -8,7 +8,8 @@ Both links sign in the same coach, whose queue holds SUBMISSION_ID and OTHER_SUB
 - a take recorded and notes typed, then "← Back to the queue": the page asks (the reply
   stays as a draft); the queue lists the recording as "draft reply"; opened again, the
   take and notes are back; a reload brings them back too;
-- notes alone (no take) are a draft as well; emptied, the draft is gone from the queue;
+- notes alone (no take) are a draft as well, and so is a mark's note being written (back in
+  the mark form when the recording is opened again); emptied, the draft is gone;
 - the session ends mid-review (signed out elsewhere): Send says so and keeps the draft;
   signed in again in another tab, Send in the first tab works without a reload (the page
   takes the new session's CSRF token): one reply with its notes, the draft removed;
@@ -32,7 +33,7 @@ DRAFT = """const [coach, id, done] = arguments;
       const get = db.transaction('drafts').objectStore('drafts').get(coach + '\\u0000' + id);
       get.onsuccess = () => { const d = get.result; db.close();
         done(d ? {notes: d.notes, seconds: d.take ? d.take.seconds : null, bytes: d.take ? d.take.blob.size : 0,
-                  keys: d.take ? Object.keys(d.take.keys || {}).length : 0} : null); };
+                  keys: d.take ? Object.keys(d.take.keys || {}).length : 0, mark: d.mark ? d.mark.text : null} : null); };
       get.onerror = () => done('unreadable');
     };"""
 
@@ -107,6 +108,10 @@ def main(argv):
         field = driver.find_element(By.ID, "reply-notes")
         field.send_keys("Start again from 1:4")
         wait(driver, lambda d: (draft(d, coach, other) or {}).get("notes") == "Start again from 1:4", "notes alone kept as a draft")
+        # A mark's note being written is kept with it (J, Back or another row would lose it).
+        mark_note = "قلقلة في يلد"
+        driver.find_element(By.ID, "mark-text").send_keys(mark_note)
+        wait(driver, lambda d: (draft(d, coach, other) or {}).get("mark") == mark_note, "a mark being written kept with the draft")
         driver.find_element(By.ID, "back").click()
         check(not EC.alert_is_present()(driver), "leaving with notes alone asks (nothing recorded is at stake)")
         if not wait(driver, lambda d: "draft reply" in d.find_element(By.CSS_SELECTOR, f"#queue-list li[data-submission='{other}']").text,
@@ -116,8 +121,13 @@ def main(argv):
         open_review(driver, base, other)
         field = wait(driver, lambda d: d.find_element(By.ID, "reply-notes") if d.find_element(By.ID, "reply-notes").get_attribute("value") else None,
                      "the notes' draft back")
+        check(wait(driver, lambda d: d.find_element(By.ID, "mark-text").get_attribute("value") == mark_note, "the unfinished mark back"),
+              "the mark being written is not back")
+        check("unfinished mark" in driver.find_element(By.ID, "mark-status").text, "the page does not say the unfinished mark is back")
         if field:
             driver.execute_script("const f = arguments[0]; f.value = ''; f.dispatchEvent(new Event('input'))", field)
+            wait(driver, lambda d: (draft(d, coach, other) or {}).get("notes") == "", "the emptied notes leave the mark's draft")
+            driver.execute_script("const f = document.getElementById('mark-text'); f.value = ''; f.dispatchEvent(new Event('input'))")
             wait(driver, lambda d: draft(d, coach, other) is None, "the emptied draft removed")
 
         # The session ends mid-review: Send says so, the draft stays. Signed in again in another

@@ -234,7 +234,7 @@ def press(driver, key, code):
 
 def step_flow(driver, base, shots):
     """J/K and the Previous/Next buttons step through the queue in its order, in any keyboard
-    layout; the player takes the focus; Escape leaves a text field for it; Space on a button
+    layout; the player takes the focus and keeps the speed chosen before; Escape leaves a text field for it; Space on a button
     plays and never presses that button again."""
     driver.get(base + "/desk/")
     wait(driver, EC.visibility_of_element_located((By.CSS_SELECTOR, "#queue-list li")), "the queue before stepping")
@@ -251,6 +251,9 @@ def step_flow(driver, base, shots):
     keys(driver, "j")
     wait(driver, EC.url_to_be(base + "/desk/#/review/" + order[1]), "`J` to open the queue's next recording")
     wait(driver, lambda d: d.switch_to.active_element.get_attribute("id") == "play", "the player to take the focus after `J`")
+    # The speed chosen on the review before (0.75×) carries over: one key fewer per recording.
+    wait(driver, lambda d: audio(d, "audio.playbackRate") == 0.75 and d.find_element(By.ID, "speed").get_attribute("value") == "0.75",
+         "the speed chosen before (0.75×) on the next recording")
     check(previous.is_enabled(), "the second recording offers no previous one")
     keys(driver, "k")
     wait(driver, EC.url_to_be(base + "/desk/#/review/" + order[0]), "`K` to open the previous recording")

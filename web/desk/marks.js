@@ -189,7 +189,7 @@ async function addMark(api, review, refresh) {
     }
     const where = fields.surah ? `, ${ayahName(fields)}` : "";
     status(`Marked ${clock(fields.at_seconds)}${where}: ${MARK_KINDS[kind]}.`);
-    $("mark-text").value = "";
+    cleared($("mark-text"));
     marks.clip.discard();
     marks.clip.show();
     await refresh();
@@ -228,7 +228,36 @@ function stopEditing(review) {
   $("mark-cancel").hidden = true;
   $("mark-record").hidden = false;
   $("mark-form").classList.remove("editing");
-  $("mark-text").value = "";
+  cleared($("mark-text"));
+}
+
+/** Empties a field as typing would (its draft, kept on `input`, follows). */
+function cleared(field) {
+  field.value = "";
+  field.dispatchEvent(new Event("input"));
+}
+
+/**
+ * The mark being written (not one being edited), for the recording's draft: `{at, kind, text,
+ * ayah}`, or null when its note is empty.
+ */
+export function markDraft(review) {
+  const marks = review.marks;
+  const text = $("mark-text").value;
+  if (!marks || marks.editing || !text.trim()) return null;
+  return { at: marks.at, kind: $("mark-kind").value, text, ayah: $("mark-ayah").value };
+}
+
+/** Puts a draft's unfinished mark back in the form, unless the coach has started another. */
+export function restoreMarkDraft(review, mark) {
+  const marks = review.marks;
+  if (!mark?.text || marks.editing || $("mark-text").value) return false;
+  setAt(marks, mark.at ?? 0);
+  if ([...$("mark-kind").options].some((option) => option.value === mark.kind)) $("mark-kind").value = mark.kind;
+  if ([...$("mark-ayah").options].some((option) => option.value === mark.ayah)) $("mark-ayah").value = mark.ayah;
+  $("mark-text").value = mark.text;
+  status(`Your unfinished mark at ${clock(marks.at)} is back: add it, or clear its note.`);
+  return true;
 }
 
 async function saveMark(api, review, refresh) {

@@ -10,7 +10,7 @@
 import { ApiError, newIdempotencyKey } from "./api.js";
 import { deleteDraft, loadDraft, saveDraft } from "./drafts.js";
 import { element, typed } from "./dom.js";
-import { flushDeletes } from "./marks.js";
+import { flushDeletes, markDraft, restoreMarkDraft } from "./marks.js";
 import { clock } from "./player.js";
 import { KIND_LABEL } from "./queue.js";
 import { ClipRecorder, Recorder } from "./recorder.js";
@@ -82,6 +82,9 @@ export function openReply(api, review, { session, studentName, refresh, signal }
     reply.saving = setTimeout(() => { reply.saving = null; keepDraft(review); }, 400);
   };
   on($("reply-notes"), "input", later);
+  // So are a mark's note being written and an answer to the student being typed.
+  on($("mark-text"), "input", later);
+  on($("answer-text"), "input", later);
   on($("reply-result"), "change", () => keepDraft(review));
   // A reload loses nothing once the take is kept; until then (recording, sending, or no
   // drafts in this browser) the browser asks first.
@@ -163,19 +166,23 @@ async function toggleRecording(review, signal) {
  */
 async function keepDraft(review) {
   const reply = review.reply;
-  if (!reply.owner || reply.sent) return false;
+  if (!reply.owner) return false;
   const { coachId, submissionId } = reply.owner;
-  const take = reply.take;
-  const notes = $("reply-notes").value;
-  const result = chosenResult();
-  if (!take && !notes.trim() && !result) {
+  const stored = Boolean((review.submission?.feedback ?? [])[0] ?? reply.sent);
+  const take = stored ? null : reply.take;
+  // Once the reply is stored, the composer's fields are not the coach's work any more.
+  const notes = stored ? "" : $("reply-notes").value;
+  const result = stored ? null : chosenResult();
+  const mark = markDraft(review);
+  const answer = stored ? $("answer-text").value : "";
+  if (!take && !notes.trim() && !result && !mark && !answer.trim()) {
     reply.kept = false;
     await deleteDraft(coachId, submissionId);
     return true;
   }
   const draft = {
     take: take ? { blob: take.blob, type: take.type, seconds: take.seconds, keys: Object.fromEntries(take.keys ?? []) } : null,
-    notes, result,
+    notes, result, mark, answer,
   };
   const kept = await saveDraft(coachId, submissionId, draft);
   if (reply.take === take) reply.kept = kept && Boolean(take);
@@ -195,8 +202,19 @@ async function restoreDraft(api, review, refresh, signal) {
   const draft = await loadDraft(coachId, submissionId);
   if (!draft || signal.aborted) return;
   const stored = (review.submission?.feedback ?? [])[0] ?? null;
+  const mark = restoreMarkDraft(review, draft.mark);
   if (stored || reply.sent) {
-    await deleteDraft(coachId, submissionId);
+    // An answer being typed and a mark being written outlive the reply; the composer's part does not.
+    const answer = draft.answer?.trim() ? draft.answer : "";
+    if (answer && !$("answer-text").value) {
+      $("answer-text").value = answer;
+      $("answer-status").textContent = "Your unsent answer is back.";
+    }
+    if (answer || mark) {
+      await saveDraft(coachId, submissionId, { take: null, notes: "", result: null, mark: draft.mark ?? null, answer });
+    } else {
+      await deleteDraft(coachId, submissionId);
+    }
     const notes = draft.notes?.trim();
     // Its notes go on the stored reply only when this draft's take was sent (it holds a send's
     // key): the answer was lost after the reply was stored. A reply sent from elsewhere keeps its own.
@@ -224,8 +242,10 @@ async function restoreDraft(api, review, refresh, signal) {
     if (radio) radio.checked = true;
   }
   const saved = new Intl.DateTimeFormat(undefined, { weekday: "short", hour: "2-digit", minute: "2-digit" }).format(new Date(draft.savedAt));
-  replyStatus(draft.take ? `Your unsent reply (${clock(draft.take.seconds)}, kept ${saved}) is back: listen, then send.`
-    : `Your unsent notes (kept ${saved}) are back.`);
+  if (draft.take || draft.notes?.trim() || draft.result) {
+    replyStatus(draft.take ? `Your unsent reply (${clock(draft.take.seconds)}, kept ${saved}) is back: listen, then send.`
+      : `Your unsent notes (kept ${saved}) are back.`);
+  }
 }
 
 function showTake(reply) {
@@ -393,6 +413,7 @@ async function answer(api, review, refresh) {
       await api.send("POST", path, { json: { text } });
     }
     $("answer-text").value = "";
+    $("answer-text").dispatchEvent(new Event("input"));
     $("answer-status").textContent = "Answer sent; the student is told.";
     await refresh();
   } catch (error) {
