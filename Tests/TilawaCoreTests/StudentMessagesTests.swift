@@ -124,6 +124,8 @@ struct MessageKeyTests {
         (StudentMessages.enrolmentChanged("left"), "Your enrolment this semester has ended; your recordings and replies stay in your history."),
         (StaffMessages.coverStarted(coveredCoachName: "Ustadha Maryam", until: due, zone: newYork),
          "You are covering Ustadha Maryam's students until Friday 6 November, 23:59 EST: their recordings are in your queue."),
+        (StaffMessages.deskLinkRequested(expiresAt: due, zone: newYork),
+         "You asked for a new link to the coach's desk: it signs you in once, until Friday 6 November, 23:59 EST."),
     ]
 
     @Test("each key renders today's sentence, and again from the JSON an app receives")

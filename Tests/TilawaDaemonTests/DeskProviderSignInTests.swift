@@ -141,6 +141,8 @@ struct DeskProviderSignInTests {
         let daemon = try await TestDaemon(configure: { configuration in
             configuration.oidc = .init(issuer: issuer, audience: "tilawa-api", jwksURL: URL(string: issuer + "/jwks"), jwksFile: nil,
                                        opsSubjects: [:], subjectIsId: false, deskClientId: Self.clientId, deskName: "Example ID")
+            // The signed-out page also offers asking for a new link (the browser flow uses it).
+            configuration.desk.linkRequest = true
         })
         try await daemon.runtime.database.engine.write { db in
             try db.execute(sql: "UPDATE coach SET subject = 'idp|c01' WHERE id = 'C01'")
@@ -239,6 +241,11 @@ struct DeskProviderSignInTests {
                     DeskBrowserTests.script("desk_provider_flow.py"), base, DeskBrowserTests.shots, "Example ID",
                 ], timeout: TestTime.hangInterval)
                 #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+                // The page's "Ask for a new link" for C01: one desk_link_requested, to C01.
+                let requested = try await daemon.runtime.database.engine.read { db in
+                    try String.fetchAll(db, sql: "SELECT recipientId FROM event WHERE type = 'desk_link_requested'")
+                }
+                #expect(requested == ["C01"])
             }
         }
     }

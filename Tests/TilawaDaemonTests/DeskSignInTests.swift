@@ -395,6 +395,72 @@ struct DeskSignInTests {
             #expect(asCoach.status == .forbidden)
             let unknown = try await client.execute(uri: "/v1/coaches/C99/login-links", method: .post, headers: try await daemon.headers(.ops, "ops"))
             #expect(unknown.status == .notFound)
+            // Without desk.link_request the sign-in page offers no request, and the route is not there.
+            #expect(try await client.execute(uri: "/desk/sign-in", method: .get).json?["link_request"] as? Bool == false)
+            let request = try await client.execute(uri: "/desk/link-request", method: .post, headers: [.contentType: "application/json"],
+                                                   body: ByteBuffer(string: #"{"who": "C01"}"#))
+            #expect(request.status == .notFound)
+        }
+    }
+
+    @Test("""
+        desk.link_request: a coach asks by ID or email; the link goes to the webhook as desk_link_requested for that coach (not the one \
+        covering them), never to the page, whose answer is one sentence for anyone; one a coach per 10 minutes; the delivered event keeps no link
+        """)
+    func linkRequest() async throws {
+        let daemon = try await TestDaemon(configure: { $0.desk.linkRequest = true })
+        defer { daemon.remove() }
+        try await daemon.application().live { client in
+            #expect(try await client.execute(uri: "/desk/sign-in", method: .get).json?["link_request"] as? Bool == true)
+            // C01 is covered by C02: a link C01 asks for is still C01's alone.
+            let cover = try await client.execute(uri: "/v1/coaches/C01/cover", method: .post,
+                                                 headers: try await daemon.headers(.ops, "ops", [.contentType: "application/json"]),
+                                                 body: ByteBuffer(string: #"{"covering_coach_id": "C02", "until": "2026-11-25T00:00:00Z", "reason": "leave"}"#))
+            #expect(cover.status == .created, "\(String(buffer: cover.body))")
+            func ask(_ body: String) async throws -> LiveAnswer {
+                try await client.execute(uri: "/desk/link-request", method: .post, headers: [.contentType: "application/json"],
+                                         body: ByteBuffer(string: body))
+            }
+            func requested() throws -> [EventRecord] {
+                try daemon.runtime.database.engine.read { db in
+                    try EventRecord.fetchAll(db, sql: "SELECT * FROM event WHERE type = 'desk_link_requested' ORDER BY seq")
+                }
+            }
+            var answers: [LiveAnswer] = []
+            for who in ["C01", "c01", " nobody@example.org ", "C01", "YUSUF.RAHMAN@example.org"] {
+                answers.append(try await ask(#"{"who": "\#(who)"}"#))
+                daemon.clock.advance(by: 60)
+            }
+            // One sentence for anyone, never the link.
+            #expect(answers.allSatisfy { $0.status == .accepted && $0.json?["detail"] as? String == DeskRoutes.linkRequestAnswer })
+            #expect(answers.allSatisfy { !String(buffer: $0.body).contains("token") })
+            // C01's first request (the second within 10 minutes sends nothing, in any case), none for
+            // no one, C02's by the email on the roster.
+            let events = try requested()
+            #expect(events.map(\.recipientId) == ["C01", "C02"])
+            let payload = try EventPayload.decode(try #require(events.first).payload)
+            let link = try #require(payload.extra?.deskLink)
+            #expect(link.coachId == "C01" && link.email == "maryam.haddad@example.org")
+            let url = try #require(link.url)
+            #expect(url.hasPrefix("http://127.0.0.1:0/desk/login?token="))
+            // The link signs C01 in.
+            let token = String(try #require(url.split(separator: "=").last))
+            #expect(try await exchange(client, token).status == .seeOther)
+            // Past 10 minutes C01 may ask again.
+            daemon.clock.advance(by: 600)
+            #expect(try await ask(#"{"who": "C01"}"#).status == .accepted)
+            #expect(try requested().count == 3)
+            // Delivered, the stored event no longer holds the link.
+            let seq = try #require(events.first?.seq)
+            try await daemon.runtime.database.markDelivered(seq: seq, now: daemon.clock.now)
+            let delivered = try #require(try requested().first)
+            #expect(try EventPayload.decode(delivered.payload).extra?.deskLink?.url == nil)
+            #expect(!String(decoding: delivered.payload, as: UTF8.self).contains("token"))
+            // Not {"who": …}: 400.
+            for body in ["{}", #"{"who": ""}"#, #"{"who": 7}"#, "not json", #"{"who": "\#(String(repeating: "x", count: 300))"}"#] {
+                let refused = try await ask(body)
+                #expect(refused.status == .badRequest && refused.json?["code"] as? String == "invalid_link_request", "\(body)")
+            }
         }
     }
 }

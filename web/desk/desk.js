@@ -45,17 +45,40 @@ function showSignedOut() {
 
 /** "Sign in with <provider>" on the signed-out page, when the organisation's identity provider signs coaches in. */
 async function showSignInOptions() {
+  let options = null;
   try {
-    const options = await api.get("/desk/sign-in");
-    if (!options?.provider || !options.start) return;
+    options = await api.get("/desk/sign-in");
+  } catch {
+    return; // the login link still signs in
+  }
+  if (options?.provider && options.start) {
     const link = $("signin-provider-link");
     link.textContent = `Sign in with ${options.provider}`;
     link.href = options.start;
     $("signin-provider").hidden = false;
-  } catch {
-    // the login link still signs in
   }
+  if (options?.link_request) $("link-request").hidden = false;
 }
+
+/**
+ * "Ask for a new link": the organisation is asked to send the coach a new one (the server
+ * answers alike whoever is named, and never with the link itself).
+ */
+$("link-request").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const who = $("link-request-who").value.trim();
+  const status = $("link-request-status");
+  if (!who) return void (status.textContent = "Write your coach ID or the email the programme has for you.");
+  const button = $("link-request").querySelector("button");
+  button.disabled = true;
+  try {
+    status.textContent = (await api.send("POST", "/desk/link-request", { json: { who } }))?.detail ?? "Asked.";
+  } catch (error) {
+    status.textContent = error.message;
+  } finally {
+    button.disabled = false;
+  }
+});
 
 /** `#/review/<id>` opens a recording's review; anything else is the queue. */
 function parseRoute(hash) {

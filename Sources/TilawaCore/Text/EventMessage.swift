@@ -77,6 +77,7 @@ public enum EnglishMessages {
         "feedback_overdue", "student_falling_behind.new", "student_falling_behind.streak", "coach_digest", "storage_low",
         "deadline_extended", "attempts_granted", "feedback_moved", "enrolment_changed.coach", "enrolment_changed.level",
         "enrolment_changed.paused", "enrolment_changed.resumed", "enrolment_changed.left", "cover_started",
+        "desk_link_requested",
     ]
 
     public static func render(key: String, params: [String: MessageValue]) -> String {
@@ -165,6 +166,8 @@ public enum EnglishMessages {
             return "Your enrolment this semester has ended; your recordings and replies stay in your history."
         case "cover_started":
             return "You are covering \(p.text("covered_coach_name"))'s students until \(p.instant("until")): their recordings are in your queue."
+        case "desk_link_requested":
+            return "You asked for a new link to the coach's desk: it signs you in once, until \(p.instant("expires_at"))."
         default:
             return ""
         }

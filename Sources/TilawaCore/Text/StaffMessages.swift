@@ -84,6 +84,11 @@ public enum StaffMessages {
         return quoted.map { "\($0) (\(clip))" } ?? clip
     }
 
+    /// `desk_link_requested`, to the coach who asked for a new login link (the organisation delivers it).
+    public static func deskLinkRequested(expiresAt: Date, zone: TimeZone) -> EventMessage {
+        EventMessage("desk_link_requested", ["expires_at": .instant(expiresAt), "time_zone": .zone(zone)])
+    }
+
     /// `cover_started`, to the coach who now covers another's students.
     public static func coverStarted(coveredCoachName: String, until: Date, zone: TimeZone) -> EventMessage {
         EventMessage("cover_started", ["covered_coach_name": .text(coveredCoachName), "until": .instant(until), "time_zone": .zone(zone)])

@@ -24,6 +24,26 @@ public struct ConfigurationKey: Sendable, Hashable {
         name.firstIndex(of: ".").map { String(name[..<$0]) }
     }
 
+    /// The documentation's table of every key, in catalogue order (`tilawa config keys
+    /// --markdown`). The README and `CONFIGURATION.md` carry it verbatim (`make config-docs`
+    /// writes it there); a test fails when either differs.
+    public static var markdownTable: String {
+        func cell(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|") }
+        let rows = all.map { key in
+            "| `\(key.name)` | `\(key.environmentVariable)` | \(cell(key.defaultValue)) | \(cell(key.meaning)) |"
+        }
+        return (["| key | environment variable | default | meaning |", "|---|---|---|---|"] + rows).joined(separator: "\n")
+    }
+
+    /// The table of `markdownTable`'s form found in a document's `text` (from its header row to
+    /// the last row after it), or nil when there is none.
+    public static func markdownTable(in text: String) -> String? {
+        let lines = text.components(separatedBy: "\n")
+        guard let start = lines.firstIndex(of: "| key | environment variable | default | meaning |") else { return nil }
+        let table = lines[start...].prefix { $0.hasPrefix("|") }
+        return table.joined(separator: "\n")
+    }
+
     init(_ name: String, _ defaultValue: String, _ meaning: String) {
         self.name = name
         self.defaultValue = defaultValue
@@ -141,7 +161,7 @@ public struct ConfigurationKey: Sendable, Hashable {
         .init("s3.access_key_file", "none", "File holding the access key (first line); a relative path is looked up in `$CREDENTIALS_DIRECTORY` first."),
         .init("s3.secret_key_file", "none", "File holding the secret key (first line), as `s3.access_key_file`."),
         .init("database.url", "`sqlite:`",
-              "Where the metadata lives: `sqlite:` (`<state_dir>/tilawa.sqlite`) or `postgres://user@host[:port]/database` (DESIGN §13; `tilawa db check` checks the server; the daemon does not run on PostgreSQL yet and refuses it)."),
+              "Where the metadata lives: `sqlite:` (`<state_dir>/tilawa.sqlite`) or `postgres://user@host[:port]/database` (DESIGN §13: several daemons may share one; `tilawa db check` checks the server first)."),
         .init("database.password_file", "none", "File holding the PostgreSQL password (first line), looked up as `s3.access_key_file`; none: no password (trust or peer authentication)."),
         .init("uploads.max_offline_hours", "`72`",
               "How long before its upload a recording's `Recorded-At` may be and still decide `late` (0–720)."),
@@ -159,6 +179,8 @@ public struct ConfigurationKey: Sendable, Hashable {
               "The origin coaches reach the desk at; login links are printed as `<desk.public_url>/desk/login?token=…`, and with `https` the session cookie is `Secure`."),
         .init("desk.session_days", "`7`", "A desk session ends this many days after its last use (sliding: the cookie is renewed on use, at most once an hour; 1–365)."),
         .init("desk.session_max_days", "`30`", "A desk session ends this many days after its sign-in however often it is used (`desk.session_days`–3650)."),
+        .init("desk.link_request", "`false`",
+              "With `true` (and `webhook.url` set), the desk's sign-in page lets a coach ask for a new login link by coach ID or email: the link goes to the webhook in a `desk_link_requested` event for the organisation to deliver, never to the page (which answers alike for anyone); one a coach per 10 minutes."),
         .init("idempotency.retention_hours", "`24`", "How long an `Idempotency-Key` is remembered (24–8760)."),
         .init("log.level", "`info`", "Least severe level logged: trace, debug, info, notice, warning, error, critical."),
     ]

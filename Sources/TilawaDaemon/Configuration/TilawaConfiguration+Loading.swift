@@ -138,6 +138,14 @@ extension TilawaConfiguration {
         }
         desk.sessionDays = try values.integer("desk.session_days", default: desk.sessionDays, in: 1...365)
         desk.sessionMaxDays = try values.integer("desk.session_max_days", default: max(desk.sessionMaxDays, desk.sessionDays), in: desk.sessionDays...3_650)
+        if let setting = values.optionalText("desk.link_request") {
+            guard ["true", "false"].contains(setting.text) else { throw values.invalid("desk.link_request", "must be one of true or false", setting) }
+            desk.linkRequest = setting.text == "true"
+            // A request nobody receives would leave the coach waiting for a link that never comes.
+            if desk.linkRequest, webhook.url == nil {
+                throw values.invalid("desk.link_request", "needs webhook.url: the organisation delivers the link from the webhook", setting)
+            }
+        }
     }
 
     private mutating func readAuth(_ values: inout ConfigurationValues) throws(ConfigurationError) {

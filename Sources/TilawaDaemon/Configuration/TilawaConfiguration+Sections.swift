@@ -150,6 +150,9 @@ extension TilawaConfiguration {
         public var sessionDays = 7
         /// `desk.session_max_days`: a session ends this long after its sign-in, however used.
         public var sessionMaxDays = 30
+        /// `desk.link_request`: a coach may ask for a new login link on the sign-in page (it
+        /// goes to the webhook as `desk_link_requested`).
+        public var linkRequest = false
 
         /// The defaults.
         public init() {}

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import TilawaCore
 
 /// Why a login link could not be exchanged for a session.
 public enum LoginLinkRefusal: Error, Sendable, Equatable {
@@ -196,4 +197,46 @@ public struct DeskProfile: Sendable, Equatable {
     public var places: Bool
     public var levels: [Choice]
     public var coaches: [Choice]
+}
+
+extension AppDatabase {
+    /// What a coach's request for a new login link did. The page answers every request alike
+    /// (it never says whether a coach matched); this is for the log and the tests.
+    public enum DeskLinkRequest: Sendable, Equatable {
+        /// A link was recorded and `desk_link_requested` queued for `coachId` (event `eventId`).
+        case queued(coachId: String, eventId: String)
+        /// No coach has that id or roster email.
+        case unknownCoach
+        /// One was queued for that coach less than the interval ago.
+        case tooSoon(coachId: String)
+    }
+
+    /// A request for a new login link by `who` — a coach's id, or the email on their roster
+    /// row (any case). In one transaction: the link's secret hash is recorded (valid until
+    /// `expiresAt`, once) and `desk_link_requested`, carrying the link `url(coachId)`, is queued
+    /// for that coach (never for a coach covering them); unless no coach matches, or one was
+    /// queued for them within `interval` (a page anyone can post to must not flood a coach's
+    /// organisation with links).
+    public func requestDeskLink(who: String, secretHash: String, url: @escaping @Sendable (String) -> String, now: Date,
+                                expiresAt: Date, interval: TimeInterval) async throws -> DeskLinkRequest {
+        try await engine.write { db in
+            let query = who.trimmingCharacters(in: .whitespaces)
+            guard !query.isEmpty, query.utf8.count <= 254,
+                  let coach = try CoachRecord.fetchOne(db, key: query)
+                    ?? CoachRecord.fetchOne(db, sql: "SELECT * FROM coach WHERE lower(email) = lower(?) ORDER BY id LIMIT 1", arguments: [query])
+            else { return .unknownCoach }
+            let last = try Date.fetchOne(db, sql: "SELECT MAX(occurredAt) FROM event WHERE queue = ? AND type = ?",
+                                         arguments: ["coach:\(coach.id)", EventType.deskLinkRequested.rawValue])
+            if let last, now.timeIntervalSince(last) < interval { return .tooSoon(coachId: coach.id) }
+            try db.execute(sql: "INSERT INTO loginLink (secretHash, coachId, createdAt, expiresAt) VALUES (?, ?, ?, ?)",
+                           arguments: [secretHash, coach.id, now, expiresAt])
+            let id = try Self.recordStaffEvent(
+                db, type: .deskLinkRequested, occurredAt: now,
+                message: StaffMessages.deskLinkRequested(expiresAt: expiresAt, zone: try Self.programmeZone(db)),
+                link: .coachQueue,
+                extra: EventPayload.Extra(deskLink: EventPayload.DeskLink(coachId: coach.id, url: url(coach.id), expiresAt: expiresAt, email: coach.email)),
+                recipient: .coach(coach.id))
+            return .queued(coachId: coach.id, eventId: id)
+        }
+    }
 }

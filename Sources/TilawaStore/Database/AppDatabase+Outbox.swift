@@ -62,7 +62,18 @@ extension AppDatabase {
                     WHERE seq = ? AND deliveredAt IS NULL
                     """,
                 arguments: [now, seq])
+            try forgetDeliveredLink(db, seq: seq)
         }
+    }
+
+    /// A delivered `desk_link_requested` keeps no live login link: its `url` is removed from
+    /// the stored payload (the organisation has it; the outbox, its backups and exports do not).
+    static func forgetDeliveredLink(_ db: SQLSession, seq: Int64) throws {
+        guard let row = try Row.fetchOne(db, sql: "SELECT type, payload FROM event WHERE seq = ?", arguments: [seq]),
+              (row["type"] as String?) == EventType.deskLinkRequested.rawValue, let data = row["payload"] as Data?,
+              var payload = try? EventPayload.decode(data), payload.extra?.deskLink?.url != nil else { return }
+        payload.extra?.deskLink?.url = nil
+        try db.execute(sql: "UPDATE event SET payload = ? WHERE seq = ?", arguments: [try payload.jsonData(), seq])
     }
 
     /// Records a failed delivery of event `seq`: one more attempt, why it failed, and when to retry.

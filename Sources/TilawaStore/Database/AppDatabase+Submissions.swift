@@ -213,10 +213,10 @@ extension AppDatabase {
     }
 
     /// The coach who gets an event meant for a coach under cover (DESIGN §11): the covering
-    /// one — except the covered coach's own digest (none is made while they are covered) and the
-    /// notice of a cover itself.
+    /// one — except the covered coach's own digest (none is made while they are covered), the
+    /// notice of a cover itself, and a login link the coach asked for (theirs alone).
     static func coverAware(_ db: SQLSession, _ recipient: EventRecipient, type: EventType, at instant: Date) throws -> EventRecipient {
-        guard case let .coach(coachId) = recipient, ![.coachDigest, .coverStarted].contains(type),
+        guard case let .coach(coachId) = recipient, ![.coachDigest, .coverStarted, .deskLinkRequested].contains(type),
               let covering = try coveringCoach(db, of: coachId, at: instant) else { return recipient }
         return .coach(covering)
     }

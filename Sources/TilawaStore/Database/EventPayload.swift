@@ -38,10 +38,13 @@ public struct EventPayload: Codable, Sendable, Equatable {
         public var storage: StorageFacts?
         /// `announcement`: what the programme announced.
         public var announcement: Announcement?
+        /// `desk_link_requested`: the login link asked for (its `url` removed once delivered).
+        public var deskLink: DeskLink?
 
         public init(level: NamedRef? = nil, coach: NamedRef? = nil, result: EOCResult? = nil, semesterId: String? = nil,
-                    queue: QueueDigest? = nil, storage: StorageFacts? = nil, announcement: Announcement? = nil) {
+                    queue: QueueDigest? = nil, storage: StorageFacts? = nil, announcement: Announcement? = nil, deskLink: DeskLink? = nil) {
             self.announcement = announcement
+            self.deskLink = deskLink
             self.level = level
             self.coach = coach
             self.result = result
@@ -53,6 +56,32 @@ public struct EventPayload: Codable, Sendable, Equatable {
         enum CodingKeys: String, CodingKey {
             case level, coach, result, queue, storage, announcement
             case semesterId = "semester_id"
+            case deskLink = "desk_link"
+        }
+    }
+
+    /// A coach's new login link to the desk, as `desk_link_requested` carries it to the
+    /// organisation: one use, until `expiresAt`. The stored event keeps it only until it is
+    /// delivered (a live credential is not kept in the outbox, its backups or exports).
+    public struct DeskLink: Codable, Sendable, Equatable {
+        public var coachId: String
+        /// The link; nil once the event is delivered.
+        public var url: String?
+        public var expiresAt: Date
+        /// The coach's address on the roster, where the organisation may send it; nil when none.
+        public var email: String?
+
+        public init(coachId: String, url: String?, expiresAt: Date, email: String?) {
+            self.coachId = coachId
+            self.url = url
+            self.expiresAt = expiresAt
+            self.email = email
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case url, email
+            case coachId = "coach_id"
+            case expiresAt = "expires_at"
         }
     }
 
@@ -194,6 +223,13 @@ public struct EventPayload: Codable, Sendable, Equatable {
         try container.encode(link, forKey: .link)
         try container.encodeIfPresent(extra, forKey: .extra)
         try container.encodeIfPresent(push, forKey: .push)
+    }
+
+    /// A stored payload read back (the form `jsonData` writes).
+    public static func decode(_ data: Data) throws -> EventPayload {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(EventPayload.self, from: data)
     }
 
     /// Compact JSON with RFC 3339 UTC instants.

@@ -26,6 +26,7 @@ public enum EventType: String, Sendable, CaseIterable {
     case feedbackMoved = "feedback_moved"
     case enrolmentChanged = "enrolment_changed"
     case coverStarted = "cover_started"
+    case deskLinkRequested = "desk_link_requested"
 }
 
 extension EventType {
