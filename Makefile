@@ -39,7 +39,7 @@ TOOL_PACKAGES    := sox espeak-ng ffmpeg opus-tools bc curl sqlite3 socat python
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps deps-tools deps-s3 deps-postgres test-postgres test-venv build release test run soak bench bench-encode bench-analyze bench-upload bench-load bench-burst bench-status bench-backup bench-s3 soak-nodes bench-ready bench-align bench-desk fixtures clean
+.PHONY: deps deps-tools deps-s3 deps-postgres test-postgres test-venv build release test run soak bench bench-encode bench-analyze bench-upload bench-load bench-burst bench-status bench-backup bench-s3 soak-nodes bench-ready bench-align bench-desk fixtures config-docs clean
 
 define install_missing
 	@missing=""; for p in $(1); do \
@@ -139,6 +139,11 @@ run: build
 
 fixtures: deps-tools
 	audio-fixtures/generate.sh
+
+# The configuration table of the README and CONFIGURATION.md, written from the catalogue
+# (`ConfigurationKey`); a test fails when they differ.
+config-docs: build
+	$(BIN_DEBUG) config keys --markdown | python3 scripts/config-docs.py README.md Sources/TilawaDaemon/Configuration/CONFIGURATION.md
 
 # The whole performance suite (release build), ending in one table: encoder vs opusenc,
 # analysis vs ffmpeg's ebur128, upload answer vs bare analysis, peak RSS with 64 concurrent

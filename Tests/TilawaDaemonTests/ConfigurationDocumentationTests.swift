@@ -35,14 +35,21 @@ struct ConfigurationDocumentationTests {
         }
     }
 
-    @Test("CONFIGURATION.md has one row per key with its variable and default")
-    func markdownTable() throws {
-        let text = try String(contentsOfFile: configurationRepositoryRoot + "/Sources/TilawaDaemon/Configuration/CONFIGURATION.md", encoding: .utf8)
-        let rows = text.split(separator: "\n").filter { $0.hasPrefix("| `") }
-        #expect(rows.count == ConfigurationKey.all.count)
-        for key in ConfigurationKey.all {
-            #expect(rows.contains { $0.hasPrefix("| `\(key.name)` | `\(key.environmentVariable)` | \(key.defaultValue) | ") }, "\(key.name)")
+    @Test("the README's and CONFIGURATION.md's tables are the catalogue's, row for row (make config-docs writes them)")
+    func markdownTables() throws {
+        let generated = ConfigurationKey.markdownTable
+        #expect(generated.split(separator: "\n").count == ConfigurationKey.all.count + 2)
+        for file in ["/README.md", "/Sources/TilawaDaemon/Configuration/CONFIGURATION.md"] {
+            let text = try String(contentsOfFile: configurationRepositoryRoot + file, encoding: .utf8)
+            let table = try #require(ConfigurationKey.markdownTable(in: text), "\(file) has no configuration table")
+            let rows = table.split(separator: "\n").map(String.init), expected = generated.split(separator: "\n").map(String.init)
+            // Name the first row that differs (run `make config-docs` after changing the catalogue).
+            let first = zip(rows, expected).first { $0 != $1 }
+            #expect(table == generated, "\(file): \(first.map { "\($0.0)\n  the catalogue's: \($0.1)" } ?? "\(rows.count) rows, the catalogue has \(expected.count)")")
         }
+        // The check can fail: a row changed in a copy is found.
+        let changed = generated.replacingOccurrences(of: "| `http.port` | `TILAWA_HTTP_PORT` | `8080` |", with: "| `http.port` | `TILAWA_HTTP_PORT` | `80` |")
+        #expect(ConfigurationKey.markdownTable(in: "intro\n\n" + changed + "\n\nafter") != generated)
     }
 
     @Test("the loader reads exactly the catalogue's keys, each once")
