@@ -50,6 +50,7 @@ public struct TilawaApplication: Sendable {
         let authority = try await TokenAuthority(configuration: configuration)
         try MaintenanceService.startUp(runtime: runtime, logger: logger)
         try await Self.claimArtifactStore(runtime: runtime)
+        try await Self.refuseOwnDiskAmongNodes(runtime: runtime)
 
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let workerCount = configuration.encodeWorkerCount(processorCount: cores)
@@ -110,6 +111,22 @@ extension TilawaApplication {
     /// With artifacts in an S3 store: claims its prefix for this installation, or refuses to
     /// start (78) when another installation holds it — its objects would look like orphans to
     /// this one's sweep. A store that cannot be reached is not refused here: `/readyz` says so.
+    /// A PostgreSQL database another host's node uses, with this node's artifacts on its own
+    /// disk (`artifacts.url: file:`): neither node could read the other's recordings. Refused
+    /// at start-up when a node of another host said it was alive within the last three
+    /// heartbeats. (Nodes of one host share its disk only if they share a state directory,
+    /// which its lock forbids; several nodes need `s3://`.)
+    static func refuseOwnDiskAmongNodes(runtime: TilawaRuntime) async throws {
+        guard runtime.database.engine.kind == .postgres, runtime.configuration.artifacts.s3Location == nil else { return }
+        let host = ProcessInfo.processInfo.hostName
+        let seen = try await runtime.database.nodesSeen(since: Date().addingTimeInterval(-3 * AppDatabase.nodeHeartbeat))
+        guard let other = seen.first(where: { !$0.hasSuffix("@" + host) }) else { return }
+        throw ConfigurationError(key: "artifacts.url", message: """
+            is file: (this node's own disk) while node \(other) uses the same PostgreSQL database: neither could read the \
+            other's recordings; give every node artifacts.url: s3://bucket/prefix
+            """)
+    }
+
     static func claimArtifactStore(runtime: TilawaRuntime) async throws {
         guard let remote = runtime.stateDirectory.artifactRemote else { return }
         let database = runtime.database, now = runtime.clock()

@@ -49,6 +49,15 @@ extension AppDatabase {
         }
     }
 
+    /// The ids (`pid@host`) of the nodes that said they were alive at or after `since` (the wall
+    /// clock), most recently seen first.
+    public func nodesSeen(since: Date) async throws -> [String] {
+        try await engine.read { db in
+            guard try db.tableExists("node") else { return [] }
+            return try String.fetchAll(db, sql: "SELECT id FROM node WHERE seenAt >= ? ORDER BY seenAt DESC, id", arguments: [since])
+        }
+    }
+
     /// Forgets node `id` (it stopped cleanly).
     public func forgetNode(id: String) async throws {
         try await engine.write { db in try db.execute(sql: "DELETE FROM node WHERE id = ?", arguments: [id]) }
