@@ -187,6 +187,56 @@ struct AnnotationRouteTests {
         }
     }
 
+    @Test("""
+        a mark where features meet: while its author is covered, neither they nor the covering coach edits it (the recording \
+        is the cover's to answer, the mark its author's); after the cover its author edits it again; the student erased, editing \
+        or adding a mark is 404 and no words are written
+        """)
+    func markSeams() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        daemon.clock.advance(by: 60)
+        try await daemon.application().live { client in
+            let id = try await recording(daemon, client)
+            let created = try await annotate(daemon, client, id, #"{"at_seconds": 2.5, "kind": "tajweed", "text": "The madd."}"#)
+            let mark = try #require(created.json?["id"] as? String)
+            func patch(_ coach: String, _ body: String = #"{"kind": "harakah"}"#) async throws -> LiveAnswer {
+                try await client.execute(uri: "/v1/annotations/\(mark)", method: .patch,
+                                         headers: try await daemon.headers(.coach, coach, [.contentType: "application/json"]), body: ByteBuffer(string: body))
+            }
+            func ops(_ uri: String, _ body: String) async throws -> LiveAnswer {
+                try await client.execute(uri: uri, method: .post, headers: try await daemon.headers(.ops, "ops", [.contentType: "application/json"]),
+                                         body: ByteBuffer(string: body))
+            }
+            func stored() throws -> AnnotationRecord? { try daemon.runtime.database.engine.read { db in try AnnotationRecord.fetchOne(db, key: mark) } }
+
+            let cover = try await ops("/v1/coaches/C01/cover", #"{"covering_coach_id": "C02", "until": "2026-11-25T00:00:00Z", "reason": "leave"}"#)
+            #expect(cover.status == .created, "\(String(buffer: cover.body))")
+            let before = try stored()
+            #expect(try await patch("C01").status == .notFound)
+            #expect(try await patch("C02").status == .notFound)
+            #expect(try stored() == before)
+            // The cover over, the mark is its author's to edit again.
+            daemon.clock.set(Date(timeIntervalSince1970: 1_795_910_400))
+            let edited = try await patch("C01")
+            #expect(edited.status == .ok && edited.json?["kind"] as? String == "harakah", "\(String(buffer: edited.body))")
+
+            let erased = try await ops("/v1/students/S1001/erasure", #"{"reason": "Asked by the student", "force": true}"#)
+            #expect(erased.status == .ok, "\(String(buffer: erased.body))")
+            // The mark's row stays (ids and instants, as erasure keeps them), its words gone; none come back.
+            let blank = try stored()
+            #expect(blank?.text == "")
+            let refused = try await patch("C01", #"{"text": "Still here?"}"#)
+            #expect(refused.status == .notFound, "\(refused.status) \(String(buffer: refused.body))")
+            #expect(try await annotate(daemon, client, id, #"{"at_seconds": 1, "kind": "other", "text": "New words"}"#).status == .notFound)
+            #expect(try stored() == blank)
+            let marks = try await daemon.runtime.database.engine.read { db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM annotation WHERE submissionId = ?", arguments: [id])
+            }
+            #expect(marks == 1)
+        }
+    }
+
     @Test("refused: another coach (404), a student or ops (403), each bad field with its code, a too-long correction leaving nothing behind")
     func hostile() async throws {
         let daemon = try await TestDaemon()

@@ -54,7 +54,8 @@ extension AppDatabase {
     /// The submission `coachId` may annotate, or why not.
     static func annotationTarget(_ db: SQLSession, submissionId: String, coachId: String, now: Date) throws
         -> Result<SubmissionRecord, AnnotationTargetRefusal> {
-        guard let submission = try SubmissionRecord.fetchOne(db, key: submissionId),
+        // An erased student's recordings are no one's to mark (their marks' words are gone; none come back).
+        guard let submission = try SubmissionRecord.fetchOne(db, key: submissionId), try !isErased(db, studentId: submission.studentId),
               try mayAnswer(db, submission: submission, coachId: coachId, now: now) else { return .failure(.notFound) }
         switch submission.state {
         case .withdrawn, .failed: return .failure(.notAnnotatable(submission.state))
