@@ -85,7 +85,10 @@ struct OpenAPIResponseTests {
 
     @Test("Every operation of the document, its successes and documented errors, answers as its schema says")
     func everyRoute() async throws {
-        let daemon = try await TestDaemon(configure: { $0.http.maxUploadBytes = 1024 * 1024 })
+        let daemon = try await TestDaemon(configure: {
+            $0.http.maxUploadBytes = 1024 * 1024
+            $0.desk.linkRequest = true
+        })
         defer { daemon.remove() }
         let log = ResponseLog()
         let submissionBody = Mutex<String?>(nil)
@@ -672,6 +675,11 @@ struct OpenAPIResponseTests {
                 _ = try await call(.get, "/desk", "/desk/")
                 // No provider configured here: nothing offered, the provider's steps 404.
                 _ = try await call(.get, "/desk/sign-in", "/desk/sign-in")
+                // Asking for a new link (desk.link_request is on here): asked, and a body that is not {"who": …}.
+                _ = try await call(.post, "/desk/link-request", "/desk/link-request", [.contentType: "application/json"],
+                                   body: ByteBuffer(string: #"{"who": "C01"}"#))
+                _ = try await call(.post, "/desk/link-request", "/desk/link-request", [.contentType: "application/json"],
+                                   body: ByteBuffer(string: "{}"))
                 _ = try await call(.get, "/desk/oidc/start", "/desk/oidc/start")
                 _ = try await call(.get, "/desk/oidc/callback", "/desk/oidc/callback?code=a&state=b")
                 let script = try await call(.get, "/desk/assets/{name}", "/desk/assets/desk.js")

@@ -59,9 +59,12 @@ struct StatusReporterTests {
         #expect(report.state == .warning, "only the daemon is down")
         let object = try #require(try JSONSerialization.jsonObject(with: try APIJSON.encoder().encode(report)) as? [String: Any])
         for member in ["state", "generated_at", "state_dir", "daemon", "uploads", "awaiting_feedback", "overdue", "overdue_by_coach",
-                       "encode_queue", "dropbox", "notifications", "disk", "database", "missing_artifacts", "checks"] {
+                       "encode_queue", "dropbox", "notifications", "disk", "database", "missing_artifacts", "checks", "reply_turnaround"] {
             #expect(object[member] != nil, "\(member)")
         }
+        // Nothing fell due yet: no share, rather than 0 % or 100 %.
+        let turnaround = try #require(object["reply_turnaround"] as? [String: Any])
+        #expect(turnaround["share"] is NSNull && turnaround["due"] as? Int == 0 && (turnaround["by_coach"] as? [String: Any])?.isEmpty == true)
         let awaiting = try #require(object["awaiting_feedback"] as? [String: Any])
         #expect(awaiting["oldest_age_seconds"] is NSNull)
         let daemonObject = try #require(object["daemon"] as? [String: Any])
@@ -173,6 +176,56 @@ struct StatusReporterTests {
         // Encoded audio of every row, originals only where the row still points to one.
         #expect(report.disk.artifactBytes == 300 + 200 + 100 + 4_000 + 1_000)
         #expect(report.missingArtifacts.count == 0 && report.missingArtifacts.checkedFiles == 6)
+    }
+
+    @Test("""
+        Reply turnaround over the last 28 days of due replies: answered in time, late and never, by coach and overall, in \
+        status (JSON and text) and /metrics; withdrawn and superseded recordings and replies not yet due are not counted
+        """)
+    func replyTurnaround() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        let seed = StatusSeed(database: daemon.runtime.database)
+        let hour: TimeInterval = 3_600
+        // S1001 and S1003 are C01's, S1002 is C02's; each reply falls due 48 h after its recording.
+        try seed.submission("in-time", student: "S1001", state: "feedback_ready", receivedAt: now - 100 * hour)
+        try seed.feedback("f1", to: "in-time", coach: "C01", receivedAt: now - 60 * hour)
+        try seed.submission("late", student: "S1003", state: "feedback_ready", receivedAt: now - 100 * hour)
+        try seed.feedback("f2", to: "late", coach: "C01", receivedAt: now - 50 * hour)
+        try seed.submission("never", student: "S1003", state: "awaiting_feedback", receivedAt: now - 70 * hour)
+        try seed.submission("c02", student: "S1002", state: "feedback_ready", receivedAt: now - 60 * hour)
+        try seed.feedback("f3", to: "c02", coach: "C02", receivedAt: now - 59 * hour)
+        // Not counted: not due yet, withdrawn, superseded, and due before the window.
+        try seed.submission("recent", student: "S1001", state: "awaiting_feedback", receivedAt: now - 2 * hour)
+        try seed.submission("withdrawn", student: "S1001", state: "withdrawn", receivedAt: now - 90 * hour)
+        try seed.submission("superseded", student: "S1002", state: "superseded", receivedAt: now - 90 * hour)
+        try seed.submission("old", student: "S1002", state: "awaiting_feedback", receivedAt: now - 40 * 24 * hour)
+
+        let report = await StatusReporter(configuration: daemon.runtime.configuration, thresholds: calmDisk)
+            .report(now: now, probe: try downProbe())
+        let turnaround = report.replyTurnaround
+        #expect(turnaround.windowDays == 28 && turnaround.dueHours == 48)
+        #expect(turnaround.due == 4 && turnaround.inTime == 2 && turnaround.share == 0.5)
+        let byCoach: [String: StatusReport.ReplyTurnaroundReport.Figure] = [
+            "C01": .init(due: 3, inTime: 1, share: 1.0 / 3), "C02": .init(due: 1, inTime: 1, share: 1),
+        ]
+        #expect(turnaround.byCoach == byCoach)
+        let json = try #require(try JSONSerialization.jsonObject(with: APIJSON.encoder().encode(report)) as? [String: Any])
+        let member = try #require(json["reply_turnaround"] as? [String: Any])
+        #expect(member["in_time"] as? Int == 2 && member["share"] as? Double == 0.5 && member["window_days"] as? Int == 28)
+        #expect((member["by_coach"] as? [String: [String: Any]])?["C02"]?["in_time"] as? Int == 1)
+        let text = StatusTextRenderer(colour: false).render(report)
+        #expect(text.contains("in time (28 days)") && text.contains("50 % (2 of 4)") && text.contains("33 % (1 of 3)"), "\(text)")
+
+        // The same figures at /metrics, per coach.
+        try await daemon.application().live { client in
+            daemon.clock.set(now)
+            let metrics = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
+            for line in [#"tilawa_replies_due{coach="C01"} 3"#, #"tilawa_replies_in_time{coach="C01"} 1"#,
+                         #"tilawa_replies_due{coach="C02"} 1"#, #"tilawa_replies_in_time{coach="C02"} 1"#] {
+                #expect(metrics.contains(line + "\n") || metrics.contains(line + ".0\n"), "\(line) in\n\(metrics)")
+            }
+        }
     }
 
     @Test("Without webhook.url the outbox is the feed: undelivered events are counted, not a warning")

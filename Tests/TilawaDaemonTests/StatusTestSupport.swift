@@ -29,6 +29,16 @@ struct StatusSeed {
         }
     }
 
+    /// A coach's reply to submission `submissionId`, received at `receivedAt`.
+    func feedback(_ id: String, to submissionId: String, coach: String, receivedAt: Date) throws {
+        try database.engine.write { db in
+            try db.execute(sql: """
+                INSERT INTO feedback (id, submissionId, coachId, receivedAt, state, analysis, audioPath, audioBytes, origin)
+                VALUES (?, ?, ?, ?, 'ready', '{}', ?, 40, 'dropbox')
+                """, arguments: [id, submissionId, coach, receivedAt, "feedback/\(id).opus"])
+        }
+    }
+
     func rejection(student: String, code: String, at date: Date) throws {
         try database.engine.write { db in
             try db.execute(sql: """

@@ -1,6 +1,7 @@
 import Foundation
 import Prometheus
 import Synchronization
+import TilawaStore
 
 /// The daemon's metrics, rendered as Prometheus text at `GET /metrics`.
 ///
@@ -50,6 +51,26 @@ public final class TilawaMetrics: Sendable {
         databaseCollisions = registry.makeCounter(descriptor: Self.name(
             "database_collisions", unit: "total",
             help: "Transactions run again because PostgreSQL refused them for colliding with another (serialization failure, deadlock)."))
+    }
+
+    /// The coaches the turnaround gauges were set for (a coach gone from the window reads 0).
+    private let turnaroundCoaches = Mutex<Set<String>>([])
+
+    /// The reply turnaround by the coach of the enrolment, over the last 28 days of due replies:
+    /// `tilawa_replies_due{coach}` and `tilawa_replies_in_time{coach}` (their ratio, summed
+    /// over coaches, is the share of the promise kept).
+    public func observeTurnaround(_ figures: [String: ReplyTurnaround]) {
+        let coaches = turnaroundCoaches.withLock { seen -> Set<String> in
+            seen.formUnion(figures.keys)
+            return seen
+        }
+        for coach in coaches {
+            let figure = figures[coach] ?? ReplyTurnaround(due: 0, inTime: 0)
+            registry.makeGauge(descriptor: Self.name("replies_due", help: "Weekly recordings whose reply fell due in the last 28 days, by the coach of their enrolment."),
+                               labels: [("coach", coach)]).set(Double(figure.due))
+            registry.makeGauge(descriptor: Self.name("replies_in_time", help: "Of tilawa_replies_due, those answered within program.feedback_due_hours."),
+                               labels: [("coach", coach)]).set(Double(figure.inTime))
+        }
     }
 
     /// Brings `tilawa_database_collisions_total` up to the store's own count, `total`.

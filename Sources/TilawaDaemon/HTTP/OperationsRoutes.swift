@@ -45,6 +45,9 @@ struct OperationsRoutes: Sendable {
             api.metrics.overdue.set(Double(gauges.overdue))
             api.metrics.undeliveredEvents.set(Double(gauges.undeliveredEvents))
         }
+        if let turnaround = try? await api.runtime.database.replyTurnaround(now: api.now) {
+            api.metrics.observeTurnaround(turnaround)
+        }
         api.metrics.observeDatabaseCollisions(api.runtime.database.engine.collisions)
         return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                         body: .init(byteBuffer: ByteBuffer(string: api.metrics.render())))

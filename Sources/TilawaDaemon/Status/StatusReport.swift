@@ -1,4 +1,5 @@
 import Foundation
+import TilawaStore
 
 /// The operations summary (DESIGN §7): what `tilawa status --json` prints and
 /// `GET /v1/status` returns. JSON members are `snake_case`; absent values are `null`,
@@ -24,6 +25,9 @@ public struct StatusReport: Encodable, Sendable {
     /// Overdue submissions by the coach of their enrolment (only coaches with some;
     /// `unplaced` for placement assessments of students without a coach yet).
     public var overdueByCoach: [String: Int]
+    /// Of the weekly recordings whose reply fell due in the last 28 days, the share answered
+    /// in time, overall and by coach: the programme's promise to students, kept or not.
+    public var replyTurnaround: ReplyTurnaroundReport = .init(windowDays: 28, dueHours: 48, figures: [:])
     /// Enrolments awaiting placement, and graduated levels.
     public var enrolments: Enrolments
     /// Students' questions about replies: not answered yet, and past the turnaround.
@@ -99,6 +103,55 @@ public struct StatusReport: Encodable, Sendable {
         public var awaitingPlacement: Int
         /// Enrolments whose end-of-course assessment was passed.
         public var graduated: Int
+    }
+
+    /// `reply_turnaround`: `due` replies fell due in the window, `in_time` were sent by then,
+    /// `share` is their ratio (null when none fell due); the same by the coach of the enrolment.
+    public struct ReplyTurnaroundReport: Encodable, Sendable, Equatable {
+        public var windowDays: Int
+        public var dueHours: Double
+        public var due: Int
+        public var inTime: Int
+        public var share: Double?
+        public var byCoach: [String: Figure]
+
+        /// One coach's figures.
+        public struct Figure: Encodable, Sendable, Equatable {
+            public var due: Int
+            public var inTime: Int
+            public var share: Double?
+
+            public func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(due, forKey: .due)
+                try container.encode(inTime, forKey: .inTime)
+                try container.encode(share, forKey: .share)
+            }
+
+            enum CodingKeys: String, CodingKey { case due, inTime, share }
+        }
+
+        public init(windowDays: Int, dueHours: Double, figures: [String: ReplyTurnaround]) {
+            self.windowDays = windowDays
+            self.dueHours = dueHours
+            let total = ReplyTurnaround.total(figures.values)
+            due = total.due
+            inTime = total.inTime
+            share = total.share
+            byCoach = figures.mapValues { Figure(due: $0.due, inTime: $0.inTime, share: $0.share) }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(windowDays, forKey: .windowDays)
+            try container.encode(dueHours, forKey: .dueHours)
+            try container.encode(due, forKey: .due)
+            try container.encode(inTime, forKey: .inTime)
+            try container.encode(share, forKey: .share)
+            try container.encode(byCoach, forKey: .byCoach)
+        }
+
+        enum CodingKeys: String, CodingKey { case windowDays, dueHours, due, inTime, share, byCoach }
     }
 
     /// The check named `name`, if it was evaluated.

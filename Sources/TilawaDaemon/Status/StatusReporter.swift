@@ -153,6 +153,8 @@ public struct StatusReporter: Sendable {
                           verified: facts.lastBackup?.verified),
             cluster: Self.cluster(facts, engine: configuration.database.postgres == nil ? "sqlite" : "postgres"),
             checks: [])
+        report.replyTurnaround = .init(windowDays: Int(AppDatabase.turnaroundWindow / 86_400),
+                                       dueHours: configuration.program.feedbackDue / 3_600, figures: facts.turnaround)
         report.checks = thresholds.checks(for: report, stateDirectory: directory, database: database)
         report.state = StatusState.worst(report.checks.map(\.state))
         return report

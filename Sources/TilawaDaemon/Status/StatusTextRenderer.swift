@@ -53,6 +53,14 @@ public struct StatusTextRenderer: Sendable {
         }
 
         row("questions", "\(report.questions.open) open, \(report.questions.overdue) overdue")
+        let turnaround = report.replyTurnaround
+        func inTime(_ figure: (due: Int, inTime: Int, share: Double?)) -> String {
+            figure.share.map { "\(Int(($0 * 100).rounded())) % (\(figure.inTime) of \(figure.due))" } ?? "none due"
+        }
+        row("in time (\(turnaround.windowDays) days)", inTime((turnaround.due, turnaround.inTime, turnaround.share)))
+        for (coach, figure) in turnaround.byCoach.sorted(by: { $0.key < $1.key }) {
+            row("  coach " + coach, inTime((figure.due, figure.inTime, figure.share)))
+        }
 
         lines.append(.heading("PROGRAMME"))
         row("awaiting placement", "\(report.enrolments.awaitingPlacement)")

@@ -67,6 +67,7 @@ extension AppDatabase {
                     """, arguments: [awaiting, now]) {
                     facts.overdueByCoach[row["coach"]] = row["count"]
                 }
+                facts.turnaround = try Self.replyTurnaround(db, now: now)
                 // Awaiting placement: students none of whose enrolments has a level yet.
                 if let row = try Row.fetchOne(db, sql: """
                     SELECT (SELECT COUNT(DISTINCT studentId) FROM enrolment WHERE levelId IS NULL AND studentId NOT IN

@@ -29,6 +29,8 @@ public struct StatusFacts: Sendable, Equatable {
     public var oldestAwaitingReceivedAt: Date?
     /// Submissions awaiting feedback past the due time, by the student's coach.
     public var overdueByCoach: [String: Int] = [:]
+    /// The reply turnaround over the last 28 days of due replies, by coach (`replyTurnaround`).
+    public var turnaround: [String: ReplyTurnaround] = [:]
     /// Students with no placed enrolment yet.
     /// Students' questions about replies not answered yet, and those past their due time.
     public var openQuestions = 0
