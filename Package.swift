@@ -50,12 +50,15 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "_NIOFileSystem", package: "swift-nio"),
             ]
         ),
-        // S3-compatible object storage: the SigV4 signer and the client artifacts use there.
+        // S3-compatible object storage: the SigV4 signer, the client, and the artifact storage on it.
         .target(
             name: "TilawaS3",
             dependencies: [
+                "TilawaStore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

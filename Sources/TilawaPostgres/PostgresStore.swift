@@ -23,6 +23,9 @@ import TilawaStore
 /// - `read` is REPEATABLE READ, READ ONLY: one committed state, as SQLite's readers see.
 public final class PostgresStore: StoreEngine {
     public var kind: StoreEngineKind { .postgres }
+    public var isShared: Bool { true }
+    public var isStateDirectoryFile: Bool { false }
+    public var signalsOtherProcesses: Bool { true }
     public var collisions: Int { collisionCount.load(ordering: .relaxed) }
     private let collisionCount = Atomic<Int>(0)
 

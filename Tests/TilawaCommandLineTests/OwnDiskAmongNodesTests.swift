@@ -26,6 +26,14 @@ struct OwnDiskAmongNodesTests {
         #expect(refused.stderr.hasPrefix("tilawa: bad_configuration: artifacts.url: is file: (this node's own disk) while node 4242@another-host.example"))
         #expect(refused.stderr.split(separator: "\n").count == 1)
 
+        // The same, with artifacts in a directory every node mounts (file:///path): it starts.
+        try FileManager.default.createDirectory(atPath: state.scratch.path("shared"), withIntermediateDirectories: true)
+        let shared = try ServeProcess(state: state, port: try unusedPort(),
+                                      environment: ["TILAWA_ARTIFACTS_URL": "file://" + state.scratch.path("shared")])
+        let sharedReady = await shared.waitUntilReady()
+        _ = await shared.terminate()
+        #expect(sharedReady, "a shared directory among nodes: \(shared.log)")
+
         // A node gone for an hour, or one of this host (a restart): the daemon starts.
         for (id, ago) in [("4242@another-host.example", 3_600.0), ("4242@\(ProcessInfo.processInfo.hostName)", 2)] {
             try seen(id, secondsAgo: ago)

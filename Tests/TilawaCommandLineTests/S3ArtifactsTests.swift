@@ -5,7 +5,7 @@ import NIOCore
 import Synchronization
 import Testing
 @testable import TilawaDaemon
-import TilawaS3
+@testable import TilawaS3
 import TilawaStore
 import TilawaTestSupport
 
@@ -139,10 +139,12 @@ struct S3ArtifactsTests {
         let openId = try #require(open.headers["location"]?.split(separator: "/").last.map(String.init), "\(open.status)")
         _ = try await client.putObject(bucket: Self.bucket, key: "node/uploads/\(openId)/0-seg_2", bytes: [8])
         try await client.deleteObject(bucket: Self.bucket, key: "node/" + waveform)
-        let remote = S3ArtifactRemote(client: client, location: S3Location(bucket: Self.bucket, prefix: "node"))
+        let stateDirectory = StateDirectory(path: state.stateDirectory) { workArea in
+            S3ArtifactStorage(client: client, location: S3Location(bucket: Self.bucket, prefix: "node"), workArea: workArea)
+        }
         let report = try await onOwnThread {
             try state.withDatabase { database in
-                try ArtifactSweeper(database: database, stateDirectory: StateDirectory(path: state.stateDirectory, artifactRemote: remote), grace: 0)
+                try ArtifactSweeper(database: database, stateDirectory: stateDirectory, grace: 0)
                     .sweep(now: Date().addingTimeInterval(ArtifactSweeper.remoteGrace + 60), originalsRetentionDays: nil)
             }
         }
@@ -270,9 +272,9 @@ struct S3RetryTests {
                       ("../x", nil), ("submissions/../../x", nil), ("a/./b", nil), ("a//b", nil), ("", nil), ("/etc/passwd", nil)]
                       as [(String, String?)])
     func keys(_ relative: String, _ expected: String?) {
-        let remote = S3ArtifactRemote(
+        let remote = S3ArtifactStorage(
             client: S3Client(endpoint: URL(string: "http://127.0.0.1:9")!, credentials: S3Credentials(accessKey: "a", secretKey: "b"), region: "us-east-1"),
-            location: S3Location(bucket: "bucket", prefix: "node"))
+            location: S3Location(bucket: "bucket", prefix: "node"), workArea: URL(fileURLWithPath: "/nonexistent"))
         #expect((try? remote.key(relative)) == expected)
     }
 
@@ -282,13 +284,13 @@ struct S3RetryTests {
                       (S3Error(code: "AccessDenied", message: "", status: 403), false), (S3Error(code: "NoSuchKey", message: "", status: 404), false),
                       (S3Error(code: "BadDigest", message: "", status: 400), false)])
     func transient(_ error: S3Error, _ retried: Bool) {
-        #expect(S3ArtifactRemote.isTransient(error) == retried)
+        #expect(S3ArtifactStorage.isTransient(error) == retried)
     }
 
     @Test("A request that fails twice in passing succeeds on the third try; one refused is tried once; three failures give up")
     func attempts() async throws {
         let calls = Counter()
-        let value = try await S3ArtifactRemote.retrying {
+        let value = try await S3ArtifactStorage.retrying {
             if calls.next() < 3 { throw S3Error(code: "unreachable", message: "reset") }
             return "stored"
         }
@@ -296,7 +298,7 @@ struct S3RetryTests {
 
         let refused = Counter()
         await #expect(throws: S3Error.self) {
-            try await S3ArtifactRemote.retrying { () async throws -> Int in
+            try await S3ArtifactStorage.retrying { () async throws -> Int in
                 _ = refused.next()
                 throw S3Error(code: "AccessDenied", message: "", status: 403)
             }
@@ -305,7 +307,7 @@ struct S3RetryTests {
 
         let down = Counter()
         await #expect(throws: S3Error.self) {
-            try await S3ArtifactRemote.retrying { () async throws -> Int in
+            try await S3ArtifactStorage.retrying { () async throws -> Int in
                 _ = down.next()
                 throw S3Error(code: "SlowDown", message: "", status: 503)
             }

@@ -111,7 +111,7 @@ struct ArtifactStoreTests {
             try FileManager.default.setAttributes([.modificationDate: now.addingTimeInterval(-3_600)], ofItemAtPath: artifacts.path(file))
         }
         #expect(ArtifactStore.monthKey(Date(timeIntervalSince1970: 1_788_219_000)) == "2026/08")
-        let layout = artifacts.layout()
+        let layout = try artifacts.layout()
         #expect(layout.months == ["2026/08", "2026/09", "2019/01"])
         #expect(Set(layout.strays) == ["stray.txt", "submissions/misfiled.opus", "comments/2026/13/not-a-month.opus"])
 
@@ -138,7 +138,7 @@ struct ArtifactStoreTests {
         // A hard link to the outside file and a FIFO: removed as entries, never opened, the outside file kept.
         try FileManager.default.linkItem(atPath: secret, toPath: artifacts.path("originals/2026/09/hard.wav"))
         #expect(mkfifo(artifacts.path("originals/2026/09/pipe\nname.opus"), 0o644) == 0)
-        let layout = artifacts.layout()
+        let layout = try artifacts.layout()
         #expect(!layout.months.contains("2026/09") || artifacts.files(family: .submissions, month: "2026/09").isEmpty)
         let report = try ArtifactSweeper(database: store.database, stateDirectory: store.state, grace: 0)
             .sweep(now: Date().addingTimeInterval(1), originalsRetentionDays: nil)

@@ -70,7 +70,7 @@ public struct TilawaApplication: Sendable {
             onListening(http.host, channel.localAddress?.port ?? http.port)
         }
         let database = runtime.database
-        let fallbackPoll: Duration = database.engine.kind == .sqlite ? .seconds(1) : .seconds(5)
+        let fallbackPoll: Duration = database.engine.signalsOtherProcesses ? .seconds(5) : .seconds(1)
         var notifierOptions = WebhookNotifierService.Options(webhook: configuration.webhook, pollInterval: fallbackPoll)
         notifierOptions.quietHours = configuration.program.notificationSchedule.quietHours
         notifierOptions.programmeZone = configuration.program.timeZone
@@ -115,30 +115,31 @@ extension TilawaApplication {
     /// disk (`artifacts.url: file:`): neither node could read the other's recordings. Refused
     /// at start-up when a node of another host said it was alive within the last three
     /// heartbeats. (Nodes of one host share its disk only if they share a state directory,
-    /// which its lock forbids; several nodes need `s3://`.)
+    /// which its lock forbids; several nodes need `s3://` or a `file:///` directory they all mount.)
     static func refuseOwnDiskAmongNodes(runtime: TilawaRuntime) async throws {
-        guard runtime.database.engine.kind == .postgres, runtime.configuration.artifacts.s3Location == nil else { return }
+        let artifacts = runtime.configuration.artifacts
+        guard runtime.database.engine.isShared, artifacts.s3Location == nil, artifacts.directory == nil else { return }
         let host = ProcessInfo.processInfo.hostName
         let seen = try await runtime.database.nodesSeen(since: Date().addingTimeInterval(-3 * AppDatabase.nodeHeartbeat))
         guard let other = seen.first(where: { !$0.hasSuffix("@" + host) }) else { return }
         throw ConfigurationError(key: "artifacts.url", message: """
             is file: (this node's own disk) while node \(other) uses the same PostgreSQL database: neither could read the \
-            other's recordings; give every node artifacts.url: s3://bucket/prefix
+            other's recordings; give every node artifacts.url: s3://bucket/prefix (or file:///path on a filesystem they all mount)
             """)
     }
 
     static func claimArtifactStore(runtime: TilawaRuntime) async throws {
-        guard let remote = runtime.stateDirectory.artifactRemote else { return }
+        let storage = runtime.stateDirectory.artifactStore.storage
         let database = runtime.database, now = runtime.clock()
         let other: String?
         do {
-            other = try await OwnThread.run { try remote.claim(for: try database.installationId(now: now)) }
+            other = try await OwnThread.run { try storage.claim { try database.installationId(now: now) } }
         } catch {
             return
         }
         if let other {
             throw ConfigurationError(key: "artifacts.url", message: """
-                \(remote.description) holds another installation's artifacts (\(other)); this database is \
+                \(storage.description) holds another installation's artifacts (\(other)); this database is \
                 \(try database.installationId(now: now)): give each installation a prefix of its own
                 """)
         }

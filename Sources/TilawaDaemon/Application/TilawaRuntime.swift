@@ -22,7 +22,7 @@ public struct TilawaRuntime: Sendable {
     public init(configuration: TilawaConfiguration, clock: @escaping @Sendable () -> Date = { Date() }) throws {
         self.configuration = configuration
         self.clock = clock
-        stateDirectory = StateDirectory(path: configuration.stateDirectory, artifactRemote: try S3ArtifactRemote.configured(in: configuration))
+        stateDirectory = StateDirectory(path: configuration.stateDirectory, artifactStorage: try ArtifactStorageConfiguration.storage(in: configuration))
         try stateDirectory.prepare()
         database = try Self.openDatabase(configuration, stateDirectory)
         var policy = ProgramPolicy(

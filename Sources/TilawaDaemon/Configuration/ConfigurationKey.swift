@@ -155,7 +155,7 @@ public struct ConfigurationKey: Sendable, Hashable {
         .init("backup.every_hours", "`24`", "Hours between scheduled backups (1–720); `status` warns past twice this."),
         .init("backup.keep", "`7`", "Whole scheduled backups kept in `backup.dir` (1–365); older ones are removed."),
         .init("artifacts.url", "`file:`",
-              "Where artifacts live: `file:` (`<state_dir>/artifacts`) or `s3://bucket/prefix` (DESIGN §13: written there before their row commits, audio proxied with `Range`, `artifacts/` only a work area; no `backup.dir` then; `tilawa s3 check` checks the store first)."),
+              "Where artifacts live: `file:` (`<state_dir>/artifacts`), `file:///absolute/path` (a directory of a filesystem every node mounts, e.g. NFS; backups are then the filesystem's) or `s3://bucket/prefix` (DESIGN §13: written there before their row commits, audio proxied with `Range`, `artifacts/` only a work area; no `backup.dir` then; `tilawa s3 check` checks the store first)."),
         .init("s3.endpoint", "none", "The S3-compatible store's `http(s)://host[:port]` (path-style requests); required with an `s3://` `artifacts.url`."),
         .init("s3.region", "`us-east-1`", "The region requests are signed for (SigV4)."),
         .init("s3.access_key_file", "none", "File holding the access key (first line); a relative path is looked up in `$CREDENTIALS_DIRECTORY` first."),

@@ -213,9 +213,17 @@ extension TilawaConfiguration {
 
     private mutating func readArtifacts(_ values: inout ConfigurationValues) throws(ConfigurationError) {
         if let setting = values.optionalText("artifacts.url"), setting.text != "file:" {
-            let rule = "must be file: or s3://bucket/prefix (a bucket of 3–63 of a–z 0–9 . -, a prefix without . or .. segments)"
-            guard let location = S3Location(url: setting.text) else { throw values.invalid("artifacts.url", rule, setting) }
-            artifacts.s3Location = location
+            let rule = """
+                must be file:, file:///absolute/path (a directory the nodes share) or s3://bucket/prefix \
+                (a bucket of 3–63 of a–z 0–9 . -, a prefix without . or .. segments)
+                """
+            if setting.text.hasPrefix("file:") {
+                guard let directory = Self.sharedDirectory(setting.text) else { throw values.invalid("artifacts.url", rule, setting) }
+                artifacts.directory = directory
+            } else {
+                guard let location = S3Location(url: setting.text) else { throw values.invalid("artifacts.url", rule, setting) }
+                artifacts.s3Location = location
+            }
         }
         if let setting = values.optionalText("s3.endpoint") {
             let rule = "must be an http or https origin such as https://s3.example.org:9000 (no path, query or user)"
@@ -232,6 +240,12 @@ extension TilawaConfiguration {
         }
         artifacts.s3AccessKeyFile = values.optionalText("s3.access_key_file").map { secretLocation($0.text) }
         artifacts.s3SecretKeyFile = values.optionalText("s3.secret_key_file").map { secretLocation($0.text) }
+        if let directory = artifacts.directory, backup.dir != nil {
+            throw ConfigurationError(key: "backup.dir", message: """
+                cannot back up artifacts kept in \(directory), outside the state directory: back that filesystem up with \
+                its own tools (snapshots), and the database with its own; remove backup.dir
+                """)
+        }
         if let location = artifacts.s3Location {
             for (key, present) in [("s3.endpoint", artifacts.s3Endpoint != nil), ("s3.access_key_file", artifacts.s3AccessKeyFile != nil),
                                    ("s3.secret_key_file", artifacts.s3SecretKeyFile != nil)] where !present {
@@ -244,6 +258,21 @@ extension TilawaConfiguration {
                     """)
             }
         }
+    }
+
+    /// The directory of `file:///absolute/path` (percent-escapes decoded): no host, no query,
+    /// no empty, `.` or `..` segment, not the root itself; nil for anything else.
+    static func sharedDirectory(_ text: String) -> String? {
+        guard text.hasPrefix("file:///"), let url = URL(string: text), url.scheme == "file", (url.host ?? "").isEmpty,
+              url.query == nil, url.fragment == nil else { return nil }
+        let path = url.path
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        guard path.hasPrefix("/"), !segments.isEmpty,
+              segments.enumerated().allSatisfy({ index, segment in
+                  (segment.isEmpty && index == segments.count - 1 && segments.count > 1) || (!segment.isEmpty && segment != "." && segment != "..")
+              }),
+              !path.utf8.contains(0) else { return nil }
+        return path.hasSuffix("/") ? String(path.dropLast()) : path
     }
 
     private mutating func readDatabase(_ values: inout ConfigurationValues) throws(ConfigurationError) {

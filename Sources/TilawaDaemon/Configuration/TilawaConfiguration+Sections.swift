@@ -233,6 +233,9 @@ extension TilawaConfiguration {
     public struct Artifacts: Sendable, Hashable {
         /// `artifacts.url`: nil for `file:` (the state directory's), or the S3 bucket and prefix.
         public var s3Location: S3Location?
+        /// `artifacts.url: file:///absolute/path`: a directory of a filesystem the nodes share
+        /// (nil: `<state_dir>/artifacts`, or S3).
+        public var directory: String?
         /// `s3.endpoint`, `s3.region`, and the key files (absolute paths).
         public var s3Endpoint: URL?
         public var s3Region = "us-east-1"

@@ -2,15 +2,11 @@ import TilawaStore
 
 extension APIContext {
     /// Removes artifacts a committed change no longer names (after the commit: a crash in
-    /// between leaves orphans the sweep removes). From an S3 store on the work pool, whose
-    /// threads may wait for the store's answer; from disk here (an unlink each).
+    /// between leaves orphans the sweep removes), on the work pool, whose threads may wait for
+    /// an S3 store's answer.
     func removeArtifacts(_ paths: [String]) async {
         guard !paths.isEmpty else { return }
         let store = runtime.stateDirectory.artifactStore
-        if store.remote == nil {
-            for path in paths { store.remove(path) }
-        } else {
-            try? await pool.run { for path in paths { store.remove(path) } }
-        }
+        try? await pool.run { for path in paths { store.remove(path) } }
     }
 }

@@ -59,26 +59,23 @@ extension APIContext {
         var response: Response
         if let container = try AudioVariants.requested(request) {
             let variant = AudioVariants.path(ofOgg: artifact, container: container)
-            if let remote = store.remote as? S3ArtifactRemote {
-                if (try? await remote.size(of: variant)) == nil, (try? await remote.size(of: artifact)) != nil {
-                    // Made in a file of its own: players open several requests at once, and two
-                    // makings of one variant must not share a file (the same bytes either way).
-                    try await pool.run {
-                        let source = try store.localCopy(of: artifact)
-                        defer { source.release() }
-                        let made = try store.temporaryPath(for: variant)
-                        defer { unlink(made) }
-                        _ = try OpusRemuxer.remux(oggPath: source.path, to: made, container: container)
-                        try remote.upload(file: made, to: variant)
-                    }
+            let storage = store.storage
+            if (try? await storage.size(of: variant)) == nil, (try? await storage.size(of: artifact)) != nil {
+                // Made in a file of its own: players open several requests at once, and two
+                // makings of one variant must not share a file (the same bytes either way).
+                try await pool.run {
+                    let source = try store.localCopy(of: artifact)
+                    defer { source.release() }
+                    let made = try store.temporaryPath(for: variant)
+                    defer { unlink(made) }
+                    _ = try OpusRemuxer.remux(oggPath: source.path, to: made, container: container)
+                    try store.publish(variant, from: made)
                 }
-            } else if !FileManager.default.fileExists(atPath: store.path(variant)), FileManager.default.fileExists(atPath: store.path(artifact)) {
-                try await pool.run { _ = try OpusRemuxer.remux(oggPath: store.path(artifact), to: store.path(variant), container: container) }
             }
-            response = try await responder.respond(source: ArtifactResponder.source(variant, in: store), id: "\(id)-\(container.fileExtension)",
+            response = try await responder.respond(variant, in: store, id: "\(id)-\(container.fileExtension)",
                                                    contentType: container.mediaType, request: request, context: context, onServed: onServed)
         } else {
-            response = try await responder.respond(source: ArtifactResponder.source(artifact, in: store), id: id, contentType: "audio/ogg",
+            response = try await responder.respond(artifact, in: store, id: id, contentType: "audio/ogg",
                                                    request: request, context: context, onServed: onServed)
         }
         response.headers[.vary] = "Accept"
@@ -90,7 +87,7 @@ extension APIContext {
     /// Serves an artifact's waveform peaks (audiowaveform JSON; `artifact` relative to the
     /// artifact store) for the recording, reply, comment or annotation `id`, with its own ETag.
     func respondWaveform(artifact: String, id: String, request: Request, context: TilawaRequestContext) async throws -> Response {
-        try await ArtifactResponder().respond(source: ArtifactResponder.source(artifact, in: runtime.stateDirectory.artifactStore),
+        try await ArtifactResponder().respond(artifact, in: runtime.stateDirectory.artifactStore,
                                               id: id + "-peaks", contentType: "application/json", request: request, context: context)
     }
 }

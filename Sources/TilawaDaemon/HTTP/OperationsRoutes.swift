@@ -27,11 +27,12 @@ struct OperationsRoutes: Sendable {
            free < Int64(api.runtime.configuration.storage.minFreeBytes) {
             throw APIProblem(.serviceUnavailable, code: "storage_full", detail: "The state directory's disk is nearly full.")
         }
-        // With artifacts in S3 a node that cannot reach the store cannot take a recording: out of
-        // the balancer's rotation until it can (one listing of at most one key, 3 s at most).
-        if let remote = api.runtime.stateDirectory.artifactStore.remote as? S3ArtifactRemote, !(await remote.isReachable()) {
+        // A node that cannot reach where artifacts are kept cannot take a recording: out of the
+        // balancer's rotation until it can (an S3 store: one listing of at most one key, 3 s at most).
+        let storage = api.runtime.stateDirectory.artifactStore.storage
+        if !(await storage.isReachable()) {
             throw APIProblem(.serviceUnavailable, code: "artifact_store_unavailable",
-                             detail: "The recordings' store (\(remote.location)) does not answer this node.")
+                             detail: "The recordings' store (\(storage.description)) does not answer this node.")
         }
         let uptime = Int(api.now.timeIntervalSince(api.startedAt))
         return try api.json(ReadyBody(status: "ok", uptimeSeconds: uptime, startedAt: api.startedAt, pid: Int(getpid()),

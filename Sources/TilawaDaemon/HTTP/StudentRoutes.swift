@@ -190,14 +190,8 @@ struct StudentRoutes: Sendable {
             throw APIProblem(.notFound, code: "no_photo", detail: "This coach has no photo.")
         }
         // Beside the artifacts: in the state directory, or in the S3 store with them.
-        let state = api.runtime.stateDirectory
-        let source: ArtifactResponder.Source = if let remote = state.artifactRemote as? S3ArtifactRemote {
-            .remote(remote, photo.path)
-        } else {
-            .file(state.root.appendingPathComponent(photo.path).path)
-        }
         var response = try await ArtifactResponder().respond(
-            source: source, id: String(photo.sha256.prefix(32)),
+            photo.path, in: api.runtime.stateDirectory.photoStore, id: String(photo.sha256.prefix(32)),
             contentType: photo.mediaType, request: request, context: context, cacheControl: "private, no-cache")
         response.headers[.xContentTypeOptions] = "nosniff"
         return response

@@ -118,7 +118,7 @@ public struct StatusReporter: Sendable {
         // daemon's listing sweep (`last_full_sweep`) is the check there.
         let s3Location = configuration.artifacts.s3Location
         let checked = database == .read && s3Location == nil
-        let missing = checked ? ArtifactPresence.missing(facts.recentArtifactPaths, under: state.artifacts.path) : []
+        let missing = checked ? ArtifactPresence.missing(facts.recentArtifactPaths, under: configuration.artifacts.directory ?? state.artifacts.path) : []
 
         var report = StatusReport(
             state: .ok, generatedAt: now, stateDir: state.root.path, daemon: daemon,

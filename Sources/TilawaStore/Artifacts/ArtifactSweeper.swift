@@ -9,7 +9,7 @@ public struct ArtifactSweeper: Sendable {
     public let database: AppDatabase
     public let stateDirectory: StateDirectory
     public var grace: TimeInterval
-    /// The least grace for objects in a remote store (see `sweep`).
+    /// The least grace for objects in an S3 store (`ArtifactStorage.orphanAge(grace:)`).
     public static let remoteGrace: TimeInterval = 3_600
 
     /// Creates a sweeper.
@@ -29,25 +29,24 @@ public struct ArtifactSweeper: Sendable {
         var report = SweepReport()
         // An object's LastModified is the store's clock (which a node's may be up to the 15
         // minutes SigV4 allows off) and, for a multipart upload, when it began: an hour at least.
-        let remoteGrace = stateDirectory.artifactRemote == nil ? grace : max(grace, Self.remoteGrace)
-        let cutoff = now.addingTimeInterval(-remoteGrace)
+        let store = stateDirectory.artifactStore
+        let cutoff = now.addingTimeInterval(-store.storage.orphanAge(grace: grace))
         report.stagingRemoved = removeStagingLeftovers(now: now)
         if let days = originalsRetentionDays {
             report.originalsPruned = try pruneOriginals(olderThan: now.addingTimeInterval(-Double(days) * 86_400))
         }
-        let store = stateDirectory.artifactStore
         // Month by month (the layout is `family/YYYY/MM/`, dated like the rows): only one
         // month's paths are held at a time, not every path of a million rows. With artifacts in
         // an S3 store a month is one listing per family (a HEAD per file would take hours), and
         // the local directory is only a work area whose old files are leftovers.
-        let layout = store.remote == nil ? store.layout() : (months: try store.remoteMonths(), strays: [])
-        if let remote = store.remote {
-            // Only in a prefix this installation holds: another's objects are not orphans.
-            if let other = try remote.claim(for: try database.installationId(now: now)) {
-                throw StoreError.internalInconsistency("\(remote.description) belongs to installation \(other); nothing swept")
-            }
-            report.orphansRemoved += removeWorkAreaLeftovers(store, before: cutoff)
-            report.orphansRemoved += try removeUploadLeftovers(remote, before: cutoff)
+        let layout = try store.layout()
+        // Only in a prefix this installation holds: another's objects are not orphans.
+        if let other = try store.storage.claim(for: { try database.installationId(now: now) }) {
+            throw StoreError.internalInconsistency("\(store.storage.description) belongs to installation \(other); nothing swept")
+        }
+        report.orphansRemoved += store.storage.removeWorkAreaLeftovers(before: cutoff)
+        if store.storage.keepsUploadAppends {
+            report.orphansRemoved += try removeUploadLeftovers(store.storage, before: cutoff)
         }
         var missing: [String] = []
         for month in layout.months.union(try database.artifactMonths()).sorted() {
@@ -93,13 +92,13 @@ public struct ArtifactSweeper: Sendable {
     /// Removes the append objects (`uploads/<id>/…`) of uploads no longer open, written before
     /// `cutoff`: a node that died between storing an append and recording it, or between
     /// judging an upload and removing its objects, leaves them behind.
-    private func removeUploadLeftovers(_ remote: any ArtifactRemote, before cutoff: Date) throws -> Int {
+    private func removeUploadLeftovers(_ storage: any ArtifactStorage, before cutoff: Date) throws -> Int {
         let open = try database.openUploadIds()
         var removed = 0
-        for entry in try remote.list(prefix: "uploads/") {
+        for entry in try storage.list(prefix: "uploads/") {
             let parts = entry.path.split(separator: "/", omittingEmptySubsequences: false)
             guard parts.count >= 2, !open.contains(String(parts[1])), entry.modified.map({ $0 < cutoff }) ?? false else { continue }
-            try remote.delete(entry.path)
+            storage.remove(entry.path)
             removed += 1
         }
         return removed
@@ -113,16 +112,6 @@ public struct ArtifactSweeper: Sendable {
         for name in (try? FileManager.default.contentsOfDirectory(atPath: stateDirectory.staging.path)) ?? [] {
             let path = stateDirectory.staging.appendingPathComponent(name).path
             if Self.modified(path).map({ $0 < cutoff }) ?? false, unlink(path) == 0 { removed += 1 }
-        }
-        return removed
-    }
-
-    /// With artifacts in a remote store: the files of the local work area older than `cutoff`
-    /// (an encode or a fetched copy cut off by a crash); no row names a local file.
-    private func removeWorkAreaLeftovers(_ store: ArtifactStore, before cutoff: Date) -> Int {
-        var removed = 0
-        for file in store.allFiles() where Self.modified(store.path(file)).map({ $0 < cutoff }) ?? false {
-            if unlink(store.path(file)) == 0 { removed += 1 }
         }
         return removed
     }

@@ -49,30 +49,14 @@ public struct CoachPhoto: Sendable, Equatable {
     /// The photo's path relative to the state directory.
     public var relativePath: String { "photos/\(sha256).\(fileExtension)" }
 
-    /// Writes the photo into `state` (a temporary file, fsynced, renamed into place; nothing
-    /// when it is there already) — or, with artifacts in a remote store, uploads it there,
-    /// where every node finds it — and returns its relative path.
+    /// Writes the photo beside the artifacts (`StateDirectory.photoStore`: the state directory,
+    /// or the S3 store where every node finds it), durably; nothing on disk when it is there
+    /// already. Returns its relative path.
     public func store(in state: StateDirectory) throws -> String {
-        if let remote = state.artifactRemote {
-            try remote.upload(data: data, to: relativePath)
-            return relativePath
-        }
-        let target = state.root.appendingPathComponent(relativePath).path
-        if FileManager.default.fileExists(atPath: target) { return relativePath }
-        try FileManager.default.createDirectory(at: state.photos, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
-        let temporary = state.photos.appendingPathComponent(".\(UUID().uuidString).tmp").path
-        guard FileManager.default.createFile(atPath: temporary, contents: nil, attributes: [.posixPermissions: 0o640]),
-              let handle = FileHandle(forWritingAtPath: temporary) else {
-            throw StoreError.io("cannot write \(temporary)")
-        }
-        do {
-            try handle.write(contentsOf: data)
-            try handle.synchronize()
-            try handle.close()
-            guard rename(temporary, target) == 0 else { throw StoreError.io("cannot move a photo into \(state.photos.path)") }
-        } catch {
-            try? FileManager.default.removeItem(atPath: temporary)
-            throw error
+        let photos = state.photoStore
+        // Named by its content: one that is there has these very bytes.
+        if !photos.exists(relativePath) {
+            try photos.write(data, to: relativePath)
         }
         return relativePath
     }
@@ -110,15 +94,9 @@ extension CoachPhoto {
     }
 
     private static func removeUnusedNow(in state: StateDirectory, kept: Set<String>) {
-        if let remote = state.artifactRemote {
-            for entry in (try? remote.list(prefix: "photos/")) ?? [] where !kept.contains(entry.path) && isPhotoName(entry.path) {
-                try? remote.delete(entry.path)
-            }
-            return
-        }
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: state.photos.path) else { return }
-        for name in names where !kept.contains("photos/\(name)") && isPhotoName("photos/\(name)") {
-            try? FileManager.default.removeItem(at: state.photos.appendingPathComponent(name))
+        let photos = state.photoStore
+        for entry in (try? photos.storage.list(prefix: "photos/")) ?? [] where !kept.contains(entry.path) && isPhotoName(entry.path) {
+            photos.remove(entry.path)
         }
     }
 

@@ -14,19 +14,26 @@ import Foundation
 public struct StateDirectory: Sendable, Equatable {
     /// The directory itself.
     public let root: URL
-    /// Where artifacts are kept when `artifacts.url` names an S3 store (`artifacts/` is then a
-    /// work area); nil keeps them in `artifacts/`.
-    public var artifactRemote: (any ArtifactRemote)?
+    /// The artifacts, wherever `artifacts.url` keeps them (by default in `artifacts/`).
+    public let artifactStore: ArtifactStore
 
-    /// A state directory at `path` (relative paths are taken from the working directory).
-    public init(path: String, artifactRemote: (any ArtifactRemote)? = nil) {
-        root = URL(fileURLWithPath: path).standardizedFileURL
-        self.artifactRemote = artifactRemote
+    /// A state directory at `path` (relative paths are taken from the working directory), its
+    /// artifacts in `artifacts/` or in the storage `artifactStorage` makes with `artifacts/` as
+    /// its work area.
+    public init(path: String, artifactStorage: ((_ workArea: URL) -> any ArtifactStorage)? = nil) {
+        let root = URL(fileURLWithPath: path).standardizedFileURL
+        let artifacts = root.appendingPathComponent("artifacts")
+        self.root = root
+        artifactStore = ArtifactStore(storage: artifactStorage?(artifacts) ?? DiskArtifactStorage(root: artifacts, stateRoot: root))
     }
 
     public static func == (lhs: StateDirectory, rhs: StateDirectory) -> Bool {
-        lhs.root == rhs.root && lhs.artifactRemote?.description == rhs.artifactRemote?.description
+        lhs.root == rhs.root && lhs.artifactStore == rhs.artifactStore
     }
+
+    /// Where coaches' photos are kept (`photos/<sha256>.<ext>`): beside the artifacts, in the
+    /// state directory's `photos/` or in the S3 store with them.
+    public var photoStore: ArtifactStore { ArtifactStore(storage: artifactStore.storage.companion(root: root)) }
 
     public var databasePath: String { root.appendingPathComponent("tilawa.sqlite").path }
     public var staging: URL { root.appendingPathComponent("staging") }
@@ -46,9 +53,6 @@ public struct StateDirectory: Sendable, Equatable {
             }
         }
     }
-
-    /// The artifact store inside this directory.
-    public var artifactStore: ArtifactStore { ArtifactStore(root: artifacts, remote: artifactRemote) }
 
     /// A new, unique path in `staging/` with the given extension.
     public func newStagingPath(extension ext: String) -> String {

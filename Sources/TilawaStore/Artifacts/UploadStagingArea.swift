@@ -100,9 +100,9 @@ public struct UploadStagingArea: Sendable, Equatable {
 
     /// Makes upload `id`'s file hold exactly its first `offset` recorded bytes: the prefix this
     /// node already verified is kept, and what other nodes recorded after it is fetched from
-    /// `segments` (the upload's recorded appends, in order) through `remote`. Blocks (the
+    /// `segments` (the upload's recorded appends, in order) in `storage`. Blocks (the
     /// fetches): call it on a thread of its own.
-    public func restore(id: String, offset: Int64, segments: [UploadSegment], remote: any ArtifactRemote) throws {
+    public func restore(id: String, offset: Int64, segments: [UploadSegment], from storage: any ArtifactStorage) throws {
         let path = path(for: id)
         var have = min(verifiedOffset(id: id), offset)
         // A verified prefix ends where a recorded append ends; anything else is not trusted.
@@ -116,8 +116,8 @@ public struct UploadStagingArea: Sendable, Equatable {
                     throw StoreError.io("upload \(id)'s recorded appends do not line up at byte \(have)")
                 }
                 unlink(piece)
-                guard try remote.download(segment.object, to: piece) else {
-                    throw StoreError.io("upload \(id)'s bytes from \(segment.startOffset) are missing from \(remote.description)")
+                guard try storage.download(segment.object, to: piece) else {
+                    throw StoreError.io("upload \(id)'s bytes from \(segment.startOffset) are missing from \(storage.description)")
                 }
                 try Self.append(piece, to: path, expecting: segment.length)
                 have += segment.length

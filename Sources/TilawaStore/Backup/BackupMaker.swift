@@ -43,26 +43,20 @@ public struct BackupMaker: Sendable {
     /// Makes a backup in `directory` (absent, or an empty directory). `previous`, a whole backup
     /// (with its manifest), lends its unchanged files as hard links.
     public func create(at directory: String, previous: String? = nil, now: Date) throws -> Report {
-        if database.engine.kind != .sqlite {
+        if !database.engine.isStateDirectoryFile {
             // A copy of a server's database through one client is neither consistent with what
             // other nodes write nor restorable as the server's own backups are.
             // Both named at once when both are remote: the operator needs both tools.
-            let artifacts = stateDirectory.artifactRemote.map { remote in
-                "; artifacts are kept in \(remote.description): keep that bucket versioned (or replicated) with the store's own tools"
-            } ?? ""
+            let artifacts = stateDirectory.artifactStore.storage.backupRefusal.map { "; " + $0 } ?? ""
             throw BackupError("database_remote", """
                 the database is \(database.engine.kind.rawValue), not the state directory's SQLite file: back it up with \
                 its own tools (pg_dump, or point-in-time recovery from WAL archives)\(artifacts)
                 """)
         }
-        if let remote = stateDirectory.artifactRemote {
+        if let refusal = stateDirectory.artifactStore.storage.backupRefusal {
             // A copy of the database without the objects it names is not a backup, and copying a
             // bucket through one node is the store's job, not this command's.
-            throw BackupError("artifacts_remote", """
-                artifacts are kept in \(remote.description), not in the state directory: keep that bucket \
-                versioned (or replicated) with the store's own tools, and back the database up with its own \
-                (pg_dump or point-in-time recovery for PostgreSQL)
-                """)
+            throw BackupError("artifacts_remote", refusal)
         }
         guard BackupFiles.isAbsentOrEmpty(directory) else {
             throw BackupError("target_not_empty", "\(directory) is not empty; a backup goes into a new or empty directory")

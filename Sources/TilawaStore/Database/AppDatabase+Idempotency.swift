@@ -115,7 +115,7 @@ extension AppDatabase {
     /// in-flight timeout passes. Returns how many were released.
     @discardableResult
     public func releaseAbandonedIdempotencyKeys(isAlive: @escaping @Sendable (String) -> Bool) throws -> Int {
-        let everyKey = engine.kind == .sqlite
+        let everyKey = !engine.isShared
         return try engine.write { db in
             let inFlight = try Row.fetchAll(db, sql: "SELECT owner, key, holder FROM idempotencyKey WHERE state = ?",
                                             arguments: [IdempotencyKeyRecord.State.inFlight.rawValue])

@@ -31,8 +31,18 @@ public protocol StoreEngine: Sendable {
     /// on SQLite, whose one writer at a time needs no row locks.
     func claimWrite<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) throws -> T
     func claimWrite<T: Sendable>(_ body: @escaping @Sendable (SQLSession) throws -> T) async throws -> T
-    /// Which engine, for `status` and error messages.
+    /// Which engine, for `status` and error messages — never for a decision: those ask the
+    /// capabilities below (sql-kit's `SQLDialect` habit).
     var kind: StoreEngineKind { get }
+    /// Whether other processes (other nodes) use this database at once: false on SQLite,
+    /// whose state directory's lock makes this daemon its only process.
+    var isShared: Bool { get }
+    /// Whether the database is the state directory's own file, which `tilawa backup` copies
+    /// consistently (SQLite's online backup); a server's is backed up with its own tools.
+    var isStateDirectoryFile: Bool { get }
+    /// Whether another process's commit is signalled at once (PostgreSQL's LISTEN), so that a
+    /// poll for it is only the fallback.
+    var signalsOtherProcesses: Bool { get }
     /// Transactions this process ran again since it started because they collided with
     /// another (PostgreSQL's serialization failures and deadlocks; never on SQLite, whose one
     /// writer waits instead): `GET /metrics`' `tilawa_database_collisions_total`.
@@ -82,6 +92,9 @@ public struct SQLiteEngine: StoreEngine {
     }
 
     public var kind: StoreEngineKind { .sqlite }
+    public var isShared: Bool { false }
+    public var isStateDirectoryFile: Bool { true }
+    public var signalsOtherProcesses: Bool { false }
     public var collisions: Int { 0 }
 
     /// Always granted: one daemon at a time opens a state directory (its lock), so the

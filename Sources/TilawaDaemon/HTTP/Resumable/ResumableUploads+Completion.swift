@@ -33,7 +33,7 @@ extension ResumableUploads {
             throw APIProblem.notFound("upload with this id")
         }
         // The bytes other nodes received, fetched (artifacts in a shared store).
-        if remote != nil { try await prepareBytes(upload.id, offset: upload.offset) }
+        if storage.keepsUploadAppends { try await prepareBytes(upload.id, offset: upload.offset) }
         let answer = if let key = upload.idempotencyKey {
             try await judgeClaiming(upload, key: key, logger: logger)
         } else {

@@ -20,8 +20,8 @@ struct ResumableUploads: Sendable {
     var staging: UploadStagingArea { api.runtime.stateDirectory.uploadStaging }
     var settings: TilawaConfiguration.Uploads { api.runtime.configuration.uploads }
     var maxUploadBytes: Int64 { Int64(api.runtime.configuration.http.maxUploadBytes) }
-    /// The shared store artifacts live in, if any (DESIGN §13): appends are kept there too.
-    var remote: (any ArtifactRemote)? { api.runtime.stateDirectory.artifactRemote }
+    /// Where artifacts are kept (DESIGN §13): an S3 store keeps the appends too.
+    var storage: any ArtifactStorage { api.runtime.stateDirectory.artifactStore.storage }
 
     /// The path an upload is reached at, whichever protocol created it.
     static func path(of id: String) -> String { "/v1/uploads/\(id)" }
@@ -121,7 +121,7 @@ struct ResumableUploads: Sendable {
     /// receiving the same bytes at once.
     private func acrossNodes<T>(_ id: String, _ body: () async throws -> T) async throws -> T {
         let database = database
-        guard database.engine.kind != .sqlite else { return try await body() }
+        guard database.engine.isShared else { return try await body() }
         let node = EncodeJobRunner.workerIdentity
         let asking = ContinuousClock.now + .seconds(1), deadline = ContinuousClock.now + .seconds(15)
         var asked = false
@@ -249,13 +249,14 @@ struct ResumableUploads: Sendable {
         // With artifacts in a shared store the new bytes go there too before they count, so
         // that any node can resume the upload from the offset recorded next.
         var segment: UploadSegment?
-        if let remote, received > 0 {
+        if storage.keepsUploadAppends, received > 0 {
             let stored = UploadSegment(startOffset: plan.startOffset, length: received,
                                        object: UploadSegment.objectPath(uploadId: upload.id, startOffset: plan.startOffset,
                                                                         nonce: IdentifierGenerator.make("seg", now: api.now)))
             do {
                 let range = plan.startOffset..<(plan.startOffset + received)
-                try await api.pool.run { try remote.upload(file: path, range: range, to: stored.object) }
+                let storage = storage
+                try await api.pool.run { try storage.write(file: path, range: range, to: stored.object) }
             } catch {
                 try? staging.truncate(id: upload.id, to: plan.startOffset)
                 throw error
@@ -267,13 +268,13 @@ struct ResumableUploads: Sendable {
                                                       expiresAt: now + settings.expiry, now: now) else {
             // Another node recorded first (or the upload ended meanwhile): these bytes do not count.
             try? staging.truncate(id: upload.id, to: plan.startOffset)
-            if let remote, let segment { try? await api.pool.run { try remote.delete(segment.object) } }
+            if let segment { let storage = storage; try? await api.pool.run { storage.remove(segment.object) } }
             if let current = try await database.resumableUpload(id: upload.id), current.state == .receiving {
                 throw Self.problem(.offsetMismatch(current: current.offset), limit: maxUploadBytes)
             }
             throw APIProblem.notFound("upload with this id")
         }
-        if remote != nil { try? staging.markVerified(id: upload.id, offset: progress.offset) }
+        if segment != nil { try? staging.markVerified(id: upload.id, offset: progress.offset) }
         api.metrics.uploadBytes.increment(by: received)
         if let mismatch { throw Self.problem(mismatch, limit: maxUploadBytes) }
         // A body cut after its last byte still completes the upload: the caller judges it.
@@ -286,21 +287,23 @@ struct ResumableUploads: Sendable {
     /// Makes the local file of upload `id` hold exactly its first `offset` recorded bytes. With
     /// artifacts in a shared store the bytes other nodes recorded are fetched from there.
     func prepareBytes(_ id: String, offset: Int64) async throws {
-        guard let remote else {
+        let storage = storage
+        guard storage.keepsUploadAppends else {
             try staging.prepare(id: id, offset: offset)
             return
         }
         let segments = offset > staging.verifiedOffset(id: id) ? try await database.uploadSegments(id: id) : []
         let staging = staging
-        try await api.pool.run { try staging.restore(id: id, offset: offset, segments: segments, remote: remote) }
+        try await api.pool.run { try staging.restore(id: id, offset: offset, segments: segments, from: storage) }
     }
 
     /// Removes an upload's bytes: its local file and, in a shared store, its appends' objects.
     func removeBytes(_ id: String) async {
         staging.remove(id: id)
-        guard let remote else { return }
+        let storage = storage
+        guard storage.keepsUploadAppends else { return }
         do {
-            try await api.pool.run { try remote.deleteAll(under: UploadSegment.folder(of: id)) }
+            try await api.pool.run { try storage.removeAll(under: UploadSegment.folder(of: id)) }
         } catch {
             // The sweep removes them later (an upload's folder outlives its row by an hour at most).
             Logger(label: "tilawa.uploads").notice("upload segments not removed", metadata: ["upload": "\(id)", "error": "\(error)"])
