@@ -60,7 +60,7 @@ public struct S3ArtifactStorage: ArtifactStorage {
         try upload(file: source, to: relative)
         // Durable before it is renamed in: a copy there is whole even after a power cut.
         let copy = placedCopyPath(relative)
-        if (try? Self.fsync(source)) == nil || (try? Self.makeParent(of: copy)) == nil || rename(source, copy) != 0 { unlink(source) }
+        if (try? LocalFiles.fsync(path: source)) == nil || (try? LocalFiles.makeParent(of: copy)) == nil || rename(source, copy) != 0 { unlink(source) }
     }
 
     public func write(_ data: Data, to relative: String) throws {
@@ -103,7 +103,7 @@ public struct S3ArtifactStorage: ArtifactStorage {
     /// `relative`'s own path in this node's work area.
     public func workPath(for relative: String) throws -> String {
         let path = local(relative)
-        try Self.makeParent(of: path)
+        try LocalFiles.makeParent(of: path)
         return path
     }
 
@@ -232,27 +232,7 @@ public struct S3ArtifactStorage: ArtifactStorage {
     // MARK: Local files
 
     func temporaryPath(for relative: String) throws -> String {
-        let final = local(relative)
-        try Self.makeParent(of: final)
-        let token = String(UInt64.random(in: 0...UInt64.max), radix: 36)
-        let name = ".\(URL(fileURLWithPath: final).lastPathComponent).\(getpid())-\(token).tmp"
-        return URL(fileURLWithPath: final).deletingLastPathComponent().appendingPathComponent(name).path
-    }
-
-    static func makeParent(of file: String) throws {
-        let parent = URL(fileURLWithPath: file).deletingLastPathComponent()
-        do {
-            try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
-        } catch {
-            throw StoreError.io("cannot create \(parent.path): \(error.localizedDescription)")
-        }
-    }
-
-    static func fsync(_ path: String) throws {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw StoreError.io("cannot open \(path)") }
-        defer { close(descriptor) }
-        guard Glibc.fsync(descriptor) == 0 else { throw StoreError.io("cannot fsync \(path)") }
+        try LocalFiles.temporaryPath(for: local(relative))
     }
 
     private static func create(_ path: String) -> FileHandle? {

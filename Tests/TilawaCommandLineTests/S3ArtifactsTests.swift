@@ -72,13 +72,7 @@ struct S3ArtifactsTests {
         #expect(posted.status == 201, "\(String(decoding: posted.body, as: UTF8.self))")
         let answer = try #require((try? JSONSerialization.jsonObject(with: posted.body)) as? [String: Any])
         let id = try #require(answer["id"] as? String)
-        var row: Row?
-        for _ in 0..<600 {
-            row = try state.read { db in try Row.fetchOne(db, sql: "SELECT * FROM submission WHERE id = ?", arguments: [id]) }
-            if row?["state"] == "awaiting_feedback" { break }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        let submission = try #require(row)
+        let submission = try #require(try await state.submission(id, reaching: "awaiting_feedback"))
         #expect(submission["state"] == "awaiting_feedback", "\(daemon.log)")
         let original: String = try #require(submission["originalPath"]), audio: String = try #require(submission["audioPath"])
         let waveform: String = try #require(submission["waveformPath"])

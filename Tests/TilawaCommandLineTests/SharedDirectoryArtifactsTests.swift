@@ -33,13 +33,7 @@ struct SharedDirectoryArtifactsTests {
                                          body: try Data(contentsOf: URL(fileURLWithPath: CommandLineStateFixture.fixture("speech_mono_s16_48k.wav"))))
         #expect(posted.status == 201, "\(String(decoding: posted.body, as: UTF8.self))")
         let id = try #require(((try? JSONSerialization.jsonObject(with: posted.body)) as? [String: Any])?["id"] as? String)
-        var row: Row?
-        for _ in 0..<600 {
-            row = try state.read { db in try Row.fetchOne(db, sql: "SELECT * FROM submission WHERE id = ?", arguments: [id]) }
-            if row?["state"] == "awaiting_feedback" { break }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        let submission = try #require(row)
+        let submission = try #require(try await state.submission(id, reaching: "awaiting_feedback"))
         #expect(submission["state"] == "awaiting_feedback", "\(daemon.log)")
         let original: String = try #require(submission["originalPath"]), audio: String = try #require(submission["audioPath"])
         let waveform: String = try #require(submission["waveformPath"])
@@ -58,7 +52,7 @@ struct SharedDirectoryArtifactsTests {
         let backup = try await state.run(["backup", "create", state.scratch.path("backup")], environment: environment)
         #expect(backup.status == 78 && backup.stderr.contains("outside the state directory"), "\(backup.status) \(backup.stderr)")
 
-        daemon.process.signal(SIGKILL)
+        _ = await daemon.terminate()  // one daemon at a time holds a state directory
         let unmounted = try ServeProcess(state: state, port: try unusedPort(),
                                          environment: ["TILAWA_ARTIFACTS_URL": "file://" + state.scratch.path("not-mounted")])
         defer { unmounted.process.signal(SIGKILL) }

@@ -49,3 +49,18 @@ extension ServeProcess {
                       environment: state.environment.merging(environment) { _, explicit in explicit })
     }
 }
+
+extension CommandLineStateFixture {
+    /// The submission `id`'s row once it reached `state` (polled every 0.1 s, within the hang
+    /// limit), or its row as it last was; nil when there is no such row.
+    public func submission(_ id: String, reaching state: String) async throws -> Row? {
+        var row: Row?
+        let deadline = ContinuousClock.now + TestTime.hangLimit
+        repeat {
+            row = try read { db in try Row.fetchOne(db, sql: "SELECT * FROM submission WHERE id = ?", arguments: [id]) }
+            if row?["state"] == state { break }
+            try await Task.sleep(for: .milliseconds(100))
+        } while ContinuousClock.now < deadline
+        return row
+    }
+}

@@ -86,12 +86,12 @@ public struct ArtifactStore: Sendable, Equatable {
     /// A temporary path in the local directory beside `relative` (created if needed), for
     /// writers that produce a file themselves; finish with `commit(temporary:to:)`.
     public func temporaryPath(for relative: String) throws -> String {
-        try DiskArtifactStorage.temporaryPath(for: path(relative))
+        try LocalFiles.temporaryPath(for: path(relative))
     }
 
     /// Creates the local directory `relative` will live in.
     public func prepareDirectory(for relative: String) throws {
-        try DiskArtifactStorage.makeParent(of: path(relative))
+        try LocalFiles.makeParent(of: path(relative))
     }
 
     /// Makes the complete local file `source` (a staged upload) the artifact `relative`, durably.

@@ -58,17 +58,17 @@ public struct DiskArtifactStorage: ArtifactStorage {
 
     public func place(_ source: String, at relative: String) throws {
         let final = try target(relative)
-        try Self.makeParent(of: final)
-        try Self.fsync(path: source)
+        try LocalFiles.makeParent(of: final)
+        try LocalFiles.fsync(path: source)
         if source != final {
             guard rename(source, final) == 0 else { throw StoreError.fromErrno(errno, "cannot move \(source) to \(final)") }
         }
-        try Self.fsyncDirectory(of: final)
+        try LocalFiles.fsyncDirectory(of: final)
     }
 
     public func write(_ data: Data, to relative: String) throws {
         try write(relative) { descriptor, temporary in
-            try data.withUnsafeBytes { try Self.writeAll(descriptor, $0, name: temporary) }
+            try data.withUnsafeBytes { try LocalFiles.writeAll(descriptor, $0, name: temporary) }
         }
     }
 
@@ -82,7 +82,7 @@ public struct DiskArtifactStorage: ArtifactStorage {
                 guard let chunk = try handle.read(upToCount: min(left, 1 << 20)), !chunk.isEmpty else {
                     throw StoreError.io("\(path) ends before byte \(range.upperBound)")
                 }
-                try chunk.withUnsafeBytes { try Self.writeAll(descriptor, $0, name: temporary) }
+                try chunk.withUnsafeBytes { try LocalFiles.writeAll(descriptor, $0, name: temporary) }
                 left -= chunk.count
             }
         }
@@ -90,7 +90,7 @@ public struct DiskArtifactStorage: ArtifactStorage {
 
     /// A new temporary file beside `relative`, filled by `fill`, fsynced and renamed in.
     private func write(_ relative: String, fill: (Int32, String) throws -> Void) throws {
-        let temporary = try Self.temporaryPath(for: try target(relative))
+        let temporary = try LocalFiles.temporaryPath(for: try target(relative))
         do {
             let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o640)
             guard descriptor >= 0 else { throw StoreError.fromErrno(errno, "cannot create \(temporary)") }
@@ -113,7 +113,7 @@ public struct DiskArtifactStorage: ArtifactStorage {
     /// the process dies): a worker that turns out to have lost its job discards it, and another
     /// worker's file stays as it was — on a disk the nodes share as on one.
     public func workPath(for relative: String) throws -> String {
-        try Self.temporaryPath(for: try target(relative))
+        try LocalFiles.temporaryPath(for: try target(relative))
     }
 
     public func publish(_ relative: String, from work: String) throws {
@@ -185,7 +185,7 @@ public struct DiskArtifactStorage: ArtifactStorage {
         var months = Set<String>()
         var strays: [String] = []
         let manager = FileManager.default
-        func isDirectory(_ relative: String) -> Bool { Self.isRealDirectory(path(relative)) }
+        func isDirectory(_ relative: String) -> Bool { LocalFiles.isRealDirectory(path(relative)) }
         func allFiles(under relative: String) -> [String] {
             guard let enumerator = manager.enumerator(atPath: path(relative)) else { return [] }
             return enumerator.compactMap { $0 as? String }.map { relative + "/" + $0 }.filter { !isDirectory($0) }
@@ -220,7 +220,7 @@ public struct DiskArtifactStorage: ArtifactStorage {
     /// not followed); nothing when it is not a real directory.
     public func list(prefix: String) throws -> [ArtifactEntry] {
         let directory = prefix.hasSuffix("/") ? String(prefix.dropLast()) : prefix
-        guard ArtifactStore.isContained(directory), Self.isRealDirectory(path(directory)),
+        guard ArtifactStore.isContained(directory), LocalFiles.isRealDirectory(path(directory)),
               let enumerator = FileManager.default.enumerator(atPath: path(directory)) else { return [] }
         var entries: [ArtifactEntry] = []
         for case let name as String in enumerator {
@@ -247,56 +247,4 @@ public struct DiskArtifactStorage: ArtifactStorage {
     public func claim(for installation: () throws -> String) throws -> String? { nil }
 
     public func removeWorkAreaLeftovers(before cutoff: Date) -> Int { 0 }
-
-    // MARK: Files
-
-    /// A temporary path in the directory of `final` (created if needed).
-    static func temporaryPath(for final: String) throws -> String {
-        try makeParent(of: final)
-        let token = String(UInt64.random(in: 0...UInt64.max), radix: 36)
-        let name = ".\(URL(fileURLWithPath: final).lastPathComponent).\(getpid())-\(token).tmp"
-        return URL(fileURLWithPath: final).deletingLastPathComponent().appendingPathComponent(name).path
-    }
-
-    static func makeParent(of file: String) throws {
-        let parent = URL(fileURLWithPath: file).deletingLastPathComponent()
-        do {
-            try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
-        } catch {
-            throw StoreError.io("cannot create \(parent.path): \(error.localizedDescription)")
-        }
-    }
-
-    /// A directory itself, not a link to one (`lstat`).
-    static func isRealDirectory(_ absolute: String) -> Bool {
-        var info = stat()
-        return lstat(absolute, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
-    }
-
-    static func writeAll(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer, name: String) throws {
-        var offset = 0
-        while offset < buffer.count {
-            let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw StoreError.fromErrno(errno, "cannot write \(name)")
-            }
-            offset += written
-        }
-    }
-
-    static func fsync(path: String) throws {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw StoreError.fromErrno(errno, "cannot open \(path)") }
-        defer { close(descriptor) }
-        guard Glibc.fsync(descriptor) == 0 else { throw StoreError.fromErrno(errno, "cannot fsync \(path)") }
-    }
-
-    static func fsyncDirectory(of file: String) throws {
-        let directory = URL(fileURLWithPath: file).deletingLastPathComponent().path
-        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw StoreError.fromErrno(errno, "cannot open \(directory)") }
-        defer { close(descriptor) }
-        guard Glibc.fsync(descriptor) == 0 else { throw StoreError.fromErrno(errno, "cannot fsync \(directory)") }
-    }
 }
