@@ -66,6 +66,22 @@ enum PostgresSchema {
             ALTER TABLE erasure ADD COLUMN subjectDigest text COLLATE "C";
             ALTER TABLE erasure ADD COLUMN readmittedAt text COLLATE "C"
             """#),
+        ("devices: pushes", #"""
+            CREATE TABLE device (
+                ownerKind text COLLATE "C" NOT NULL,
+                ownerId text COLLATE "C" NOT NULL,
+                deviceId text COLLATE "C" NOT NULL,
+                platform text COLLATE "C" NOT NULL,
+                token text COLLATE "C" NOT NULL,
+                environment text COLLATE "C" NOT NULL,
+                locale text COLLATE "C",
+                appVersion text COLLATE "C",
+                registeredAt text COLLATE "C" NOT NULL,
+                updatedAt text COLLATE "C" NOT NULL,
+                PRIMARY KEY (ownerKind, ownerId, deviceId)
+            );
+            CREATE UNIQUE INDEX device_token ON device (platform, token)
+            """#),
     ]
 
     static let baseline = #"""

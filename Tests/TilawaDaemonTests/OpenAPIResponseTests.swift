@@ -357,6 +357,36 @@ struct OpenAPIResponseTests {
                 _ = try await call(.get, photo, "/v1/coaches/C01/photo")
             }
 
+            // Devices: registered, updated, listed, refused (a bad token, a bad body, another's), signed out.
+            try await step {
+                let token = String(repeating: "ab", count: 32)
+                for (owner, id, role) in [("students", "S1001", Role.student), ("coaches", "C01", Role.coach)] {
+                    let list = "/v1/\(owner)/{id}/devices", one = "/v1/\(owner)/{id}/devices/{device_id}"
+                    let json = try await auth(role, id, [.contentType: "application/json"])
+                    _ = try await call(.put, one, "/v1/\(owner)/\(id)/devices/phone-1", json,
+                                       body: ByteBuffer(string: #"{"platform": "ios", "token": "\#(token)", "environment": "sandbox", "locale": "ar-EG"}"#))
+                    _ = try await call(.put, one, "/v1/\(owner)/\(id)/devices/phone-1", json,
+                                       body: ByteBuffer(string: #"{"platform": "ios", "token": "\#(token)", "app_version": "2.4.1"}"#))
+                    _ = try await call(.put, one, "/v1/\(owner)/\(id)/devices/phone-2", json, body: ByteBuffer(string: #"{"platform": "ios", "token": "xyz"}"#))
+                    _ = try await call(.put, one, "/v1/\(owner)/\(id)/devices/phone-2", json, body: ByteBuffer(string: #"{"platform": "web", "token": "x"}"#))
+                    _ = try await call(.put, one, "/v1/\(owner)/\(id)/devices/phone-2", try await auth(role, id, [.contentType: "text/plain"]),
+                                       body: ByteBuffer(string: "x"))
+                    _ = try await call(.put, one, "/v1/\(owner)/\(id)/devices/phone-2", try await auth(.ops, "ops", [.contentType: "application/json"]),
+                                       body: ByteBuffer(string: #"{"platform": "android", "token": "fcm:1"}"#))
+                    _ = try await call(.put, one, "/v1/\(owner)/\(id)/devices/phone-2")
+                    _ = try await call(.get, list, "/v1/\(owner)/\(id)/devices", try await auth(role, id))
+                    _ = try await call(.get, list, "/v1/\(owner)/\(id)/devices", try await auth(.ops, "ops"))
+                    _ = try await call(.get, list, "/v1/\(owner)/\(id == "S1001" ? "S1002" : "C02")/devices", try await auth(role, id))
+                    _ = try await call(.get, list, "/v1/\(owner)/\(id)/devices", try await auth(.student, "S1002"))
+                    _ = try await call(.get, list, "/v1/\(owner)/\(id)/devices")
+                    _ = try await call(.delete, one, "/v1/\(owner)/\(id)/devices/phone-1", try await auth(role, id))
+                    _ = try await call(.delete, one, "/v1/\(owner)/\(id)/devices/phone-1", try await auth(role, id))
+                    _ = try await call(.delete, one, "/v1/\(owner)/\(id)/devices/bad%20id", try await auth(role, id))
+                    _ = try await call(.delete, one, "/v1/\(owner)/\(id)/devices/phone-1", try await auth(.ops, "ops"))
+                    _ = try await call(.delete, one, "/v1/\(owner)/\(id)/devices/phone-1")
+                }
+            }
+
             // Preferences: read, changed, refused (another student's, a coach, a bad zone, a bad body).
             try await step {
                 let preferences = "/v1/students/{id}/preferences"

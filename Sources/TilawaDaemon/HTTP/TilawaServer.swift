@@ -53,6 +53,7 @@ public enum TilawaServer {
         AnnotationRoutes(api: api, receiver: receiver).register(on: v1)
         AnnouncementRoutes(api: api).register(on: v1)
         PreferencesRoutes(api: api).register(on: v1)
+        DeviceRoutes(api: api).register(on: v1)
         BackOfficeRoutes(api: api).register(on: v1)
         ExportRoutes(api: api).register(on: v1)
         routes.load(router)

@@ -183,6 +183,7 @@ extension AppDatabase {
         migrator.registerMigration("idempotency: holder", migrate: AppDatabase.migrateIdempotencyHolder)
         migrator.registerMigration("students: own quiet hours and reminder time", migrate: AppDatabase.migrateStudentQuietHours)
         migrator.registerMigration("erasure: subjects and re-admission", migrate: AppDatabase.migrateErasureReadmission)
+        migrator.registerMigration("devices: pushes", migrate: AppDatabase.migrateDevices)
         return migrator
     }
 }

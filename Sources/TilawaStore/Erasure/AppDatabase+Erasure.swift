@@ -124,6 +124,7 @@ extension AppDatabase {
             DELETE FROM idempotencyKey WHERE owner = :student;
             DELETE FROM rejection WHERE studentId = :student;
             DELETE FROM resumableUpload WHERE studentId = :student;
+            DELETE FROM device WHERE ownerKind = 'student' AND ownerId = :student;
             UPDATE student SET name = '', gender = NULL, timeZone = NULL, timeZoneSetBy = NULL, subject = NULL, quietHours = NULL, reminderTime = NULL, erasedAt = :now
                 WHERE id = :student;
             INSERT INTO erasure (studentId, erasedAt, subjectDigest) VALUES (:student, :now, :digest)
