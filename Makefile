@@ -21,9 +21,10 @@ TEST_PACKAGES    := opus-tools faketime python3 python3-venv ffmpeg chromium chr
 # Arabic text) through the coach's desk; PyJWT with cryptography signs the identity provider's
 # tokens the OIDC tests present (an implementation independent of jwt-kit); botocore, the
 # independent SigV4 signer the S3 tests check ours against and the client the S3 server check
-# (Tests/s3/s3_server_check.py) talks to scripts/s3-server.sh's server with.
+# (Tests/s3/s3_server_check.py) talks to scripts/s3-server.sh's server with; hypercorn with h2,
+# the HTTP/2-over-TLS server the APNs stand-in (Tests/push/apns_server.py) runs on.
 TEST_VENV        := .venv-test
-TEST_PYTHON_PACKAGES := jsonschema==4.26.0 referencing==0.37.0 rfc3339-validator==0.1.4 PyYAML==6.0.3 standardwebhooks==1.1.0 tuspy==1.1.0 selenium==4.38.0 PyJWT==2.10.1 cryptography==50.0.2 botocore==1.43.11
+TEST_PYTHON_PACKAGES := jsonschema==4.26.0 referencing==0.37.0 rfc3339-validator==0.1.4 PyYAML==6.0.3 standardwebhooks==1.1.0 tuspy==1.1.0 selenium==4.38.0 PyJWT==2.10.1 cryptography==50.0.2 botocore==1.43.11 hypercorn==0.17.3 h2==4.4.1
 # The S3-compatible server the S3 tests run against, checking SigV4 signatures as AWS does:
 # OpenStack Swift's proxy with its s3api and tempauth middlewares, its account, container and
 # object servers (python3-swift comes with them) and memcached, where tempauth keeps its tokens.
@@ -33,13 +34,17 @@ S3_PACKAGES      := swift swift-proxy swift-account swift-container swift-object
 # PostgreSQL 15 for `make test-postgres` (scripts/pg-server.sh: a throw-away cluster as an
 # unprivileged user on a free port); installed the same way, its stock cluster never started.
 POSTGRES_PACKAGES := postgresql-15 postgresql-common
+# promtool, for the alert rules shipped in ops/prometheus/ (checked and unit-tested by
+# `make test`): Debian's prometheus package, installed as the S3 server is, its service never
+# started (only its promtool is used).
+RULES_PACKAGES   := prometheus
 # Only for regenerating audio-fixtures/ and for the benchmarks (python3-dev: bench-encode builds
 # PyPI's pesq from source for its PESQ-WB figure; linux-perf: the CPU ratios by libopus share).
 TOOL_PACKAGES    := sox espeak-ng ffmpeg opus-tools bc curl sqlite3 socat python3-dev python3-venv linux-perf
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps deps-tools deps-s3 deps-postgres test-postgres test-venv build release test run soak bench bench-encode bench-analyze bench-upload bench-load bench-burst bench-status bench-backup bench-s3 soak-nodes bench-ready bench-align bench-desk fixtures config-docs clean
+.PHONY: deps deps-tools deps-s3 deps-postgres deps-rules test-rules test-postgres test-venv build release test run soak bench bench-encode bench-analyze bench-upload bench-load bench-burst bench-status bench-backup bench-s3 soak-nodes bench-ready bench-align bench-desk fixtures config-docs clean
 
 define install_missing
 	@missing=""; for p in $(1); do \
@@ -98,6 +103,14 @@ endef
 deps-s3:
 	$(call install_held_back,$(S3_PACKAGES))
 
+deps-rules:
+	$(call install_held_back,$(RULES_PACKAGES))
+
+# The alert and recording rules: valid (promtool check) and each alert firing on the series of
+# a failing node and quiet on a healthy one (promtool test, ops/prometheus/tilawa.rules.test.yml).
+test-rules: deps-rules
+	scripts/timed.sh "alert rules (promtool)" sh -c 'promtool check rules ops/prometheus/tilawa.rules.yml && promtool test rules ops/prometheus/tilawa.rules.test.yml'
+
 # PostgreSQL 15 for `make test-postgres` (scripts/pg-server.sh runs a throw-away cluster).
 deps-postgres:
 	$(call install_held_back,$(POSTGRES_PACKAGES))
@@ -108,7 +121,8 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-test: deps deps-s3 test-venv
+test: deps deps-s3 deps-rules test-venv
+	$(MAKE) --no-print-directory test-rules
 	scripts/timed.sh "build for tests" $(SWIFT) build --build-tests
 	scripts/timed.sh "the whole suite (SQLite)" $(SWIFT) test --skip-build
 

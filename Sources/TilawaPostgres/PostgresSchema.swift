@@ -82,6 +82,27 @@ enum PostgresSchema {
             );
             CREATE UNIQUE INDEX device_token ON device (platform, token)
             """#),
+        ("pushes: deliveries", #"""
+            CREATE TABLE pushDelivery (
+                eventSeq bigint NOT NULL,
+                ownerKind text COLLATE "C" NOT NULL,
+                ownerId text COLLATE "C" NOT NULL,
+                deviceId text COLLATE "C" NOT NULL,
+                state text COLLATE "C" NOT NULL,
+                attempts bigint NOT NULL DEFAULT 0,
+                nextAttemptAt text COLLATE "C" NOT NULL,
+                lastError text COLLATE "C",
+                sentAt text COLLATE "C",
+                sendingBy text COLLATE "C",
+                sendingUntil text COLLATE "C",
+                PRIMARY KEY (eventSeq, ownerKind, ownerId, deviceId)
+            );
+            CREATE INDEX pushDelivery_due ON pushDelivery (state, nextAttemptAt);
+            INSERT INTO meta (key, value, updatedAt)
+            VALUES ('push_cursor', (SELECT CAST(COALESCE(MAX(seq), 0) AS text) FROM event),
+                    to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS'))
+            ON CONFLICT (key) DO NOTHING
+            """#),
     ]
 
     static let baseline = #"""

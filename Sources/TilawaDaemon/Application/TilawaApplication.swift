@@ -47,6 +47,8 @@ public struct TilawaApplication: Sendable {
         let runtime = try TilawaRuntime(configuration: configuration, clock: clock)
         // Read now, so a URL whose secret cannot be read stops start-up (exit 78) naming the key.
         let webhook = try WebhookEndpoint.configured(in: configuration)
+        // Read now too: a key that cannot be read stops start-up naming push.apns.key_file.
+        let apns = try configuration.apns.map(APNsClient.make)
         let authority = try await TokenAuthority(configuration: configuration)
         try MaintenanceService.startUp(runtime: runtime, logger: logger)
         try await Self.claimArtifactStore(runtime: runtime)
@@ -74,7 +76,7 @@ public struct TilawaApplication: Sendable {
         var notifierOptions = WebhookNotifierService.Options(webhook: configuration.webhook, pollInterval: fallbackPoll)
         notifierOptions.quietHours = configuration.program.notificationSchedule.quietHours
         notifierOptions.programmeZone = configuration.program.timeZone
-        services = [
+        var services: [any Service] = [
             AudioWorkPoolService(pools: [pool, background]),
             MaintenanceService(runtime: runtime, logger: logger) {
                 // Judging takes no upload slot: the receiver is only there to complete the type.
@@ -96,6 +98,15 @@ public struct TilawaApplication: Sendable {
             server,
             ShutdownAnnouncer(notifier: notifier, logger: logger),
         ]
+        if let apns {
+            var pushOptions = PushService.Options()
+            pushOptions.quietHours = configuration.program.notificationSchedule.quietHours
+            pushOptions.programmeZone = configuration.program.timeZone
+            pushOptions.pollInterval = fallbackPoll
+            services.insert(PushService(database: database, apns: apns, options: pushOptions, wakeup: wakeup, metrics: metrics,
+                                        clock: clock, logger: logger), at: services.count - 2)  // before the server and the announcer
+        }
+        self.services = services
         self.runtime = runtime
         self.api = api
         self.logger = logger

@@ -73,6 +73,35 @@ public final class TilawaMetrics: Sendable {
         }
     }
 
+    /// `tilawa_status_check{check}`: each check of `tilawa status`, as its exit code (0 OK,
+    /// 1 WARNING, 2 CRITICAL, 3 UNKNOWN), so that an alert rule means what the check means;
+    /// and `tilawa_status_value{figure}`, the ages and counts the checks judge.
+    public func observeStatus(_ report: StatusReport) {
+        for check in report.checks {
+            registry.makeGauge(descriptor: Self.name("status_check", help: "Each check of tilawa status as its exit code: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN."),
+                               labels: [("check", check.name)]).set(Double(check.state.exitCode))
+        }
+        let figures: [(String, Int?)] = [
+            ("encode_oldest_seconds", report.encodeQueue.oldestAgeSeconds),
+            ("encode_failed", report.encodeQueue.failed),
+            ("notifications_oldest_seconds", report.notifications.oldestAgeSeconds),
+            ("awaiting_feedback_oldest_seconds", report.awaitingFeedback.oldestAgeSeconds),
+            ("backup_age_seconds", report.backup.lastAgeSeconds),
+            ("missing_artifacts", report.missingArtifacts.count),
+        ]
+        for (figure, value) in figures {
+            registry.makeGauge(descriptor: Self.name("status_value", help: "The figures tilawa status judges: ages in seconds, counts; -1 when there is none."),
+                               labels: [("figure", figure)]).set(Double(value ?? -1))
+        }
+    }
+
+    /// Counts one push's answer: `tilawa_push_sent_total{platform, result}` (`sent`,
+    /// `retried`, `unregistered`, `refused`, `expired_token`, `key_refused`).
+    public func countPush(platform: String, result: String) {
+        registry.makeCounter(descriptor: Self.name("push_sent", unit: "total", help: "Pushes answered by APNs or FCM, by platform and result."),
+                             labels: [("platform", platform), ("result", result)]).increment()
+    }
+
     /// Brings `tilawa_database_collisions_total` up to the store's own count, `total`.
     public func observeDatabaseCollisions(_ total: Int) {
         let added = collisionsSeen.withLock { seen -> Int in

@@ -63,30 +63,7 @@ struct ConfigurationFile: Sendable {
         }
         var keys: Set<String> = []
         var nullKeys: Set<String> = []
-        for (nameNode, value) in mapping {
-            let name = try keyName(nameNode, prefix: nil, path: path)
-            if ConfigurationKey.byName[name] != nil {
-                try checkLeaf(value, key: name, path: path, keys: &keys, nullKeys: &nullKeys)
-            } else if ConfigurationKey.sections.contains(name) {
-                if value.null != nil { continue }
-                guard let section = value.mapping else {
-                    throw ConfigurationError(
-                        key: name,
-                        message: "must be a section of settings (`\(name):` then indented `name: value` lines), got \(shape(of: value)) (in \(path))"
-                    )
-                }
-                for (leafNode, leafValue) in section {
-                    let key = try keyName(leafNode, prefix: name, path: path)
-                    guard ConfigurationKey.byName[key] != nil else {
-                        let known = ConfigurationKey.all.filter { $0.section == name }.map(\.name)
-                        throw unknownKey(key, path: path, candidates: known)
-                    }
-                    try checkLeaf(leafValue, key: key, path: path, keys: &keys, nullKeys: &nullKeys)
-                }
-            } else {
-                throw unknownKey(name, path: path, candidates: ConfigurationKey.sections.sorted() + ConfigurationKey.all.map(\.name))
-            }
-        }
+        try walk(mapping, prefix: nil, path: path, keys: &keys, nullKeys: &nullKeys)
         let snapshot: YAMLSnapshot
         do {
             snapshot = try YAMLSnapshot(data: data.bytes, providerName: path, parsingOptions: .default)
@@ -94,6 +71,32 @@ struct ConfigurationFile: Sendable {
             throw ConfigurationError(key: ConfigurationError.fileKey, message: "\(path) cannot be read as configuration: \(error)")
         }
         return ConfigurationFile(path: path, snapshot: snapshot, keys: keys, nullKeys: nullKeys)
+    }
+
+    /// Checks the settings of `mapping`, the section `prefix` names (nil: the file's top), and
+    /// the sections nested in it (`push:` then `apns:` then `key_file:`): every leaf is a key of
+    /// the catalogue, every mapping a section some key lies in.
+    private static func walk(_ mapping: Node.Mapping, prefix: String?, path: String, keys: inout Set<String>,
+                             nullKeys: inout Set<String>) throws(ConfigurationError) {
+        for (nameNode, value) in mapping {
+            let name = try keyName(nameNode, prefix: prefix, path: path)
+            if ConfigurationKey.byName[name] != nil {
+                try checkLeaf(value, key: name, path: path, keys: &keys, nullKeys: &nullKeys)
+            } else if ConfigurationKey.all.contains(where: { $0.name.hasPrefix(name + ".") }) {
+                if value.null != nil { continue }
+                guard let section = value.mapping else {
+                    throw ConfigurationError(
+                        key: name,
+                        message: "must be a section of settings (`\(name):` then indented `name: value` lines), got \(shape(of: value)) (in \(path))"
+                    )
+                }
+                try walk(section, prefix: name, path: path, keys: &keys, nullKeys: &nullKeys)
+            } else {
+                let known = prefix.map { section in ConfigurationKey.all.map(\.name).filter { $0.hasPrefix(section + ".") } }
+                    ?? ConfigurationKey.sections.sorted() + ConfigurationKey.all.map(\.name)
+                throw unknownKey(name, path: path, candidates: known)
+            }
+        }
     }
 
     private static func keyName(_ node: Node, prefix: String?, path: String) throws(ConfigurationError) -> String {

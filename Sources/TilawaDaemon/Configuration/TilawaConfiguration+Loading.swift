@@ -69,6 +69,7 @@ extension TilawaConfiguration {
         try config.readAuth(&values)
         try config.readDropbox(&values)
         try config.readWebhook(&values)
+        try config.readAPNs(&values)
         try config.readProgram(&values)
         try config.readNotifications(&values)
         try config.readAttempts(&values)
@@ -320,6 +321,44 @@ extension TilawaConfiguration {
         }
         webhook.timeout = try values.number("webhook.timeout_seconds", default: webhook.timeout, in: 1...300)
         webhook.maxBackoff = try values.number("webhook.max_backoff_seconds", default: webhook.maxBackoff, in: 5...604_800)
+    }
+
+    private mutating func readAPNs(_ values: inout ConfigurationValues) throws(ConfigurationError) {
+        let keyFile = values.optionalText("push.apns.key_file"), keyId = values.optionalText("push.apns.key_id")
+        let teamId = values.optionalText("push.apns.team_id"), topic = values.optionalText("push.apns.topic")
+        let endpoint = values.optionalText("push.apns.endpoint"), caFile = values.optionalText("push.apns.ca_file")
+        guard keyFile != nil || keyId != nil || teamId != nil || topic != nil else {
+            if let stray = endpoint ?? caFile {
+                throw ConfigurationError(key: endpoint != nil ? "push.apns.endpoint" : "push.apns.ca_file",
+                                         message: "is set (from \(stray.origin)) but push.apns.key_file, key_id, team_id and topic are not")
+            }
+            return
+        }
+        guard let keyFile, let keyId, let teamId, let topic else {
+            let missing = [("push.apns.key_file", keyFile), ("push.apns.key_id", keyId), ("push.apns.team_id", teamId), ("push.apns.topic", topic)]
+                .first { $0.1 == nil }?.0 ?? "push.apns.key_file"
+            throw ConfigurationError(key: missing, message: "is required with the other push.apns keys: pushes to iPhones need the key file, its id, the team id and the app's bundle id")
+        }
+        func id(_ setting: ConfigurationSources.Setting, _ key: String) throws(ConfigurationError) -> String {
+            guard setting.text.count == 10, setting.text.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber) }) else {
+                throw values.invalid(key, "must be the 10 capital letters and digits Apple shows (e.g. ABC123DEFG)", setting)
+            }
+            return setting.text
+        }
+        guard !topic.text.isEmpty, topic.text.count <= 255, topic.text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }) else {
+            throw values.invalid("push.apns.topic", "must be the app's bundle id, such as org.example.tilawa", topic)
+        }
+        var apns = APNs(keyFile: secretLocation(keyFile.text), keyId: try id(keyId, "push.apns.key_id"), teamId: try id(teamId, "push.apns.team_id"),
+                        topic: topic.text)
+        if let endpoint {
+            guard let url = URL(string: endpoint.text), url.scheme?.lowercased() == "https", let host = url.host, !host.isEmpty,
+                  url.path.isEmpty || url.path == "/", url.query == nil, url.user == nil else {
+                throw values.invalid("push.apns.endpoint", "must be an https origin such as https://api.push.apple.com (no path)", endpoint)
+            }
+            apns.endpoint = URL(string: "https://\(host)" + (url.port.map { ":\($0)" } ?? ""))
+        }
+        apns.caFile = caFile.map { secretLocation($0.text) }
+        self.apns = apns
     }
 
     private mutating func readProgram(_ values: inout ConfigurationValues) throws(ConfigurationError) {

@@ -20,6 +20,8 @@ public struct TilawaConfiguration: Sendable, Equatable {
     public var dropbox: Dropbox
     /// `webhook.*`.
     public var webhook = Webhook()
+    /// `push.apns.*`: pushes straight to iPhones; nil when not configured.
+    public var apns: APNs?
     /// Sign-in with the identity provider; nil when not configured.
     public var oidc: OIDC?
     /// `program.*`.

@@ -11,11 +11,11 @@ struct DeviceRoutes: Sendable {
 
     func register(on group: RouterGroup<TilawaRequestContext>) {
         group.get("students/:id/devices", use: { try await list(.student, $0, $1) })
-        group.put("students/:id/devices/:device", use: { try await put(.student, $0, $1) })
-        group.delete("students/:id/devices/:device", use: { try await remove(.student, $0, $1) })
+        group.put("students/:id/devices/:device_id", use: { try await put(.student, $0, $1) })
+        group.delete("students/:id/devices/:device_id", use: { try await remove(.student, $0, $1) })
         group.get("coaches/:id/devices", use: { try await list(.coach, $0, $1) })
-        group.put("coaches/:id/devices/:device", use: { try await put(.coach, $0, $1) })
-        group.delete("coaches/:id/devices/:device", use: { try await remove(.coach, $0, $1) })
+        group.put("coaches/:id/devices/:device_id", use: { try await put(.coach, $0, $1) })
+        group.delete("coaches/:id/devices/:device_id", use: { try await remove(.coach, $0, $1) })
     }
 
     /// The owner the path names, once the principal may act for them: only the person
@@ -87,7 +87,7 @@ struct DeviceRoutes: Sendable {
 
     /// The path's device id: `[A-Za-z0-9_-]{1,64}`, the app's own id for the install.
     static func deviceId(in context: TilawaRequestContext) throws -> String {
-        guard let id = context.parameters.get("device"), (1...64).contains(id.utf8.count),
+        guard let id = context.parameters.get("device_id"), (1...64).contains(id.utf8.count),
               id.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || ($0 < 0x80 && Character(Unicode.Scalar($0)).isLetter)
                   || ($0 >= 0x30 && $0 <= 0x39) }) else {
             throw APIProblem(.badRequest, code: "invalid_device_id", detail: "A device id is 1–64 letters, digits, - or _ (the app's own id for the install).")

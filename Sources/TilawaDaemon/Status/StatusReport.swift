@@ -53,6 +53,32 @@ public struct StatusReport: Encodable, Sendable {
     /// The identity provider's key set as the daemon holds it (`GET /v1/status` only, when
     /// `oidc.*` is configured: `tilawa status` reads the database, not the daemon's memory).
     public var identityProvider: IdentityProvider? = nil
+    /// Pushes to phones, when `push.apns.*` is configured.
+    public var pushes: Pushes? = nil
+
+    /// `pushes`: what waits, what went out in a day, and why a channel stopped.
+    public struct Pushes: Encodable, Sendable, Equatable {
+        public var pending: Int
+        public var oldestPendingAgeSeconds: Int?
+        public var sentLast24h: Int
+        /// By platform (`ios`): why its channel stopped (a refused key or topic).
+        public var stopped: [String: String]
+
+        enum CodingKeys: String, CodingKey {
+            case pending, stopped
+            case oldestPendingAgeSeconds = "oldest_pending_age_seconds"
+            case sentLast24h = "sent_last_24h"
+        }
+
+        /// Every member, an absent age as `null`.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(pending, forKey: .pending)
+            try container.encode(oldestPendingAgeSeconds, forKey: .oldestPendingAgeSeconds)
+            try container.encode(sentLast24h, forKey: .sentLast24h)
+            try container.encode(stopped, forKey: .stopped)
+        }
+    }
 
     /// `identity_provider`: how old the key set is and what went wrong last.
     public struct IdentityProvider: Encodable, Sendable {

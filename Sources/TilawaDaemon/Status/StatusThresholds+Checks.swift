@@ -30,6 +30,7 @@ extension StatusThresholds {
             checks.append(encodeJobsCheck(report.encodeQueue))
             checks.append(notificationsCheck(report.notifications))
             checks.append(dropboxCheck(report.dropbox))
+            if let pushes = report.pushes { checks.append(pushesCheck(pushes)) }
         }
         checks.append(diskCheck(report.disk))
         if !isFailure(database) {
@@ -102,6 +103,21 @@ extension StatusThresholds {
         guard queue.failed > 0 else { return .init(name: "encode_jobs", state: .ok, message: "\(pending), none failed") }
         return .init(name: "encode_jobs", state: .warning,
                      message: "\(StatusFormat.count(queue.failed, "encode job")) failed (\(pending)); their recordings are not playable")
+    }
+
+    /// WARNING when a push channel stopped (its key or topic refused: nothing is lost, the
+    /// deliveries wait for a daemon started with it fixed) or a push waited over an hour.
+    private func pushesCheck(_ pushes: StatusReport.Pushes) -> StatusReport.Check {
+        if let (platform, reason) = pushes.stopped.sorted(by: { $0.key < $1.key }).first {
+            return .init(name: "pushes", state: .warning,
+                         message: "pushes to \(platform == "ios" ? "iPhones" : platform) stopped: \(reason); \(StatusFormat.count(pushes.pending, "push")) waiting — fix the key, then restart the daemon")
+        }
+        let sent = "\(StatusFormat.count(pushes.sentLast24h, "push")) sent in 24 h"
+        guard pushes.pending > 0, let age = pushes.oldestPendingAgeSeconds else { return .init(name: "pushes", state: .ok, message: sent + ", none waiting") }
+        let waiting = "\(StatusFormat.count(pushes.pending, "push")) waiting, the oldest for \(StatusFormat.age(age))"
+        // Quiet hours hold pushes until morning: only a wait past a night's is a problem.
+        guard age > 12 * 3_600 else { return .init(name: "pushes", state: .ok, message: "\(sent); \(waiting)") }
+        return .init(name: "pushes", state: .warning, message: "\(waiting); does APNs answer this node?")
     }
 
     private func notificationsCheck(_ outbox: StatusReport.Notifications) -> StatusReport.Check {

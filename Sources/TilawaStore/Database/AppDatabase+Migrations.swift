@@ -184,6 +184,7 @@ extension AppDatabase {
         migrator.registerMigration("students: own quiet hours and reminder time", migrate: AppDatabase.migrateStudentQuietHours)
         migrator.registerMigration("erasure: subjects and re-admission", migrate: AppDatabase.migrateErasureReadmission)
         migrator.registerMigration("devices: pushes", migrate: AppDatabase.migrateDevices)
+        migrator.registerMigration("pushes: deliveries", migrate: AppDatabase.migratePushDeliveries)
         return migrator
     }
 }

@@ -158,6 +158,7 @@ extension AppDatabase {
                 """, arguments: [dayAgo]) ?? 0
             facts.lastSweep = try Self.lastArtifactSweep(db)
             facts.lastBackup = try Self.lastBackup(db)
+            facts.pushes = try Self.pushSummary(db, now: now)
             // Nodes and leases are on the wall clock, as the daemons write them (never the programme's).
             let wallNow = Date()
             facts.nodes = try Self.nodeFacts(db, now: wallNow)

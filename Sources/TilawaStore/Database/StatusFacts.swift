@@ -68,6 +68,8 @@ public struct StatusFacts: Sendable, Equatable {
     public var lastSweep: ArtifactSweepSummary?
     /// The last backup, whoever made it.
     public var lastBackup: LastBackup?
+    /// The pushes' queue (deliveries to phones).
+    public var pushes: PushSummary?
 
     /// The database's size as its server reports it (PostgreSQL); nil for SQLite, whose files the reporter measures.
     public var databaseBytes: Int64?

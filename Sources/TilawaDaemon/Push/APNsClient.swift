@@ -1,0 +1,92 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOSSL
+import TilawaStore
+
+/// Sends one notification to APNs over HTTP/2 (TLS, ALPN `h2`: async-http-client negotiates
+/// it) with the provider token, and says what the answer means for the delivery.
+struct APNsClient: Sendable {
+    let settings: TilawaConfiguration.APNs
+    let tokens: APNsProviderToken
+    let http: HTTPClient
+
+    /// What APNs' answer means.
+    enum Answer: Sendable, Equatable {
+        case sent
+        /// 429 or 5xx or no answer: try again (`after`: the service's `Retry-After`, if it said one).
+        case retry(after: TimeInterval?, reason: String)
+        /// 410, or 400 `BadDeviceToken` / `DeviceTokenNotForTopic`: the token is dead.
+        case unregistered(reason: String)
+        /// A 4xx about this notification alone (too large, a bad header): never sent.
+        case refused(reason: String)
+        /// The token was too old (`ExpiredProviderToken`): make a new one and send again.
+        case expiredToken
+        /// The key, its team or the topic is refused (403, `BadTopic`): the channel stops.
+        case channelRefused(reason: String)
+    }
+
+    /// The client `settings` name: its key read (`ConfigurationError` naming `push.apns.key_file`
+    /// when it cannot be), its connections trusting `ca_file` besides the system's roots.
+    static func make(_ settings: TilawaConfiguration.APNs) throws -> APNsClient {
+        let key: APNsProviderToken
+        switch APNsProviderToken.loadKey(settings.keyFile) {
+        case let .success(loaded): key = APNsProviderToken(key: loaded, keyId: settings.keyId, teamId: settings.teamId)
+        case let .failure(problem): throw ConfigurationError(key: "push.apns.key_file", message: problem.description)
+        }
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let ca = settings.caFile {
+            guard FileManager.default.isReadableFile(atPath: ca) else {
+                throw ConfigurationError(key: "push.apns.ca_file", message: "cannot read \(ca)")
+            }
+            tls.additionalTrustRoots = [.file(ca)]
+        }
+        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
+        configuration.httpVersion = .automatic
+        configuration.timeout.connect = .seconds(10)
+        configuration.timeout.read = .seconds(30)
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return APNsClient(settings: settings, tokens: key, http: HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration))
+    }
+
+    func send(_ notification: APNsNotification, to device: Device, now: Date) async -> Answer {
+        let origin = settings.origin(sandbox: device.environment == .sandbox).absoluteString
+        var request = HTTPClientRequest(url: origin + "/3/device/" + device.token)
+        request.method = .POST
+        do {
+            request.headers.add(name: "authorization", value: "bearer " + (try tokens.token(now: now)))
+        } catch {
+            return .channelRefused(reason: "the APNs key \(settings.keyId) cannot sign: \(error)")
+        }
+        for (name, value) in notification.headers { request.headers.add(name: name, value: value) }
+        request.headers.add(name: "content-type", value: "application/json")
+        request.body = .bytes(ByteBuffer(bytes: notification.payload))
+        let response: HTTPClientResponse
+        let body: ByteBuffer
+        do {
+            response = try await http.execute(request, timeout: .seconds(30))
+            body = try await response.body.collect(upTo: 64 * 1024)
+        } catch {
+            return .retry(after: nil, reason: "no answer from \(origin): \(error)")
+        }
+        let reason = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any])?["reason"] as? String
+            ?? "HTTP \(response.status.code)"
+        return Self.meaning(status: Int(response.status.code), reason: reason, retryAfter: response.headers.first(name: "retry-after"),
+                            keyId: settings.keyId)
+    }
+
+    /// The answer's meaning by status and `reason` (Apple's "Handling notification responses").
+    static func meaning(status: Int, reason: String, retryAfter: String?, keyId: String) -> Answer {
+        switch status {
+        case 200: return .sent
+        case 410: return .unregistered(reason: reason)
+        case 400 where ["BadDeviceToken", "DeviceTokenNotForTopic"].contains(reason): return .unregistered(reason: reason)
+        case 400 where ["BadTopic", "TopicDisallowed", "MissingTopic"].contains(reason):
+            return .channelRefused(reason: "APNs refused the topic (\(reason)): check push.apns.topic")
+        case 403 where reason == "ExpiredProviderToken": return .expiredToken
+        case 403: return .channelRefused(reason: "APNs refused the key \(keyId) (\(reason)): check push.apns.key_file, key_id and team_id")
+        case 429, 500...599: return .retry(after: retryAfter.flatMap(TimeInterval.init), reason: "HTTP \(status) \(reason)")
+        default: return .refused(reason: "HTTP \(status) \(reason)")
+        }
+    }
+}

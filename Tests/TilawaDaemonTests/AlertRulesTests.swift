@@ -1,0 +1,77 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+@testable import TilawaDaemon
+import TilawaTestSupport
+import Yams
+
+/// The alert rules shipped in `ops/prometheus/` (issue 47) speak of what a daemon exports:
+/// no rule on a metric `/metrics` never shows (a dead alert), every `tilawa status` check
+/// that can go WARNING or CRITICAL has an alert, and every alert says what to do.
+/// (`promtool check rules` and `promtool test rules` run in `make test`: `make test-rules`.)
+@Suite("Alert rules: every metric they read is exported, every status check has its alert")
+struct AlertRulesTests {
+    static let rulesPath = packageRoot.appendingPathComponent("ops/prometheus/tilawa.rules.yml").path
+
+    struct Rule {
+        let alert: String?
+        let expr: String
+        let annotations: [String: String]
+    }
+
+    static func rules() throws -> [Rule] {
+        let text = try String(contentsOfFile: rulesPath, encoding: .utf8)
+        let document = try #require(try Yams.load(yaml: text) as? [String: Any])
+        let groups = try #require(document["groups"] as? [[String: Any]])
+        return groups.flatMap { ($0["rules"] as? [[String: Any]]) ?? [] }.map { rule in
+            Rule(alert: rule["alert"] as? String, expr: rule["expr"] as? String ?? "",
+                 annotations: rule["annotations"] as? [String: String] ?? [:])
+        }
+    }
+
+    @Test("A daemon that took a recording and owes replies exports every metric the rules read; each status check is alerted on; each alert has a summary and a runbook naming a command")
+    func rulesReadExportedMetrics() async throws {
+        let rules = try Self.rules()
+        #expect(rules.filter { $0.alert != nil }.count >= 12)
+        for rule in rules where rule.alert != nil {
+            let runbook = rule.annotations["runbook"] ?? ""
+            #expect(!(rule.annotations["summary"] ?? "").isEmpty && runbook.contains("`"), "\(rule.alert ?? "") says what to do, with a command")
+        }
+
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        try await daemon.application().live { client in
+            let created = try await client.execute(uri: "/v1/students/S1001/weeks/12/submissions", method: .post,
+                                                   headers: try await daemon.headers(.student, "S1001", [.contentType: "audio/ogg"]),
+                                                   body: try TestDaemon.fixture("speech.opus"))
+            #expect(created.status == .created)
+            // A reply that fell due and was given: the turnaround's figures exist.
+            let seed = StatusSeed(database: daemon.runtime.database)
+            let now = TestDaemon.midSemester
+            try seed.submission("due", student: "S1003", state: "feedback_ready", receivedAt: now - 100 * 3_600)
+            try seed.feedback("f1", to: "due", coach: "C01", receivedAt: now - 60 * 3_600)
+            let metrics = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
+            let exported = Set(metrics.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { line in
+                line.split(whereSeparator: { $0 == "{" || $0 == " " }).first.map(String.init)
+            })
+            let metricName = /tilawa_[a-z_]+/
+            for rule in rules {
+                for match in rule.expr.matches(of: metricName) {
+                    #expect(exported.contains(String(match.output)), "\(rule.alert ?? "a recording rule") reads \(match.output), which /metrics does not show")
+                }
+            }
+            // Each check the daemon reports, by name, is in some alert's expression (the
+            // daemon's own check is the scrape itself failing: TilawaDown on `up`).
+            let checks = metrics.matches(of: /tilawa_status_check\{check="([a-z_]+)"\}/).map { String($0.output.1) }
+            #expect(Set(checks).isSuperset(of: ["database", "disk_space", "feedback_overdue", "encode_jobs", "notifications", "backup"]), "\(checks)")
+            let alerted = rules.filter { $0.alert != nil }.map(\.expr).joined(separator: "\n")
+            for check in checks where check != "daemon" {
+                #expect(alerted.contains("\"\(check)\"") || alerted.contains("|\(check)\"") || alerted.contains("\"\(check)|")
+                            || alerted.contains("|\(check)|"), "no alert for the status check \(check)")
+            }
+            #expect(rules.contains { $0.alert == "TilawaDown" && $0.expr.contains("up{") })
+        }
+    }
+}
