@@ -107,9 +107,12 @@ deps-rules:
 	$(call install_held_back,$(RULES_PACKAGES))
 
 # The alert and recording rules: valid (promtool check) and each alert firing on the series of
-# a failing node and quiet on a healthy one (promtool test, ops/prometheus/tilawa.rules.test.yml).
-test-rules: deps-rules
-	scripts/timed.sh "alert rules (promtool)" sh -c 'promtool check rules ops/prometheus/tilawa.rules.yml && promtool test rules ops/prometheus/tilawa.rules.test.yml'
+# a failing node and quiet on a healthy one (promtool test, ops/prometheus/tilawa.rules.test.yml);
+# and the Grafana dashboard: every panel on the datasource variable, every expression PromQL
+# that promtool parses (scripts/dashboard-check.py). That each metric they read is exported is
+# the Swift suite's AlertRulesTests.
+test-rules: deps-rules test-venv
+	scripts/timed.sh "alert rules and dashboard (promtool)" sh -c 'promtool check rules ops/prometheus/tilawa.rules.yml && promtool test rules ops/prometheus/tilawa.rules.test.yml && $(TEST_VENV)/bin/python scripts/dashboard-check.py ops/grafana/tilawa-dashboard.json'
 
 # PostgreSQL 15 for `make test-postgres` (scripts/pg-server.sh runs a throw-away cluster).
 deps-postgres:

@@ -11,7 +11,7 @@ import Yams
 /// no rule on a metric `/metrics` never shows (a dead alert), every `tilawa status` check
 /// that can go WARNING or CRITICAL has an alert, and every alert says what to do.
 /// (`promtool check rules` and `promtool test rules` run in `make test`: `make test-rules`.)
-@Suite("Alert rules: every metric they read is exported, every status check has its alert")
+@Suite("Alert rules and the dashboard: every metric they read is exported, every status check has its alert")
 struct AlertRulesTests {
     static let rulesPath = packageRoot.appendingPathComponent("ops/prometheus/tilawa.rules.yml").path
 
@@ -60,6 +60,22 @@ struct AlertRulesTests {
             for rule in rules {
                 for match in rule.expr.matches(of: metricName) {
                     #expect(exported.contains(String(match.output)), "\(rule.alert ?? "a recording rule") reads \(match.output), which /metrics does not show")
+                }
+            }
+            // The dashboard's panels too (no dead panel). Two families exist only once they
+            // count something: a webhook POST, a push; their names are the code's own.
+            let conditional = ["tilawa_webhook_deliveries_total": "\"webhook_deliveries\", unit: \"total\"",
+                               "tilawa_push_sent_total": "\"push_sent\", unit: \"total\""]
+            let sources = try ["Sources/TilawaDaemon/Notifications/TilawaMetrics+Webhook.swift", "Sources/TilawaDaemon/Application/TilawaMetrics.swift"]
+                .map { try String(contentsOf: packageRoot.appendingPathComponent($0), encoding: .utf8) }.joined()
+            let dashboard = try String(contentsOf: packageRoot.appendingPathComponent("ops/grafana/tilawa-dashboard.json"), encoding: .utf8)
+            let read = Set(dashboard.matches(of: metricName).map { String($0.output) })
+            #expect(read.count >= 12, "\(read.sorted())")
+            for name in read.sorted() {
+                if let registered = conditional[name] {
+                    #expect(sources.contains(registered), "the dashboard reads \(name), which nothing registers")
+                } else {
+                    #expect(exported.contains(name), "the dashboard reads \(name), which /metrics does not show")
                 }
             }
             // Each check the daemon reports, by name, is in some alert's expression (the
