@@ -91,3 +91,17 @@ struct AlertRulesTests {
         }
     }
 }
+
+@Suite("The status checks at /metrics: made at most once a minute")
+struct StatusObservationThrottleTests {
+    @Test("Due at the first scrape, not again within the minute, due after it (and after a clock stepped back)")
+    func throttled() {
+        let metrics = TilawaMetrics()
+        let start = Date(timeIntervalSince1970: 1_795_359_600)
+        #expect(metrics.statusObservationDue(now: start))
+        #expect(!metrics.statusObservationDue(now: start.addingTimeInterval(15)))
+        #expect(!metrics.statusObservationDue(now: start.addingTimeInterval(59)))
+        #expect(metrics.statusObservationDue(now: start.addingTimeInterval(61)))
+        #expect(metrics.statusObservationDue(now: start.addingTimeInterval(-3_600)), "a clock stepped back does not stall it")
+    }
+}

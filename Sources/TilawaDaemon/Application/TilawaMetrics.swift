@@ -35,6 +35,19 @@ public final class TilawaMetrics: Sendable {
     /// Transactions run again for colliding with another (PostgreSQL), counted by the store.
     private let databaseCollisions: Counter
     private let collisionsSeen = Mutex<Int>(0)
+    /// When `observeStatus` last ran (wall clock), for `statusObservationDue`.
+    private let statusObservedAt = Mutex<Date?>(nil)
+
+    /// Whether the status checks are due again (and, if so, marks them taken): at most once a
+    /// minute, however often Prometheus scrapes — a status report scans the drop folder and
+    /// checks a week of files, work a 15 s scrape interval must not repeat.
+    public func statusObservationDue(now: Date = Date(), every interval: TimeInterval = 60) -> Bool {
+        statusObservedAt.withLock { last in
+            if let last, now.timeIntervalSince(last) < interval, now >= last { return false }
+            last = now
+            return true
+        }
+    }
 
     public init() {
         uploadBytes = registry.makeCounter(descriptor: Self.name("upload_bytes", unit: "total", help: "Bytes of recordings received over HTTP."))

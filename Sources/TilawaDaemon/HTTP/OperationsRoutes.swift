@@ -50,9 +50,12 @@ struct OperationsRoutes: Sendable {
             api.metrics.observeTurnaround(turnaround)
         }
         api.metrics.observeDatabaseCollisions(api.runtime.database.engine.collisions)
-        // The same checks `tilawa status` makes, as the daemon sees itself: one snapshot read.
-        api.metrics.observeStatus(await StatusReporter(configuration: api.runtime.configuration)
-            .report(now: api.now, database: api.runtime.database, startedAt: api.startedAt))
+        // The same checks `tilawa status` makes, as the daemon sees itself (at most once a
+        // minute; the gauges keep the last values between).
+        if api.metrics.statusObservationDue() {
+            api.metrics.observeStatus(await StatusReporter(configuration: api.runtime.configuration)
+                .report(now: api.now, database: api.runtime.database, startedAt: api.startedAt))
+        }
         return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                         body: .init(byteBuffer: ByteBuffer(string: api.metrics.render())))
     }
