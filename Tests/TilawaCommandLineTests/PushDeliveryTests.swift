@@ -16,71 +16,6 @@ struct PushDeliveryTests {
     static let programmeClock = "\(Int(ISO8601DateFormatter().date(from: "2026-11-22T15:00:00Z")!.timeIntervalSince1970)),1"
     static func token(_ n: Int) -> String { String(format: "%064x", n) }
 
-    /// The stand-in, running until `stop()`.
-    final class APNsServer: Sendable {
-        let process: SpawnedProcess
-        let folder: String
-        let port: Int
-
-        init(folder: String, publicKey: String) async throws {
-            self.folder = folder
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            let log = open(folder + "/server.log", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            let null = open("/dev/null", O_RDONLY | O_CLOEXEC)
-            defer { close(log); close(null) }
-            let process = try SpawnedProcess(
-                [packageRoot.appendingPathComponent(".venv-test/bin/python").path, packageRoot.appendingPathComponent("Tests/push/apns_server.py").path,
-                 "--dir", folder, "--public-key", publicKey, "--key-id", PushDeliveryTests.keyId, "--team-id", PushDeliveryTests.teamId,
-                 "--topic", PushDeliveryTests.topic],
-                environment: ProcessInfo.processInfo.environment, directory: nil, stdin: null, stdout: log, stderr: log)
-            self.process = process
-            let deadline = ContinuousClock.now + TestTime.hangLimit
-            var port: Int?
-            while port == nil, ContinuousClock.now < deadline, process.isRunning {
-                port = (try? String(contentsOfFile: folder + "/port", encoding: .utf8)).flatMap { Int($0) }
-                if port == nil { try await Task.sleep(for: .milliseconds(50)) }
-            }
-            guard let port else {
-                _ = process.signal(SIGKILL)
-                _ = process.waitUntilExit()
-                throw ServerDidNotStart()
-            }
-            self.port = port
-        }
-
-        struct ServerDidNotStart: Error {}
-
-        var requests: [[String: Any]] {
-            ((try? String(contentsOfFile: folder + "/requests.jsonl", encoding: .utf8)) ?? "").split(separator: "\n").compactMap {
-                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-            }
-        }
-
-        func script(_ answers: [String: [[Any]]]) throws {
-            try JSONSerialization.data(withJSONObject: answers).write(to: URL(fileURLWithPath: folder + "/script.json"))
-        }
-
-        /// SIGTERM (the server exits at once on it), then SIGKILL if it is still there after a moment.
-        func stop() {
-            _ = process.signal(SIGTERM)
-            for _ in 0..<50 where process.isRunning { usleep(100_000) }
-            if process.isRunning { _ = process.signal(SIGKILL) }
-            _ = process.waitUntilExit()
-        }
-    }
-
-    func send(_ method: String, _ port: Int, _ path: String, token: String, json: String? = nil) async throws -> (Int, Data) {
-        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
-        request.method = .init(rawValue: method)
-        request.headers.add(name: "Authorization", value: "Bearer \(token)")
-        if let json {
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(string: json))
-        }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(180))
-        return (Int(response.status.code), Data(buffer: try await response.body.collect(upTo: 1 << 20)))
-    }
-
     @Test("""
         An announcement reaches two devices of one student and one of another once each over HTTP/2 with loc-key and badge; \
         a 410 signs the device out; 429 then 200 sends once; the student's own upload pushes nothing; a key APNs refuses stops \
@@ -93,7 +28,9 @@ struct PushDeliveryTests {
         try key.pemRepresentation.write(toFile: state.scratch.path("AuthKey.p8"), atomically: true, encoding: .utf8)
         try key.publicKey.pemRepresentation.write(toFile: state.scratch.path("apns-public.pem"), atomically: true, encoding: .utf8)
         try P256.Signing.PrivateKey().pemRepresentation.write(toFile: state.scratch.path("WrongKey.p8"), atomically: true, encoding: .utf8)
-        let server = try await APNsServer(folder: state.scratch.path("apns"), publicKey: state.scratch.path("apns-public.pem"))
+        let server = try await PushTestServer(script: "apns_server.py", folder: state.scratch.path("apns"), arguments: [
+            "--public-key", state.scratch.path("apns-public.pem"), "--key-id", Self.keyId, "--team-id", Self.teamId, "--topic", Self.topic,
+        ])
         defer { server.stop() }
         try server.script([Self.token(4): [[410, "Unregistered"]], Self.token(5): [[429, "TooManyRequests"], [200, ""]]])
         func environment(key file: String) -> [String: String] {
@@ -113,22 +50,14 @@ struct PushDeliveryTests {
         #expect(await daemon.waitUntilReady(), "\(daemon.log)")
         // S1001 two phones, S1002 one, S1003 a token APNs says is gone, S1004 one APNs is busy for once.
         for (student, device, n) in [("S1001", "phone", 1), ("S1001", "tablet", 2), ("S1002", "phone", 3), ("S1003", "old", 4), ("S1004", "phone", 5)] {
-            let registered = try await send("PUT", daemon.port, "/v1/students/\(student)/devices/\(device)", token: try await issue("--student", student),
+            let registered = try await sendJSON("PUT", daemon.port, "/v1/students/\(student)/devices/\(device)", token: try await issue("--student", student),
                                             json: #"{"platform": "ios", "token": "\#(Self.token(n))", "environment": "sandbox", "locale": "ar"}"#)
             #expect(registered.0 == 201, "\(student) \(device): \(String(decoding: registered.1, as: UTF8.self))")
         }
-        let announced = try await send("POST", daemon.port, "/v1/announcements", token: ops,
+        let announced = try await sendJSON("POST", daemon.port, "/v1/announcements", token: ops,
                                        json: #"{"title": "Eid", "body": "No lesson on Saturday.", "audience": {"all": true}}"#)
         #expect(announced.0 == 202, "\(String(decoding: announced.1, as: UTF8.self))")
 
-        func settled(_ done: @escaping @Sendable ([[String: Any]]) -> Bool) async -> Bool {
-            let deadline = ContinuousClock.now + TestTime.hangLimit
-            while ContinuousClock.now < deadline {
-                if done(server.requests) { return true }
-                try? await Task.sleep(for: .milliseconds(100))
-            }
-            return false
-        }
         // Only the announcements count: the programme's own notices (a week unlocking as the
         // daemon starts) may push too.
         let ofAnnouncement: @Sendable ([String: Any], String) -> Bool = { request, title in
@@ -137,7 +66,7 @@ struct PushDeliveryTests {
         let sent: @Sendable ([[String: Any]], String) -> [String] = { requests, title in
             requests.filter { $0["status"] as? Int == 200 && ofAnnouncement($0, title) }.compactMap { $0["token"] as? String }.sorted()
         }
-        #expect(await settled { sent($0, "Eid").count >= 4 && $0.contains { $0["status"] as? Int == 410 } }, "\(server.requests)\n\(daemon.log)")
+        #expect(await server.settled { sent($0, "Eid").count >= 4 && $0.contains { $0["status"] as? Int == 410 } }, "\(server.requests)\n\(daemon.log)")
         let requests = server.requests
         #expect(sent(requests, "Eid") == [1, 2, 3, 5].map(Self.token), "each device once: \(sent(requests, "Eid"))")
         #expect(requests.allSatisfy { $0["http_version"] as? String == "2" }, "HTTP/2 only")
@@ -149,7 +78,7 @@ struct PushDeliveryTests {
         #expect(aps["badge"] as? Int ?? 0 >= 1, "the unread count")
         #expect((first["headers"] as? [String: String])?["apns-topic"] == Self.topic)
         // The dead token is signed out.
-        let s1003 = try await send("GET", daemon.port, "/v1/students/S1003/devices", token: ops)
+        let s1003 = try await sendJSON("GET", daemon.port, "/v1/students/S1003/devices", token: ops)
         #expect(String(decoding: s1003.1, as: UTF8.self).contains("\"devices\":[]"), "\(String(decoding: s1003.1, as: UTF8.self))")
 
         // The student's own upload pushes nothing: its event is fanned out past, no delivery made.
@@ -178,10 +107,10 @@ struct PushDeliveryTests {
         _ = await daemon.terminate()
         daemon = try ServeProcess(state: state, port: try unusedPort(), environment: environment(key: "WrongKey.p8"))
         #expect(await daemon.waitUntilReady(), "\(daemon.log)")
-        let second = try await send("POST", daemon.port, "/v1/announcements", token: ops,
+        let second = try await sendJSON("POST", daemon.port, "/v1/announcements", token: ops,
                                     json: #"{"title": "Reminder", "body": "Record week 12 today.", "audience": {"all": true}}"#)
         #expect(second.0 == 202)
-        #expect(await settled { $0.contains { $0["reason"] as? String == "InvalidProviderToken" } }, "\(daemon.log)")
+        #expect(await server.settled { $0.contains { $0["reason"] as? String == "InvalidProviderToken" } }, "\(daemon.log)")
         var status = ""
         for _ in 0..<100 where !status.contains("pushes to iPhones stopped") {
             status = try await state.run(["status"], environment: environment(key: "WrongKey.p8")).stdout
@@ -195,7 +124,7 @@ struct PushDeliveryTests {
         #expect(server.requests.filter { $0["reason"] as? String == "InvalidProviderToken" }.count == refusedCount)
         daemon = try ServeProcess(state: state, port: try unusedPort(), environment: environment(key: "AuthKey.p8"))
         #expect(await daemon.waitUntilReady(), "\(daemon.log)")
-        #expect(await settled { sent($0, "Reminder").count >= 4 }, "\(server.requests.suffix(6))")
+        #expect(await server.settled { sent($0, "Reminder").count >= 4 }, "\(server.requests.suffix(6))")
         #expect(sent(server.requests, "Reminder") == [1, 2, 3, 5].map(Self.token), "\(sent(server.requests, "Reminder"))")
         #expect(sent(server.requests, "Eid") == [1, 2, 3, 5].map(Self.token), "the first announcement not sent again")
         // The server logs a request before it answers: the daemon records the last answers a moment later.

@@ -122,15 +122,15 @@ struct APNsNotificationTests {
     }
 
     @Test("APNs' answers mean what Apple says: 410 and a bad token sign the device out, 429 and 5xx are retried (Retry-After kept), 403 stops the channel unless the token only expired, another 4xx drops the one notification",
-          arguments: [(200, "", nil, APNsClient.Answer.sent), (410, "Unregistered", nil, .unregistered(reason: "Unregistered")),
+          arguments: [(200, "", nil, PushAnswer.sent), (410, "Unregistered", nil, .unregistered(reason: "Unregistered")),
                       (400, "BadDeviceToken", nil, .unregistered(reason: "BadDeviceToken")),
                       (400, "DeviceTokenNotForTopic", nil, .unregistered(reason: "DeviceTokenNotForTopic")),
                       (429, "TooManyRequests", "30", .retry(after: 30, reason: "HTTP 429 TooManyRequests")),
                       (503, "ServiceUnavailable", nil, .retry(after: nil, reason: "HTTP 503 ServiceUnavailable")),
                       (403, "ExpiredProviderToken", nil, .expiredToken),
-                      (413, "PayloadTooLarge", nil, .refused(reason: "HTTP 413 PayloadTooLarge"))] as [(Int, String, String?, APNsClient.Answer)])
-    func answers(_ status: Int, _ reason: String, _ retryAfter: String?, _ expected: APNsClient.Answer) {
-        #expect(APNsClient.meaning(status: status, reason: reason, retryAfter: retryAfter, keyId: "ABC123DEFG") == expected)
+                      (413, "PayloadTooLarge", nil, .refused(reason: "HTTP 413 PayloadTooLarge"))] as [(Int, String, String?, PushAnswer)])
+    func answers(_ status: Int, _ reason: String, _ retryAfter: String?, _ expected: PushAnswer) {
+        #expect(APNsClient.meaning(status: status, reason: reason, retryAfter: PushAnswer.retryAfter(retryAfter), keyId: "ABC123DEFG") == expected)
     }
 
     @Test("A refused key or topic stops the channel, naming what to fix")

@@ -19,6 +19,8 @@ struct AlertRulesTests {
         let alert: String?
         let expr: String
         let annotations: [String: String]
+        var labels: [String: String] = [:]
+        var duration = ""
     }
 
     static func rules() throws -> [Rule] {
@@ -27,7 +29,8 @@ struct AlertRulesTests {
         let groups = try #require(document["groups"] as? [[String: Any]])
         return groups.flatMap { ($0["rules"] as? [[String: Any]]) ?? [] }.map { rule in
             Rule(alert: rule["alert"] as? String, expr: rule["expr"] as? String ?? "",
-                 annotations: rule["annotations"] as? [String: String] ?? [:])
+                 annotations: rule["annotations"] as? [String: String] ?? [:], labels: rule["labels"] as? [String: String] ?? [:],
+                 duration: rule["for"] as? String ?? "")
         }
     }
 

@@ -47,8 +47,11 @@ public struct TilawaApplication: Sendable {
         let runtime = try TilawaRuntime(configuration: configuration, clock: clock)
         // Read now, so a URL whose secret cannot be read stops start-up (exit 78) naming the key.
         let webhook = try WebhookEndpoint.configured(in: configuration)
-        // Read now too: a key that cannot be read stops start-up naming push.apns.key_file.
-        let apns = try configuration.apns.map(APNsClient.make)
+        // Read now too: a key that cannot be read stops start-up naming push.apns.key_file
+        // (push.fcm.service_account_file).
+        var pushChannels: [any PushChannel] = []
+        if let apns = configuration.apns { pushChannels.append(try APNsClient.make(apns)) }
+        if let fcm = configuration.fcm { pushChannels.append(try FCMClient.make(fcm)) }
         let authority = try await TokenAuthority(configuration: configuration)
         try MaintenanceService.startUp(runtime: runtime, logger: logger)
         try await Self.claimArtifactStore(runtime: runtime)
@@ -98,12 +101,12 @@ public struct TilawaApplication: Sendable {
             server,
             ShutdownAnnouncer(notifier: notifier, logger: logger),
         ]
-        if let apns {
+        if !pushChannels.isEmpty {
             var pushOptions = PushService.Options()
             pushOptions.quietHours = configuration.program.notificationSchedule.quietHours
             pushOptions.programmeZone = configuration.program.timeZone
             pushOptions.pollInterval = fallbackPoll
-            services.insert(PushService(database: database, apns: apns, options: pushOptions, wakeup: wakeup, metrics: metrics,
+            services.insert(PushService(database: database, channels: pushChannels, options: pushOptions, wakeup: wakeup, metrics: metrics,
                                         clock: clock, logger: logger), at: services.count - 2)  // before the server and the announcer
         }
         self.services = services

@@ -229,28 +229,6 @@ extension TilawaConfiguration {
         }
     }
 
-    /// `push.apns.*`: Apple's push service, token-based (a `.p8` key).
-    public struct APNs: Sendable, Hashable {
-        /// `push.apns.key_file`: the `.p8` signing key (absolute path).
-        public var keyFile: String
-        /// `push.apns.key_id`, `push.apns.team_id`: the key's and the team's ids (10 characters each).
-        public var keyId: String
-        public var teamId: String
-        /// `push.apns.topic`: the app's bundle id.
-        public var topic: String
-        /// `push.apns.endpoint`: one origin for both environments (a relay, a test server);
-        /// nil: Apple's production and sandbox hosts.
-        public var endpoint: URL?
-        /// `push.apns.ca_file`: certificates trusted for the endpoint besides the system's.
-        public var caFile: String?
-
-        public static let production = URL(string: "https://api.push.apple.com")!
-        public static let sandbox = URL(string: "https://api.sandbox.push.apple.com")!
-
-        /// Where a device of `environment` is sent.
-        public func origin(sandbox: Bool) -> URL { endpoint ?? (sandbox ? Self.sandbox : Self.production) }
-    }
-
     /// `artifacts.url` and `s3.*`: where artifact files live (DESIGN §13).
     public struct Artifacts: Sendable, Hashable {
         /// `artifacts.url`: nil for `file:` (the state directory's), or the S3 bucket and prefix.

@@ -22,6 +22,8 @@ public struct TilawaConfiguration: Sendable, Equatable {
     public var webhook = Webhook()
     /// `push.apns.*`: pushes straight to iPhones; nil when not configured.
     public var apns: APNs?
+    /// `push.fcm.*`: pushes straight to Android phones; nil when not configured.
+    public var fcm: FCM?
     /// Sign-in with the identity provider; nil when not configured.
     public var oidc: OIDC?
     /// `program.*`.

@@ -1,30 +1,17 @@
 import AsyncHTTPClient
 import Foundation
+import Logging
 import NIOCore
 import NIOSSL
+import TilawaCore
 import TilawaStore
 
 /// Sends one notification to APNs over HTTP/2 (TLS, ALPN `h2`: async-http-client negotiates
 /// it) with the provider token, and says what the answer means for the delivery.
-struct APNsClient: Sendable {
+struct APNsClient: PushChannel {
     let settings: TilawaConfiguration.APNs
     let tokens: APNsProviderToken
     let http: HTTPClient
-
-    /// What APNs' answer means.
-    enum Answer: Sendable, Equatable {
-        case sent
-        /// 429 or 5xx or no answer: try again (`after`: the service's `Retry-After`, if it said one).
-        case retry(after: TimeInterval?, reason: String)
-        /// 410, or 400 `BadDeviceToken` / `DeviceTokenNotForTopic`: the token is dead.
-        case unregistered(reason: String)
-        /// A 4xx about this notification alone (too large, a bad header): never sent.
-        case refused(reason: String)
-        /// The token was too old (`ExpiredProviderToken`): make a new one and send again.
-        case expiredToken
-        /// The key, its team or the topic is refused (403, `BadTopic`): the channel stops.
-        case channelRefused(reason: String)
-    }
 
     /// The client `settings` name: its key read (`ConfigurationError` naming `push.apns.key_file`
     /// when it cannot be), its connections trusting `ca_file` besides the system's roots.
@@ -49,7 +36,26 @@ struct APNsClient: Sendable {
         return APNsClient(settings: settings, tokens: key, http: HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration))
     }
 
-    func send(_ notification: APNsNotification, to device: Device, now: Date) async -> Answer {
+    var platform: Device.Platform { .ios }
+    var identity: Logger.Metadata { ["key_id": "\(settings.keyId)", "topic": "\(settings.topic)"] }
+
+    func deliver(_ job: PushJob, event: EventPayload, expiresAt: Date) async -> PushAnswer {
+        let notification = APNsNotification.make(eventId: job.eventId, payload: event, topic: settings.topic, badge: job.badge, expiresAt: expiresAt)
+        // The provider token is Apple's business: dated by the wall clock, never the programme's.
+        let answer = await send(notification, to: job.device, now: Date())
+        guard answer == .expiredToken else { return answer }
+        tokens.discard()
+        let again = await send(notification, to: job.device, now: Date())
+        // A token made a moment ago refused as expired: this machine's clock is off.
+        guard again == .expiredToken else { return again }
+        return .channelRefused(reason: "APNs says a new provider token of key \(settings.keyId) has expired: is this machine's clock right?")
+    }
+
+    func shutdown() async {
+        try? await http.shutdown()
+    }
+
+    func send(_ notification: APNsNotification, to device: Device, now: Date) async -> PushAnswer {
         let origin = settings.origin(sandbox: device.environment == .sandbox).absoluteString
         var request = HTTPClientRequest(url: origin + "/3/device/" + device.token)
         request.method = .POST
@@ -71,12 +77,12 @@ struct APNsClient: Sendable {
         }
         let reason = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any])?["reason"] as? String
             ?? "HTTP \(response.status.code)"
-        return Self.meaning(status: Int(response.status.code), reason: reason, retryAfter: response.headers.first(name: "retry-after"),
+        return Self.meaning(status: Int(response.status.code), reason: reason, retryAfter: PushAnswer.retryAfter(response.headers.first(name: "retry-after")),
                             keyId: settings.keyId)
     }
 
     /// The answer's meaning by status and `reason` (Apple's "Handling notification responses").
-    static func meaning(status: Int, reason: String, retryAfter: String?, keyId: String) -> Answer {
+    static func meaning(status: Int, reason: String, retryAfter: TimeInterval?, keyId: String) -> PushAnswer {
         switch status {
         case 200: return .sent
         case 410: return .unregistered(reason: reason)
@@ -85,7 +91,7 @@ struct APNsClient: Sendable {
             return .channelRefused(reason: "APNs refused the topic (\(reason)): check push.apns.topic")
         case 403 where reason == "ExpiredProviderToken": return .expiredToken
         case 403: return .channelRefused(reason: "APNs refused the key \(keyId) (\(reason)): check push.apns.key_file, key_id and team_id")
-        case 429, 500...599: return .retry(after: retryAfter.flatMap(TimeInterval.init), reason: "HTTP \(status) \(reason)")
+        case 429, 500...599: return .retry(after: retryAfter, reason: "HTTP \(status) \(reason)")
         default: return .refused(reason: "HTTP \(status) \(reason)")
         }
     }

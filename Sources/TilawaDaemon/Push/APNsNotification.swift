@@ -40,27 +40,23 @@ struct APNsNotification: Sendable, Equatable {
             let shortened = params.map { (key: $0.key, value: cut(Self.text($0.value))) }
             return Self.document(eventId: eventId, event: event, key: key, params: shortened, title: title, body: cut(event.message), badge: badge)
         }
-        var payload = document(limit: nil)
-        // Too long (an announcement's text): the body and the text parameters are cut to the
-        // longest length that fits (the app's own strings, the ids and the link stay whole).
-        if payload.count > maximumPayload {
-            var low = 0, high = ([event.message] + params.map { Self.text($0.value) }).map(\.count).max() ?? 0
-            while low < high {
-                let middle = (low + high + 1) / 2
-                if document(limit: middle).count <= maximumPayload { low = middle } else { high = middle - 1 }
-            }
-            payload = document(limit: low)
-        }
-        let collapse = "\(event.type)-\(event.week.map { $0.number.map { "w\($0)" } ?? $0.kind } ?? "none")"
+        let payload = Self.fitting(maximumPayload, longest: ([event.message] + params.map { Self.text($0.value) }).map(\.count).max() ?? 0,
+                                   document)
         let headers: [(String, String)] = [
             ("apns-push-type", "alert"),
             ("apns-topic", topic),
-            ("apns-collapse-id", String(collapse.prefix(64))),
+            ("apns-collapse-id", Self.collapseKey(of: event)),
             ("apns-expiration", expiresAt.map { String(Int($0.timeIntervalSince1970)) } ?? "0"),
             ("apns-priority", "10"),
             ("apns-id", Self.uuid(of: eventId)),
         ]
         return APNsNotification(headers: headers, payload: payload)
+    }
+
+    /// One per kind and week (`deadline_reminder-w12`): a later notice of the two replaces the
+    /// earlier on the phone (at most 64 bytes, APNs' limit).
+    static func collapseKey(of event: EventPayload) -> String {
+        String("\(event.type)-\(event.week.map { $0.number.map { "w\($0)" } ?? $0.kind } ?? "none")".prefix(64))
     }
 
     /// The alert's English title: the week's (`Week 5 · Al-Mulk`), else Tilawa's.
@@ -83,6 +79,20 @@ struct APNsNotification: Sendable, Equatable {
         let named = Dictionary(uniqueKeysWithValues: params.map { ($0.key, $0.value) })
         let document: [String: Any] = ["aps": aps, "event_id": eventId, "type": event.type, "link": event.link, "params": named]
         return (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+    }
+
+    /// `document(nil)` when it fits in `limit` bytes; else (an announcement's long text) the
+    /// document with its texts cut to the longest length that fits (`longest`: the longest
+    /// text's), so the app's own strings, the ids and the link stay whole.
+    static func fitting(_ limit: Int, longest: Int, _ document: (Int?) -> Data) -> Data {
+        let whole = document(nil)
+        guard whole.count > limit else { return whole }
+        var low = 0, high = longest
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if document(middle).count <= limit { low = middle } else { high = middle - 1 }
+        }
+        return document(low)
     }
 
     /// A parameter as the app's format string takes it (`%@`): numbers as digits, instants in RFC 3339.

@@ -4,7 +4,7 @@ import ServiceLifecycle
 import TilawaCore
 import TilawaStore
 
-/// Pushes the outbox's notices straight to phones (APNs) until graceful shutdown (issue 45).
+/// Pushes the outbox's notices straight to phones (APNs, FCM) until graceful shutdown (issue 45).
 ///
 /// Every tick it fans the new events out into one delivery per device of their recipient
 /// (`AppDatabase.fanOutPushes`: once each, the cursor in the same transaction), then claims
@@ -25,7 +25,7 @@ struct PushService: Service {
     }
 
     let database: AppDatabase
-    let apns: APNsClient
+    let channels: [any PushChannel]
     let options: Options
     let wakeup: WakeupSignal
     let metrics: TilawaMetrics
@@ -33,75 +33,86 @@ struct PushService: Service {
     let logger: Logger
 
     func run() async throws {
-        logger.info("pushes to APNs started", metadata: ["key_id": "\(apns.settings.keyId)", "topic": "\(apns.settings.topic)"])
-        // The channel is as this start configured it: a stop recorded under another key is over.
-        try? await database.setPushChannelStopped(.ios, reason: nil, now: clock())
-        var stopped = false
+        for channel in channels {
+            logger.info("pushes to \(channel.platform.phones) started", metadata: channel.identity)
+            // The channel is as this start configured it: a stop recorded under another key is over.
+            try? await database.setPushChannelStopped(channel.platform, reason: nil, now: clock())
+        }
+        // A daemon of this host killed mid-send: what it was sending goes out now (once more
+        // for the one in flight: APNs gets the same apns-id, an Android phone the same tag).
+        if let released = try? await database.releasePushClaims(unless: { EncodeJobRunner.isAlive($0) }), released > 0 {
+            logger.notice("pushes a stopped daemon was sending are sent again", metadata: ["count": "\(released)"])
+        }
+        var stopped: Set<Device.Platform> = []
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            // Busy (a week's unlock to every student): the next round at once, not after the poll.
+            var busy = false
             do {
-                _ = try await database.fanOutPushes(platforms: [.ios], programmeQuietHours: options.quietHours,
-                                                    programmeZone: options.programmeZone, now: clock())
-                if !stopped { stopped = try await sendDue() }
+                let made = try await database.fanOutPushes(platforms: Set(channels.map(\.platform)), programmeQuietHours: options.quietHours,
+                                                           programmeZone: options.programmeZone, now: clock())
+                busy = made > 0
+                for channel in channels where !stopped.contains(channel.platform) {
+                    switch try await sendDue(channel) {
+                    case .stopped: stopped.insert(channel.platform)
+                    case .more: busy = true
+                    case .done: break
+                    }
+                }
             } catch {
                 logger.error("cannot read the pushes' queue", metadata: ["error": "\(error)"])
             }
-            await cancelWhenGracefulShutdown { await wakeup.wait(timeout: options.pollInterval) }
+            if !busy { await cancelWhenGracefulShutdown { await wakeup.wait(timeout: options.pollInterval) } }
         }
-        try? await apns.http.shutdown()
+        for channel in channels { await channel.shutdown() }
     }
 
-    /// Sends what is due now; true when the channel stopped (the key or topic refused).
-    private func sendDue() async throws -> Bool {
+    enum Round { case done, more, stopped }
+
+    /// Sends what is due now through `channel`: `.more` when it claimed all it could take at
+    /// once (more may be due), `.stopped` when the channel stopped (its credential or topic refused).
+    private func sendDue(_ channel: any PushChannel) async throws -> Round {
         let now = clock()
-        let jobs = try await database.claimPushes(platform: .ios, sender: EncodeJobRunner.workerIdentity, until: now.addingTimeInterval(90),
-                                                  now: now, limit: options.concurrency * 4)
-        guard !jobs.isEmpty else { return false }
+        let jobs = try await database.claimPushes(platform: channel.platform, sender: EncodeJobRunner.workerIdentity,
+                                                  until: now.addingTimeInterval(90), now: now, limit: options.concurrency * 4)
+        guard !jobs.isEmpty else { return .done }
+        // At most `concurrency` in flight; each answer recorded as it comes (a daemon killed
+        // meanwhile sends again only what was in flight).
         var refusal: String?
-        for batch in stride(from: 0, to: jobs.count, by: options.concurrency).map({ Array(jobs[$0..<min($0 + options.concurrency, jobs.count)]) }) {
-            let answers = await withTaskGroup(of: (PushJob, APNsClient.Answer).self) { group in
-                for job in batch where refusal == nil {
-                    group.addTask { (job, await send(job)) }
-                }
-                var answers: [(PushJob, APNsClient.Answer)] = []
-                for await answer in group { answers.append(answer) }
-                return answers
+        try await withThrowingTaskGroup(of: (PushJob, PushAnswer).self) { group in
+            var waiting = jobs[...]
+            func startNext() {
+                guard refusal == nil, let job = waiting.popFirst() else { return }
+                group.addTask { (job, await send(job, through: channel)) }
             }
-            for (job, answer) in answers {
+            for _ in 0..<options.concurrency { startNext() }
+            while let (job, answer) = try await group.next() {
                 if case let .channelRefused(reason) = answer { refusal = reason }
                 try await record(job, answer)
+                startNext()
             }
         }
         if let refusal {
-            logger.critical("pushes to iPhones stopped", metadata: ["reason": "\(refusal)"])
-            try await database.setPushChannelStopped(.ios, reason: refusal, now: clock())
-            return true
+            logger.critical("pushes to \(channel.platform.phones) stopped", metadata: ["reason": "\(refusal)"])
+            try await database.setPushChannelStopped(channel.platform, reason: refusal, now: clock())
+            return .stopped
         }
-        return false
+        return jobs.count == options.concurrency * 4 ? .more : .done
     }
 
-    private func send(_ job: PushJob) async -> APNsClient.Answer {
+    private func send(_ job: PushJob, through channel: any PushChannel) async -> PushAnswer {
         guard let payload = try? EventPayload.decode(job.payload) else {
             return .refused(reason: "the event's payload cannot be read")
         }
-        let notification = APNsNotification.make(eventId: job.eventId, payload: payload, topic: apns.settings.topic, badge: job.badge,
-                                                 expiresAt: Self.expiry(of: payload, type: job.eventType))
-        // The provider token is Apple's business: dated by the wall clock, never the programme's.
-        let answer = await apns.send(notification, to: job.device, now: Date())
-        guard answer == .expiredToken else { return answer }
-        apns.tokens.discard()
-        let again = await apns.send(notification, to: job.device, now: Date())
-        // A token made a moment ago refused as expired: this machine's clock is off.
-        guard again == .expiredToken else { return again }
-        return .channelRefused(reason: "APNs says a new provider token of key \(apns.settings.keyId) has expired: is this machine's clock right?")
+        return await channel.deliver(job, event: payload, expiresAt: Self.expiry(of: payload, type: job.eventType))
     }
 
     /// A reminder is worth showing until its deadline; anything else APNs may keep a day.
-    static func expiry(of payload: EventPayload, type: String) -> Date? {
+    static func expiry(of payload: EventPayload, type: String) -> Date {
         if type == "deadline_reminder", case let .instant(deadline)? = payload.params?["deadline"] { return deadline }
         return payload.occurredAt.addingTimeInterval(86_400)
     }
 
-    private func record(_ job: PushJob, _ answer: APNsClient.Answer) async throws {
+    private func record(_ job: PushJob, _ answer: PushAnswer) async throws {
         let now = clock()
         let outcome: AppDatabase.PushOutcome
         switch answer {
@@ -114,21 +125,10 @@ struct PushService: Service {
         case .expiredToken: outcome = .retry(at: now.addingTimeInterval(60), error: "ExpiredProviderToken")
         case let .channelRefused(reason): outcome = .retry(at: now, error: reason)
         }
-        metrics.countPush(platform: job.device.platform.rawValue, result: Self.result(answer))
+        metrics.countPush(platform: job.device.platform.rawValue, result: answer.result)
         if case .unregistered = answer {
-            logger.info("device signed out by APNs", metadata: ["owner": "\(job.device.owner.rawValue):\(job.device.ownerId)", "device": "\(job.device.deviceId)"])
+            logger.info("device signed out by its push service", metadata: ["owner": "\(job.device.owner.rawValue):\(job.device.ownerId)", "device": "\(job.device.deviceId)"])
         }
         try await database.finishPush(job, outcome: outcome, sender: EncodeJobRunner.workerIdentity, now: now)
-    }
-
-    static func result(_ answer: APNsClient.Answer) -> String {
-        switch answer {
-        case .sent: "sent"
-        case .retry: "retried"
-        case .unregistered: "unregistered"
-        case .refused: "refused"
-        case .expiredToken: "expired_token"
-        case .channelRefused: "key_refused"
-        }
     }
 }

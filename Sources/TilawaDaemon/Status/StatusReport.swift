@@ -53,7 +53,7 @@ public struct StatusReport: Encodable, Sendable {
     /// The identity provider's key set as the daemon holds it (`GET /v1/status` only, when
     /// `oidc.*` is configured: `tilawa status` reads the database, not the daemon's memory).
     public var identityProvider: IdentityProvider? = nil
-    /// Pushes to phones, when `push.apns.*` is configured.
+    /// Pushes to phones, when `push.apns.*` or `push.fcm.*` is configured.
     public var pushes: Pushes? = nil
 
     /// `pushes`: what waits, what went out in a day, and why a channel stopped.

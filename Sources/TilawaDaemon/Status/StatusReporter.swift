@@ -155,7 +155,7 @@ public struct StatusReporter: Sendable {
             checks: [])
         report.replyTurnaround = .init(windowDays: Int(AppDatabase.turnaroundWindow / 86_400),
                                        dueHours: configuration.program.feedbackDue / 3_600, figures: facts.turnaround)
-        if configuration.apns != nil, let pushes = facts.pushes {
+        if configuration.apns != nil || configuration.fcm != nil, let pushes = facts.pushes {
             report.pushes = .init(pending: pushes.pending, oldestPendingAgeSeconds: age(pushes.oldestPendingSince),
                                   sentLast24h: pushes.sentLastDay, stopped: pushes.stopped)
         }

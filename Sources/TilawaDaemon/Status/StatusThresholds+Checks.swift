@@ -1,4 +1,5 @@
 import Foundation
+import TilawaStore
 
 extension StatusThresholds {
     /// Evaluates every check on a report whose sections are filled in (`checks` is ignored).
@@ -108,16 +109,18 @@ extension StatusThresholds {
     /// WARNING when a push channel stopped (its key or topic refused: nothing is lost, the
     /// deliveries wait for a daemon started with it fixed) or a push waited over an hour.
     private func pushesCheck(_ pushes: StatusReport.Pushes) -> StatusReport.Check {
-        if let (platform, reason) = pushes.stopped.sorted(by: { $0.key < $1.key }).first {
+        if !pushes.stopped.isEmpty {
+            let stops = pushes.stopped.sorted { $0.key < $1.key }
+                .map { "pushes to \(Device.Platform(rawValue: $0.key)?.phones ?? $0.key) stopped: \($0.value)" }
             return .init(name: "pushes", state: .warning,
-                         message: "pushes to \(platform == "ios" ? "iPhones" : platform) stopped: \(reason); \(StatusFormat.count(pushes.pending, "push")) waiting — fix the key, then restart the daemon")
+                         message: stops.joined(separator: "; ") + "; \(StatusFormat.count(pushes.pending, "push")) waiting — fix the key, then restart the daemon")
         }
         let sent = "\(StatusFormat.count(pushes.sentLast24h, "push")) sent in 24 h"
         guard pushes.pending > 0, let age = pushes.oldestPendingAgeSeconds else { return .init(name: "pushes", state: .ok, message: sent + ", none waiting") }
         let waiting = "\(StatusFormat.count(pushes.pending, "push")) waiting, the oldest for \(StatusFormat.age(age))"
         // Quiet hours hold pushes until morning: only a wait past a night's is a problem.
         guard age > 12 * 3_600 else { return .init(name: "pushes", state: .ok, message: "\(sent); \(waiting)") }
-        return .init(name: "pushes", state: .warning, message: "\(waiting); does APNs answer this node?")
+        return .init(name: "pushes", state: .warning, message: "\(waiting); does the push service answer this node?")
     }
 
     private func notificationsCheck(_ outbox: StatusReport.Notifications) -> StatusReport.Check {

@@ -154,6 +154,22 @@ extension AppDatabase {
         case unregistered(error: String)
     }
 
+    /// Gives back the claims of senders `isAlive` says are gone (a daemon of this host killed
+    /// mid-send), so a daemon started again sends them at once instead of after the claims run
+    /// out; another host's claims stay its own. Returns how many were given back.
+    public func releasePushClaims(unless isAlive: @escaping @Sendable (String) -> Bool) async throws -> Int {
+        try await engine.write { db in
+            let senders = try String.fetchAll(db, sql: "SELECT DISTINCT sendingBy FROM pushDelivery WHERE state = 'pending' AND sendingBy IS NOT NULL")
+            var released = 0
+            for sender in senders where !isAlive(sender) {
+                try db.execute(sql: "UPDATE pushDelivery SET sendingBy = NULL, sendingUntil = NULL WHERE state = 'pending' AND sendingBy = ?",
+                               arguments: [sender])
+                released += db.changesCount
+            }
+            return released
+        }
+    }
+
     /// Records how `job` ended, ending `sender`'s claim; a claim another node took meanwhile
     /// (this one's ran out) is left to it.
     public func finishPush(_ job: PushJob, outcome: PushOutcome, sender: String, now: Date) async throws {

@@ -1,0 +1,112 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import NIOSSL
+import TilawaCore
+import TilawaStore
+
+/// Sends notifications to Android phones through FCM's HTTP v1 API
+/// (`POST /v1/projects/<project>/messages:send`) with the service account's access token,
+/// and says what each answer means for the delivery.
+///
+/// FCM takes no idempotency key: a node that dies between FCM's 200 and recording it sends
+/// that one notice again when another node takes the delivery over; the phone shows it once
+/// (the same `tag` replaces it) and the app can tell by `event_id`.
+struct FCMClient: PushChannel {
+    let settings: TilawaConfiguration.FCM
+    let account: FCMServiceAccount
+    let projectId: String
+    let tokens: FCMAccessTokens
+    let http: HTTPClient
+
+    var platform: Device.Platform { .android }
+    var identity: Logger.Metadata { ["account": "\(account.clientEmail)", "project": "\(projectId)"] }
+
+    /// The client `settings` name: its account read (`ConfigurationError` naming
+    /// `push.fcm.service_account_file` when it cannot be), its connections trusting `ca_file`
+    /// besides the system's roots.
+    static func make(_ settings: TilawaConfiguration.FCM) throws -> FCMClient {
+        let account: FCMServiceAccount
+        switch FCMServiceAccount.load(settings.serviceAccountFile) {
+        case let .success(loaded): account = loaded
+        case let .failure(problem): throw ConfigurationError(key: "push.fcm.service_account_file", message: problem.description)
+        }
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let ca = settings.caFile {
+            guard FileManager.default.isReadableFile(atPath: ca) else {
+                throw ConfigurationError(key: "push.fcm.ca_file", message: "cannot read \(ca)")
+            }
+            tls.additionalTrustRoots = [.file(ca)]
+        }
+        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
+        configuration.httpVersion = .automatic
+        configuration.timeout.connect = .seconds(10)
+        configuration.timeout.read = .seconds(30)
+        configuration.connectionPool.retryConnectionEstablishment = false
+        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        return FCMClient(settings: settings, account: account, projectId: settings.projectId ?? account.projectId,
+                         tokens: FCMAccessTokens(account: account, http: http), http: http)
+    }
+
+    func deliver(_ job: PushJob, event: EventPayload, expiresAt: Date) async -> PushAnswer {
+        let now = Date()
+        let message = FCMMessage.make(eventId: job.eventId, payload: event, token: job.device.token, badge: job.badge, expiresAt: expiresAt, now: now)
+        let answer = await send(message, now: now)
+        guard answer == .expiredToken else { return answer }
+        await tokens.discard()
+        let again = await send(message, now: Date())
+        guard again == .expiredToken else { return again }
+        return .channelRefused(reason: "FCM refuses a new access token of the service account \(account.clientEmail): check its roles in project \(projectId)")
+    }
+
+    func shutdown() async {
+        try? await http.shutdown()
+    }
+
+    func send(_ message: Data, now: Date) async -> PushAnswer {
+        let accessToken: String
+        switch await tokens.token(now: now) {
+        case let .success(token): accessToken = token
+        case let .failure(.unavailable(reason)): return .retry(after: nil, reason: reason)
+        case let .failure(.refused(reason)): return .channelRefused(reason: reason)
+        }
+        var request = HTTPClientRequest(url: settings.endpoint.absoluteString + "/v1/projects/\(projectId)/messages:send")
+        request.method = .POST
+        request.headers.add(name: "authorization", value: "Bearer " + accessToken)
+        request.headers.add(name: "content-type", value: "application/json")
+        request.body = .bytes(ByteBuffer(bytes: message))
+        let response: HTTPClientResponse
+        let body: ByteBuffer
+        do {
+            response = try await http.execute(request, timeout: .seconds(30))
+            body = try await response.body.collect(upTo: 64 * 1024)
+        } catch {
+            return .retry(after: nil, reason: "no answer from \(settings.endpoint.host ?? "FCM"): \(error)")
+        }
+        let error = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any])?["error"] as? [String: Any]
+        let details = error?["details"] as? [[String: Any]] ?? []
+        let code = details.lazy.compactMap { $0["errorCode"] as? String }.first ?? error?["status"] as? String ?? "HTTP \(response.status.code)"
+        return Self.meaning(status: Int(response.status.code), code: code, message: error?["message"] as? String ?? "",
+                            retryAfter: PushAnswer.retryAfter(response.headers.first(name: "retry-after")),
+                            account: account.clientEmail, project: projectId)
+    }
+
+    /// The answer's meaning by status and FCM's `errorCode` (Firebase's "FCM error codes").
+    static func meaning(status: Int, code: String, message: String, retryAfter: TimeInterval?, account: String, project: String) -> PushAnswer {
+        switch (status, code) {
+        case (200, _): return .sent
+        case (_, "UNREGISTERED"): return .unregistered(reason: code)
+        // The token belongs to another Firebase project's app: it never works with this one.
+        case (_, "SENDER_ID_MISMATCH"): return .unregistered(reason: code)
+        // A token that is no FCM token at all, as opposed to a message FCM cannot take.
+        case (400, "INVALID_ARGUMENT") where message.localizedCaseInsensitiveContains("registration token"): return .unregistered(reason: "\(code): \(message)")
+        case (401, "THIRD_PARTY_AUTH_ERROR"): return .channelRefused(reason: "FCM refused the project's credentials (\(code)): check project \(project) in the Firebase console")
+        case (401, _): return .expiredToken
+        case (403, _), (404, "NOT_FOUND"):
+            return .channelRefused(reason: "FCM refused the service account \(account) for project \(project) (\(code)): check push.fcm.service_account_file and push.fcm.project_id")
+        case (429, _), (500...599, _): return .retry(after: retryAfter, reason: "HTTP \(status) \(code)")
+        default: return .refused(reason: "HTTP \(status) \(code)" + (message.isEmpty ? "" : ": \(message)"))
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import Logging
+import TilawaCore
+import TilawaStore
+
+/// What a push service's answer means for one delivery.
+enum PushAnswer: Sendable, Equatable {
+    case sent
+    /// 429 or 5xx or no answer: try again (`after`: the service's `Retry-After`, if it said one).
+    case retry(after: TimeInterval?, reason: String)
+    /// The token is dead (APNs 410 or `BadDeviceToken`, FCM `UNREGISTERED`): the device is signed out.
+    case unregistered(reason: String)
+    /// A 4xx about this notification alone (too large, a bad field): never sent.
+    case refused(reason: String)
+    /// The service's credential aged out (APNs `ExpiredProviderToken`, FCM 401): make a new one and send again.
+    case expiredToken
+    /// The key, the account, the project or the topic is refused: the channel stops.
+    case channelRefused(reason: String)
+
+    /// The `result` label of `tilawa_push_sent_total`.
+    var result: String {
+        switch self {
+        case .sent: "sent"
+        case .retry: "retried"
+        case .unregistered: "unregistered"
+        case .refused: "refused"
+        case .expiredToken: "expired_token"
+        case .channelRefused: "key_refused"
+        }
+    }
+
+    /// The service's `Retry-After` header in seconds (the HTTP-date form is ignored: both services send seconds).
+    static func retryAfter(_ header: String?) -> TimeInterval? {
+        header.flatMap { TimeInterval($0.trimmingCharacters(in: .whitespaces)) }.map { max(0, $0) }
+    }
+}
+
+/// One push service (APNs for iPhones, FCM for Android phones) as `PushService` drives it.
+protocol PushChannel: Sendable {
+    var platform: Device.Platform { get }
+    /// What sends, for the log (the key id and topic, the account and project).
+    var identity: Logger.Metadata { get }
+    /// Sends `event` to the job's device, renewing the service's credential once if it aged out.
+    func deliver(_ job: PushJob, event: EventPayload, expiresAt: Date) async -> PushAnswer
+    func shutdown() async
+}
+
+extension Device.Platform {
+    /// The devices' name in the log and `status`.
+    public var phones: String {
+        switch self {
+        case .ios: "iPhones"
+        case .android: "Android phones"
+        }
+    }
+}
