@@ -103,6 +103,10 @@ enum PostgresSchema {
                     to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS'))
             ON CONFLICT (key) DO NOTHING
             """#),
+        ("people: tokens valid after", #"""
+            ALTER TABLE student ADD COLUMN tokensValidAfter text COLLATE "C";
+            ALTER TABLE coach ADD COLUMN tokensValidAfter text COLLATE "C"
+            """#),
     ]
 
     static let baseline = #"""

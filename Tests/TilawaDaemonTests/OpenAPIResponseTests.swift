@@ -755,6 +755,22 @@ struct OpenAPIResponseTests {
                     _ = try await call(.post, move, uri, headers, body: ByteBuffer(string: body))
                 }
             }
+            // Sign-out everywhere: S1009 and C03 (used nowhere else here) themselves, then ops with a reason; each documented refusal.
+            try await step {
+                for (owner, id, role, other) in [("students", "S1009", Role.student, "S9999"), ("coaches", "C03", Role.coach, "C99")] {
+                    let revoke = "/v1/\(owner)/{id}/sessions/revoke", uri = "/v1/\(owner)/\(id)/sessions/revoke"
+                    let own = try await auth(role, id)
+                    _ = try await call(.post, revoke, uri, own)
+                    _ = try await call(.post, revoke, uri, own)
+                    _ = try await call(.post, revoke, uri, backOfficeJSON, body: ByteBuffer(string: #"{"reason": "Lost phone"}"#))
+                    _ = try await call(.post, revoke, uri, backOfficeJSON, body: ByteBuffer(string: "{}"))
+                    _ = try await call(.post, revoke, uri, backOfficeJSON, body: ByteBuffer(string: #"{"reason": "x", "force": true}"#))
+                    _ = try await call(.post, revoke, uri, backOfficeText, body: ByteBuffer(string: "x"))
+                    _ = try await call(.post, revoke, "/v1/\(owner)/\(other)/sessions/revoke", backOfficeJSON, body: ByteBuffer(string: #"{"reason": "x"}"#))
+                    _ = try await call(.post, revoke, uri, try await auth(.student, "S1001"))
+                    _ = try await call(.post, revoke, uri)
+                }
+            }
             // Last, as they close the test client's one connection: a JSON body and an upload over their limits.
             try await step {
                 _ = try await call(.patch, "/v1/feedback/{id}", "/v1/feedback/\(feedbackId)", json,

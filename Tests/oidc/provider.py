@@ -92,5 +92,8 @@ tokens = {
     "bad_typ": sign(rsa1, "RS256", typ="id_token+jwt"),
     "wrong_key": sign(stray, "RS256", kid="rsa-1"),
     "rotated_rs256": sign(rsa2, "RS256", kid="rsa-2"),
+    # Sign-out everywhere: one issued two seconds after NOW, and a coach's with no iat.
+    "issued_later": sign(rsa1, "RS256", iat=now + 2),
+    "coach_no_iat": sign(ec1, "ES256", kid="ec-1", sub="auth0|c01", typ="JWT", iat=None),
 }
 json.dump({"jwks": jwks, "jwks_rotated": jwks_rotated, "tokens": tokens}, sys.stdout)

@@ -14,14 +14,18 @@ public enum AuthError: Error, Sendable, Hashable, CustomStringConvertible {
     /// An identity provider's token, valid, whose `sub` maps to no student, coach or operator;
     /// or any valid token of a student who has been erased since it was issued.
     case unknownSubject
+    /// A valid token of a student or a coach who signed out everywhere (`POST
+    /// …/sessions/revoke`, `tilawa token revoke`) in or after the second it was issued.
+    case revokedToken
 
-    /// `missing_token`, `invalid_token` or `expired_token`.
+    /// `missing_token`, `invalid_token`, `expired_token`, `unknown_subject` or `revoked_token`.
     public var code: String {
         switch self {
         case .missingToken: "missing_token"
         case .invalidToken: "invalid_token"
         case .expiredToken: "expired_token"
         case .unknownSubject: "unknown_subject"
+        case .revokedToken: "revoked_token"
         }
     }
 
@@ -36,6 +40,8 @@ public enum AuthError: Error, Sendable, Hashable, CustomStringConvertible {
             "The bearer token expired at \(expiredAt.formatted(.iso8601)); ask for a new one."
         case .unknownSubject:
             "The bearer token is valid but names no student, coach or operator of this programme; ask the programme to add your account."
+        case .revokedToken:
+            "The bearer token was issued before this account's sessions were signed out everywhere; sign in again."
         }
     }
 
@@ -47,7 +53,7 @@ public enum AuthError: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .missingToken:
             #"Bearer realm="tilawa""#
-        case .invalidToken, .unknownSubject:
+        case .invalidToken, .unknownSubject, .revokedToken:
             #"Bearer realm="tilawa", error="invalid_token", error_description="the token is not valid""#
         case .expiredToken:
             #"Bearer realm="tilawa", error="invalid_token", error_description="the token expired""#

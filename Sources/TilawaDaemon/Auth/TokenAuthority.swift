@@ -12,7 +12,7 @@ import TilawaCore
 /// `exp` is strict: a token is accepted only while `now < exp`, with no leeway for clock
 /// skew, because the daemon is the only party that both issues (through `tilawa token issue`
 /// on the same host) and checks its tokens. An `nbf` claim, which Tilawa never sets, is
-/// honoured if present; `iat` is informational.
+/// honoured if present; `iat` is what sign-out everywhere is checked against (`BearerVerifier`).
 public struct TokenAuthority: Sendable {
     /// The shortest key accepted, in bytes: HS256 needs 256 bits (RFC 7518 §3.2).
     public static let minimumKeyLength = 32
@@ -77,6 +77,14 @@ public struct TokenAuthority: Sendable {
     /// - Throws: `AuthError.invalidToken` (malformed, another `alg`, bad signature, a claim
     ///   missing or invalid) or `AuthError.expiredToken` (`exp <= now`).
     public func verify(_ token: String, now: Date) async throws(AuthError) -> Principal {
+        try await verifiedToken(token, now: now).principal
+    }
+
+    /// `verify`, with the token's `iat` besides its principal: sign-out everywhere refuses a
+    /// token by when it was issued (`BearerVerifier`).
+    ///
+    /// - Throws: As `verify`.
+    public func verifiedToken(_ token: String, now: Date) async throws(AuthError) -> VerifiedToken {
         guard token.utf8.count <= Self.maximumTokenLength else { throw .invalidToken(reason: "it is too long") }
         try TokenHeader.check(token)
         let claims: TokenClaims
@@ -100,6 +108,6 @@ public struct TokenAuthority: Sendable {
             throw .invalidToken(reason: "it is not valid yet (nbf)")
         }
         guard now < exp else { throw .expiredToken(expiredAt: exp) }
-        return principal
+        return VerifiedToken(principal: principal, issuedAt: claims.iat?.value)
     }
 }

@@ -54,6 +54,7 @@ public enum TilawaServer {
         AnnouncementRoutes(api: api).register(on: v1)
         PreferencesRoutes(api: api).register(on: v1)
         DeviceRoutes(api: api).register(on: v1)
+        SessionRoutes(api: api).register(on: v1)
         BackOfficeRoutes(api: api).register(on: v1)
         ExportRoutes(api: api).register(on: v1)
         routes.load(router)

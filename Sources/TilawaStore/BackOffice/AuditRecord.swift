@@ -11,7 +11,8 @@ public struct AuditRecord: Codable, Sendable, Equatable, FetchableRecord, Mutabl
     public var at: Date
     /// Who did it: an operator's name (`--by`, the invoking Unix user, or the token's operator).
     public var actor: String
-    /// `deadline_extended`, `attempts_granted`, `feedback_moved`, `enrolment_changed`, `cover_started`, `cover_ended`.
+    /// `deadline_extended`, `attempts_granted`, `feedback_moved`, `enrolment_changed`, `cover_started`, `cover_ended`,
+    /// `sessions_revoked` (sign-out everywhere), `student_erased`, `student_readmitted`.
     public var action: String
     public var studentId: String?
     /// The second student of a moved reply (the one it was taken from).

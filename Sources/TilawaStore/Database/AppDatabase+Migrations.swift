@@ -185,6 +185,7 @@ extension AppDatabase {
         migrator.registerMigration("erasure: subjects and re-admission", migrate: AppDatabase.migrateErasureReadmission)
         migrator.registerMigration("devices: pushes", migrate: AppDatabase.migrateDevices)
         migrator.registerMigration("pushes: deliveries", migrate: AppDatabase.migratePushDeliveries)
+        migrator.registerMigration("people: tokens valid after", migrate: AppDatabase.migrateTokensValidAfter)
         return migrator
     }
 }

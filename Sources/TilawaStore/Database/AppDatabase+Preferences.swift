@@ -115,13 +115,33 @@ extension AppDatabase {
     /// Who the identity provider's `sub` is: a student's or a coach's id (`student`/`coach`),
     /// or nil. With `subjectIsId`, a `sub` equal to an id with no subject of its own maps too.
     public func subjectOwner(_ subject: String, subjectIsId: Bool) async throws -> (role: String, id: String)? {
+        try await subjectOwnerStanding(subject, subjectIsId: subjectIsId).map { (role: $0.role, id: $0.id) }
+    }
+
+    /// `subjectOwner` with the owner's `tokensValidAfter` (sign-out everywhere), read in the
+    /// same transaction: what a provider's token is checked against.
+    public func subjectOwnerStanding(_ subject: String, subjectIsId: Bool) async throws -> SubjectOwner? {
         try await engine.read { db in
-            if let id = try String.fetchOne(db, sql: "SELECT id FROM student WHERE subject = ?", arguments: [subject]) { return ("student", id) }
-            if let id = try String.fetchOne(db, sql: "SELECT id FROM coach WHERE subject = ?", arguments: [subject]) { return ("coach", id) }
+            func owner(_ role: String, _ sql: String) throws -> SubjectOwner? {
+                guard let row = try Row.fetchOne(db, sql: sql, arguments: [subject]) else { return nil }
+                return SubjectOwner(role: role, id: row["id"], tokensValidAfter: row["tokensValidAfter"] as Date?)
+            }
+            if let found = try owner("student", "SELECT id, tokensValidAfter FROM student WHERE subject = ?") { return found }
+            if let found = try owner("coach", "SELECT id, tokensValidAfter FROM coach WHERE subject = ?") { return found }
             guard subjectIsId else { return nil }
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM student WHERE id = ? AND subject IS NULL AND erasedAt IS NULL", arguments: [subject]) == true { return ("student", subject) }
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM coach WHERE id = ? AND subject IS NULL", arguments: [subject]) == true { return ("coach", subject) }
-            return nil
+            if let found = try owner("student", "SELECT id, tokensValidAfter FROM student WHERE id = ? AND subject IS NULL AND erasedAt IS NULL") {
+                return found
+            }
+            return try owner("coach", "SELECT id, tokensValidAfter FROM coach WHERE id = ? AND subject IS NULL")
         }
     }
+}
+
+/// Whom the identity provider's `sub` names (`AppDatabase.subjectOwnerStanding`).
+public struct SubjectOwner: Sendable, Equatable {
+    /// `student` or `coach`.
+    public var role: String
+    public var id: String
+    /// Their tokens issued at or before this instant's second are refused (sign-out everywhere).
+    public var tokensValidAfter: Date?
 }

@@ -11,6 +11,9 @@ import TilawaStore
 ///   coach's `subject` (students.csv, program.yaml), an operator of `oidc.ops_subjects`, or
 ///   with `oidc.subject_is_id` an id that has no subject of its own;
 /// - anything else is refused.
+///
+/// A student's or a coach's token is then refused when they signed out everywhere in or after
+/// the second it was issued (`revoked_token`, by `iat`; DESIGN §16), whichever path it took.
 struct BearerVerifier: Sendable {
     let authority: TokenAuthority
     let localTokens: Bool
@@ -43,40 +46,71 @@ struct BearerVerifier: Sendable {
         switch Self.algorithm(of: token) {
         case "HS256":
             guard localTokens else { throw .invalidToken(reason: "this service accepts only the identity provider's tokens") }
-            let principal = try await authority.verify(token, now: now)
-            // A token issued before its student was erased names no one now (DESIGN §12).
-            if principal.role == .student {
-                let erased: Bool
-                do {
-                    erased = try await database.isErased(studentId: principal.subject)
-                } catch {
-                    throw .invalidToken(reason: "its subject could not be looked up")
-                }
-                if erased { throw .unknownSubject }
-            }
-            return principal
+            let verified = try await authority.verifiedToken(token, now: now)
+            try await checkStanding(of: verified.principal, issuedAt: verified.issuedAt)
+            return verified.principal
         case "RS256", "ES256":
             guard let provider else { throw .invalidToken(reason: "no identity provider is configured for RS256 or ES256 tokens") }
             let verified = try await provider.verify(token)
-            return try await principal(forSubject: verified.subject)
+            let (principal, validAfter) = try await owner(forSubject: verified.subject)
+            try Self.checkNotRevoked(issuedAt: verified.issuedAt, validAfter: validAfter)
+            return principal
         default:
             throw .invalidToken(reason: "its alg is not one this service accepts")
         }
     }
 
+    /// Refuses a local token whose student was erased since it was issued (`unknown_subject`:
+    /// it names no one now, DESIGN §12), or whose student or coach signed out everywhere since
+    /// (`revoked_token`); one query for both. An operator's token is not looked up.
+    private func checkStanding(of principal: Principal, issuedAt: Date?) async throws(AuthError) {
+        let owner: Device.Owner
+        switch principal.role {
+        case .student: owner = .student
+        case .coach: owner = .coach
+        case .ops: return
+        }
+        let standing: TokenStanding
+        do {
+            standing = try await database.tokenStanding(of: owner, id: principal.subject)
+        } catch {
+            throw .invalidToken(reason: "its subject could not be looked up")
+        }
+        if standing.erased { throw .unknownSubject }
+        try Self.checkNotRevoked(issuedAt: issuedAt, validAfter: standing.tokensValidAfter)
+    }
+
+    /// `revoked_token` for a token issued in or before the second of its subject's last
+    /// sign-out everywhere (`validAfter`), or with no `iat` at all once there was one; `iat` is
+    /// in whole seconds, so a token of the revocation's own second is refused too.
+    static func checkNotRevoked(issuedAt: Date?, validAfter: Date?) throws(AuthError) {
+        guard let validAfter else { return }
+        guard let issuedAt,
+              issuedAt.timeIntervalSince1970.rounded(.down) > validAfter.timeIntervalSince1970.rounded(.down) else {
+            throw .revokedToken
+        }
+    }
+
     /// Who `subject` is in our records; `unknown_subject` when no one.
     func principal(forSubject subject: String) async throws(AuthError) -> Principal {
-        let owner: (role: String, id: String)?
+        try await owner(forSubject: subject).principal
+    }
+
+    /// Who `subject` is, and for a student or a coach the instant before which their tokens are
+    /// refused (sign-out everywhere), read with the subject in one transaction; `unknown_subject`
+    /// when no one.
+    private func owner(forSubject subject: String) async throws(AuthError) -> (principal: Principal, validAfter: Date?) {
+        let owner: SubjectOwner?
         do {
-            owner = try await database.subjectOwner(subject, subjectIsId: subjectIsId)
+            owner = try await database.subjectOwnerStanding(subject, subjectIsId: subjectIsId)
         } catch {
             throw .invalidToken(reason: "its subject could not be looked up")
         }
         if let owner, let role = Role(rawValue: owner.role), let principal = Principal(subject: owner.id, role: role) {
-            return principal
+            return (principal, owner.tokensValidAfter)
         }
         if let name = opsSubjects[subject], let principal = Principal(subject: name, role: .ops) {
-            return principal
+            return (principal, nil)
         }
         throw .unknownSubject
     }

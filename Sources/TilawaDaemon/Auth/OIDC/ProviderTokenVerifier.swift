@@ -43,10 +43,12 @@ actor ProviderTokenVerifier {
         var lastErrorAt: Date?
     }
 
-    /// A verified token: its subject and the instant it expires.
+    /// A verified token: its subject, the instant it expires, and when it was issued (`iat`,
+    /// nil when the provider sets none), which sign-out everywhere is checked against.
     struct Verified: Sendable {
         var subject: String
         var expiresAt: Date
+        var issuedAt: Date?
     }
 
     let settings: Settings
@@ -83,6 +85,7 @@ actor ProviderTokenVerifier {
         let aud: Audience?
         let exp: Double?
         let nbf: Double?
+        let iat: Double?
         /// An ID token's: the sign-in it answers (`DeskProviderSignIn`).
         let nonce: String?
 
@@ -160,7 +163,7 @@ actor ProviderTokenVerifier {
             throw .invalidToken(reason: "its sub is missing or not one line of at most 255 characters")
         }
         if let nonce, claims.nonce != nonce { throw .invalidToken(reason: "its nonce is not this sign-in's") }
-        return Verified(subject: sub, expiresAt: expiresAt)
+        return Verified(subject: sub, expiresAt: expiresAt, issuedAt: claims.iat.map { Date(timeIntervalSince1970: $0) })
     }
 
     /// The current set, fetched first when there is none or it has expired (a failed fetch
