@@ -48,7 +48,8 @@ final class PushTestServer: Sendable {
 
     var requests: [[String: Any]] { log() }
 
-    func script(_ answers: [String: [[Any]]]) throws {
+    /// `answers` by key: a list of answers, or `["when": text, "answers": list]` for requests whose body has the text.
+    func script(_ answers: [String: Any]) throws {
         try JSONSerialization.data(withJSONObject: answers).write(to: URL(fileURLWithPath: folder + "/script.json"))
     }
 

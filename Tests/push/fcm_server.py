@@ -27,8 +27,6 @@ import argparse
 import asyncio
 import json
 import os
-import signal
-import socket
 import sys
 import time
 import urllib.parse
@@ -36,11 +34,9 @@ import uuid
 
 import jwt
 from cryptography.hazmat.primitives import serialization
-from hypercorn.asyncio import serve
-from hypercorn.config import Config
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from apns_server import certificates  # noqa: E402
+from stand_in import Script, append, listen, request, serve_tls  # noqa: E402
 
 SCOPE = "https://www.googleapis.com/auth/firebase.messaging"
 GRANT = "urn:ietf:params:oauth:grant-type:jwt-bearer"
@@ -53,27 +49,7 @@ class FCM:
             self.public_key = serialization.load_pem_public_key(source.read())
         self.tokens = {}  # access token -> expiry (epoch seconds)
         self.port = None
-        self.script_path = os.path.join(args.dir, "script.json")
-
-    def scripted(self, key):
-        try:
-            with open(self.script_path) as source:
-                script = json.load(source)
-        except (OSError, ValueError):
-            return None
-        answers = script.get(key) or []
-        if not answers:
-            return None
-        answer = answers.pop(0)
-        script[key] = answers
-        with open(self.script_path + ".tmp", "w") as out:
-            json.dump(script, out)
-        os.replace(self.script_path + ".tmp", self.script_path)
-        return answer
-
-    def append(self, name, record):
-        with open(os.path.join(self.args.dir, name), "a") as out:
-            out.write(json.dumps(record) + "\n")
+        self.script = Script(args.dir)
 
     def exchange(self, body):
         """(status, document) for a token request."""
@@ -97,7 +73,7 @@ class FCM:
             return 400, {"error": "invalid_scope"}
         if claims["exp"] - claims["iat"] > 3600 or claims["iat"] > now + 60:
             return 400, {"error": "invalid_grant", "error_description": "Invalid JWT: Token must be a short-lived token and in a reasonable timeframe."}
-        scripted = self.scripted("__token__")
+        scripted = self.script.next("__token__")
         if scripted and scripted[0] != 200:
             return scripted[0], {"error": scripted[1]}
         token = "ya29.test-" + uuid.uuid4().hex
@@ -123,39 +99,28 @@ class FCM:
             assert all(isinstance(value, str) for value in message.get("data", {}).values())
         except (ValueError, KeyError, TypeError, AssertionError):
             return 400, "INVALID_ARGUMENT", "Invalid JSON payload received.", None, 0
-        answer = self.scripted(message["token"])
+        answer = self.script.next(message["token"], body)
         if answer:
             return (answer[0], answer[1], "scripted", answer[2] if len(answer) > 2 else None,
                     answer[3] if len(answer) > 3 else 0)
         return 200, "", "", None, 0
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] == "lifespan":
-            while True:
-                message = await receive()
-                if message["type"] == "lifespan.startup":
-                    await send({"type": "lifespan.startup.complete"})
-                elif message["type"] == "lifespan.shutdown":
-                    await send({"type": "lifespan.shutdown.complete"})
-                    return
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
-        headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope["headers"]}
+        received = await request(scope, receive, send)
+        if received is None:
+            return
+        body, headers = received
         extra = []
         if scope["method"] == "POST" and scope["path"] == "/token":
             status, document = self.exchange(body)
-            self.append("tokens.jsonl", {"status": status, "error": document.get("error"), "at": time.time()})
+            append(self.args.dir, "tokens.jsonl", {"status": status, "error": document.get("error"), "at": time.time()})
         elif scope["method"] == "POST":
             status, code, text, retry_after, delay = self.judge(scope["path"], headers, body)
             try:
                 sent = json.loads(body).get("message")
             except ValueError:
                 sent = None
-            self.append("requests.jsonl", {"token": (sent or {}).get("token"), "status": status, "code": code,
+            append(self.args.dir, "requests.jsonl", {"token": (sent or {}).get("token"), "status": status, "code": code,
                                            "http_version": scope["http_version"], "at": time.time(), "message": sent})
             if status == 200:
                 document = {"name": f"projects/{self.args.project}/messages/{uuid.uuid4().int % 10**19}"}
@@ -186,26 +151,10 @@ def main():
     parser.add_argument("--token-lifetime", type=int, default=3599)
     args = parser.parse_args()
     os.makedirs(args.dir, exist_ok=True)
-    paths = certificates(args.dir)
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(64)
-    listener.set_inheritable(True)
     app = FCM(args)
+    listener = listen()
     app.port = listener.getsockname()[1]
-    config = Config()
-    config.bind = [f"fd://{listener.fileno()}"]
-    config.certfile = paths["server.pem"]
-    config.keyfile = paths["server.key"]
-    config.alpn_protocols = ["h2", "http/1.1"]
-    config.accesslog = None
-    config.errorlog = os.path.join(args.dir, "errors.log")
-    with open(os.path.join(args.dir, "port.tmp"), "w") as out:
-        out.write(str(app.port))
-    os.replace(os.path.join(args.dir, "port.tmp"), os.path.join(args.dir, "port"))
-    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
-    asyncio.run(serve(app, config))
+    serve_tls(app, args.dir, listener, ["h2", "http/1.1"])
 
 
 if __name__ == "__main__":

@@ -21,19 +21,7 @@ struct APNsClient: PushChannel {
         case let .success(loaded): key = APNsProviderToken(key: loaded, keyId: settings.keyId, teamId: settings.teamId)
         case let .failure(problem): throw ConfigurationError(key: "push.apns.key_file", message: problem.description)
         }
-        var tls = TLSConfiguration.makeClientConfiguration()
-        if let ca = settings.caFile {
-            guard FileManager.default.isReadableFile(atPath: ca) else {
-                throw ConfigurationError(key: "push.apns.ca_file", message: "cannot read \(ca)")
-            }
-            tls.additionalTrustRoots = [.file(ca)]
-        }
-        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
-        configuration.httpVersion = .automatic
-        configuration.timeout.connect = .seconds(10)
-        configuration.timeout.read = .seconds(30)
-        configuration.connectionPool.retryConnectionEstablishment = false
-        return APNsClient(settings: settings, tokens: key, http: HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration))
+        return APNsClient(settings: settings, tokens: key, http: try .pushClient(caFile: settings.caFile, caKey: "push.apns.ca_file"))
     }
 
     var platform: Device.Platform { .ios }

@@ -32,19 +32,7 @@ struct FCMClient: PushChannel {
         case let .success(loaded): account = loaded
         case let .failure(problem): throw ConfigurationError(key: "push.fcm.service_account_file", message: problem.description)
         }
-        var tls = TLSConfiguration.makeClientConfiguration()
-        if let ca = settings.caFile {
-            guard FileManager.default.isReadableFile(atPath: ca) else {
-                throw ConfigurationError(key: "push.fcm.ca_file", message: "cannot read \(ca)")
-            }
-            tls.additionalTrustRoots = [.file(ca)]
-        }
-        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
-        configuration.httpVersion = .automatic
-        configuration.timeout.connect = .seconds(10)
-        configuration.timeout.read = .seconds(30)
-        configuration.connectionPool.retryConnectionEstablishment = false
-        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let http = try HTTPClient.pushClient(caFile: settings.caFile, caKey: "push.fcm.ca_file")
         return FCMClient(settings: settings, account: account, projectId: settings.projectId ?? account.projectId,
                          tokens: FCMAccessTokens(account: account, http: http), http: http)
     }

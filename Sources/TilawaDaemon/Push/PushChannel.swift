@@ -1,5 +1,7 @@
+import AsyncHTTPClient
 import Foundation
 import Logging
+import NIOSSL
 import TilawaCore
 import TilawaStore
 
@@ -52,5 +54,25 @@ extension Device.Platform {
         case .ios: "iPhones"
         case .android: "Android phones"
         }
+    }
+}
+
+extension HTTPClient {
+    /// A push service's client: HTTP/2 where the service speaks it, bounded connect and read,
+    /// trusting `caFile` (named by `caKey` when it cannot be read) besides the system's roots.
+    static func pushClient(caFile: String?, caKey: String) throws -> HTTPClient {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let caFile {
+            guard FileManager.default.isReadableFile(atPath: caFile) else {
+                throw ConfigurationError(key: caKey, message: "cannot read \(caFile)")
+            }
+            tls.additionalTrustRoots = [.file(caFile)]
+        }
+        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
+        configuration.httpVersion = .automatic
+        configuration.timeout.connect = .seconds(10)
+        configuration.timeout.read = .seconds(30)
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 }
