@@ -22,9 +22,11 @@ TEST_PACKAGES    := opus-tools faketime python3 python3-venv ffmpeg chromium chr
 # tokens the OIDC tests present (an implementation independent of jwt-kit); botocore, the
 # independent SigV4 signer the S3 tests check ours against and the client the S3 server check
 # (Tests/s3/s3_server_check.py) talks to scripts/s3-server.sh's server with; hypercorn with h2,
-# the HTTP/2-over-TLS server the APNs stand-in (Tests/push/apns_server.py) runs on.
+# the HTTP/2-over-TLS server the APNs stand-in (Tests/push/apns_server.py) runs on; scim2-tester
+# with its client (scim2-client over httpx2, scim2-models), the SCIM conformance checker
+# Tests/scim/conformance.py runs against a daemon (SCIMConformanceTests).
 TEST_VENV        := .venv-test
-TEST_PYTHON_PACKAGES := jsonschema==4.26.0 referencing==0.37.0 rfc3339-validator==0.1.4 PyYAML==6.0.3 standardwebhooks==1.1.0 tuspy==1.1.0 selenium==4.38.0 PyJWT==2.10.1 cryptography==50.0.2 botocore==1.43.11 hypercorn==0.17.3 h2==4.4.1
+TEST_PYTHON_PACKAGES := jsonschema==4.26.0 referencing==0.37.0 rfc3339-validator==0.1.4 PyYAML==6.0.3 standardwebhooks==1.1.0 tuspy==1.1.0 selenium==4.38.0 PyJWT==2.10.1 cryptography==50.0.2 botocore==1.43.11 hypercorn==0.17.3 h2==4.4.1 scim2-tester==0.5.2 scim2-client==0.13.2 scim2-models==0.12.3 httpx2==2.16.2
 # The S3-compatible server the S3 tests run against, checking SigV4 signatures as AWS does:
 # OpenStack Swift's proxy with its s3api and tempauth middlewares, its account, container and
 # object servers (python3-swift comes with them) and memcached, where tempauth keeps its tokens.

@@ -107,6 +107,26 @@ enum PostgresSchema {
             ALTER TABLE student ADD COLUMN tokensValidAfter text COLLATE "C";
             ALTER TABLE coach ADD COLUMN tokensValidAfter text COLLATE "C"
             """#),
+        ("scim: provisioned users", #"""
+            CREATE TABLE scimUser (
+                role text COLLATE "C" NOT NULL,
+                id text COLLATE "C" NOT NULL,
+                subject text COLLATE "C" NOT NULL,
+                externalId text COLLATE "C",
+                name text COLLATE "C",
+                displayName text COLLATE "C",
+                emails text COLLATE "C",
+                active bigint,
+                version bigint NOT NULL,
+                createdAt text COLLATE "C" NOT NULL,
+                lastModified text COLLATE "C" NOT NULL,
+                deletedAt text COLLATE "C",
+                pausedEnrolmentId bigint,
+                PRIMARY KEY (role, id)
+            );
+            CREATE UNIQUE INDEX scimUser_subject ON scimUser (subject);
+            CREATE INDEX scimUser_externalId ON scimUser (externalId)
+            """#),
     ]
 
     static let baseline = #"""

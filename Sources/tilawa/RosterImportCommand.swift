@@ -83,6 +83,10 @@ struct RosterImportCommand: ParsableCommand {
                 let kept = row.formerRecords.map { "; what was left of the erased student is kept apart as \($0)" } ?? ""
                 print("re-admitted \(studentsSource):\(row.line): student \(row.id) as a new student (erased as \(row.erasedId))\(kept)")
             }
+            for row in summary.joined {
+                print("joined \(studentsSource):\(row.line): student \(row.id) is \(row.studentId), whom the identity provider "
+                    + "provisioned with the same subject; the row's level, coach and semester went to \(row.studentId)")
+            }
             let used = Set(summary.readmitted.map(\.erasedId))
             for id in allowErased where !used.contains(id) {
                 CommandLineOutput.warn("--allow-erased \(id): no row of this import names an erased student \(id) or their subject; nothing was re-admitted for it")

@@ -73,7 +73,7 @@ struct TestDaemon {
         self.logger = logger
         let authority = try await TokenAuthority(key: Array(repeating: 7, count: 32))
         api = APIContext(runtime: runtime, pool: AudioWorkPool(threads: 2), wakeup: WakeupSignal(), metrics: TilawaMetrics(),
-                         authority: authority, startedAt: start)
+                         authority: authority, startedAt: start, scimToken: try configuration.readSCIMToken())
     }
 
     /// The application with its encode workers (`encoding: false`: none, so jobs stay queued).

@@ -88,6 +88,9 @@ struct OpenAPIResponseTests {
         let daemon = try await TestDaemon(configure: {
             $0.http.maxUploadBytes = 1024 * 1024
             $0.desk.linkRequest = true
+            let scimToken = $0.workingDirectory + "/scim.token"
+            FileManager.default.createFile(atPath: scimToken, contents: Data(SCIMRouteTests.token.utf8))
+            $0.scim = .init(tokenFile: scimToken)
         })
         defer { daemon.remove() }
         let log = ResponseLog()
@@ -770,6 +773,43 @@ struct OpenAPIResponseTests {
                     _ = try await call(.post, revoke, uri, try await auth(.student, "S1001"))
                     _ = try await call(.post, revoke, uri)
                 }
+            }
+            // SCIM (RFC 7644): every operation with the SCIM token, its successes and SCIM errors.
+            try await step {
+                let scim: HTTPFields = [.authorization: "Bearer \(SCIMRouteTests.token)", .contentType: "application/scim+json"]
+                let users = "/scim/v2/Users", user = "/scim/v2/Users/{id}"
+                for (template, uri) in [("/scim/v2/ServiceProviderConfig", "/scim/v2/ServiceProviderConfig"), ("/scim/v2/ResourceTypes", "/scim/v2/ResourceTypes"),
+                                        ("/scim/v2/ResourceTypes/{id}", "/scim/v2/ResourceTypes/User"), ("/scim/v2/ResourceTypes/{id}", "/scim/v2/ResourceTypes/Group"),
+                                        ("/scim/v2/Schemas", "/scim/v2/Schemas"), ("/scim/v2/Schemas/{id}", "/scim/v2/Schemas/\(SCIMRouteTests.tilawa)"),
+                                        ("/scim/v2/Schemas/{id}", "/scim/v2/Schemas/urn:example:none")] {
+                    _ = try await call(.get, template, uri, scim)
+                }
+                let jwt = try await daemon.token(.ops, "ops")
+                _ = try await call(.get, "/scim/v2/ServiceProviderConfig", "/scim/v2/ServiceProviderConfig", [.authorization: "Bearer \(jwt)"])
+                _ = try await call(.post, "/scim/v2/.search", "/scim/v2/.search", scim, body: ByteBuffer(string: "{}"))
+                let body = #"{"userName": "idp|contract", "name": {"givenName": "Con", "familyName": "Tract"}, "emails": [{"value": "c@example.org", "type": "work", "primary": true}], "active": true}"#
+                let made = try await call(.post, users, users, scim, body: ByteBuffer(string: body))
+                #expect(made.status == .created, "\(String(buffer: made.body))")
+                let scimId = made.json?["id"] as? String ?? "P100001"
+                _ = try await call(.post, users, users, scim, body: ByteBuffer(string: body))
+                _ = try await call(.post, users, users, scim, body: ByteBuffer(string: #"{"displayName": "no userName"}"#))
+                _ = try await call(.post, users, users, [.contentType: "application/scim+json"], body: ByteBuffer(string: body))
+                _ = try await call(.get, users, "/scim/v2/Users?filter=userName%20eq%20%22idp%7Ccontract%22&startIndex=1&count=10", scim)
+                _ = try await call(.get, users, "/scim/v2/Users?filter=displayName%20co%20%22x%22", scim)
+                _ = try await call(.get, user, "/scim/v2/Users/\(scimId)", scim)
+                _ = try await call(.get, user, "/scim/v2/Users/\(scimId)", scim + [.ifNoneMatch: #"W/"1""#])
+                _ = try await call(.get, user, "/scim/v2/Users/P999999", scim)
+                let replacement = #"{"userName": "idp|contract", "displayName": "Con Tract", "active": true}"#
+                _ = try await call(.put, user, "/scim/v2/Users/\(scimId)", scim + [.ifMatch: #"W/"1""#], body: ByteBuffer(string: replacement))
+                _ = try await call(.put, user, "/scim/v2/Users/\(scimId)", scim + [.ifMatch: #"W/"1""#], body: ByteBuffer(string: replacement))
+                let deactivate = #"{"schemas": ["urn:ietf:params:scim:api:messages:2.0:PatchOp"], "Operations": [{"op": "replace", "value": {"active": false}}]}"#
+                _ = try await call(.patch, user, "/scim/v2/Users/\(scimId)", scim, body: ByteBuffer(string: deactivate))
+                _ = try await call(.patch, user, "/scim/v2/Users/\(scimId)", scim,
+                                   body: ByteBuffer(string: #"{"schemas": ["urn:ietf:params:scim:api:messages:2.0:PatchOp"], "Operations": [{"op": "replace", "path": "emails[", "value": 1}]}"#))
+                _ = try await call(.patch, user, "/scim/v2/Users/P999999", scim, body: ByteBuffer(string: deactivate))
+                _ = try await call(.delete, user, "/scim/v2/Users/\(scimId)", scim + [.ifMatch: #"W/"9""#])
+                _ = try await call(.delete, user, "/scim/v2/Users/\(scimId)", scim)
+                _ = try await call(.delete, user, "/scim/v2/Users/\(scimId)", scim)
             }
             // Last, as they close the test client's one connection: a JSON body and an upload over their limits.
             try await step {

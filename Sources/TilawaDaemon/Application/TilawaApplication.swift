@@ -52,6 +52,8 @@ public struct TilawaApplication: Sendable {
         var pushChannels: [any PushChannel] = []
         if let apns = configuration.apns { pushChannels.append(try APNsClient.make(apns)) }
         if let fcm = configuration.fcm { pushChannels.append(try FCMClient.make(fcm)) }
+        // Read now too: a SCIM token that cannot be read, or is too short, stops start-up naming scim.token_file.
+        let scimToken = try configuration.readSCIMToken()
         let authority = try await TokenAuthority(configuration: configuration)
         try MaintenanceService.startUp(runtime: runtime, logger: logger)
         try await Self.claimArtifactStore(runtime: runtime)
@@ -66,7 +68,8 @@ public struct TilawaApplication: Sendable {
         let wakeup = WakeupSignal()
         let metrics = TilawaMetrics()
         let notifier = SystemdNotifier(environment: environment)
-        let api = APIContext(runtime: runtime, pool: pool, wakeup: wakeup, metrics: metrics, authority: authority, startedAt: clock())
+        let api = APIContext(runtime: runtime, pool: pool, wakeup: wakeup, metrics: metrics, authority: authority, startedAt: clock(),
+                             scimToken: scimToken)
         let http = configuration.http
         let server = TilawaServer.makeApplication(api: api, logger: logger) { channel in
             let address = channel.localAddress.map { "\($0)" } ?? "\(http.host):\(http.port)"

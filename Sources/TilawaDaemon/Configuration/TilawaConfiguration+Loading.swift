@@ -67,6 +67,7 @@ extension TilawaConfiguration {
         )
         try config.readHTTP(&values)
         try config.readAuth(&values)
+        try config.readSCIM(&values)
         try config.readDropbox(&values)
         try config.readWebhook(&values)
         try config.readAPNs(&values)

@@ -26,6 +26,8 @@ public struct TilawaConfiguration: Sendable, Equatable {
     public var fcm: FCM?
     /// Sign-in with the identity provider; nil when not configured.
     public var oidc: OIDC?
+    /// `scim.*`: provisioning by the identity provider; nil when `scim.token_file` is not set.
+    public var scim: SCIM?
     /// `program.*`.
     public var program = Program()
     /// `attempts.limit` and `attempts.window_days` (as seconds in `length`).

@@ -21,15 +21,19 @@ public struct APIContext: Sendable {
     /// The identity provider's token verifier (its key set cached for the process); nil
     /// when none is configured.
     let provider: ProviderTokenVerifier?
+    /// The SCIM client's bearer token (`scim.token_file`, read at start-up); nil: SCIM is off
+    /// and `/scim/v2/` answers 404.
+    let scimToken: [UInt8]?
     /// Bearer tokens, local or the provider's, to principals.
     var bearer: BearerVerifier {
         BearerVerifier(authority: authority, configuration: runtime.configuration, provider: provider, database: runtime.database)
     }
 
-    /// Creates the context.
+    /// Creates the context; `scimToken` is `TilawaConfiguration.readSCIMToken()`'s.
     public init(runtime: TilawaRuntime, pool: AudioWorkPool, wakeup: WakeupSignal, metrics: TilawaMetrics,
-                authority: TokenAuthority, startedAt: Date) {
+                authority: TokenAuthority, startedAt: Date, scimToken: [UInt8]? = nil) {
         self.runtime = runtime
+        self.scimToken = scimToken
         self.pool = pool
         self.wakeup = wakeup
         self.metrics = metrics

@@ -10,12 +10,16 @@ import TilawaStore
 /// is, Hummingbird's own `HTTPError` with a code named after its status (an unknown path is
 /// `404`, a known path with another method `405` with `Allow`), a JSON body over its limit
 /// `413`, and anything else as a logged 500 — one request's failure never reaches the server.
+/// Under `/scim/v2` the same failures are SCIM errors instead (`SCIMError.mapping`).
 struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     let routes: RouteTable
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
+        } catch let error where SCIMError.covers(request.uri.path) {
+            // SCIM's clients read SCIM errors (RFC 7644 §3.12), never problem+json.
+            return try SCIMError.mapping(error, request: request, routes: routes, logger: context.logger).response(from: request, context: context)
         } catch let problem as APIProblem {
             return try problem.response(from: request, context: context)
         } catch let error as HTTPError {

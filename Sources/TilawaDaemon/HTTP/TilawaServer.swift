@@ -6,7 +6,8 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 
-/// Builds the HTTP application: routes (DESIGN §4), the error mapping, authentication.
+/// Builds the HTTP application: routes (DESIGN §4), the error mapping, authentication; SCIM
+/// provisioning under `/scim/v2` (DESIGN §16).
 public enum TilawaServer {
     /// The router with every route; `/v1` routes require a bearer token.
     public static func makeRouter(api: APIContext) -> Router<TilawaRequestContext> {
@@ -57,6 +58,9 @@ public enum TilawaServer {
         SessionRoutes(api: api).register(on: v1)
         BackOfficeRoutes(api: api).register(on: v1)
         ExportRoutes(api: api).register(on: v1)
+        // SCIM's own credential only, never a /v1 token (and the SCIM token nowhere else).
+        let scim = router.group("scim/v2").add(middleware: SCIMAuthMiddleware(token: api.scimToken))
+        SCIMRoutes(api: api).register(on: scim)
         routes.load(router)
         return router
     }

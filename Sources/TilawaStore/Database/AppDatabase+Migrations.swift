@@ -186,6 +186,7 @@ extension AppDatabase {
         migrator.registerMigration("devices: pushes", migrate: AppDatabase.migrateDevices)
         migrator.registerMigration("pushes: deliveries", migrate: AppDatabase.migratePushDeliveries)
         migrator.registerMigration("people: tokens valid after", migrate: AppDatabase.migrateTokensValidAfter)
+        migrator.registerMigration("scim: provisioned users", migrate: AppDatabase.migrateSCIMUsers)
         return migrator
     }
 }

@@ -95,12 +95,22 @@ extension AppDatabase {
                         summary.readmitted.append(.init(id: row.id.rawValue, line: row.line, erasedId: erased, formerRecords: former))
                         ledger.forget(erased)
                     }
+                    // A row naming the subject of a student the identity provider provisioned
+                    // (SCIM) under another id is that student: the subject joins them, and the
+                    // roster gives the programme's facts (level, coach, semester) to their row.
+                    var studentId = row.id.rawValue
+                    if let subject = row.subject, try !StudentRecord.exists(db, key: studentId),
+                       let provisioned = try Self.provisionedStudent(db, subject: subject) {
+                        studentId = provisioned
+                        summary.joined.append(.init(id: row.id.rawValue, line: row.line, studentId: provisioned))
+                    }
                     // An empty gender or time_zone cell keeps the stored one; the roster
                     // never overwrites a zone the student chose; preferences stay as they are.
-                    var student = try StudentRecord.fetchOne(db, key: row.id.rawValue) ?? StudentRecord(id: row.id.rawValue, name: row.name)
-                    student.name = row.name
+                    // The name is the identity provider's when it gave one (SCIM names the person).
+                    var student = try StudentRecord.fetchOne(db, key: studentId) ?? StudentRecord(id: studentId, name: row.name)
+                    if try !Self.isNamedByProvider(db, studentId: studentId) { student.name = row.name }
                     if let subject = row.subject {
-                        if let holder = try Self.subjectHolder(db, subject, except: row.id.rawValue) {
+                        if let holder = try Self.subjectHolder(db, subject, except: studentId) {
                             throw RosterError(.duplicateSubject, source: studentsSource, line: row.line,
                                               "student \(row.id) has the subject of \(holder); each person signs in as themselves")
                         }
@@ -112,10 +122,10 @@ extension AppDatabase {
                         student.timeZoneSetBy = "roster"
                     }
                     try student.upsert(db)
-                    if let coach = row.coachID?.rawValue, let refusal = try Self.genderRefusal(db, studentId: row.id.rawValue, coachId: coach) {
+                    if let coach = row.coachID?.rawValue, let refusal = try Self.genderRefusal(db, studentId: studentId, coachId: coach) {
                         throw RosterError(.genderMismatch, source: studentsSource, line: row.line, refusal)
                     }
-                    try Self.importEnrolment(db, row: row, source: studentsSource, now: now)
+                    try Self.importEnrolment(db, row: row, studentId: studentId, source: studentsSource, now: now)
                     summary.students += 1
                 }
             }
@@ -123,8 +133,8 @@ extension AppDatabase {
         }
     }
 
-    private static func importEnrolment(_ db: SQLSession, row: StudentRow, source: String, now: Date) throws {
-        let student = row.id.rawValue
+    /// The row's enrolment of `studentId` (the row's own id, or the provisioned student it joined).
+    private static func importEnrolment(_ db: SQLSession, row: StudentRow, studentId student: String, source: String, now: Date) throws {
         let semesterId = row.semesterID.rawValue
         guard let semester = try SemesterRecord.fetchOne(db, key: semesterId) else { return }
         let closed = try semester.calendar().isClosed(at: now)

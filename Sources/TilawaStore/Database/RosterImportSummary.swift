@@ -15,6 +15,10 @@ public struct RosterImportSummary: Sendable, Equatable {
     /// Rows re-admitted as new students (`allowErased`), in file order.
     public var readmitted: [ReadmittedRow] = []
 
+    /// Rows whose subject is a student the identity provider provisioned (SCIM) under another
+    /// id: imported into that student, in file order.
+    public var joined: [JoinedRow] = []
+
     /// A students.csv row the import left out, and why it may not come back.
     public struct SkippedRow: Sendable, Equatable {
         public var id: String
@@ -32,6 +36,14 @@ public struct RosterImportSummary: Sendable, Equatable {
         public var erasedId: String
         /// Where the old student's remaining records went (`ID-erased-N`), when the id was reused.
         public var formerRecords: String?
+    }
+
+    /// A students.csv row imported into the provisioned student its subject names.
+    public struct JoinedRow: Sendable, Equatable {
+        public var id: String
+        public var line: Int
+        /// The provisioned student's id (`P100001`), which the row's facts went to.
+        public var studentId: String
     }
 
     public init() {}

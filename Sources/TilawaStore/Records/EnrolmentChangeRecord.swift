@@ -18,7 +18,7 @@ public struct EnrolmentChangeRecord: Codable, Sendable, Equatable, FetchableReco
     public var levelId: String?
     public var coachId: String?
     public var changedAt: Date
-    /// `roster`, `ops`, `coach:C01`, `migration`.
+    /// `roster`, `ops`, `coach:C01`, `migration`, `scim` (a student the identity provider provisioned).
     public var changedBy: String
     /// The back-office audit row of this change, if it was one (it is then listed once, from there).
     public var auditId: Int64? = nil
