@@ -4,6 +4,7 @@ import Hummingbird
 import Testing
 @testable import TilawaDaemon
 @_spi(Testing) import TilawaStore
+import TilawaCore
 import TilawaTestSupport
 
 /// SCIM 2.0 provisioning (DESIGN §16, issue 46): `/scim/v2` answers the identity provider's
@@ -89,6 +90,8 @@ struct SCIMRouteTests {
             #expect(byName.status == .ok && byName.json?["totalResults"] as? Int == 1, "\(String(buffer: byName.body))")
             #expect(byName.json?["schemas"] as? [String] == ["urn:ietf:params:scim:api:messages:2.0:ListResponse"])
             #expect((byName.json?["Resources"] as? [[String: Any]])?.first?["id"] as? String == id)
+            Self.expectError(try await Self.scim(client, .post, "/Users", #"{"userName": "IDP|MARYAM"}"#), .conflict, "uniqueness",
+                             "userName is not case-exact: the filter finds her, so no second user may take it")
             let byEmail = try await Self.scim(client, .get, "/Users?filter=" + Self.query(#"emails[type eq "work"].value eq "MARYAM@example.org""#))
             #expect(byEmail.json?["totalResults"] as? Int == 1, "\(String(buffer: byEmail.body))")
             let otherType = try await Self.scim(client, .get, "/Users?filter=" + Self.query(#"emails[type eq "home"].value eq "maryam@example.org""#))
@@ -110,6 +113,10 @@ struct SCIMRouteTests {
             let audit = try await daemon.runtime.database.audit(AuditFilter(studentId: id), after: nil, limit: 50).entries
             #expect(audit.contains { $0.action == "sessions_revoked" && $0.actor == "scim" }, "\(audit)")
             #expect(audit.contains { $0.action == "enrolment_changed" && $0.actor == "scim" }, "\(audit)")
+            // Deprovisioned: a token issued after it names no one either, until the provider turns them back on.
+            daemon.clock.advance(by: 1)
+            let fresh = try await client.execute(uri: "/v1/students/\(id)/timeline", method: .get, headers: try await daemon.headers(.student, id))
+            #expect(fresh.status == .unauthorized && fresh.json?["code"] as? String == "unknown_subject", "\(String(buffer: fresh.body))")
 
             daemon.clock.advance(by: 60)
             let reactivated = try await Self.scim(client, .patch, "/Users/\(id)", """
@@ -309,6 +316,9 @@ struct SCIMRouteTests {
 
             let linked = try await Self.scim(client, .post, "/Users", #"{"userName": "idp|aisha", "displayName": "Aisha R."}"#)
             #expect(linked.status == .created && linked.json?["id"] as? String == "S1001", "\(String(buffer: linked.body))")
+            // A student with no subject, who signs in by id: a userName that is the id is them, not a new student.
+            let byId = try await Self.scim(client, .post, "/Users", #"{"userName": "S1011"}"#)
+            #expect(byId.status == .created && byId.json?["id"] as? String == "S1011", "\(String(buffer: byId.body))")
             let coach = try await Self.scim(client, .post, "/Users", #"{"userName": "idp|c02", "\#(Self.tilawa)": {"role": "coach"}}"#)
             #expect(coach.status == .created && coach.json?["id"] as? String == "C02", "\(String(buffer: coach.body))")
             #expect((coach.json?[Self.tilawa] as? [String: Any])?["role"] as? String == "coach")
@@ -323,6 +333,39 @@ struct SCIMRouteTests {
             #expect(off.status == .ok)
             let refused = try await client.execute(uri: "/v1/coaches/C02/queue", method: .get, headers: earlier)
             #expect(refused.status == .unauthorized && refused.json?["code"] as? String == "revoked_token")
+            // Turned off, the coach opens no desk: no login link is made or exchanged, no session started.
+            let database = daemon.runtime.database
+            let now = daemon.clock.now
+            #expect(try await database.createLoginLink(coachId: "C02", secretHash: "h-off", now: now, expiresAt: now + 600) == false)
+            #expect(try await database.startDeskSession(coachId: "C02", sessionHash: "s-off", csrfToken: "c", lifetime: 600, now: now) == nil)
+            if case .queued = try await database.requestDeskLink(who: "C02", secretHash: "h-off-2", url: { _ in "https://x/" }, now: now,
+                                                                 expiresAt: now + 600, interval: 60) {
+                Issue.record("a login link was queued for a deprovisioned coach")
+            }
+        }
+    }
+
+    @Test("an operator who takes a deprovisioning pause over (resumes, then pauses for their own reason) keeps theirs when the provider turns the student on again")
+    func operatorsPauseStays() async throws {
+        let daemon = try await Self.daemon()
+        defer { daemon.remove() }
+        try await daemon.application().live { client in
+            let created = try await Self.scim(client, .post, "/Users", #"{"userName": "idp|yasmin", "displayName": "Yasmin"}"#)
+            let id = try #require(created.json?["id"] as? String, "\(String(buffer: created.body))")
+            let off = #"{"schemas": ["\#(Self.patchOp)"], "Operations": [{"op": "replace", "path": "active", "value": false}]}"#
+            #expect(try await Self.scim(client, .patch, "/Users/\(id)", off).status == .ok)
+            #expect(try await Self.enrolmentState(daemon, id) == "paused")
+            let database = daemon.runtime.database, policy = daemon.runtime.policy
+            for state in [RuleOverrides.Standing.active, .paused] {
+                daemon.clock.advance(by: 60)
+                let changed = try await database.apply(.changeEnrolment(studentId: id, coachId: nil, levelId: nil, state: state), by: "ops",
+                                                       reason: "the family asked", policy: policy, now: daemon.clock.now)
+                if case let .failure(refusal) = changed { Issue.record("\(refusal)") }
+            }
+            daemon.clock.advance(by: 60)
+            let on = #"{"schemas": ["\#(Self.patchOp)"], "Operations": [{"op": "replace", "path": "active", "value": true}]}"#
+            #expect(try await Self.scim(client, .patch, "/Users/\(id)", on).status == .ok)
+            #expect(try await Self.enrolmentState(daemon, id) == "paused", "the operator's pause is not the provider's to lift")
         }
     }
 

@@ -176,6 +176,9 @@ struct ErasureSeamTests {
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission WHERE studentId = 'S1001'")
         } == 0)
         #expect(try await store.database.isErased(studentId: "S1001") == false)
+        // Tokens issued before the erasure (the erased person's) stay refused for whoever the id names now.
+        let standing = try await store.database.tokenStanding(of: .student, id: "S1001")
+        #expect(!standing.erased && (standing.tokensValidAfter ?? .distantPast) >= at.addingTimeInterval(-1), "\(standing)")
         #expect(try store.database.admitSubmission(store.request("S1001", .week(3), at: later), policy: policy).submission != nil,
                 "the re-admitted student records")
         // The ledger still names both: a restore of a backup from before the erasure erases the old student again.

@@ -54,4 +54,35 @@ struct PushQueueTests {
         let summary = try await database.pushSummary(now: Self.at + 120)
         #expect(summary.pending == 2 && summary.stopped.isEmpty)
     }
+
+    @Test("Android's deliveries waiting longest (its channel stopped) never keep an iPhone's from being claimed; a dead daemon's claims are given back, a live one's kept",
+          arguments: TestEngine.all)
+    func platformsApartAndDeadClaims(engine: TestEngine) async throws {
+        let store = try TestStore(engine)
+        defer { store.remove() }
+        let database = store.database
+        for (student, device, platform) in [("S1001", "android", Device.Platform.android), ("S1002", "iphone", .ios)] {
+            _ = try await database.registerDevice(Device(owner: .student, ownerId: student, deviceId: device, platform: platform,
+                                                         token: device + "-token-" + String(repeating: "a", count: 40),
+                                                         environment: .production, locale: nil, appVersion: nil, registeredAt: Self.at, updatedAt: Self.at))
+        }
+        guard case .success = try await database.createAnnouncement(title: "Eid", body: "No lesson.", audience: .all, publishAt: Self.at, by: "ops", now: Self.at)
+        else {
+            Issue.record("not announced")
+            return
+        }
+        _ = try await database.publishDueAnnouncements(now: Self.at)
+        #expect(try await database.fanOutPushes(platforms: [.ios, .android], programmeQuietHours: nil,
+                                                programmeZone: TimeZone(identifier: "America/New_York")!, now: Self.at) == 2)
+        // Whichever sorts first, a claim of one iPhone delivery is the iPhone's.
+        let ios = try await database.claimPushes(platform: .ios, sender: "1@dead-host", until: Self.at + 90, now: Self.at, limit: 1)
+        #expect(ios.map(\.device.deviceId) == ["iphone"])
+        let android = try await database.claimPushes(platform: .android, sender: "2@live-host", until: Self.at + 90, now: Self.at, limit: 1)
+        #expect(android.map(\.device.deviceId) == ["android"])
+        #expect(try await database.releasePushClaims(unless: { $0 != "1@dead-host" }) == 1)
+        #expect(try await database.claimPushes(platform: .ios, sender: "3@new", until: Self.at + 90, now: Self.at, limit: 1).map(\.device.deviceId) == ["iphone"],
+                "given back: claimed again at once")
+        #expect(try await database.claimPushes(platform: .android, sender: "3@new", until: Self.at + 90, now: Self.at, limit: 1).isEmpty,
+                "a live sender's claim is kept")
+    }
 }

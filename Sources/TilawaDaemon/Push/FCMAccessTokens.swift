@@ -49,9 +49,10 @@ actor FCMAccessTokens {
         }
     }
 
-    /// Forgets the token (FCM answered 401): the next send exchanges a new one.
-    func discard() {
-        current = nil
+    /// Forgets `token` (FCM answered 401 to it): the next send exchanges a new one. A 401 to a
+    /// token already replaced leaves the new one alone.
+    func discard(_ token: String) {
+        if current?.token == token { current = nil }
     }
 
     private static func exchange(account: FCMServiceAccount, http: HTTPClient, now: Date) async -> Result<(token: String, renewAt: Date), Failure> {

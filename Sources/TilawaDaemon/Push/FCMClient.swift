@@ -40,10 +40,10 @@ struct FCMClient: PushChannel {
     func deliver(_ job: PushJob, event: EventPayload, expiresAt: Date) async -> PushAnswer {
         let now = Date()
         let message = FCMMessage.make(eventId: job.eventId, payload: event, token: job.device.token, badge: job.badge, expiresAt: expiresAt, now: now)
-        let answer = await send(message, now: now)
+        let (answer, refused) = await send(message, now: now)
         guard answer == .expiredToken else { return answer }
-        await tokens.discard()
-        let again = await send(message, now: Date())
+        await tokens.discard(refused)
+        let (again, _) = await send(message, now: Date())
         guard again == .expiredToken else { return again }
         return .channelRefused(reason: "FCM refuses a new access token of the service account \(account.clientEmail): check its roles in project \(projectId)")
     }
@@ -52,12 +52,13 @@ struct FCMClient: PushChannel {
         try? await http.shutdown()
     }
 
-    func send(_ message: Data, now: Date) async -> PushAnswer {
+    /// FCM's answer to `message`, and the access token it was sent with.
+    func send(_ message: Data, now: Date) async -> (PushAnswer, accessToken: String) {
         let accessToken: String
         switch await tokens.token(now: now) {
         case let .success(token): accessToken = token
-        case let .failure(.unavailable(reason)): return .retry(after: nil, reason: reason)
-        case let .failure(.refused(reason)): return .channelRefused(reason: reason)
+        case let .failure(.unavailable(reason)): return (.retry(after: nil, reason: reason), "")
+        case let .failure(.refused(reason)): return (.channelRefused(reason: reason), "")
         }
         var request = HTTPClientRequest(url: settings.endpoint.absoluteString + "/v1/projects/\(projectId)/messages:send")
         request.method = .POST
@@ -70,14 +71,14 @@ struct FCMClient: PushChannel {
             response = try await http.execute(request, timeout: .seconds(30))
             body = try await response.body.collect(upTo: 64 * 1024)
         } catch {
-            return .retry(after: nil, reason: "no answer from \(settings.endpoint.host ?? "FCM"): \(error)")
+            return (.retry(after: nil, reason: "no answer from \(settings.endpoint.host ?? "FCM"): \(error)"), accessToken)
         }
         let error = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any])?["error"] as? [String: Any]
         let details = error?["details"] as? [[String: Any]] ?? []
         let code = details.lazy.compactMap { $0["errorCode"] as? String }.first ?? error?["status"] as? String ?? "HTTP \(response.status.code)"
-        return Self.meaning(status: Int(response.status.code), code: code, message: error?["message"] as? String ?? "",
-                            retryAfter: PushAnswer.retryAfter(response.headers.first(name: "retry-after")),
-                            account: account.clientEmail, project: projectId)
+        return (Self.meaning(status: Int(response.status.code), code: code, message: error?["message"] as? String ?? "",
+                             retryAfter: PushAnswer.retryAfter(response.headers.first(name: "retry-after")),
+                             account: account.clientEmail, project: projectId), accessToken)
     }
 
     /// The answer's meaning by status and FCM's `errorCode` (Firebase's "FCM error codes").

@@ -72,8 +72,10 @@ struct PushService: Service {
     /// once (more may be due), `.stopped` when the channel stopped (its credential or topic refused).
     private func sendDue(_ channel: any PushChannel) async throws -> Round {
         let now = clock()
+        // One wave a round, so no claim runs out while its send waits its turn (a send, a token
+        // exchange and a second send take at most 30 s each).
         let jobs = try await database.claimPushes(platform: channel.platform, sender: EncodeJobRunner.workerIdentity,
-                                                  until: now.addingTimeInterval(90), now: now, limit: options.concurrency * 4)
+                                                  until: now.addingTimeInterval(120), now: now, limit: options.concurrency)
         guard !jobs.isEmpty else { return .done }
         // At most `concurrency` in flight; each answer recorded as it comes (a daemon killed
         // meanwhile sends again only what was in flight).
@@ -96,7 +98,7 @@ struct PushService: Service {
             try await database.setPushChannelStopped(channel.platform, reason: refusal, now: clock())
             return .stopped
         }
-        return jobs.count == options.concurrency * 4 ? .more : .done
+        return jobs.count == options.concurrency ? .more : .done
     }
 
     private func send(_ job: PushJob, through channel: any PushChannel) async -> PushAnswer {

@@ -58,6 +58,11 @@ extension AppDatabase {
                 try db.execute(sql: "UPDATE enrolmentPause SET endedAt = ? WHERE enrolmentId = ? AND endedAt IS NULL",
                                arguments: [now, context.enrolmentId])
             }
+            // The back office took the pause or resume over: provisioning again no longer
+            // resumes what the identity provider paused (an operator's own pause stays).
+            if actor != scimActor {
+                try db.execute(sql: "UPDATE scimUser SET pausedEnrolmentId = NULL WHERE pausedEnrolmentId = ?", arguments: [context.enrolmentId])
+            }
             let change: EnrolmentChangeRecord.Change = switch newState {
             case .active: .resumed
             case .paused: .paused

@@ -55,7 +55,7 @@ extension AppDatabase {
     /// `expiresAt`. False when no such coach is in the programme.
     public func createLoginLink(coachId: String, secretHash: String, now: Date, expiresAt: Date) async throws -> Bool {
         try await engine.write { db in
-            guard try Self.coachExistsQuery(id: coachId)(db) else { return false }
+            guard try Self.coachExistsQuery(id: coachId)(db), try !Self.isDeprovisioned(db, role: "coach", id: coachId) else { return false }
             try db.execute(sql: "DELETE FROM loginLink WHERE expiresAt < ?", arguments: [now.addingTimeInterval(-86_400)])
             try db.execute(sql: "INSERT INTO loginLink (secretHash, coachId, createdAt, expiresAt) VALUES (?, ?, ?, ?)",
                            arguments: [secretHash, coachId, now, expiresAt])
@@ -80,7 +80,10 @@ extension AppDatabase {
             if (row["usedAt"] as Date?) != nil { return .failure(.used) }
             if (row["expiresAt"] as Date) <= now { return .failure(.expired) }
             try db.execute(sql: "UPDATE loginLink SET usedAt = ? WHERE secretHash = ?", arguments: [now, linkHash])
-            guard try Self.coachExistsQuery(id: coachId)(db) else { return .failure(.unknownCoach) }
+            // A coach the identity provider turned off (SCIM) signs in no more, by link or otherwise.
+            guard try Self.coachExistsQuery(id: coachId)(db), try !Self.isDeprovisioned(db, role: "coach", id: coachId) else {
+                return .failure(.unknownCoach)
+            }
             let expiresAt = now.addingTimeInterval(lifetime)
             try db.execute(sql: """
                 INSERT INTO deskSession (secretHash, coachId, csrfToken, createdAt, lastSeenAt, expiresAt) VALUES (?, ?, ?, ?, ?, ?)
@@ -95,7 +98,7 @@ extension AppDatabase {
     public func startDeskSession(coachId: String, sessionHash: String, csrfToken: String, lifetime: TimeInterval,
                                  now: Date) async throws -> DeskSession? {
         try await immediateWrite { db in
-            guard try Self.coachExistsQuery(id: coachId)(db) else { return nil }
+            guard try Self.coachExistsQuery(id: coachId)(db), try !Self.isDeprovisioned(db, role: "coach", id: coachId) else { return nil }
             let expiresAt = now.addingTimeInterval(lifetime)
             try db.execute(sql: """
                 INSERT INTO deskSession (secretHash, coachId, csrfToken, createdAt, lastSeenAt, expiresAt) VALUES (?, ?, ?, ?, ?, ?)
@@ -225,6 +228,8 @@ extension AppDatabase {
                   let coach = try CoachRecord.fetchOne(db, key: query)
                     ?? CoachRecord.fetchOne(db, sql: "SELECT * FROM coach WHERE lower(email) = lower(?) ORDER BY id LIMIT 1", arguments: [query])
             else { return .unknownCoach }
+            // Turned off by the identity provider: answered as for no coach (the page says the same either way).
+            if try Self.isDeprovisioned(db, role: "coach", id: coach.id) { return .unknownCoach }
             let last = try Date.fetchOne(db, sql: "SELECT MAX(occurredAt) FROM event WHERE queue = ? AND type = ?",
                                          arguments: ["coach:\(coach.id)", EventType.deskLinkRequested.rawValue])
             if let last, now.timeIntervalSince(last) < interval { return .tooSoon(coachId: coach.id) }

@@ -124,7 +124,9 @@ extension AppDatabase {
         try await engine.read { db in
             func owner(_ role: String, _ sql: String) throws -> SubjectOwner? {
                 guard let row = try Row.fetchOne(db, sql: sql, arguments: [subject]) else { return nil }
-                return SubjectOwner(role: role, id: row["id"], tokensValidAfter: row["tokensValidAfter"] as Date?)
+                let id: String = row["id"]
+                return SubjectOwner(role: role, id: id, tokensValidAfter: row["tokensValidAfter"] as Date?,
+                                    deprovisioned: try Self.isDeprovisioned(db, role: role, id: id))
             }
             if let found = try owner("student", "SELECT id, tokensValidAfter FROM student WHERE subject = ?") { return found }
             if let found = try owner("coach", "SELECT id, tokensValidAfter FROM coach WHERE subject = ?") { return found }
@@ -144,4 +146,6 @@ public struct SubjectOwner: Sendable, Equatable {
     public var id: String
     /// Their tokens issued at or before this instant's second are refused (sign-out everywhere).
     public var tokensValidAfter: Date?
+    /// The identity provider turned them off (SCIM): no token of theirs is accepted.
+    public var deprovisioned = false
 }

@@ -106,15 +106,18 @@ extension AppDatabase {
     }
 
     /// Claims up to `limit` due deliveries on `platform` for `sender` until `until` (another
-    /// node takes them after: a node that died mid-send), most overdue first. A delivery whose
-    /// device has gone (signed out, its token moved) is dropped on the way.
+    /// node takes them after: a node that died mid-send), most overdue first; another
+    /// platform's (a channel stopped or not configured) never stand in their way. A delivery
+    /// whose device has gone (signed out, its token moved) is dropped on the way.
     public func claimPushes(platform: Device.Platform, sender: String, until: Date, now: Date, limit: Int) async throws -> [PushJob] {
         try await engine.claimWrite { db in
             let rows = try Row.fetchAll(db, sql: """
-                SELECT eventSeq, ownerKind, ownerId, deviceId, attempts FROM pushDelivery
+                SELECT eventSeq, ownerKind, ownerId, deviceId, attempts FROM pushDelivery p
                 WHERE state = 'pending' AND nextAttemptAt <= ? AND (sendingUntil IS NULL OR sendingUntil <= ?)
+                  AND NOT EXISTS (SELECT 1 FROM device d WHERE d.ownerKind = p.ownerKind AND d.ownerId = p.ownerId
+                                  AND d.deviceId = p.deviceId AND d.platform <> ?)
                 ORDER BY nextAttemptAt, eventSeq LIMIT ?\(db.skipLocked)
-                """, arguments: [now, now, limit])
+                """, arguments: [now, now, platform.rawValue, limit])
             var jobs: [PushJob] = []
             for row in rows {
                 let seq: Int64 = row["eventSeq"], kind: String = row["ownerKind"], ownerId: String = row["ownerId"], deviceId: String = row["deviceId"]

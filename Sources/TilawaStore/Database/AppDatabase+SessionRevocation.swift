@@ -23,10 +23,14 @@ public struct TokenStanding: Sendable, Equatable {
     /// A token issued at or before this instant's second is refused (sign-out everywhere); nil
     /// when they never signed out everywhere.
     public var tokensValidAfter: Date?
+    /// The identity provider deprovisioned them (SCIM `active: false` or `DELETE`): every token
+    /// of theirs names no one until it turns them back on.
+    public var deprovisioned: Bool
 
-    public init(erased: Bool, tokensValidAfter: Date?) {
+    public init(erased: Bool, tokensValidAfter: Date?, deprovisioned: Bool = false) {
         self.erased = erased
         self.tokensValidAfter = tokensValidAfter
+        self.deprovisioned = deprovisioned
     }
 }
 
@@ -105,15 +109,27 @@ extension AppDatabase {
         try await engine.read { db in
             switch owner {
             case .student:
+                // An id erased and admitted again may be another person: the tokens issued
+                // before the erasure stay refused (as if the erased student signed out then).
                 guard let row = try Row.fetchOne(db, sql: """
                     SELECT EXISTS (SELECT 1 FROM erasure WHERE studentId = ? AND readmittedAt IS NULL) AS erased,
-                           (SELECT tokensValidAfter FROM student WHERE id = ?) AS validAfter
-                    """, arguments: [id, id]) else { return TokenStanding(erased: false, tokensValidAfter: nil) }
-                return TokenStanding(erased: (row["erased"] as Bool?) ?? false, tokensValidAfter: row["validAfter"] as Date?)
+                           (SELECT tokensValidAfter FROM student WHERE id = ?) AS validAfter,
+                           (SELECT erasedAt FROM erasure WHERE studentId = ?) AS erasedAt
+                    """, arguments: [id, id, id]) else { return TokenStanding(erased: false, tokensValidAfter: nil) }
+                let instants = [row["validAfter"] as Date?, row["erasedAt"] as Date?].compactMap { $0 }
+                return TokenStanding(erased: (row["erased"] as Bool?) ?? false, tokensValidAfter: instants.max(),
+                                     deprovisioned: try Self.isDeprovisioned(db, role: "student", id: id))
             case .coach:
                 return TokenStanding(erased: false,
-                                     tokensValidAfter: try Date.fetchOne(db, sql: "SELECT tokensValidAfter FROM coach WHERE id = ?", arguments: [id]))
+                                     tokensValidAfter: try Date.fetchOne(db, sql: "SELECT tokensValidAfter FROM coach WHERE id = ?", arguments: [id]),
+                                     deprovisioned: try Self.isDeprovisioned(db, role: "coach", id: id))
             }
         }
+    }
+
+    /// Whether the identity provider turned `role` `id` off (SCIM `active: false`, or deleted them).
+    static func isDeprovisioned(_ db: SQLSession, role: String, id: String) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM scimUser WHERE role = ? AND id = ? AND (active = 0 OR deletedAt IS NOT NULL))",
+                          arguments: [role, id]) ?? false
     }
 }

@@ -54,7 +54,9 @@ extension AppDatabase {
                                policy: ProgramPolicy, now: Date) throws -> Result<SCIMUser, SCIMRefusal> {
         let owner = draft.owner ?? defaultRole
         let subject = draft.userName
-        if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM scimUser WHERE subject = ? AND deletedAt IS NULL)", arguments: [subject]) == true {
+        // userName is not case-exact (RFC 7643 §4.1.1): "Alice@x" is taken when "alice@x" is, as a filter finds either.
+        if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM scimUser WHERE lower(subject) = ? AND deletedAt IS NULL)",
+                             arguments: [Self.asciiLowercased(subject)]) == true {
             return .failure(.userNameTaken(subject))
         }
         let linked: String?
@@ -68,6 +70,9 @@ extension AppDatabase {
                 return .failure(.alreadyProvisioned("\(owner.rawValue) \(linked)"))
             }
             id = linked
+            if owner == .student {
+                try db.execute(sql: "UPDATE student SET subject = ? WHERE id = ? AND subject IS NULL", arguments: [subject, id])
+            }
             // SCIM names the person: the provider's name wins over the roster's.
             if owner == .student, let personName = draft.personName {
                 try db.execute(sql: "UPDATE student SET name = ? WHERE id = ?", arguments: [personName, id])
@@ -140,8 +145,9 @@ extension AppDatabase {
         if let asked = draft.owner, asked != user.owner { return .failure(.roleChange(from: user.owner, to: asked)) }
         if draft.userName != user.userName {
             if user.owner == .coach { return .failure(.coachUserName(user.userName)) }
-            if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM scimUser WHERE subject = ? AND deletedAt IS NULL)",
-                                 arguments: [draft.userName]) == true {
+            if try Bool.fetchOne(db, sql: """
+                SELECT EXISTS (SELECT 1 FROM scimUser WHERE lower(subject) = ? AND deletedAt IS NULL AND NOT (role = ? AND id = ?))
+                """, arguments: [Self.asciiLowercased(draft.userName), user.owner.rawValue, user.id]) == true {
                 return .failure(.userNameTaken(draft.userName))
             }
             if let holder = try subjectHolder(db, draft.userName, except: user.id) { return .failure(.subjectOfOther(holder)) }

@@ -4,6 +4,9 @@ import TilawaCore
 
 /// Who a provisioned user is in Tilawa's records, and what deprovisioning does to them.
 extension AppDatabase {
+    /// The audit log's actor for what the identity provider's SCIM client did.
+    public static let scimActor = "scim"
+
     /// The student or coach a new SCIM user of `owner` with `subject` is: their id, nil for a
     /// student to create; or why there is none.
     ///
@@ -19,6 +22,12 @@ extension AppDatabase {
             }
             if let coach = try String.fetchOne(db, sql: "SELECT id FROM coach WHERE subject = ?", arguments: [subject]) {
                 return .failure(.subjectOfOther("coach \(coach)"))
+            }
+            // A student with no subject of their own signs in by their id (`oidc.subject_is_id`):
+            // a userName that is that id is that student, never a second one taking their sign-ins.
+            if let id = try String.fetchOne(db, sql: "SELECT id FROM student WHERE id = ? AND subject IS NULL", arguments: [subject]) {
+                if try isErased(db, studentId: id) { return .failure(.erasedSubject) }
+                return .success(id)
             }
             if try isErasedSubject(db, subject) { return .failure(.erasedSubject) }
             return .success(nil)

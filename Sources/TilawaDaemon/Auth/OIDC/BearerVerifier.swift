@@ -52,9 +52,10 @@ struct BearerVerifier: Sendable {
         case "RS256", "ES256":
             guard let provider else { throw .invalidToken(reason: "no identity provider is configured for RS256 or ES256 tokens") }
             let verified = try await provider.verify(token)
-            let (principal, validAfter) = try await owner(forSubject: verified.subject)
-            try Self.checkNotRevoked(issuedAt: verified.issuedAt, validAfter: validAfter)
-            return principal
+            let found = try await owner(forSubject: verified.subject)
+            try Self.checkNotRevoked(issuedAt: verified.issuedAt, validAfter: found.validAfter)
+            if found.deprovisioned { throw .unknownSubject }
+            return found.principal
         default:
             throw .invalidToken(reason: "its alg is not one this service accepts")
         }
@@ -78,6 +79,8 @@ struct BearerVerifier: Sendable {
         }
         if standing.erased { throw .unknownSubject }
         try Self.checkNotRevoked(issuedAt: issuedAt, validAfter: standing.tokensValidAfter)
+        // Turned off by the identity provider (SCIM): a token issued since names no one either.
+        if standing.deprovisioned { throw .unknownSubject }
     }
 
     /// `revoked_token` for a token issued in or before the second of its subject's last
@@ -93,13 +96,15 @@ struct BearerVerifier: Sendable {
 
     /// Who `subject` is in our records; `unknown_subject` when no one.
     func principal(forSubject subject: String) async throws(AuthError) -> Principal {
-        try await owner(forSubject: subject).principal
+        let found = try await owner(forSubject: subject)
+        if found.deprovisioned { throw .unknownSubject }
+        return found.principal
     }
 
     /// Who `subject` is, and for a student or a coach the instant before which their tokens are
     /// refused (sign-out everywhere), read with the subject in one transaction; `unknown_subject`
     /// when no one.
-    private func owner(forSubject subject: String) async throws(AuthError) -> (principal: Principal, validAfter: Date?) {
+    private func owner(forSubject subject: String) async throws(AuthError) -> (principal: Principal, validAfter: Date?, deprovisioned: Bool) {
         let owner: SubjectOwner?
         do {
             owner = try await database.subjectOwnerStanding(subject, subjectIsId: subjectIsId)
@@ -107,10 +112,10 @@ struct BearerVerifier: Sendable {
             throw .invalidToken(reason: "its subject could not be looked up")
         }
         if let owner, let role = Role(rawValue: owner.role), let principal = Principal(subject: owner.id, role: role) {
-            return (principal, owner.tokensValidAfter)
+            return (principal, owner.tokensValidAfter, owner.deprovisioned)
         }
         if let name = opsSubjects[subject], let principal = Principal(subject: name, role: .ops) {
-            return (principal, nil)
+            return (principal, nil, false)
         }
         throw .unknownSubject
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TilawaStore
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -68,7 +69,7 @@ struct SCIMRoutes: Sendable {
     // MARK: - Shared
 
     /// Who the audit log names for what the SCIM client did.
-    static let actor = "scim"
+    static let actor = AppDatabase.scimActor
 
     /// The base URL the resources' `meta.location` are under: `desk.public_url`'s origin (the
     /// service's public one), else the request's own host; then `/scim/v2`.
