@@ -27,7 +27,7 @@ import jwt
 from cryptography.hazmat.primitives import serialization
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from stand_in import Script, append, listen, request, serve_tls  # noqa: E402
+from stand_in import Script, append, listen, request, respond_json, serve_tls  # noqa: E402
 
 
 class APNs:
@@ -93,10 +93,7 @@ class APNs:
         answer = {"reason": reason}
         if status == 410:
             answer["timestamp"] = int(time.time() * 1000)
-        data = json.dumps(answer).encode()
-        await send({"type": "http.response.start", "status": status,
-                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]})
-        await send({"type": "http.response.body", "body": data})
+        await respond_json(send, status, answer)
 
 
 def main():

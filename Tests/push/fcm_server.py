@@ -36,7 +36,7 @@ import jwt
 from cryptography.hazmat.primitives import serialization
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from stand_in import Script, append, listen, request, serve_tls  # noqa: E402
+from stand_in import Script, append, listen, request, respond_json, serve_tls  # noqa: E402
 
 SCOPE = "https://www.googleapis.com/auth/firebase.messaging"
 GRANT = "urn:ietf:params:oauth:grant-type:jwt-bearer"
@@ -135,10 +135,7 @@ class FCM:
                 await asyncio.sleep(delay)
         else:
             status, document = 405, {"error": {"code": 405, "status": "METHOD_NOT_ALLOWED"}}
-        data = json.dumps(document).encode()
-        await send({"type": "http.response.start", "status": status,
-                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())] + extra})
-        await send({"type": "http.response.body", "body": data})
+        await respond_json(send, status, document, extra)
 
 
 def main():

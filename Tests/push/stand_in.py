@@ -103,6 +103,14 @@ async def request(scope, receive, send):
     return body, {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope["headers"]}
 
 
+async def respond_json(send, status, document, headers=()):
+    """Answers `status` with `document` as JSON (and any extra header pairs)."""
+    data = json.dumps(document).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())] + list(headers)})
+    await send({"type": "http.response.body", "body": data})
+
+
 def listen():
     """A listening loopback socket on a free port."""
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
