@@ -369,6 +369,28 @@ struct SCIMRouteTests {
         }
     }
 
+    @Test("a userName that is an operator's subject (oidc.ops_subjects) is 409 uniqueness on create, PUT and PATCH: an operator's sign-in never becomes a student's")
+    func operatorSubjectRefused() async throws {
+        let daemon = try await TestDaemon(configure: { configuration in
+            let path = configuration.workingDirectory + "/scim.token"
+            FileManager.default.createFile(atPath: path, contents: Data((Self.token + "\n").utf8))
+            configuration.scim = .init(tokenFile: path, defaultRole: .student)
+            configuration.oidc = .init(issuer: "https://id.example.org", audience: "tilawa", jwksURL: URL(string: "https://id.example.org/jwks"),
+                                       jwksFile: nil, opsSubjects: ["idp|amina": "amina"], subjectIsId: false)
+        })
+        defer { daemon.remove() }
+        try await daemon.application().live { client in
+            Self.expectError(try await Self.scim(client, .post, "/Users", #"{"userName": "idp|amina"}"#), .conflict, "uniqueness")
+            let created = try await Self.scim(client, .post, "/Users", #"{"userName": "idp|zaid"}"#)
+            let id = try #require(created.json?["id"] as? String, "\(String(buffer: created.body))")
+            Self.expectError(try await Self.scim(client, .put, "/Users/\(id)", #"{"userName": "idp|amina"}"#), .conflict, "uniqueness")
+            Self.expectError(try await Self.scim(client, .patch, "/Users/\(id)",
+                                                 #"{"schemas": ["\#(Self.patchOp)"], "Operations": [{"op": "replace", "path": "userName", "value": "idp|amina"}]}"#),
+                             .conflict, "uniqueness")
+            #expect(try await daemon.runtime.database.subjectOwner("idp|amina", subjectIsId: false) == nil, "nothing took the operator's subject")
+        }
+    }
+
     @Test("scim.default_role coach: a user without the extension links the coach whose id is the userName when they have no subject")
     func defaultRoleCoach() async throws {
         let daemon = try await Self.daemon(defaultRole: .coach)

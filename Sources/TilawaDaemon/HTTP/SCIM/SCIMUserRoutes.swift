@@ -31,10 +31,19 @@ struct SCIMUserRoutes: Sendable {
     @Sendable func create(_ request: Request, context: TilawaRequestContext) async throws -> Response {
         let body = try await SCIMRoutes.body(request, context: context)
         let draft = try SCIMUserAttributes(resource: body).draft()
+        try refuseOperatorSubject(draft.userName)
         let role = api.runtime.configuration.scim?.defaultRole.rawValue ?? Device.Owner.student.rawValue
         let outcome = try await api.runtime.database.createSCIMUser(draft, defaultRole: Device.Owner(rawValue: role) ?? .student,
                                                                     by: SCIMRoutes.actor, policy: api.runtime.policy, now: api.now)
         return try answer(outcome, status: .created, request: request, context: context, event: "provisioned")
+    }
+
+    /// 409 `uniqueness` for a userName that is an operator's subject (`oidc.ops_subjects`): as a
+    /// student's or coach's subject it would turn the operator's sign-in into theirs.
+    func refuseOperatorSubject(_ userName: String) throws {
+        if api.runtime.configuration.oidc?.opsSubjects[userName] != nil {
+            throw SCIMError(.conflict, "uniqueness", "\(userName) is an operator's subject (oidc.ops_subjects); operators are not provisioned")
+        }
     }
 
     /// `GET /Users/{id}` → the user; 304 when `If-None-Match` names its version.
@@ -53,6 +62,7 @@ struct SCIMUserRoutes: Sendable {
         let id = try Self.userId(context)
         let body = try await SCIMRoutes.body(request, context: context)
         let draft = try SCIMUserAttributes(resource: body).draft()
+        try refuseOperatorSubject(draft.userName)
         let outcome = try await api.runtime.database.updateSCIMUser(
             id: id, ifMatch: SCIMRoutes.Precondition.ifMatch(request), by: SCIMRoutes.actor, policy: api.runtime.policy, now: api.now
         ) { _ in draft }
@@ -69,7 +79,9 @@ struct SCIMUserRoutes: Sendable {
         ) { user in
             var attributes = SCIMUserAttributes(user: user)
             try operations.apply(to: &attributes)
-            return try attributes.draft()
+            let draft = try attributes.draft()
+            try refuseOperatorSubject(draft.userName)
+            return draft
         }
         return try answer(outcome, status: .ok, request: request, context: context, event: "patched")
     }
