@@ -175,7 +175,10 @@ extension S3TestServer {
         try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
         try (accessKey + "\n").write(toFile: secrets + "/s3-access", atomically: true, encoding: .utf8)
         try (secretKey + "\n").write(toFile: secrets + "/s3-secret", atomically: true, encoding: .utf8)
-        try Data((0..<32).map { _ in UInt8.random(in: 0...255) }).write(to: URL(fileURLWithPath: secrets + "/jwt.key"))
+        // 32 random bytes as 64 hex characters: raw bytes would end in "\n" one time in 256,
+        // and a key file's final newline is not part of the key (31 bytes, refused at start).
+        try ((0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined() + "\n")
+            .write(toFile: secrets + "/jwt.key", atomically: true, encoding: .utf8)
         return [
             "TILAWA_ARTIFACTS_URL": "s3://\(bucket)/\(prefix)", "TILAWA_S3_ENDPOINT": endpoint.absoluteString,
             "TILAWA_S3_ACCESS_KEY_FILE": secrets + "/s3-access", "TILAWA_S3_SECRET_KEY_FILE": secrets + "/s3-secret",
