@@ -7,16 +7,29 @@
 # stand-in's own CPU is apart; on a 2-core box it competes with the daemon, so the figure is a
 # floor of what the daemon does against Apple.
 #
+# Then what explains the run: from the stand-in's log, the requests, the tokens answered 200
+# and those answered 200 more than once (a push the phone would get twice), the HTTP/2
+# connections and their requests, the time each request spent in the stand-in, and the
+# longest pauses between requests; from the daemon's log, the sends that got no answer or
+# were refused for now, by kind (`push not sent, tried again`, warning).
+#
 #   scripts/bench-push.sh path/to/tilawa [students]
+#
+# PUSH_BENCH_MAX_REQUESTS=1000 has the stand-in close each connection after 1,000 requests as
+# hypercorn does by default — ungracefully, dropping the answers in flight (Tests/push/stand_in.py,
+# serve_tls) — to reproduce the stalls and duplicates of runs made with it; 0 (the default): never.
+# PUSH_BENCH_KEEP=1 keeps the scratch folder (logs and database) and prints where it is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/bench-lib.sh
 tilawa=$(realpath "$1")
 students=${2:-10000}
+max_requests=${PUSH_BENCH_MAX_REQUESTS:-0}
 python=.venv-test/bin/python
 bench_scratch
 server_pid=""
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$work"' EXIT
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; wait 2>/dev/null || true
+      if [ -n "${PUSH_BENCH_KEEP:-}" ]; then echo "kept: $work" >&2; else rm -rf "$work"; fi' EXIT
 
 { echo "student_id,name,level,coach_id,semester_id"
   for i in $(seq -f %05g 1 "$students"); do echo "P$i,Push Student $i,L1,C01,fall-2026"; done; } > "$work/students.csv"
@@ -32,7 +45,7 @@ open(sys.argv[1] + "/AuthKey.p8", "wb").write(key.private_bytes(serialization.En
 open(sys.argv[1] + "/apns-public.pem", "wb").write(key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
 PY
 "$python" Tests/push/apns_server.py --dir "$work/apns" --public-key "$work/apns-public.pem" --key-id ABC123DEFG --team-id TEAM456789 \
-  --topic org.example.tilawa > "$work/apns.log" 2>&1 &
+  --topic org.example.tilawa --max-requests-per-connection "$max_requests" > "$work/apns.log" 2>&1 &
 server_pid=$!
 for _ in $(seq 1 200); do [ -f "$work/apns/port" ] && break; sleep 0.05; done
 apns_port=$(<"$work/apns/port")
@@ -65,8 +78,9 @@ daemon0=$(cpu "$pid"); server0=$(cpu "$server_pid")
 t0=$(now)
 curl -fs -o /dev/null -X POST "http://127.0.0.1:$port/v1/announcements" -H "Authorization: Bearer $ops" -H "Content-Type: application/json" \
   -d '{"title": "Bench", "body": "Week 13 is open.", "audience": {"all": true}}'
-# The announcement's pushes only (the programme's own notices may push too).
-count() { grep '"status": 200' "$work/apns/requests.jsonl" 2>/dev/null | grep -c '"Bench"' || true; }
+# The devices the announcement reached (the programme's own notices may push too): distinct
+# tokens answered 200, so a push sent twice is not counted as another device reached.
+count() { { grep '"status": 200' "$work/apns/requests.jsonl" 2>/dev/null || true; } | { grep '"Bench"' || true; } | cut -d'"' -f4 | sort -u | wc -l; }
 deadline=$(( $(date +%s) + 900 ))
 while [ "$(count)" -lt "$students" ] && [ "$(date +%s)" -lt "$deadline" ]; do sleep 0.2; done
 t1=$(now)
@@ -80,5 +94,57 @@ echo "pushes sent:              $sent of $students"
 echo "announcement to last 200: ${seconds} s (target < 60 s)"
 echo "pushes per second:        $rate"
 echo "daemon CPU per push:      ${daemon_ms} ms   (the APNs stand-in's: ${server_ms} ms)"
+[ "$max_requests" -gt 0 ] && echo "stand-in:                 closes each connection after $max_requests requests (PUSH_BENCH_MAX_REQUESTS)"
+
+# What explains the run.
+"$python" - "$work/apns" "$work/serve.log" <<'PY'
+import collections, json, os, re, sys
+folder, serve_log = sys.argv[1], sys.argv[2]
+def lines(name):
+    path = os.path.join(folder, name)
+    if not os.path.exists(path):
+        return []
+    with open(path) as source:
+        return [json.loads(line) for line in source if line.strip()]
+requests = [r for r in lines("requests.jsonl") if "Bench" in json.dumps(r.get("payload") or {})]
+answered = {a["n"]: a["answered"] for a in lines("answers.jsonl")}
+statuses = collections.Counter(r["status"] for r in requests)
+ok = collections.Counter(r["token"] for r in requests if r["status"] == 200)
+twice = {token: count for token, count in ok.items() if count > 1}
+print(f"requests of the announcement: {len(requests)}  ({', '.join(f'{s}×{n}' for s, n in sorted(statuses.items()))})")
+print(f"tokens answered 200:      {len(ok)}; answered 200 more than once: {len(twice)} tokens, {sum(twice.values()) - len(twice)} extra")
+by_connection = collections.defaultdict(list)
+for r in sorted(requests, key=lambda r: r.get("n", 0)):
+    by_connection[r.get("connection")].append(r)
+sizes = sorted(len(v) for v in by_connection.values())
+if sizes:
+    print(f"HTTP/2 connections:       {len(sizes)} (requests each: min {sizes[0]}, median {sizes[len(sizes) // 2]}, max {sizes[-1]})")
+if twice:
+    # A connection closed with answers in flight (hypercorn's recycling) loses the answers of its last requests.
+    near_end = 0
+    for token in twice:
+        first = min((r for r in requests if r["token"] == token), key=lambda r: r.get("n", 0))
+        group = by_connection[first.get("connection")]
+        position = next(i for i, r in enumerate(group) if r.get("n") == first.get("n"))
+        near_end += len(group) - position <= 16
+    print(f"  first try among the last 16 requests of its connection: {near_end} of {len(twice)}")
+spent = sorted((answered[r["n"]] - r["received"]) * 1000 for r in requests if r.get("n") in answered and "received" in r)
+if spent:
+    pick = lambda q: spent[min(len(spent) - 1, int(q * len(spent)))]
+    print(f"in the stand-in, ms:      p50 {pick(0.5):.1f}, p90 {pick(0.9):.1f}, p99 {pick(0.99):.1f}, max {spent[-1]:.1f} ({len(requests) - len(spent)} with no answer handed over)")
+arrivals = sorted((r["received"], r.get("connection")) for r in requests if "received" in r)
+if len(arrivals) > 1:
+    gaps = sorted(((b[0] - a[0], a[0] - arrivals[0][0], a[1] != b[1]) for a, b in zip(arrivals, arrivals[1:])), reverse=True)[:5]
+    print("longest pauses between requests: " + "; ".join(f"{gap:.2f} s at +{at:.1f} s{' (new connection after)' if changed else ''}" for gap, at, changed in gaps))
+kinds, refused = collections.Counter(), 0
+with open(serve_log, errors="replace") as source:
+    for line in source:
+        if 'msg="push not sent, tried again"' in line:
+            kinds[(re.search(r" kind=(\S+)", line) or [None, "?"])[1]] += 1
+        elif 'msg="push refused, not sent"' in line:
+            refused += 1
+print(f"daemon, sent again:       {sum(kinds.values())} ({', '.join(f'{k}×{n}' for k, n in kinds.most_common()) or 'none'}); refused: {refused}")
+PY
+
 row "pushes to $students iPhones (APNs stand-in)" "${seconds} s, ${rate}/s, ${daemon_ms} ms CPU each" "make bench-push"
 [ "$sent" -ge "$students" ]

@@ -125,21 +125,44 @@ public final class PostgresStore: StoreEngine {
     /// wait (up to 2 ms × 2^attempt, at most 32 ms: the colliders spread out rather than
     /// collide again in step, and a minute tick or an answer is not held up much longer than
     /// the collisions last), for up to `retryBudget`; then `StoreError.busy`.
+    ///
+    /// A session found ended at BEGIN (a pooled connection the server closed while it sat
+    /// idle: a restart, `pg_terminate_backend`) ran nothing: the transaction starts again on
+    /// another connection, a new one once the stale ones are used up. A session that ended
+    /// later (`PostgresFault`) is `StoreError.unavailable`, the daemon's 503 with `Retry-After`,
+    /// and not run again here: the caller asks again (a transaction's work is not done twice
+    /// after a stall the server ended it for); ended during COMMIT, it may or may not have
+    /// committed, which the error says.
     private func transaction<T>(_ begin: String, retrying: Bool, _ body: (SQLSession) throws -> T) throws -> T {
         var attempt = 1
+        var staleConnections = 0
         let start = ContinuousClock.now
         while true {
             let connection = try connections.acquire()
             let transaction = PostgresTransaction(connection: connection, catalog: catalog, logger: logger, answerTimeout: answerTimeout)
+            var begun = false
+            var committing = false
             do {
                 try transaction.run(begin, [])
+                begun = true
                 let result = try body(SQLSession(backend: transaction))
+                committing = true
                 try transaction.run("COMMIT", [])
                 connections.release(connection)
                 return result
             } catch {
-                let rolledBack = (try? transaction.run("ROLLBACK", [])) != nil
+                // Read before the ROLLBACK, which finds a timed-out connection closed too.
+                let sessionEnded = transaction.sessionEnded
+                let rolledBack = !sessionEnded && (try? transaction.run("ROLLBACK", [])) != nil
                 connections.release(connection, healthy: rolledBack)
+                if sessionEnded {
+                    // Bounded: at most every pooled connection is stale, and then one new one fails.
+                    guard begun || staleConnections > connections.size else {
+                        staleConnections += 1
+                        continue
+                    }
+                    throw Self.sessionEnded(error, committing: committing)
+                }
                 guard retrying, Self.isRetryable(error) else { throw error }
                 collisionCount.add(1, ordering: .relaxed)
                 let wait = Duration.microseconds(Int.random(in: 500...(2_000 << min(attempt, 4))))
@@ -151,6 +174,16 @@ public final class PostgresStore: StoreEngine {
                 attempt += 1
             }
         }
+    }
+
+    /// A transaction whose session ended under it, as `StoreError.unavailable` whatever its
+    /// body made of the statement's error.
+    static func sessionEnded(_ error: any Error, committing: Bool) -> StoreError {
+        if committing {
+            return .unavailable("the PostgreSQL session ended during COMMIT, which may or may not have taken effect: \(error)")
+        }
+        if let error = error as? StoreError, case .unavailable = error { return error }
+        return .unavailable("the PostgreSQL session ended under the transaction: \(error)")
     }
 
     /// Serialization failure (40001) and deadlock (40P01): the transaction can run again.
@@ -201,6 +234,8 @@ final class PostgresCatalog: Sendable {
 /// to be free. Broken connections are dropped and replaced on the next acquire.
 final class PostgresConnectionPool: Sendable {
     private let configuration: PostgresConnection.Configuration
+    /// How many connections at most.
+    let size: Int
     private let idle = Mutex<[PostgresConnection]>([])
     private let free: DispatchSemaphore
     private let nextId = Atomic<Int>(0)
@@ -213,7 +248,8 @@ final class PostgresConnectionPool: Sendable {
         let milliseconds = TimeAmount(idleInTransactionTimeout).nanoseconds / 1_000_000
         configuration.options.additionalStartupParameters = [("idle_in_transaction_session_timeout", "\(max(1, milliseconds))")]
         self.configuration = configuration
-        free = DispatchSemaphore(value: max(1, size))
+        self.size = max(1, size)
+        free = DispatchSemaphore(value: self.size)
         self.logger = logger
     }
 

@@ -15,6 +15,9 @@ final class PostgresTransaction: SQLBackend {
     let logger: Logger
     /// How long one statement may go unanswered (nil: as long as it takes, for migrations).
     let answerTimeout: TimeAmount?
+    /// Whether the session ended under a statement (`PostgresFault`): nothing of the
+    /// transaction was committed unless it happened during COMMIT, and no ROLLBACK can be sent.
+    private(set) var sessionEnded = false
 
     init(connection: PostgresConnection, catalog: PostgresCatalog, logger: Logger, answerTimeout: TimeAmount?) {
         self.connection = connection
@@ -101,8 +104,16 @@ final class PostgresTransaction: SQLBackend {
         for statement in try PostgresSQL.statements(sql, arguments) {
             var binds = PostgresBindings(capacity: statement.values.count)
             for value in statement.values { Self.bind(value, into: &binds) }
+            // A closed connection would never answer (see `answer(to:)`).
+            guard !connection.isClosed else {
+                sessionEnded = true
+                throw StoreError.unavailable("the connection to PostgreSQL closed before the statement was sent")
+            }
             do {
                 result = try answer(to: PostgresQuery(unsafeSQL: statement.sql, binds: binds))
+            } catch let error as PSQLError where PostgresFault.isUnavailable(error) {
+                sessionEnded = true
+                throw PostgresFault.unavailable(error, during: "a statement")
             } catch let error as PSQLError {
                 throw PostgresStatementError(error, sql: statement.sql)
             }

@@ -14,7 +14,9 @@ struct EraseCommand: ParsableCommand {
             enrolment of theirs runs (its semester has not closed and they have not left) unless \
             --force. The erasure is kept in a ledger (ids only) that every later backup carries, \
             so restoring an older backup erases them again. Logs kept outside Tilawa (journald) \
-            cannot be erased from here. `--list` prints the ledger. Exit status: 0 erased, 64 \
+            cannot be erased from here. A pending erasure request of the student's (tilawa \
+            erasure-requests) is carried out by it and goes with the rest; the daemon carries one \
+            out itself once due. `--list` prints the ledger. Exit status: 0 erased, 64 \
             usage (--confirm missing), 77 refused (unknown student, open_enrolment).
             """
     )

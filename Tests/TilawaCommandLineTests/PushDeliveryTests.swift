@@ -11,41 +11,22 @@ import TilawaTestSupport
 /// told to trust, the provider token's ES256 signature checked with the key's public half).
 @Suite("Pushes to APNs: each device once, dead tokens signed out, retries, a refused key stops the channel and loses nothing", .heavy)
 struct PushDeliveryTests {
-    static let keyId = "ABC123DEFG", teamId = "TEAM456789", topic = "org.example.tilawa"
-    /// Sunday 22 November 2026 15:00 UTC: week 12 of fall 2026 open.
-    static let programmeClock = "\(Int(ISO8601DateFormatter().date(from: "2026-11-22T15:00:00Z")!.timeIntervalSince1970)),1"
-    static func token(_ n: Int) -> String { String(format: "%064x", n) }
-
     @Test("""
         An announcement reaches two devices of one student and one of another once each over HTTP/2 with loc-key and badge; \
         a 410 signs the device out; 429 then 200 sends once; the student's own upload pushes nothing; a key APNs refuses stops \
         the channel (status WARNING naming the key) with nothing lost, delivered once the daemon starts with the right key
         """)
     func deliveries() async throws {
-        let state = try await CommandLineStateFixture()
-        defer { state.remove() }
-        let key = P256.Signing.PrivateKey()
-        try key.pemRepresentation.write(toFile: state.scratch.path("AuthKey.p8"), atomically: true, encoding: .utf8)
-        try key.publicKey.pemRepresentation.write(toFile: state.scratch.path("apns-public.pem"), atomically: true, encoding: .utf8)
+        let bed = try await APNsTestBed.start()
+        defer { bed.stop() }
+        let state = bed.state, server = bed.server
         try P256.Signing.PrivateKey().pemRepresentation.write(toFile: state.scratch.path("WrongKey.p8"), atomically: true, encoding: .utf8)
-        let server = try await PushTestServer(script: "apns_server.py", folder: state.scratch.path("apns"), arguments: [
-            "--public-key", state.scratch.path("apns-public.pem"), "--key-id", Self.keyId, "--team-id", Self.teamId, "--topic", Self.topic,
-        ])
-        defer { server.stop() }
         // Only the announcement's sends: the programme's own notices to the same phones (a week
         // fanned out after they registered) are answered 200 and leave the script alone.
-        try server.script([Self.token(4): ["when": "Eid", "answers": [[410, "Unregistered"]]],
-                           Self.token(5): ["when": "Eid", "answers": [[429, "TooManyRequests"], [200, ""]]]])
-        func environment(key file: String) -> [String: String] {
-            ["TILAWA_PUSH_APNS_KEY_FILE": state.scratch.path(file), "TILAWA_PUSH_APNS_KEY_ID": Self.keyId,
-             "TILAWA_PUSH_APNS_TEAM_ID": Self.teamId, "TILAWA_PUSH_APNS_TOPIC": Self.topic,
-             "TILAWA_PUSH_APNS_ENDPOINT": "https://127.0.0.1:\(server.port)", "TILAWA_PUSH_APNS_CA_FILE": server.folder + "/ca.pem",
-             "TILAWA_NOTIFICATIONS_QUIET_HOURS": "none", "TILAWA_TEST_CLOCK": Self.programmeClock]
-        }
-        func issue(_ flag: String, _ id: String) async throws -> String {
-            try await state.run(["token", "issue", flag, id], environment: environment(key: "AuthKey.p8")).stdout
-                .trimmingCharacters(in: .whitespacesAndNewlines)
-        }
+        try server.script([APNsTestBed.token(4): ["when": "Eid", "answers": [[410, "Unregistered"]]],
+                           APNsTestBed.token(5): ["when": "Eid", "answers": [[429, "TooManyRequests"], [200, ""]]]])
+        func environment(key file: String) -> [String: String] { bed.environment(key: file) }
+        func issue(_ flag: String, _ id: String) async throws -> String { try await bed.issue(flag, id) }
         let ops = try await issue("--ops", "ops")
 
         var daemon = try ServeProcess(state: state, port: try unusedPort(), environment: environment(key: "AuthKey.p8"))
@@ -54,7 +35,7 @@ struct PushDeliveryTests {
         // S1001 two phones, S1002 one, S1003 a token APNs says is gone, S1004 one APNs is busy for once.
         for (student, device, n) in [("S1001", "phone", 1), ("S1001", "tablet", 2), ("S1002", "phone", 3), ("S1003", "old", 4), ("S1004", "phone", 5)] {
             let registered = try await sendJSON("PUT", daemon.port, "/v1/students/\(student)/devices/\(device)", token: try await issue("--student", student),
-                                            json: #"{"platform": "ios", "token": "\#(Self.token(n))", "environment": "sandbox", "locale": "ar"}"#)
+                                            json: APNsTestBed.device(APNsTestBed.token(n)))
             #expect(registered.0 == 201, "\(student) \(device): \(String(decoding: registered.1, as: UTF8.self))")
         }
         let announced = try await sendJSON("POST", daemon.port, "/v1/announcements", token: ops,
@@ -71,29 +52,23 @@ struct PushDeliveryTests {
         }
         #expect(await server.settled { sent($0, "Eid").count >= 4 && $0.contains { $0["status"] as? Int == 410 } }, "\(server.requests)\n\(daemon.log)")
         let requests = server.requests
-        #expect(sent(requests, "Eid") == [1, 2, 3, 5].map(Self.token), "each device once: \(sent(requests, "Eid"))")
+        #expect(sent(requests, "Eid") == [1, 2, 3, 5].map(APNsTestBed.token), "each device once: \(sent(requests, "Eid"))")
         #expect(requests.allSatisfy { $0["http_version"] as? String == "2" }, "HTTP/2 only")
-        #expect(requests.filter { $0["token"] as? String == Self.token(5) && ofAnnouncement($0, "Eid") }.map { $0["status"] as? Int } == [429, 200],
+        #expect(requests.filter { $0["token"] as? String == APNsTestBed.token(5) && ofAnnouncement($0, "Eid") }.map { $0["status"] as? Int } == [429, 200],
                 "429, then 200, once")
-        let first = try #require(requests.first { $0["token"] as? String == Self.token(1) && ofAnnouncement($0, "Eid") })
+        let first = try #require(requests.first { $0["token"] as? String == APNsTestBed.token(1) && ofAnnouncement($0, "Eid") })
         let aps = try #require((first["payload"] as? [String: Any])?["aps"] as? [String: Any])
         #expect((aps["alert"] as? [String: Any])?["loc-key"] as? String == "tilawa.announcement")
         #expect(aps["badge"] as? Int ?? 0 >= 1, "the unread count")
-        #expect((first["headers"] as? [String: String])?["apns-topic"] == Self.topic)
+        #expect((first["headers"] as? [String: String])?["apns-topic"] == APNsTestBed.topic)
         // The dead token is signed out.
         let s1003 = try await sendJSON("GET", daemon.port, "/v1/students/S1003/devices", token: ops)
         #expect(String(decoding: s1003.1, as: UTF8.self).contains("\"devices\":[]"), "\(String(decoding: s1003.1, as: UTF8.self))")
 
         // The student's own upload pushes nothing: its event is fanned out past, no delivery made.
-        let upload = try await HTTPClient.shared.execute({
-            var request = HTTPClientRequest(url: "http://127.0.0.1:\(daemon.port)/v1/students/S1001/weeks/12/submissions")
-            request.method = .POST
-            request.headers.add(name: "Authorization", value: "Bearer \(try await issue("--student", "S1001"))")
-            request.headers.add(name: "Content-Type", value: "audio/wav")
-            request.body = .bytes(ByteBuffer(bytes: try Data(contentsOf: URL(fileURLWithPath: CommandLineStateFixture.fixture("speech_mono_s16_48k.wav")))))
-            return request
-        }(), timeout: .seconds(180))
-        #expect(upload.status.code == 201)
+        let upload = try await APNsTestBed.uploadAudio("/v1/students/S1001/weeks/12/submissions", bearer: try await issue("--student", "S1001"),
+                                                       on: daemon)
+        #expect(upload == 201)
         let ownEvent = try #require(try state.read { db in
             try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM event WHERE studentId = 'S1001' AND type = 'submission_received'")
         })
@@ -119,7 +94,7 @@ struct PushDeliveryTests {
             status = try await state.run(["status"], environment: environment(key: "WrongKey.p8")).stdout
             try await Task.sleep(for: .milliseconds(100))
         }
-        #expect(status.contains("pushes to iPhones stopped") && status.contains(Self.keyId), "\(status)")
+        #expect(status.contains("pushes to iPhones stopped") && status.contains(APNsTestBed.keyId), "\(status)")
         let refusedCount = server.requests.filter { $0["reason"] as? String == "InvalidProviderToken" }.count
 
         // Fixed: every device gets the second announcement once; nothing was dropped.
@@ -128,8 +103,8 @@ struct PushDeliveryTests {
         daemon = try ServeProcess(state: state, port: try unusedPort(), environment: environment(key: "AuthKey.p8"))
         #expect(await daemon.waitUntilReady(), "\(daemon.log)")
         #expect(await server.settled { sent($0, "Reminder").count >= 4 }, "\(server.requests.suffix(6))")
-        #expect(sent(server.requests, "Reminder") == [1, 2, 3, 5].map(Self.token), "\(sent(server.requests, "Reminder"))")
-        #expect(sent(server.requests, "Eid") == [1, 2, 3, 5].map(Self.token), "the first announcement not sent again")
+        #expect(sent(server.requests, "Reminder") == [1, 2, 3, 5].map(APNsTestBed.token), "\(sent(server.requests, "Reminder"))")
+        #expect(sent(server.requests, "Eid") == [1, 2, 3, 5].map(APNsTestBed.token), "the first announcement not sent again")
         // The server logs a request before it answers: the daemon records the last answers a moment later.
         var open = -1
         let recorded = ContinuousClock.now + TestTime.hangLimit

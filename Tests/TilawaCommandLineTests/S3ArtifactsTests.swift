@@ -230,6 +230,12 @@ struct S3ArtifactsTests {
         let staged = try await runProcess("/usr/bin/find", [state.stateDirectory + "/staging", state.stateDirectory + "/artifacts", "-type", "f"])
         #expect(staged.stdout.isEmpty, "\(staged.stdout)")
         #expect(refused.elapsed < .seconds(20), "the store's refusal is said at once, not after the request's deadline: \(refused.elapsed)")
+        // A read the store cannot serve is the same problem, with the same Retry-After.
+        let unserved = try await send("GET", daemon.port, "/v1/coaches/C01/photo", token: token)
+        let unservedProblem = (try? JSONSerialization.jsonObject(with: unserved.body)) as? [String: Any]
+        #expect(unserved.status == 503 && unservedProblem?["code"] as? String == "artifact_store_unavailable"
+                    && unserved.headers["retry-after"] == "60",
+                "\(unserved.status) \(unserved.headers) \(String(decoding: unserved.body, as: UTF8.self))")
         let stopped = await daemon.terminate()
         #expect(stopped == 0, "a stop is not held by a proxied response: \(daemon.log.split(separator: "\n").suffix(5).joined(separator: " // "))")
     }

@@ -15,6 +15,8 @@ struct RuleRefusalTests {
         (.attemptLimit(nextAttemptAt: Date(timeIntervalSince1970: 0), used: 2, limit: 2), "attempt_limit"),
         (.unknownStudent(id: id("S9")), "unknown_student"),
         (.invalidIdentifier(input: "../x"), "invalid_identifier"),
+        (.consentRequired(policyURL: "https://example.org/policy", policyVersion: "2026-09"), "consent_required"),
+        (.erasurePending(requestedAt: Date(timeIntervalSince1970: 0), dueAt: Date(timeIntervalSince1970: 86_400)), "erasure_pending"),
     ])
     func codes(_ refusal: RuleRefusal, _ code: String) {
         #expect(refusal.code == code)

@@ -126,6 +126,8 @@ struct MessageKeyTests {
          "You are covering Ustadha Maryam's students until Friday 6 November, 23:59 EST: their recordings are in your queue."),
         (StaffMessages.deskLinkRequested(expiresAt: due, zone: newYork),
          "You asked for a new link to the coach's desk: it signs you in once, until Friday 6 November, 23:59 EST."),
+        (StaffMessages.erasureRequested(student: "Aisha Rahman", due: due, zone: newYork),
+         "Aisha Rahman asked for their recordings and personal data to be erased; unless they cancel, it is carried out on Friday 6 November, 23:59 EST."),
     ]
 
     @Test("each key renders today's sentence, and again from the JSON an app receives")

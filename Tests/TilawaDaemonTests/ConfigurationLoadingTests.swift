@@ -78,6 +78,7 @@ struct ConfigurationLoadingTests {
         #expect(config.storage.minFreeBytes == 268_435_456)
         #expect(config.idempotencyRetention == 24 * 3600)
         #expect(config.logLevel == .info)
+        #expect(config.logIds == .pseudonym)
     }
 
     @Test("config/tilawa.yaml in the working directory overrides the defaults")
@@ -171,6 +172,7 @@ struct ConfigurationLoadingTests {
             "TILAWA_AUDIO_SIGNAL": "auto",
             "TILAWA_HTTP_MAX_UPLOAD_BYTES": "4096",
             "TILAWA_LOG_LEVEL": "warning",
+            "TILAWA_LOG_IDS": "clear",
             "TILAWA_PROGRAM_TIME_ZONE": "Asia/Riyadh",
             "TILAWA_DROPBOX_PATH": "/srv/dropbox",
             "PATH": "/usr/bin", "HOME": "/root", "TILAWAX": "not ours",
@@ -180,6 +182,7 @@ struct ConfigurationLoadingTests {
         #expect(config.encoder.signal == "auto")
         #expect(config.http.maxUploadBytes == 4096)
         #expect(config.logLevel == .warning)
+        #expect(config.logIds == .clear)
         #expect(config.program.timeZone.identifier == "Asia/Riyadh")
         #expect(config.dropbox.path == "/srv/dropbox")
     }

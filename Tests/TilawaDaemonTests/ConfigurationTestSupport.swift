@@ -96,6 +96,8 @@ func numericField(_ key: String, of config: TilawaConfiguration) -> Double? {
     case "desk.session_days": Double(config.desk.sessionDays)
     case "desk.session_max_days": Double(config.desk.sessionMaxDays)
     case "idempotency.retention_hours": config.idempotencyRetention / 3600
+    case "privacy.adult_age": Double(config.privacy.adultAge)
+    case "privacy.erasure_grace_days": Double(config.privacy.erasureGraceDays)
     default: nil
     }
 }

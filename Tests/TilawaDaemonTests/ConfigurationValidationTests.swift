@@ -211,6 +211,7 @@ struct ConfigurationValidationTests {
         BadValue(key: "audio.signal", value: "Voice", rule: "must be one of voice, music or auto"),
         BadValue(key: "audio.signal", value: "speech", rule: "must be one of voice, music or auto"),
         BadValue(key: "log.level", value: "verbose", rule: "must be one of trace, debug, info, notice, warning, error or critical"),
+        BadValue(key: "log.ids", value: "hashed", rule: "must be one of pseudonym or clear"),
         BadValue(key: "program.time_zone", value: "EST", rule: "must be an IANA time zone name"),
         BadValue(key: "program.time_zone", value: "Mars/Olympus_Mons", rule: "must be an IANA time zone name"),
         BadValue(key: "program.time_zone", value: "", rule: "must be an IANA time zone name"),

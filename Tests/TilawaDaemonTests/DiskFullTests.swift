@@ -7,39 +7,6 @@ import Testing
 @_spi(Testing) import TilawaStore
 import TilawaTestSupport
 
-/// A state directory on a small size-capped filesystem (tmpfs), mounted by the test when it
-/// runs as root; skipped otherwise.
-private struct SmallFilesystem {
-    let path: String
-
-    static let available: Bool = {
-        guard getuid() == 0, let probe = try? ScratchDirectory() else { return false }
-        defer { probe.remove() }
-        guard (try? runProcessBlocking("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", probe.path]))?.status == 0 else { return false }
-        _ = try? runProcessBlocking("umount", [probe.path])
-        return true
-    }()
-
-    init(megabytes: Int, at path: String) async throws {
-        self.path = path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        let mounted = try await runProcess("mount", ["-t", "tmpfs", "-o", "size=\(megabytes)m", "tmpfs", path])
-        guard mounted.status == 0 else { throw Failure.mount(mounted.stderr) }
-    }
-
-    /// Fills the filesystem until about `leaving` bytes are free.
-    func fill(leaving: Int64) throws -> String {
-        let filler = path + "/filler"
-        let free = DiskSpace.availableBytes(at: path) ?? 0
-        try Data(repeating: 0, count: Int(max(0, free - leaving))).write(to: URL(fileURLWithPath: filler))
-        return filler
-    }
-
-    func unmount() { _ = try? runProcessBlocking("umount", ["-l", path]) }
-
-    enum Failure: Error { case mount(String) }
-}
-
 @Suite("Disk full")
 struct DiskFullTests {
     @Test("A full disk answers 507 with no partial file or row, the daemon stays up, and uploads work again once space is freed",

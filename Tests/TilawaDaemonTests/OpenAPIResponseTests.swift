@@ -811,6 +811,38 @@ struct OpenAPIResponseTests {
                 _ = try await call(.delete, user, "/scim/v2/Users/\(scimId)", scim)
                 _ = try await call(.delete, user, "/scim/v2/Users/\(scimId)", scim)
             }
+            // Consent and erasure requests: S1010 (used nowhere else here) themself, each documented answer, and an
+            // upload refused erasure_pending while the request stands.
+            try await step {
+                let consent = "/v1/students/{id}/consent", erasureRequest = "/v1/students/{id}/erasure-request"
+                let own = try await auth(.student, "S1010")
+                let ownJSON = try await auth(.student, "S1010", [.contentType: "application/json"])
+                let given = ByteBuffer(string: #"{"version": "2026-09", "given_by": "student"}"#)
+                _ = try await call(.get, consent, "/v1/students/S1010/consent", own)
+                _ = try await call(.put, consent, "/v1/students/S1010/consent", ownJSON, body: given)
+                _ = try await call(.put, consent, "/v1/students/S1010/consent", ownJSON, body: given)
+                _ = try await call(.put, consent, "/v1/students/S1010/consent", ownJSON, body: ByteBuffer(string: #"{"version": "2026-09", "given_by": "parent"}"#))
+                _ = try await call(.put, consent, "/v1/students/S1010/consent", ownJSON, body: ByteBuffer(string: #"{"version": "2026-09", "given_by": "guardian"}"#))
+                _ = try await call(.put, consent, "/v1/students/S1010/consent", try await auth(.student, "S1010", [.contentType: "text/plain"]),
+                                   body: ByteBuffer(string: "yes"))
+                _ = try await call(.put, consent, "/v1/students/S9999/consent", try await auth(.ops, "ops", [.contentType: "application/json"]), body: given)
+                _ = try await call(.get, consent, "/v1/students/S1010/consent", own)
+                _ = try await call(.get, consent, "/v1/students/S1010/consent", try await auth(.coach, "C03"))
+                _ = try await call(.get, consent, "/v1/students/S1010/consent")
+                _ = try await call(.delete, consent, "/v1/students/S1010/consent", own)
+                _ = try await call(.delete, consent, "/v1/students/S1010/consent", own)
+                _ = try await call(.post, erasureRequest, "/v1/students/S1010/erasure-request", own)
+                _ = try await call(.post, erasureRequest, "/v1/students/S1010/erasure-request", own)
+                _ = try await call(.post, upload, "/v1/students/S1010/weeks/3/submissions", try await auth(.student, "S1010", ogg), body: opus)
+                _ = try await call(.get, erasureRequest, "/v1/students/S1010/erasure-request", own)
+                _ = try await call(.delete, erasureRequest, "/v1/students/S1010/erasure-request", own)
+                _ = try await call(.get, erasureRequest, "/v1/students/S1010/erasure-request", own)
+                _ = try await call(.delete, erasureRequest, "/v1/students/S1010/erasure-request", own)
+                _ = try await call(.post, erasureRequest, "/v1/students/S1010/erasure-request", try await auth(.coach, "C03"))
+                _ = try await call(.post, erasureRequest, "/v1/students/S9999/erasure-request", try await auth(.ops, "ops"))
+                _ = try await call(.post, erasureRequest, "/v1/students/bad.id/erasure-request", try await auth(.ops, "ops"))
+                _ = try await call(.post, erasureRequest, "/v1/students/S1010/erasure-request")
+            }
             // Last, as they close the test client's one connection: a JSON body and an upload over their limits.
             try await step {
                 _ = try await call(.patch, "/v1/feedback/{id}", "/v1/feedback/\(feedbackId)", json,

@@ -60,7 +60,7 @@ struct StatusDocumentTests {
         #expect(Set(sweep.keys) == ["swept_at", "count"])
         let checkNames = try #require(root["checks"] as? [[String: Any]]).compactMap { $0["name"] as? String }
         #expect(checkNames == ["state_dir", "database", "daemon", "feedback_overdue", "encode_jobs", "notifications",
-                               "dropbox_rejections", "disk_space", "missing_artifacts", "backup"])
+                               "dropbox_rejections", "disk_space", "missing_artifacts", "backup", "erasure_requests"])
         #expect(document.contains("enum: [\(checkNames.joined(separator: ", "))]"))
     }
 }

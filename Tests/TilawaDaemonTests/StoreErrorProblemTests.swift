@@ -14,7 +14,7 @@ struct StoreErrorProblemTests {
     @Test("database_unavailable and database_busy are 503 with Retry-After, storage_full 507, an I/O failure 500 internal_error")
     func mapping() async throws {
         let router = Router(context: TilawaRequestContext.self)
-        router.add(middleware: ProblemMiddleware(routes: RouteTable()))
+        router.add(middleware: ProblemMiddleware(routes: RouteTable(), pseudonyms: .clear))
         let failures: [String: StoreError] = [
             "unavailable": .unavailable("connection refused"), "busy": .busy("40001 eleven times"),
             "full": .storageFull("ENOSPC"), "io": .io("EIO"),

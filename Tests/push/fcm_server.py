@@ -36,7 +36,7 @@ import jwt
 from cryptography.hazmat.primitives import serialization
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from stand_in import Script, append, listen, request, respond_json, serve_tls  # noqa: E402
+from stand_in import Disconnected, Script, append, listen, request, respond_json, serve_tls  # noqa: E402
 
 SCOPE = "https://www.googleapis.com/auth/firebase.messaging"
 GRANT = "urn:ietf:params:oauth:grant-type:jwt-bearer"
@@ -106,7 +106,10 @@ class FCM:
         return 200, "", "", None, 0
 
     async def __call__(self, scope, receive, send):
-        received = await request(scope, receive, send)
+        try:
+            received = await request(scope, receive, send)
+        except Disconnected:
+            return
         if received is None:
             return
         body, headers = received

@@ -78,6 +78,16 @@ class Script:
         return answer
 
 
+class Disconnected(Exception):
+    """The client went away (or the connection closed) before the request's body was whole."""
+
+
+def connection(scope):
+    """`address:port` of the client: the requests of one HTTP/2 connection share it."""
+    client = scope.get("client")
+    return f"{client[0]}:{client[1]}" if client else None
+
+
 def append(folder, name, record):
     """One JSON line appended to `name` in `folder`."""
     with open(os.path.join(folder, name), "a") as out:
@@ -85,7 +95,8 @@ def append(folder, name, record):
 
 
 async def request(scope, receive, send):
-    """(body, lower-cased headers) of an HTTP request; None after answering a lifespan scope."""
+    """(body, lower-cased headers) of an HTTP request; None after answering a lifespan scope;
+    `Disconnected` when the connection ends before the body does."""
     if scope["type"] == "lifespan":
         while True:
             message = await receive()
@@ -97,6 +108,8 @@ async def request(scope, receive, send):
     body = b""
     while True:
         message = await receive()
+        if message["type"] == "http.disconnect":
+            raise Disconnected()
         body += message.get("body", b"")
         if not message.get("more_body"):
             break
@@ -121,11 +134,22 @@ def listen():
     return listener
 
 
-def serve_tls(app, folder, listener, alpn):
+def serve_tls(app, folder, listener, alpn, max_requests=0):
     """Serves `app` over TLS (a fresh CA in `folder`) on `listener`, its port written to `port`;
-    SIGTERM ends it at once (hypercorn would otherwise wait on its own shutdown trigger)."""
+    SIGTERM ends it at once (hypercorn would otherwise wait on its own shutdown trigger).
+
+    `max_requests`: after how many requests a connection is closed; 0 (the default) never.
+    Hypercorn's own default closes an HTTP/2 connection on its 1,001st request, and not
+    gracefully: `h2`'s close_connection() sends GOAWAY and puts the connection in its CLOSED
+    state at once, so the answers to the requests still in flight on it (already read, judged
+    and logged here) fail in h2 with a ProtocolError that hypercorn swallows; the client hears
+    nothing until the idle connection is closed (`keep_alive_timeout`, 5 s) and sends them
+    again. Real APNs answers every stream up to its GOAWAY's last stream id. Left at hypercorn's
+    default, every 1,001 pushes cost a stall of up to 5 s and a few pushes logged twice; a bench
+    passes 1000 to show that (scripts/bench-push.sh, PUSH_BENCH_MAX_REQUESTS)."""
     paths = certificates(folder)
     config = Config()
+    config.keep_alive_max_requests = max_requests if max_requests > 0 else 2**62
     config.bind = [f"fd://{listener.fileno()}"]
     config.certfile = paths["server.pem"]
     config.keyfile = paths["server.key"]

@@ -19,6 +19,8 @@ public struct ProgramPolicy: Sendable, Equatable {
     public var placementDueHours: Double
     /// When `week_unlocked` and `deadline_reminder` are due (`notifications.*`).
     public var notificationSchedule: NotificationSchedule
+    /// `privacy.*`: whether a recording needs a consent, to which policy, and who gives it.
+    public var consent = ConsentTerms()
 
     /// Creates a policy; the defaults are the programme's.
     public init(

@@ -32,6 +32,12 @@ public enum RuleRefusal: Error, Sendable, Hashable, CustomStringConvertible {
     case enrolmentPaused
     /// The student has left the programme this semester.
     case enrolmentLeft
+    /// `privacy.require_consent` is on and the student has no consent that counts: the policy
+    /// at `policyURL` (of `policyVersion`, when one is set) is to be read and accepted first.
+    case consentRequired(policyURL: String, policyVersion: String?)
+    /// The student asked at `requestedAt` for their recordings to be erased (due at `dueAt`):
+    /// nothing is accepted while the request stands.
+    case erasurePending(requestedAt: Date, dueAt: Date)
 
     /// The stable snake_case code (problem+json `code`, CLI error prefix, audit table).
     public var code: String {
@@ -48,6 +54,8 @@ public enum RuleRefusal: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidIdentifier: "invalid_identifier"
         case .enrolmentPaused: "enrolment_paused"
         case .enrolmentLeft: "enrolment_left"
+        case .consentRequired: "consent_required"
+        case .erasurePending: "erasure_pending"
         }
     }
 
@@ -97,6 +105,10 @@ public enum RuleRefusal: Error, Sendable, Hashable, CustomStringConvertible {
             return "Your enrolment is paused, so recordings are not accepted for now; ask the programme's office to resume it."
         case .enrolmentLeft:
             return "Your enrolment this semester has ended, so recordings are no longer accepted; ask the programme's office if this is a mistake."
+        case let .consentRequired(policyURL, _):
+            return "Before you record, please read and accept the recording policy at \(policyURL)."
+        case let .erasurePending(requestedAt, _):
+            return "You asked on \(HumanDate.day(requestedAt, in: timeZone)) for your recordings to be erased; cancel that request to record again."
         }
     }
 

@@ -26,6 +26,9 @@ public struct SubmissionRules: Sendable, Hashable, Codable {
     public let overrides: RuleOverrides
     /// What a late joiner's end-of-course assessment needs (`program.eoc_late_joiners`).
     public let lateJoiners: LateJoiners
+    /// The student's consent and erasure request as they stand (DESIGN §16): either refuses
+    /// every slot, the placement assessment too.
+    public let privacy: PrivacyStanding
 
     /// How many weeks a student placed after week 1 owes before the end-of-course assessment
     /// (`program.eoc.late_joiners`).
@@ -52,7 +55,8 @@ public struct SubmissionRules: Sendable, Hashable, Codable {
         placementDueHours: Double = 48,
         owesFromWeek: Int = 1,
         overrides: RuleOverrides = .none,
-        lateJoiners: LateJoiners = .strict
+        lateJoiners: LateJoiners = .strict,
+        privacy: PrivacyStanding = .clear
     ) throws(RuleConfigurationError) {
         guard (0...calendar.weekCount).contains(eocRequiredWeeks) else {
             throw .invalidEOCRequiredWeeks(eocRequiredWeeks, weekCount: calendar.weekCount)
@@ -75,6 +79,7 @@ public struct SubmissionRules: Sendable, Hashable, Codable {
         self.eocOpensWeek = eocOpensWeek
         self.placed = placed
         self.placementDueHours = placementDueHours
+        self.privacy = privacy
     }
 
     /// The instant the end-of-course assessment opens: the unlock of `eocOpensWeek`.
@@ -106,7 +111,10 @@ public struct SubmissionRules: Sendable, Hashable, Codable {
 
     /// Decides whether a recording for `slot` received at `now` is accepted.
     ///
-    /// Checks, first refusal wins: the slot exists (`invalid_week`); the placement
+    /// Checks, first refusal wins: the slot exists (`invalid_week`); for a slot other than the
+    /// placement `assessment`, the enrolment is active (`enrolment_paused`, `enrolment_left`);
+    /// for every slot, no erasure the student asked for is pending (`erasure_pending`) and a
+    /// consent that counts is on record when one is required (`consent_required`). The placement
     /// `assessment` is then admitted any time, also outside a semester, and uses no attempt.
     /// Otherwise: the student is placed (`not_placed`); the semester is not closed
     /// (`semester_closed`); a week has unlocked (`week_locked`); `eoc` is open and the
@@ -132,6 +140,9 @@ public struct SubmissionRules: Sendable, Hashable, Codable {
             case .left: return .failure(.enrolmentLeft)
             case .active: break
             }
+        }
+        if let refusal = privacy.refusal { return .failure(refusal) }
+        if slot != .assessment {
             guard placed else { return .failure(.notPlaced(placementDueHours: placementDueHours)) }
             if now >= closesAt(for: slot) {
                 return .failure(.semesterClosed(closedAt: calendar.closesAt))

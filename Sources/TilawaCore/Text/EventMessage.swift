@@ -77,7 +77,7 @@ public enum EnglishMessages {
         "feedback_overdue", "student_falling_behind.new", "student_falling_behind.streak", "coach_digest", "storage_low",
         "deadline_extended", "attempts_granted", "feedback_moved", "enrolment_changed.coach", "enrolment_changed.level",
         "enrolment_changed.paused", "enrolment_changed.resumed", "enrolment_changed.left", "cover_started",
-        "desk_link_requested",
+        "desk_link_requested", "erasure_requested",
     ]
 
     public static func render(key: String, params: [String: MessageValue]) -> String {
@@ -168,6 +168,8 @@ public enum EnglishMessages {
             return "You are covering \(p.text("covered_coach_name"))'s students until \(p.instant("until")): their recordings are in your queue."
         case "desk_link_requested":
             return "You asked for a new link to the coach's desk: it signs you in once, until \(p.instant("expires_at"))."
+        case "erasure_requested":
+            return "\(p.text("student_name")) asked for their recordings and personal data to be erased; unless they cancel, it is carried out on \(p.instant("due_at"))."
         default:
             return ""
         }

@@ -89,6 +89,12 @@ public enum StaffMessages {
         EventMessage("desk_link_requested", ["expires_at": .instant(expiresAt), "time_zone": .zone(zone)])
     }
 
+    /// `erasure_requested`, to operations: a student asked for their recordings and personal
+    /// data to be erased; it is carried out at `due` unless they cancel.
+    public static func erasureRequested(student: String, due: Date, zone: TimeZone) -> EventMessage {
+        EventMessage("erasure_requested", ["student_name": .text(student), "due_at": .instant(due), "time_zone": .zone(zone)])
+    }
+
     /// `cover_started`, to the coach who now covers another's students.
     public static func coverStarted(coveredCoachName: String, until: Date, zone: TimeZone) -> EventMessage {
         EventMessage("cover_started", ["covered_coach_name": .text(coveredCoachName), "until": .instant(until), "time_zone": .zone(zone)])

@@ -3,7 +3,7 @@ import Logging
 
 /// swift-log to stdout, one event per line as `key=value` (logfmt), for journald.
 ///
-/// `level=info msg="upload accepted" submission=sub_01… student=S1001`. No timestamp:
+/// `level=info msg="upload accepted" submission=sub_01… student=s_3f9a0c1d2e4b`. No timestamp:
 /// journald stamps every line (set `timestamps: true` when running by hand).
 public struct LogfmtHandler: LogHandler {
     public var metadata: Logger.Metadata = [:]

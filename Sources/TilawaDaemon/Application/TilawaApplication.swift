@@ -11,7 +11,7 @@ import UnixSignals
 ///
 /// Started in this order, stopped in reverse: the worker pools (stopped last, once nothing
 /// can hand them work), housekeeping, the encode workers, the notifier, the feedback
-/// deadlines, the drop folder, the watchdog, the HTTP server, and the announcer (so a stop
+/// deadlines, the due erasure requests, the drop folder, the watchdog, the HTTP server, and the announcer (so a stop
 /// says STOPPING=1 first, then the HTTP server stops taking uploads, the notifier lets its
 /// POSTs in flight finish after the services that record events, and workers finish the job
 /// in hand).
@@ -82,6 +82,7 @@ public struct TilawaApplication: Sendable {
         var notifierOptions = WebhookNotifierService.Options(webhook: configuration.webhook, pollInterval: fallbackPoll)
         notifierOptions.quietHours = configuration.program.notificationSchedule.quietHours
         notifierOptions.programmeZone = configuration.program.timeZone
+        notifierOptions.pseudonyms = runtime.pseudonyms
         var services: [any Service] = [
             AudioWorkPoolService(pools: [pool, background]),
             MaintenanceService(runtime: runtime, logger: logger) {
@@ -98,6 +99,7 @@ public struct TilawaApplication: Sendable {
             WebhookNotifierService(database: database, endpoint: webhook, options: notifierOptions,
                                    wakeup: wakeup, metrics: metrics, clock: clock, logger: logger),
             ProgrammeClockService(runtime: runtime, notify: wakeup, interval: programmeTick, logger: logger),
+            ErasureRequestService(runtime: runtime, interval: programmeTick, logger: logger),
             DropFolderService(runtime: runtime, pool: background, jobsWakeup: wakeup, logger: logger),
             BackupService(runtime: runtime, logger: logger),
             WatchdogService(environment: environment, logger: logger) { await database.isResponsive() },
@@ -110,7 +112,8 @@ public struct TilawaApplication: Sendable {
             pushOptions.programmeZone = configuration.program.timeZone
             pushOptions.pollInterval = fallbackPoll
             services.insert(PushService(database: database, channels: pushChannels, options: pushOptions, wakeup: wakeup, metrics: metrics,
-                                        clock: clock, logger: logger), at: services.count - 2)  // before the server and the announcer
+                                        clock: clock, logger: logger, pseudonyms: runtime.pseudonyms),
+                            at: services.count - 2)  // before the server and the announcer
         }
         self.services = services
         self.runtime = runtime

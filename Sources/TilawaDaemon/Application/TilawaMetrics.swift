@@ -32,6 +32,8 @@ public final class TilawaMetrics: Sendable {
     public let undeliveredEvents: Gauge
     /// Uploads being received or judged now (at most `http.max_concurrent_uploads`).
     public let uploadsInFlight: Gauge
+    /// Students' erasure requests pending (set with the status checks, `observeStatus`).
+    public let erasureRequestsPending: Gauge
     /// Transactions run again for colliding with another (PostgreSQL), counted by the store.
     private let databaseCollisions: Counter
     private let collisionsSeen = Mutex<Int>(0)
@@ -61,6 +63,8 @@ public final class TilawaMetrics: Sendable {
         overdue = registry.makeGauge(descriptor: Self.name("feedback_overdue", help: "Submissions past the feedback deadline."))
         undeliveredEvents = registry.makeGauge(descriptor: Self.name("notifications_undelivered", help: "Notifications not yet delivered."))
         uploadsInFlight = registry.makeGauge(descriptor: Self.name("uploads_in_flight", help: "Uploads being received or judged now."))
+        erasureRequestsPending = registry.makeGauge(descriptor: Self.name(
+            "erasure_requests_pending", help: "Students' erasure requests neither cancelled nor carried out yet."))
         databaseCollisions = registry.makeCounter(descriptor: Self.name(
             "database_collisions", unit: "total",
             help: "Transactions run again because PostgreSQL refused them for colliding with another (serialization failure, deadlock)."))
@@ -106,6 +110,7 @@ public final class TilawaMetrics: Sendable {
             registry.makeGauge(descriptor: Self.name("status_value", help: "The figures tilawa status judges: ages in seconds, counts; -1 when there is none."),
                                labels: [("figure", figure)]).set(Double(value ?? -1))
         }
+        erasureRequestsPending.set(Double(report.erasureRequests.pending))
     }
 
     /// Counts one push's answer: `tilawa_push_sent_total{platform, result}` (`sent`,

@@ -11,6 +11,8 @@ public struct TilawaRuntime: Sendable {
     public let configuration: TilawaConfiguration
     public let stateDirectory: StateDirectory
     public let database: AppDatabase
+    /// How the log names students, coaches and subjects (`log.ids`), under the installation's key.
+    public let pseudonyms: LogPseudonyms
     public let policy: ProgramPolicy
     /// The chain for student recordings (DESIGN §2 limits).
     public let processor: AudioProcessor
@@ -18,13 +20,21 @@ public struct TilawaRuntime: Sendable {
     public let feedbackProcessor: AudioProcessor
     public let clock: @Sendable () -> Date
 
-    /// Prepares the state directory and opens (and migrates) the database.
+    /// Prepares the state directory, opens (and migrates) the database and reads the
+    /// installation's key for the log's pseudonyms (made the first time; not with `log.ids: clear`).
     public init(configuration: TilawaConfiguration, clock: @escaping @Sendable () -> Date = { Date() }) throws {
         self.configuration = configuration
         self.clock = clock
         stateDirectory = StateDirectory(path: configuration.stateDirectory, artifactStorage: try ArtifactStorageConfiguration.storage(in: configuration))
         try stateDirectory.prepare()
         database = try Self.openDatabase(configuration, stateDirectory)
+        do {
+            pseudonyms = try LogPseudonyms.configured(configuration.logIds, database: database, now: clock())
+        } catch {
+            // The runtime is not made, so nothing else will close the server's connections.
+            (database.engine as? PostgresStore)?.close()
+            throw error
+        }
         var policy = ProgramPolicy(
             attemptWindow: configuration.attemptWindow,
             eocRequiredWeeks: configuration.program.eocRequiredWeeks,
@@ -34,6 +44,7 @@ public struct TilawaRuntime: Sendable {
             placementDueHours: configuration.program.placementDue / 3600,
             notificationSchedule: configuration.program.notificationSchedule)
         policy.lateJoiners = configuration.program.eocLateJoiners
+        policy.consent = configuration.privacy.consentTerms
         self.policy = policy
         let encoder = configuration.encoder.settings
         processor = AudioProcessor(limits: configuration.audioLimits, encoder: encoder)
@@ -80,8 +91,10 @@ public struct TilawaRuntime: Sendable {
 
     /// The encoder of queued jobs.
     public var encodeRunner: EncodeJobRunner {
-        EncodeJobRunner(database: database, stateDirectory: stateDirectory, processor: processor,
-                        feedbackProcessor: feedbackProcessor, clock: clock)
+        var runner = EncodeJobRunner(database: database, stateDirectory: stateDirectory, processor: processor,
+                                     feedbackProcessor: feedbackProcessor, clock: clock)
+        runner.diskIsLow = diskLowCheck
+        return runner
     }
 }
 

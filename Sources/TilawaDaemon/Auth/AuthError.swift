@@ -1,6 +1,8 @@
 import Foundation
+import TilawaStore
 
-/// Why a request's credentials are refused; every case is answered 401 by the HTTP layer.
+/// Why a request's credentials are refused; every case but `storeFailed` is answered 401 by
+/// the HTTP layer.
 ///
 /// `code` is stable (problem+json `code`); `description` is one line a client developer can
 /// act on. Reasons never include the key or the token.
@@ -17,8 +19,13 @@ public enum AuthError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A valid token of a student or a coach who signed out everywhere (`POST
     /// …/sessions/revoke`, `tilawa token revoke`) in or after the second it was issued.
     case revokedToken
+    /// The token's subject could not be looked up: the store failed (the database is down or
+    /// busy). Not the token's fault, so never a 401, which would sign a phone out: the HTTP
+    /// layer answers it as the store's error (503 with `Retry-After`).
+    case storeFailed(StoreError)
 
-    /// `missing_token`, `invalid_token`, `expired_token`, `unknown_subject` or `revoked_token`.
+    /// `missing_token`, `invalid_token`, `expired_token`, `unknown_subject` or `revoked_token`;
+    /// the store's own code for `storeFailed`.
     public var code: String {
         switch self {
         case .missingToken: "missing_token"
@@ -26,6 +33,7 @@ public enum AuthError: Error, Sendable, Hashable, CustomStringConvertible {
         case .expiredToken: "expired_token"
         case .unknownSubject: "unknown_subject"
         case .revokedToken: "revoked_token"
+        case let .storeFailed(error): error.code
         }
     }
 
@@ -42,6 +50,8 @@ public enum AuthError: Error, Sendable, Hashable, CustomStringConvertible {
             "The bearer token is valid but names no student, coach or operator of this programme; ask the programme to add your account."
         case .revokedToken:
             "The bearer token was issued before this account's sessions were signed out everywhere; sign in again."
+        case let .storeFailed(error):
+            "The bearer token could not be checked just now: \(error)"
         }
     }
 
@@ -53,7 +63,7 @@ public enum AuthError: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .missingToken:
             #"Bearer realm="tilawa""#
-        case .invalidToken, .unknownSubject, .revokedToken:
+        case .invalidToken, .unknownSubject, .revokedToken, .storeFailed:
             #"Bearer realm="tilawa", error="invalid_token", error_description="the token is not valid""#
         case .expiredToken:
             #"Bearer realm="tilawa", error="invalid_token", error_description="the token expired""#

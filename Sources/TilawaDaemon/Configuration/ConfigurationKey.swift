@@ -94,6 +94,16 @@ public struct ConfigurationKey: Sendable, Hashable {
               "File holding the bearer token of the identity provider's SCIM client (at least 32 characters of `A–Z a–z 0–9 - . _ ~ + /`, as `openssl rand -hex 32` prints; a relative path is looked up in `$CREDENTIALS_DIRECTORY` first): with it, `/scim/v2/` provisions students and coaches (RFC 7644), and accepts that token only."),
         .init("scim.default_role", "`student`",
               "The role of a provisioned user whose Tilawa extension names none: `student` or `coach` (a coach must already be in program.yaml)."),
+        .init("privacy.require_consent", "`false`",
+              "With `true`, every upload — the placement assessment too, by any path (HTTP, resumable, `tilawa ingest`, `capture`) — needs the student's consent to the recording policy (`PUT /v1/students/{id}/consent`, by the student or ops); without one it is 409 `consent_required`, before its body is read."),
+        .init("privacy.policy_url", "none",
+              "The recording policy students read and accept (an http or https URL), named in every `consent_required`; required with `privacy.require_consent: true`."),
+        .init("privacy.policy_version", "none",
+              "The policy's current version: when set, a consent to another version is 422 `policy_version_mismatch`, and one given earlier to another version no longer counts."),
+        .init("privacy.adult_age", "`18`",
+              "A student younger than this (by students.csv's `date_of_birth`, in `program.time_zone`) consents through a guardian: `given_by: guardian` with `guardian_name` (1–30)."),
+        .init("privacy.erasure_grace_days", "`30`",
+              "Days from a student's erasure request (`POST /v1/students/{id}/erasure-request`) to its erasure, which the daemon carries out once due unless it was cancelled (0–365)."),
         .init("dropbox.path", "`<state_dir>/dropbox`", "Root of the coach drop folder (`<path>/<coach-id>/`)."),
         .init("dropbox.settle_seconds", "`5`",
               "A dropped file is taken once its size and mtime are stable this long (0–3600 s)."),
@@ -200,6 +210,8 @@ public struct ConfigurationKey: Sendable, Hashable {
               "With `true` (and `webhook.url` set), the desk's sign-in page lets a coach ask for a new login link by coach ID or email: the link goes to the webhook in a `desk_link_requested` event for the organisation to deliver, never to the page (which answers alike for anyone); one a coach per 10 minutes."),
         .init("idempotency.retention_hours", "`24`", "How long an `Idempotency-Key` is remembered (24–8760)."),
         .init("log.level", "`info`", "Least severe level logged: trace, debug, info, notice, warning, error, critical."),
+        .init("log.ids", "`pseudonym`",
+              "How the log names a student, a coach or a sign-in subject: `pseudonym` (a keyed token such as `s_3f9a0c1d2e4b`, the same on every node of the installation; `tilawa log-id` prints one person's) or `clear` (the id itself)."),
     ]
 
     /// The catalogue by name.

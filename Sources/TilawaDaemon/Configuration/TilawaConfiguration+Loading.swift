@@ -68,6 +68,7 @@ extension TilawaConfiguration {
         try config.readHTTP(&values)
         try config.readAuth(&values)
         try config.readSCIM(&values)
+        try config.readPrivacy(&values)
         try config.readDropbox(&values)
         try config.readWebhook(&values)
         try config.readAPNs(&values)
@@ -100,6 +101,8 @@ extension TilawaConfiguration {
         config.idempotencyRetention = try TimeInterval(values.integer("idempotency.retention_hours", default: 24, in: 24...8760) * 3600)
         let level = try values.choice("log.level", default: config.logLevel.rawValue, among: LogLevel.allCases.map(\.rawValue))
         config.logLevel = LogLevel(rawValue: level) ?? config.logLevel
+        let ids = try values.choice("log.ids", default: config.logIds.rawValue, among: LogIdentifiers.allCases.map(\.rawValue))
+        config.logIds = LogIdentifiers(rawValue: ids) ?? config.logIds
         return config
     }
 

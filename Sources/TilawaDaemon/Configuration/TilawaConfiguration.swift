@@ -8,7 +8,7 @@ import TilawaCore
 /// daemon runs out of the box on `./var`. Property paths follow the keys (`http.maxUploadBytes`
 /// is `http.max_upload_bytes`), except that the `audio.*` keys are split into `audioLimits`
 /// and `encoder`, and one-key sections are flattened (`encodeWorkers`, `idempotencyRetention`,
-/// `logLevel`). Time spans are `TimeInterval` seconds whatever unit the key is in.
+/// `logLevel`, `logIds`). Time spans are `TimeInterval` seconds whatever unit the key is in.
 public struct TilawaConfiguration: Sendable, Equatable {
     /// `state_dir`: absolute path of the database, staging area, artifacts and drop folder.
     public var stateDirectory: String
@@ -28,6 +28,8 @@ public struct TilawaConfiguration: Sendable, Equatable {
     public var oidc: OIDC?
     /// `scim.*`: provisioning by the identity provider; nil when `scim.token_file` is not set.
     public var scim: SCIM?
+    /// `privacy.*`: consent to the recording policy and erasure asked by the student.
+    public var privacy = Privacy()
     /// `program.*`.
     public var program = Program()
     /// `attempts.limit` and `attempts.window_days` (as seconds in `length`).
@@ -61,6 +63,8 @@ public struct TilawaConfiguration: Sendable, Equatable {
     public var idempotencyRetention: TimeInterval = 24 * 3600
     /// `log.level`.
     public var logLevel = LogLevel.info
+    /// `log.ids`: pseudonyms (the default) or the ids themselves in the log.
+    public var logIds = LogIdentifiers.pseudonym
     /// The directory relative paths were resolved against (absolute).
     public var workingDirectory: String
     /// `$CREDENTIALS_DIRECTORY` (systemd `LoadCredential=`), where relative secret paths are looked up first.

@@ -43,7 +43,8 @@ struct DeskRoutes: Sendable {
         guard let link = try await LoginLinks(runtime: api.runtime).issue(coachId: coachId, now: api.now) else {
             throw APIProblem.unknownCoach
         }
-        context.logger.info("login link issued", metadata: ["coach": "\(coachId)", "by": "\(principal)"])
+        let names = api.runtime.pseudonyms
+        context.logger.info("login link issued", metadata: ["coach": "\(names.coach(coachId))", "by": "\(names.principal(principal))"])
         return try api.json(LoginLinkResource(coachId: coachId, url: link.url, expiresAt: link.expiresAt), status: .created,
                             headers: [.cacheControl: "no-store"])
     }
@@ -53,8 +54,8 @@ struct DeskRoutes: Sendable {
     /// `GET /desk/login?token=…`: only a page with a button (a prefetching mail scanner spends nothing).
     @Sendable func confirm(_ request: Request, context: TilawaRequestContext) async throws -> Response {
         guard let token = request.uri.queryParameters.get("token"), DeskSecret.isWellFormed(token) else {
-            return Self.html(DeskPages.invalid("This address is not a complete login link; open the link from your message again."),
-                             status: .unauthorized)
+            return Self.refusalPage(Self.linkInvalid("This address is not a complete login link; open the link from your message again."),
+                                    context: context)
         }
         let nonce = origin.nonce(for: request)
         var response = Self.html(DeskPages.confirm(token: token, nonce: nonce.value))
@@ -89,7 +90,7 @@ struct DeskRoutes: Sendable {
             lifetime: sessions.lifetime, now: now)
         switch outcome {
         case let .success(session):
-            context.logger.info("desk sign-in", metadata: ["coach": "\(session.coachId)"])
+            context.logger.info("desk sign-in", metadata: ["coach": "\(api.runtime.pseudonyms.coach(session.coachId))"])
             var response = Response(status: .seeOther, headers: [.location: "/desk/", .cacheControl: "no-store", .referrerPolicy: "no-referrer"])
             response.setCookie(sessions.cookie(secret))
             response.setCookie(origin.clearingCookie)
@@ -197,9 +198,9 @@ struct DeskRoutes: Sendable {
             expiresAt: now.addingTimeInterval(LoginLinks.lifetime), interval: Self.linkRequestInterval)
         switch outcome {
         case let .queued(coachId, eventId):
-            context.logger.info("desk link requested", metadata: ["coach": "\(coachId)", "event": "\(eventId)"])
+            context.logger.info("desk link requested", metadata: ["coach": "\(api.runtime.pseudonyms.coach(coachId))", "event": "\(eventId)"])
         case let .tooSoon(coachId):
-            context.logger.info("desk link request ignored: one was sent within 10 minutes", metadata: ["coach": "\(coachId)"])
+            context.logger.info("desk link request ignored: one was sent within 10 minutes", metadata: ["coach": "\(api.runtime.pseudonyms.coach(coachId))"])
         case .unknownCoach:
             context.logger.info("desk link request for no coach")
         }
@@ -216,6 +217,7 @@ struct DeskRoutes: Sendable {
         do {
             address = try await provider.authorizationURL(attempt, request: request)
         } catch {
+            context.record.noteRefusal(error.problem)
             return Self.page(error.problem, DeskPages.notSignedIn)
         }
         var response = Response(status: .found, headers: [.location: address, .cacheControl: "no-store", .referrerPolicy: "no-referrer"])
@@ -232,6 +234,7 @@ struct DeskRoutes: Sendable {
         guard let provider else { throw APIProblem.notFound("sign-in with an identity provider") }
         let query = request.uri.queryParameters
         func page(_ problem: APIProblem) -> Response {
+            context.record.noteRefusal(problem)
             var response = Self.page(problem, DeskPages.notSignedIn)
             response.setCookie(provider.clearingCookie)
             return response
@@ -257,7 +260,7 @@ struct DeskRoutes: Sendable {
         }
         let principal = try? await api.bearer.principal(forSubject: subject)
         guard let principal, principal.role == .coach else {
-            context.logger.info("desk sign-in refused: not a coach", metadata: ["subject": "\(subject)"])
+            context.logger.info("desk sign-in refused: not a coach", metadata: ["subject": "\(api.runtime.pseudonyms.subject(subject))"])
             return page(APIProblem(.forbidden, code: "not_a_coach",
                                    detail: "You signed in at \(provider.name), but that account is not a coach of this programme; ask the programme's office."))
         }
@@ -268,7 +271,7 @@ struct DeskRoutes: Sendable {
         else {
             return page(APIProblem(.forbidden, code: "not_a_coach", detail: "That coach is no longer in the programme; ask the programme's office."))
         }
-        context.logger.info("desk sign-in", metadata: ["coach": "\(session.coachId)", "by": "identity provider"])
+        context.logger.info("desk sign-in", metadata: ["coach": "\(api.runtime.pseudonyms.coach(session.coachId))", "by": "identity provider"])
         var response = Response(status: .seeOther, headers: [.location: "/desk/", .cacheControl: "no-store", .referrerPolicy: "no-referrer"])
         response.setCookie(sessions.cookie(secret))
         response.setCookie(provider.clearingCookie)
@@ -314,7 +317,16 @@ struct DeskRoutes: Sendable {
 
     /// A refusal as a page for a browser (the form's POST), as problem+json for anything else.
     static func refusal(_ problem: APIProblem, request: Request, context: TilawaRequestContext) throws -> Response {
-        guard request.headers[.accept]?.contains("text/html") ?? false else { return try problem.response(from: request, context: context) }
+        guard request.headers[.accept]?.contains("text/html") ?? false else {
+            context.record.noteRefusal(problem)
+            return try problem.response(from: request, context: context)
+        }
+        return refusalPage(problem, context: context)
+    }
+
+    /// `page(problem)`, with a 401's code noted for the request log (it is answered here, not thrown).
+    static func refusalPage(_ problem: APIProblem, context: TilawaRequestContext) -> Response {
+        context.record.noteRefusal(problem)
         return page(problem)
     }
 

@@ -87,7 +87,11 @@ public struct DropFolderService: Service {
             let scan = DropFolderScan(root: root)
             let now = Set(scan.suspensions)
             for suspension in now.subtracting(suspended) {
-                logger.error("coach folder suspended", metadata: ["folder": "\(suspension.folder)", "reason": "\(suspension.reason)"])
+                let names = runtime.pseudonyms, coach = LogPseudonyms.coachFolder(of: suspension.folder)
+                logger.error("coach folder suspended", metadata: [
+                    "folder": "\(names.scrub(suspension.folder, coach: coach, name: nil))",
+                    "reason": "\(names.scrub(suspension.reason, coach: coach, name: nil))",
+                ])
             }
             suspended = now
             for folder in scan.folders {
@@ -127,8 +131,13 @@ public struct DropFolderService: Service {
     /// works on a file: well within the duty's idle limit (`PostgresStore.dutyIdleTimeout`).
     static let dutyCheckInterval = Duration.seconds(10)
 
+    /// Takes one file, and logs what became of it with the coach, and the student its name
+    /// starts with, as `log.ids` names them (`LogPseudonyms.dropFile`).
     private func take(_ entry: DropFolderScan.Entry, processor: DropFolderProcessor, duty: (any DutyClaim)?) async {
-        let file = "\(entry.folder.coach)/\(entry.name.display)"
+        let names = runtime.pseudonyms
+        let file = names.dropFile(coach: entry.folder.coach, name: entry.name)
+        // A reason or an error may quote the folder or the file's name.
+        let scrub = { (text: String) in names.scrub(text, coach: entry.folder.coach, name: entry.name) }
         do {
             let outcome = try await withThrowingTaskGroup(of: DropFolderProcessor.Outcome?.self) { group in
                 // A long reply (a large file read from a network folder) keeps the duty's
@@ -152,16 +161,16 @@ public struct DropFolderService: Service {
                 jobsWakeup.signal()
                 logger.info("coach reply taken", metadata: ["file": "\(file)", "feedback": "\(feedbackId ?? "-")"])
             case let .rejected(reason):
-                logger.notice("coach reply rejected", metadata: ["file": "\(file)", "reason": "\(reason)"])
+                logger.notice("coach reply rejected", metadata: ["file": "\(file)", "reason": "\(scrub(reason))"])
             case .skipped:
                 break
             }
         } catch let suspended as DropFolderProcessor.SuspendedFolder {
             // The next scan sees the folder as it is and leaves it alone until it is mended.
-            logger.error("coach folder suspended", metadata: ["file": "\(file)", "reason": "\(suspended)"])
+            logger.error("coach folder suspended", metadata: ["file": "\(file)", "reason": "\(scrub("\(suspended)"))"])
         } catch {
             // Left in place: the next scan tries again (a full disk, a database hiccup).
-            logger.error("cannot take coach reply", metadata: ["file": "\(file)", "error": "\(error)"])
+            logger.error("cannot take coach reply", metadata: ["file": "\(file)", "error": "\(scrub("\(error)"))"])
         }
     }
 }

@@ -17,8 +17,11 @@ public struct EncodeJobRunner: Sendable {
     /// The chain for coach replies (their longer maximum duration).
     public let feedbackProcessor: AudioProcessor
     public let clock: @Sendable () -> Date
-    /// Attempts before a job fails for good.
+    /// Attempts before a job fails for good; passing failures (`JobFailure`) use none.
     public var maximumAttempts = 3
+    /// Whether the node's disk is short of room now (under `storage.min_free_bytes`): a job
+    /// that fails meanwhile waits for room rather than using an attempt.
+    public var diskIsLow: @Sendable () -> Bool = { false }
     /// Called as an encode starts, its lease checked: where a test stands a worker stalled
     /// mid-encode (its lease taken and the job recorded by another meanwhile).
     var encodeStarts: @Sendable (JobLease) -> Void = { _ in }
@@ -87,12 +90,28 @@ public struct EncodeJobRunner: Sendable {
         } catch let error as JobLeaseLost {
             logger.warning("job finished under a lost lease: nothing recorded", metadata: ["job": "\(error.jobId)"])
         } catch {
-            let retry = job.attempts < maximumAttempts ? clock().addingTimeInterval(30 * Double(job.attempts)) : nil
-            do {
-                try database.failJob(lease, error: String(describing: error), retryAt: retry, now: clock())
-            } catch {
-                logger.warning("cannot record a job's failure", metadata: ["job": "\(lease.jobId)", "error": "\(error)"])
+            record(error, of: job, lease: lease)
+        }
+    }
+
+    /// Records a job's failure: a passing one (the artifact store or the database away, the
+    /// disk full) queues it again later, for as long as the fault lasts, without using an
+    /// attempt; any other uses one, and the last fails the recording for good.
+    private func record(_ error: any Error, of job: JobRecord, lease: JobLease) {
+        let now = clock()
+        do {
+            if JobFailure.isTransient(error, diskLow: diskIsLow()) {
+                let due = try database.deferJob(lease, error: String(describing: error), now: now)
+                logger.warning("job failed for a passing reason: tried again later, no attempt used", metadata: [
+                    "job": "\(lease.jobId)", "retry_in_seconds": "\(Int(due.timeIntervalSince(now)))", "error": "\(error)",
+                ])
+            } else {
+                try database.failJob(lease, error: String(describing: error),
+                                     retryAt: job.retryAfterFailure(at: now, maximumAttempts: maximumAttempts), now: now)
             }
+        } catch {
+            // Unrecorded, the job comes back when its lease runs out.
+            logger.warning("cannot record a job's failure", metadata: ["job": "\(lease.jobId)", "error": "\(error)"])
         }
     }
 

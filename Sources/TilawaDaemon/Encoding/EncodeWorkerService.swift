@@ -7,7 +7,8 @@ import TilawaStore
 ///
 /// Each worker claims one job at a time (an atomic claim in the database, so processes
 /// sharing the state directory never double-run a job), runs it on the audio pool, and
-/// sleeps until woken by a new admission or the poll interval. On shutdown a worker
+/// sleeps until woken by a new admission or the poll interval; while the node's disk is short
+/// of room (`storage.min_free_bytes`) it claims nothing. On shutdown a worker
 /// finishes the job in hand — the HTTP server has already stopped taking uploads — and
 /// takes no new one; anything still queued runs at the next start.
 public struct EncodeWorkerService: Service {
@@ -48,6 +49,7 @@ public struct EncodeWorkerService: Service {
         let runner = self.runner
         let worker = "\(EncodeJobRunner.workerIdentity)#\(index)"
         var lastRescue = ContinuousClock.now
+        var waitingForRoom = false
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             // Busy or not, every third of a lease: a dead node's jobs must not wait for a
             // backlog to drain before they are given back.
@@ -55,6 +57,16 @@ public struct EncodeWorkerService: Service {
                 await requeueExpiredLeases()
                 lastRescue = ContinuousClock.now
             }
+            // A full node takes no job: its encode would fail for want of room. It waits, and
+            // looks again; other nodes (or this one, once there is room) take the queue.
+            if runtime.isDiskLow {
+                if !waitingForRoom { logger.warning("disk short of room: no encode job is taken until there is", metadata: ["worker": "\(index)"]) }
+                waitingForRoom = true
+                await cancelWhenGracefulShutdown { await wakeup.wait(timeout: max(pollInterval, .seconds(5))) }
+                continue
+            }
+            if waitingForRoom { logger.notice("disk has room again: encode jobs are taken", metadata: ["worker": "\(index)"]) }
+            waitingForRoom = false
             let job: JobRecord?
             do {
                 job = try await runtime.database.claimNextJob(worker: worker, now: runtime.clock())

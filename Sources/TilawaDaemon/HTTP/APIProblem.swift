@@ -77,6 +77,14 @@ extension APIProblem {
         detail: "The server has no room for recordings right now. Please try again later; nothing was counted.",
         headers: [.retryAfter: "300"])
 
+    /// The store artifacts live in (an S3 `artifacts.url`) did not take or give a file: an
+    /// upload recorded nothing (a row commits only after its files are stored), a playback can
+    /// be asked again. The same answer for both.
+    static let artifactStoreUnavailable = APIProblem(
+        .serviceUnavailable, code: "artifact_store_unavailable",
+        detail: "The recordings' store does not answer just now; nothing was counted. Please try again in a minute.",
+        headers: [.retryAfter: "60"])
+
     static func payloadTooLarge(limit: Int) -> APIProblem {
         APIProblem(.contentTooLarge, code: "payload_too_large",
                    detail: "The recording is larger than \(limit / (1024 * 1024)) MB. Please record only this week's passage.",
@@ -142,6 +150,12 @@ extension APIProblem {
             return APIProblem(.conflict, code: refusal.code, detail: detail)
         case let .semesterClosed(closedAt):
             return APIProblem(.conflict, code: refusal.code, detail: detail, extras: ["closed_at": .date(closedAt)])
+        case let .consentRequired(policyURL, policyVersion):
+            var extras: [String: ProblemValue] = ["policy_url": .string(policyURL)]
+            if let policyVersion { extras["policy_version"] = .string(policyVersion) }
+            return APIProblem(.conflict, code: refusal.code, detail: detail, extras: extras)
+        case let .erasurePending(requestedAt, dueAt):
+            return APIProblem(.conflict, code: refusal.code, detail: detail, extras: ["requested_at": .date(requestedAt), "due_at": .date(dueAt)])
         case .unknownStudent:
             return APIProblem(.notFound, code: refusal.code, detail: detail)
         case .invalidWeek, .invalidIdentifier:

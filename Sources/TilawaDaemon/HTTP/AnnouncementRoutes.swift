@@ -63,7 +63,7 @@ struct AnnouncementRoutes: Sendable {
                 throw APIProblem(.unprocessableContent, code: refusal.code, detail: refusal.message)
             case let .success(record):
                 if record.publishAt <= now, try await api.runtime.database.publishDueAnnouncements(now: now) > 0 { api.wakeup.signal() }
-                context.logger.info("announcement written", metadata: ["announcement": "\(record.id)", "by": "\(principal)"])
+                context.logger.info("announcement written", metadata: ["announcement": "\(record.id)", "by": "\(api.runtime.pseudonyms.principal(principal))"])
                 let current = try await api.runtime.database.announcement(id: record.id) ?? record
                 return try OperatorIdempotency.json(AnnouncementResource(current), status: .accepted,
                                                     headers: [.location: "/v1/announcements/\(record.id)"])

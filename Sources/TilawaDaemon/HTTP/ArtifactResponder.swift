@@ -82,8 +82,7 @@ struct ArtifactResponder: Sendable {
             return APIProblem(.notFound, code: "artifact_missing", detail: "This recording's file is no longer on the server.")
         }
         context.logger.error("artifact store unavailable", metadata: ["store": "\(storage.description)", "error": "\(error)"])
-        return APIProblem(.serviceUnavailable, code: "artifact_store_unavailable",
-                          detail: "The recordings' store does not answer just now; try again in a minute.")
+        return .artifactStoreUnavailable
     }
 
     /// `body`, reporting to `onServed` how many bytes from `start` it wrote once it is done

@@ -45,6 +45,8 @@ struct AuthMiddleware: RouterMiddleware {
                 // Refused before the body, as every refusal that needs no byte of it: a stranger's
                 // gigabyte is not read to the end (a large or unframed body closes the connection).
                 context.refuseBody(of: request)
+                // The database away is no reason to sign anyone out: the store's problem (503).
+                if case let .storeFailed(failure) = error { throw failure }
                 throw APIProblem(.unauthorized, code: error.code, detail: error.description, headers: [.wwwAuthenticate: error.challenge])
             }
         }

@@ -40,7 +40,9 @@ struct BackOfficeRoutes: Sendable {
                 throw APIProblem(refusal == .unknownStudent(studentId) ? .notFound : .conflict, code: refusal.code, detail: refusal.message)
             case let .success(erasure):
                 await api.removeArtifacts(erasure.files)
-                context.logger.notice("student erased", metadata: ["student": "\(studentId)", "by": "\(actor)", "files": "\(erasure.files.count)"])
+                // `by` is the operator's name, as the audit log has it.
+                context.logger.notice("student erased", metadata: ["student": "\(api.runtime.pseudonyms.student(studentId))", "by": "\(actor)",
+                                                                   "files": "\(erasure.files.count)"])
                 return try OperatorIdempotency.json(ErasureResource(erasure))
             }
         }

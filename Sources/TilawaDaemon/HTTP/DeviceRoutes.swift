@@ -64,7 +64,7 @@ struct DeviceRoutes: Sendable {
                             registeredAt: now, updatedAt: now)
         switch try await api.runtime.database.registerDevice(device) {
         case let .created(device, replaced):
-            context.logger.info("device registered", metadata: ["owner": "\(kind.rawValue):\(id)", "device": "\(deviceId)",
+            context.logger.info("device registered", metadata: ["owner": "\(kind.rawValue):\(api.runtime.pseudonyms.owner(kind, id))", "device": "\(deviceId)",
                                                                "platform": "\(device.platform.rawValue)", "replaced": "\(replaced ?? "-")"])
             var response = try api.json(DeviceResource(device), status: .created)
             if let replaced { response.headers[.tilawaReplacedDevice] = replaced }
@@ -81,7 +81,7 @@ struct DeviceRoutes: Sendable {
         guard try await api.runtime.database.removeDevice(owner: kind, ownerId: id, deviceId: deviceId) else {
             throw APIProblem(.notFound, code: "unknown_device", detail: "No device \(deviceId) is registered here.")
         }
-        context.logger.info("device signed out", metadata: ["owner": "\(kind.rawValue):\(id)", "device": "\(deviceId)"])
+        context.logger.info("device signed out", metadata: ["owner": "\(kind.rawValue):\(api.runtime.pseudonyms.owner(kind, id))", "device": "\(deviceId)"])
         return Response(status: .noContent)
     }
 

@@ -32,7 +32,8 @@ struct ExportRoutes: Sendable {
         if request.method == .head {
             return Response(status: .ok, headers: headers, body: ResponseBody { writer in try await writer.finish(nil) })
         }
-        context.logger.info("export", metadata: ["student": "\(studentId)", "by": "\(principal)"])
+        let names = api.runtime.pseudonyms
+        context.logger.info("export", metadata: ["student": "\(names.student(studentId))", "by": "\(names.principal(principal))"])
         let body = ResponseBody { writer in
             let sink = CoalescingWriter(writer)
             try await archive.write { bytes in try await sink.write(bytes) }

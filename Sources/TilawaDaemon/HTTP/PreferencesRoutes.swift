@@ -49,7 +49,8 @@ struct PreferencesRoutes: Sendable {
         guard let preferences = try await api.runtime.database.updatePreferences(studentId: studentId, change: change, by: principal.role == .ops ? "ops" : "student", now: api.now) else {
             throw APIProblem.unknownStudent
         }
-        context.logger.info("preferences changed", metadata: ["student": "\(studentId)", "by": "\(principal)"])
+        let names = api.runtime.pseudonyms
+        context.logger.info("preferences changed", metadata: ["student": "\(names.student(studentId))", "by": "\(names.principal(principal))"])
         return try api.json(PreferencesResource(studentId: studentId, preferences))
     }
 

@@ -55,7 +55,8 @@ struct SessionRoutes: Sendable {
             throw kind == .student ? APIProblem.unknownStudent : APIProblem.unknownCoach
         case let .success(revocation):
             context.logger.notice("signed out everywhere", metadata: [
-                "owner": "\(kind.rawValue):\(id)", "by": "\(principal)", "devices": "\(revocation.devicesRemoved)",
+                "owner": "\(kind.rawValue):\(api.runtime.pseudonyms.owner(kind, id))", "by": "\(api.runtime.pseudonyms.principal(principal))",
+                "devices": "\(revocation.devicesRemoved)",
                 "desk_sessions": "\(revocation.deskSessionsEnded)",
             ])
             return try api.json(SessionRevocationResource(revocation))

@@ -51,6 +51,7 @@ struct SubmissionRoutes: Sendable {
             throw problem
         }
         api.metrics.uploadBytes.increment(by: Int64(staged.bytes))
+        var claim: IdempotencyClaim?
         if let key, case let .claim(requestHash) = idempotency.bodyReceived(requestHash: "\(slot):\(staged.sha256)") {
             // One transaction: the first request may have finished (or started) while this body streamed.
             let configuration = api.runtime.configuration
@@ -59,7 +60,7 @@ struct SubmissionRoutes: Sendable {
                 inFlightTimeout: configuration.http.uploadTimeout + 600)
             switch idempotency.claimAnswered(record) {
             case .run:
-                break
+                claim = IdempotencyClaim(owner: .student(studentId), key: key, requestHash: requestHash)
             case let .replay(status, body):
                 staged.file.discard()
                 // From the recording's current state: withdrawn since is 410, not the old 201.
@@ -74,17 +75,27 @@ struct SubmissionRoutes: Sendable {
             }
         }
 
+        // Once the admission commits, its key is answered with the recording (in the same
+        // commit): releasing the key after a later failure (building the answer, storing it)
+        // frees only a key still in flight, so a retry never admits a second recording.
+        let database = api.runtime.database
         let answer: UploadAnswer
         do {
             answer = try await api.judgeRecording(
                 staged: staged.file, studentId: studentId, slot: slot, fileExtension: URL(fileURLWithPath: staged.path).pathExtension,
-                recordedAt: recordedAt, uploadBegan: uploadBegan, instance: request.uri.path, logger: context.logger)
+                recordedAt: recordedAt, uploadBegan: uploadBegan, idempotency: claim, instance: request.uri.path, logger: context.logger)
         } catch {
-            if let key, idempotency.failed() == .release { try? api.runtime.database.abandonIdempotentRequest(owner: .student(studentId), key: key) }
+            if let key, idempotency.failed() == .release { try? database.abandonIdempotentRequest(owner: .student(studentId), key: key) }
             throw error
         }
         if let key, case let .remember(status, body) = idempotency.answered(status: Int(answer.status.code), body: answer.body) {
-            try await api.runtime.database.finishIdempotentRequest(owner: .student(studentId), key: key, status: status, body: body)
+            do {
+                try await database.finishIdempotentRequest(owner: .student(studentId), key: key, status: status, body: body)
+            } catch {
+                // A refusal unstored: its key is released rather than left in flight (409) until it times out.
+                try? database.abandonIdempotentRequest(owner: .student(studentId), key: key)
+                throw error
+            }
         }
         return answer.response()
     }
@@ -93,8 +104,11 @@ struct SubmissionRoutes: Sendable {
     static func problem(_ refusal: IdempotencyStateMachine.Refusal, what: String = "recording") -> APIProblem {
         switch refusal {
         case .keyInUse:
+            // A few seconds: the first request is being judged, or its phone is gone and the key
+            // is released when its process learns so.
             APIProblem(.conflict, code: "idempotency_key_in_use",
-                       detail: "A request with this Idempotency-Key is still being processed; wait for its answer.")
+                       detail: "A request with this Idempotency-Key is still being processed; wait for its answer.",
+                       headers: [.retryAfter: "5"])
         case .keyReused:
             APIProblem(.conflict, code: "idempotency_key_reused",
                        detail: "This Idempotency-Key was used for a different \(what); use a new key for a new \(what).")

@@ -29,10 +29,10 @@ public enum TilawaServer {
         let routes = RouteTable()
         // Outermost first: the log sees every answer; the framing rules add `Connection: close`
         // to refusals made before `100 Continue`; the problem mapping turns errors into answers.
-        router.add(middleware: RequestLogMiddleware(routes: routes))
+        router.add(middleware: RequestLogMiddleware(routes: routes, pseudonyms: api.runtime.pseudonyms))
         router.add(middleware: RequestFramingMiddleware())
         router.add(middleware: CORSHeadersMiddleware())
-        router.add(middleware: ProblemMiddleware(routes: routes))
+        router.add(middleware: ProblemMiddleware(routes: routes, pseudonyms: api.runtime.pseudonyms))
         OperationsRoutes(api: api).register(on: router)
         let sessions = DeskSessions(database: api.runtime.database, configuration: api.runtime.configuration)
         let desk = DeskRoutes(api: api, sessions: sessions,
@@ -56,6 +56,8 @@ public enum TilawaServer {
         PreferencesRoutes(api: api).register(on: v1)
         DeviceRoutes(api: api).register(on: v1)
         SessionRoutes(api: api).register(on: v1)
+        ConsentRoutes(api: api).register(on: v1)
+        ErasureRequestRoutes(api: api).register(on: v1)
         BackOfficeRoutes(api: api).register(on: v1)
         ExportRoutes(api: api).register(on: v1)
         // SCIM's own credential only, never a /v1 token (and the SCIM token nowhere else).
@@ -74,7 +76,8 @@ public enum TilawaServer {
         let bodyDeadline = TimeAmount.milliseconds(Int64(http.uploadTimeout * 1000))
         let slots = uploadSlots(api: api)
         let channel = HTTP1Channel.Configuration(
-            additionalChannelHandlers: [UploadStreamGuard(bodyDeadline: bodyDeadline, logger: logger), UploadAdmissionHandler(slots: slots, logger: logger)],
+            additionalChannelHandlers: [UploadStreamGuard(bodyDeadline: bodyDeadline, logger: logger, pseudonyms: api.runtime.pseudonyms),
+                                        UploadAdmissionHandler(slots: slots, logger: logger, pseudonyms: api.runtime.pseudonyms)],
             // Keep-alive connections with no request in progress close after this (nginx's default).
             idleTimeout: .seconds(75))
         return Application(

@@ -21,12 +21,15 @@ final class UploadAdmissionHandler: ChannelDuplexHandler, RemovableChannelHandle
 
     private let slots: UploadSlots
     private let logger: Logger
+    /// How the log names the student a path is about.
+    private let pseudonyms: LogPseudonyms
     /// The current request was refused here: its parts are dropped until its end.
     private var refusing = false
 
-    init(slots: UploadSlots, logger: Logger) {
+    init(slots: UploadSlots, logger: Logger, pseudonyms: LogPseudonyms) {
         self.slots = slots
         self.logger = logger
+        self.pseudonyms = pseudonyms
     }
 
     /// Whether a request of this method and path carries a recording (the routes that take an
@@ -79,7 +82,7 @@ final class UploadAdmissionHandler: ChannelDuplexHandler, RemovableChannelHandle
             response.headerFields[.accessControlAllowOrigin] = "*"
             response.headerFields[.accessControlExposeHeaders] = CORSHeadersMiddleware.exposedHeaders
         }
-        logger.info("request", metadata: ["path": "\(path)", "status": "503", "code": "\(problem.code)", "refused": "at the head"])
+        logger.info("request", metadata: ["path": "\(pseudonyms.path(path))", "status": "503", "code": "\(problem.code)", "refused": "at the head"])
         context.write(wrapOutboundOut(.head(response)), promise: nil)
         context.write(wrapOutboundOut(.body(ByteBuffer(bytes: body))), promise: nil)
         // Through the pipeline from here: `UploadStreamGuard` sees `Connection: close` and

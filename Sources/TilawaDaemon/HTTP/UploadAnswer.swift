@@ -40,15 +40,17 @@ extension APIContext {
     /// Runs the intake on a staged recording and turns its outcome into the answer every
     /// upload route gives: 201 with the submission, 422 with the audio's reason, 409/429 with
     /// the rule's. `instance` is the problem documents' `instance` (the request's path).
+    /// `idempotency`, the request's claimed key, is answered in the admission's own commit: a
+    /// failure after it (building this answer) leaves the key answered with the recording.
     func judgeRecording(
         staged: StagedFile, studentId: String, slot: Slot, fileExtension: String, recordedAt: RecordedAt?, uploadBegan: Date,
-        submissionId: String? = nil, instance: String, logger: Logger
+        submissionId: String? = nil, idempotency: IdempotencyClaim? = nil, instance: String, logger: Logger
     ) async throws -> UploadAnswer {
         let intake = runtime.intake
         let started = ContinuousClock.now
         let outcome = try await pool.run {
             try intake.submit(staged: staged, studentId: studentId, slot: slot, origin: .http, fileExtension: fileExtension,
-                              recordedAt: recordedAt, uploadBegan: uploadBegan, submissionId: submissionId)
+                              recordedAt: recordedAt, uploadBegan: uploadBegan, submissionId: submissionId, idempotency: idempotency)
         }
         metrics.analysisDuration.record(ContinuousClock.now - started)
         let problem: APIProblem
@@ -56,7 +58,7 @@ extension APIContext {
         case let .accepted(submission, attempts, _):
             wakeup.signal()
             metrics.countUpload(outcome: "accepted", reason: "")
-            logger.info("upload accepted", metadata: ["submission": "\(submission.id)", "student": "\(studentId)", "slot": "\(slot)"])
+            logger.info("upload accepted", metadata: ["submission": "\(submission.id)", "student": "\(runtime.pseudonyms.student(studentId))", "slot": "\(slot)"])
             return try await acceptedAnswer(submission, attempts: attempts)
         case let .rejected(verdict, analysis):
             problem = .audio(verdict, analysis: analysis)
@@ -65,7 +67,7 @@ extension APIContext {
             problem = .rule(refusal, timeZone: timeZone, now: now)
             metrics.countUpload(outcome: "refused", reason: problem.code)
         }
-        logger.info("upload refused", metadata: ["student": "\(studentId)", "slot": "\(slot)", "code": "\(problem.code)"])
+        logger.info("upload refused", metadata: ["student": "\(runtime.pseudonyms.student(studentId))", "slot": "\(slot)", "code": "\(problem.code)"])
         var headers = problem.headers
         headers[.contentType] = "application/problem+json"
         return UploadAnswer(status: problem.status, body: try problem.body(instance: instance), headers: headers)

@@ -39,6 +39,8 @@ final class UploadStreamGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     private let bodyDeadline: TimeAmount
     private let logger: Logger
+    /// How the log names the student a path is about.
+    private let pseudonyms: LogPseudonyms
     private var pending: Scheduled<Void>?
     private var closeAfterResponse = false
     /// The answer is out and the write side shut: inbound bytes are dropped until the close.
@@ -47,9 +49,10 @@ final class UploadStreamGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// How long a closing connection keeps dropping what the client still sends.
     static let lingerTime = TimeAmount.seconds(5)
 
-    init(bodyDeadline: TimeAmount, logger: Logger) {
+    init(bodyDeadline: TimeAmount, logger: Logger, pseudonyms: LogPseudonyms) {
         self.bodyDeadline = bodyDeadline
         self.logger = logger
+        self.pseudonyms = pseudonyms
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -118,7 +121,7 @@ final class UploadStreamGuard: ChannelDuplexHandler, RemovableChannelHandler {
             cancelDeadline()
             let channel = context.channel
             let logger = logger
-            let path = head.path ?? ""
+            let path = pseudonyms.path(head.path ?? "")
             let seconds = bodyDeadline.nanoseconds / 1_000_000_000
             pending = context.eventLoop.scheduleTask(in: bodyDeadline) {
                 logger.notice("request body too slow: connection closed", metadata: ["path": "\(path)", "limit_s": "\(seconds)"])

@@ -47,9 +47,12 @@ public struct SubmissionIntake: Sendable {
     /// when believable for an upload that began at `uploadBegan` (see `RecordedAt`).
     /// `submissionId` is the id to admit it under when the caller fixed one beforehand (a
     /// resumable upload, which must find out after a crash whether its admission committed).
+    /// `idempotency` is the request's claimed `Idempotency-Key`, answered in the admission's
+    /// own transaction.
     public func submit(
         staged: StagedFile, studentId: String, slot: Slot, origin: SubmissionOrigin, fileExtension: String,
-        recordedAt: RecordedAt? = nil, uploadBegan: Date? = nil, submissionId fixedId: String? = nil
+        recordedAt: RecordedAt? = nil, uploadBegan: Date? = nil, submissionId fixedId: String? = nil,
+        idempotency: IdempotencyClaim? = nil
     ) throws -> IntakeOutcome {
         defer { staged.discard() }
         let stagedPath = staged.path
@@ -98,11 +101,15 @@ public struct SubmissionIntake: Sendable {
             origin: origin, recordedAt: recordedAt?.claimed,
             lateReference: recordedAt?.lateReference(uploadBegan: uploadBegan ?? receivedAt, receivedAt: receivedAt, maxOffline: maxOffline))
         request.speechSegments = speechSegments
+        request.idempotency = idempotency
         let outcome: AdmissionOutcome
         do {
             outcome = try database.admitSubmission(request, policy: policy)
         } catch {
-            store.remove(originalPath)
+            // The database gone mid-admission may have committed it (its COMMIT unanswered): the
+            // original stays, and the sweep takes it if no row names it.
+            let mayHaveCommitted = if case .unavailable? = error as? StoreError { true } else { false }
+            if !mayHaveCommitted { store.remove(originalPath) }
             throw error
         }
         switch outcome {

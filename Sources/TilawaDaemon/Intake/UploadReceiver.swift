@@ -114,8 +114,10 @@ struct UploadReceiver: Sendable {
                 context.logger.notice("upload incomplete", metadata: ["received_bytes": "\(meter.result.0)", "error": "\(error)"])
                 throw APIProblem.uploadIncomplete
             }
-            // A write that failed with the disk (nearly) full is the disk's fault, not the upload's.
-            if let free = DiskSpace.availableBytes(at: stateDirectory.root.path), free < 1024 * 1024 {
+            // A write that failed for want of room, or with the disk (nearly) full, is the disk's
+            // fault, not the upload's: 507 with Retry-After, never a 500.
+            if Self.isDiskFull(after: error, stateDirectory: stateDirectory) {
+                context.logger.error("upload refused: the disk is full", metadata: ["error": "\(error)"])
                 throw APIProblem.storageFull
             }
             throw error
@@ -127,6 +129,13 @@ struct UploadReceiver: Sendable {
         }
         let (bytes, digest) = meter.result
         return StagedUpload(file: file, bytes: bytes, sha256: digest)
+    }
+
+    /// Whether a staging write's `error` is the disk's: ENOSPC or EDQUOT, or any failure with
+    /// less than 1 MiB left.
+    static func isDiskFull(after error: any Error, stateDirectory: StateDirectory) -> Bool {
+        if OutOfSpace.caused(error) { return true }
+        return DiskSpace.availableBytes(at: stateDirectory.root.path).map { $0 < 1024 * 1024 } ?? false
     }
 }
 

@@ -44,6 +44,9 @@ public struct WebhookNotifierService: Service {
         /// (`AppDatabase.holdForQuietHours`). Nil: nothing waits but for a student's own.
         public var quietHours: NotificationSchedule.QuietHours?
         public var programmeZone = TimeZone.gmt
+        /// How the log names the student or coach of an event's queue (`student:s_…`); by
+        /// default under a key of this process only, so that no id is logged unasked.
+        public var pseudonyms = LogPseudonyms.ephemeral
 
         /// The options `webhook` configures, the rest at their defaults.
         public init(webhook: TilawaConfiguration.Webhook = .init(), pollInterval: Duration = .seconds(1)) {
@@ -201,7 +204,7 @@ public struct WebhookNotifierService: Service {
         guard let seq = event.seq else { return }
         let attempt = event.attempts + 1
         var metadata: Logger.Metadata = [
-            "event": "\(event.id)", "type": "\(event.type)", "queue": "\(event.queue)", "attempt": "\(attempt)",
+            "event": "\(event.id)", "type": "\(event.type)", "queue": "\(options.pseudonyms.tagged(event.queue))", "attempt": "\(attempt)",
         ]
         // Claimed again just before the POST: a node that stalled since its claim (stopped,
         // frozen) past the claim's end may find the event sent by another node meanwhile, and

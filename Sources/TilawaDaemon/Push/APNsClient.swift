@@ -61,7 +61,7 @@ struct APNsClient: PushChannel {
             response = try await http.execute(request, timeout: .seconds(30))
             body = try await response.body.collect(upTo: 64 * 1024)
         } catch {
-            return .retry(after: nil, reason: "no answer from \(origin): \(error)")
+            return .unanswered(from: origin, error: error)
         }
         let reason = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any])?["reason"] as? String
             ?? "HTTP \(response.status.code)"

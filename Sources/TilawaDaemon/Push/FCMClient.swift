@@ -71,7 +71,7 @@ struct FCMClient: PushChannel {
             response = try await http.execute(request, timeout: .seconds(30))
             body = try await response.body.collect(upTo: 64 * 1024)
         } catch {
-            return (.retry(after: nil, reason: "no answer from \(settings.endpoint.host ?? "FCM"): \(error)"), accessToken)
+            return (.unanswered(from: settings.endpoint.host ?? "FCM", error: error), accessToken)
         }
         let error = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any])?["error"] as? [String: Any]
         let details = error?["details"] as? [[String: Any]] ?? []

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Logging
+import NIOCore
 import NIOSSL
 import TilawaCore
 import TilawaStore
@@ -8,8 +9,15 @@ import TilawaStore
 /// What a push service's answer means for one delivery.
 enum PushAnswer: Sendable, Equatable {
     case sent
-    /// 429 or 5xx or no answer: try again (`after`: the service's `Retry-After`, if it said one).
+    /// 429 or 5xx: try again (`after`: the service's `Retry-After`, if it said one).
     case retry(after: TimeInterval?, reason: String)
+    /// No answer came (`kind`: `timeout`, `connection_closed`, `connect`, `tls`, `cancelled`,
+    /// `other`): try again. A request that went out may have been taken — neither APNs nor FCM
+    /// takes an idempotency key, and APNs does not de-duplicate by `apns-id` — so the phone may
+    /// get it twice: every try carries the same `apns-id` and `apns-collapse-id` (FCM: the
+    /// same `tag`), so the second replaces the first, and the app can tell by `event_id`. That
+    /// is the outbox's contract (at least once, as for the webhook), not a loss.
+    case noAnswer(kind: String, reason: String)
     /// The token is dead (APNs 410 or `BadDeviceToken`, FCM `UNREGISTERED`): the device is signed out.
     case unregistered(reason: String)
     /// A 4xx about this notification alone (too large, a bad field): never sent.
@@ -23,12 +31,36 @@ enum PushAnswer: Sendable, Equatable {
     var result: String {
         switch self {
         case .sent: "sent"
-        case .retry: "retried"
+        case .retry, .noAnswer: "retried"
         case .unregistered: "unregistered"
         case .refused: "refused"
         case .expiredToken: "expired_token"
         case .channelRefused: "key_refused"
         }
+    }
+
+    /// The answer to a request to `origin` that failed with `error` before an answer came.
+    static func unanswered(from origin: String, error: any Error) -> PushAnswer {
+        .noAnswer(kind: failureKind(error), reason: "no answer from \(origin): \(error)")
+    }
+
+    /// How a request failed without an answer, for the log: `timeout` (the request's 30-s
+    /// deadline or the client's read timeout: the service may have taken it),
+    /// `connection_closed` (the connection ended with the request open — as after an HTTP/2
+    /// GOAWAY whose answers never came), `connect` (no connection: nothing was sent), `tls`,
+    /// `cancelled` (shutting down), else `other` (the error says what).
+    static func failureKind(_ error: any Error) -> String {
+        if error is CancellationError { return "cancelled" }
+        if let failure = error as? HTTPClientError {
+            if [HTTPClientError.deadlineExceeded, .readTimeout, .writeTimeout].contains(failure) { return "timeout" }
+            if failure == .remoteConnectionClosed { return "connection_closed" }
+            if [HTTPClientError.connectTimeout, .tlsHandshakeTimeout, .getConnectionFromPoolTimeout].contains(failure) { return "connect" }
+            if failure == .cancelled { return "cancelled" }
+            return "other"
+        }
+        if error is NIOSSLError { return "tls" }
+        if error is ChannelError { return "connection_closed" }
+        return "other"
     }
 
     /// The service's `Retry-After` header in seconds (the HTTP-date form is ignored: both services send seconds).

@@ -31,6 +31,8 @@ struct PushService: Service {
     let metrics: TilawaMetrics
     let clock: @Sendable () -> Date
     let logger: Logger
+    /// How the log names a device's owner.
+    let pseudonyms: LogPseudonyms
 
     func run() async throws {
         for channel in channels {
@@ -124,13 +126,41 @@ struct PushService: Service {
         case let .retry(after, reason):
             let wait = max(after ?? 0, WebhookBackoff.delay(attempt: job.attempts + 1, cap: options.maxBackoff, random: .random(in: 0..<1)))
             outcome = .retry(at: now.addingTimeInterval(wait), error: reason)
+        case let .noAnswer(_, reason):
+            let wait = WebhookBackoff.delay(attempt: job.attempts + 1, cap: options.maxBackoff, random: .random(in: 0..<1))
+            outcome = .retry(at: now.addingTimeInterval(wait), error: reason)
         case .expiredToken: outcome = .retry(at: now.addingTimeInterval(60), error: "ExpiredProviderToken")
         case let .channelRefused(reason): outcome = .retry(at: now, error: reason)
         }
         metrics.countPush(platform: job.device.platform.rawValue, result: answer.result)
+        logFailure(job, answer, outcome: outcome)
         if case .unregistered = answer {
-            logger.info("device signed out by its push service", metadata: ["owner": "\(job.device.owner.rawValue):\(job.device.ownerId)", "device": "\(job.device.deviceId)"])
+            logger.info("device signed out by its push service", metadata: [
+                "owner": "\(job.device.owner.rawValue):\(pseudonyms.owner(job.device.owner, job.device.ownerId))", "device": "\(job.device.deviceId)",
+            ])
         }
         try await database.finishPush(job, outcome: outcome, sender: EncodeJobRunner.workerIdentity, now: now)
+    }
+
+    /// A send that did not go through, at warning with its `kind`: `busy` (429, 5xx), how a
+    /// request got no answer (`timeout`, `connection_closed`, …: sent again, perhaps shown
+    /// twice), `refused` (never sent), `expired_token`. A slow or failing service shows in the
+    /// log as it happens (`scripts/bench-push.sh` counts these lines by kind); a refused
+    /// channel is said once, critical, by `sendDue`.
+    private func logFailure(_ job: PushJob, _ answer: PushAnswer, outcome: AppDatabase.PushOutcome) {
+        let failure: (kind: String, reason: String)? = switch answer {
+        case .sent, .unregistered, .channelRefused: nil
+        case let .retry(_, reason): ("busy", reason)
+        case let .noAnswer(kind, reason): (kind, reason)
+        case let .refused(reason): ("refused", reason)
+        case .expiredToken: ("expired_token", "the service's credential expired")
+        }
+        guard let failure else { return }
+        var metadata: Logger.Metadata = [
+            "platform": "\(job.device.platform.rawValue)", "kind": "\(failure.kind)", "reason": "\(failure.reason)",
+            "event": "\(job.eventId)", "device": "\(job.device.deviceId)", "attempt": "\(job.attempts + 1)",
+        ]
+        if case let .retry(at, _) = outcome { metadata["next_attempt_at"] = "\(at.formatted(.iso8601))" }
+        logger.warning(failure.kind == "refused" ? "push refused, not sent" : "push not sent, tried again", metadata: metadata)
     }
 }

@@ -28,6 +28,8 @@ public struct ProgrammeClockService: Service {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
                 let now = runtime.clock()
+                // Keys of requests that failed while the database was away, released now it is back.
+                await runtime.database.retryPendingIdempotencyReleases()
                 let count = try await runtime.database.recordOverdueFeedback(now: now, policy: runtime.policy)
                 if count > 0 {
                     logger.warning("feedback overdue", metadata: ["submissions": "\(count)"])

@@ -170,7 +170,8 @@ extension StatusReport {
     /// One evaluated check.
     public struct Check: Encodable, Sendable, Equatable {
         /// Stable name: `state_dir`, `database`, `daemon`, `feedback_overdue`, `encode_jobs`,
-        /// `notifications`, `dropbox_rejections`, `disk_space`, `missing_artifacts`.
+        /// `notifications`, `dropbox_rejections`, `disk_space`, `missing_artifacts`, `backup`,
+        /// `erasure_requests` (and `pushes` when configured).
         public var name: String
         /// OK, WARNING, CRITICAL or UNKNOWN.
         public var state: StatusState

@@ -55,6 +55,8 @@ public struct StatusReport: Encodable, Sendable {
     public var identityProvider: IdentityProvider? = nil
     /// Pushes to phones, when `push.apns.*` or `push.fcm.*` is configured.
     public var pushes: Pushes? = nil
+    /// Students' erasure requests pending, and any the daemon is late carrying out (DESIGN §16).
+    public var erasureRequests = ErasureRequests(pending: 0, earliestDueAt: nil, late: 0)
 
     /// `pushes`: what waits, what went out in a day, and why a channel stopped.
     public struct Pushes: Encodable, Sendable, Equatable {

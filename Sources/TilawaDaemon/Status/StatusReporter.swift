@@ -159,6 +159,8 @@ public struct StatusReporter: Sendable {
             report.pushes = .init(pending: pushes.pending, oldestPendingAgeSeconds: age(pushes.oldestPendingSince),
                                   sentLast24h: pushes.sentLastDay, stopped: pushes.stopped)
         }
+        report.erasureRequests = .init(pending: facts.erasureRequestsPending, earliestDueAt: facts.earliestErasureDueAt,
+                                       late: facts.erasureRequestsLate)
         report.checks = thresholds.checks(for: report, stateDirectory: directory, database: database)
         report.state = StatusState.worst(report.checks.map(\.state))
         return report

@@ -65,6 +65,11 @@ public struct StatusTextRenderer: Sendable {
         lines.append(.heading("PROGRAMME"))
         row("awaiting placement", "\(report.enrolments.awaitingPlacement)")
         row("graduated", "\(report.enrolments.graduated)")
+        let erasures = report.erasureRequests
+        var erasureLine = "\(erasures.pending) pending"
+        if let due = erasures.earliestDueAt { erasureLine += ", the earliest due \(StatusFormat.instant(due))" }
+        if erasures.late > 0 { erasureLine += ", \(erasures.late) late" }
+        row("erasure requests", erasureLine)
 
         lines.append(.heading("ENCODE QUEUE"))
         let queue = report.encodeQueue

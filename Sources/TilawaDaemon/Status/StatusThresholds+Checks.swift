@@ -37,8 +37,24 @@ extension StatusThresholds {
         if !isFailure(database) {
             checks.append(missingArtifactsCheck(report.missingArtifacts))
             checks.append(backupCheck(report.backup))
+            checks.append(erasureRequestsCheck(report.erasureRequests))
         }
         return checks
+    }
+
+    /// WARNING while a due erasure request is more than a day late (the automatic erasure is
+    /// failing: the daemon's log says why, `tilawa erase` carries it out by hand); OK otherwise,
+    /// saying how many are pending and when the next falls due.
+    private func erasureRequestsCheck(_ requests: StatusReport.ErasureRequests) -> StatusReport.Check {
+        let next = requests.earliestDueAt.map { ", the earliest due \(StatusFormat.instant($0))" } ?? ""
+        let pending = StatusFormat.count(requests.pending, "erasure request")
+        guard requests.late > 0 else {
+            return .init(name: "erasure_requests", state: .ok, message: requests.pending == 0 ? "no erasure request pending" : "\(pending) pending\(next)")
+        }
+        return .init(name: "erasure_requests", state: .warning, message: """
+            \(StatusFormat.count(requests.late, "erasure request")) due more than a day ago and not carried out (\(pending) pending\(next)): \
+            the automatic erasure is failing; see the daemon's log, or run tilawa erase for each (tilawa erasure-requests lists them)
+            """)
     }
 
     /// WARNING when backups are scheduled and the last is older than twice the interval (or

@@ -9,7 +9,8 @@ import Foundation
 /// |          |      | the oldest undelivered notification is older than 10 minutes (only when     |
 /// |          |      | `webhook.url` is set: without it events stay in the outbox for the feed);   |
 /// |          |      | an encode job has failed; the drop folder rejected a file in the last 24 h; |
-/// |          |      | disk free < 15 %; the daemon is down or not ready without `--expect-running`|
+/// |          |      | disk free < 15 %; the daemon is down or not ready without `--expect-running`;|
+/// |          |      | a student's erasure request is more than a day past its due instant         |
 /// | CRITICAL | 2    | the daemon is down or not ready with `--expect-running`; disk free < 5 %;   |
 /// |          |      | a row of the last 7 days points to a missing artifact file, or the daemon's |
 /// |          |      | last full sweep found one                                                   |

@@ -9,10 +9,12 @@ public struct AuditRecord: Codable, Sendable, Equatable, FetchableRecord, Mutabl
 
     public var id: Int64?
     public var at: Date
-    /// Who did it: an operator's name (`--by`, the invoking Unix user, or the token's operator).
+    /// Who did it: an operator's name (`--by`, the invoking Unix user, or the token's operator); `student:ID` for
+    /// a student's own consent or erasure request, `erasure request` for the daemon carrying one out.
     public var actor: String
     /// `deadline_extended`, `attempts_granted`, `feedback_moved`, `enrolment_changed`, `cover_started`, `cover_ended`,
-    /// `sessions_revoked` (sign-out everywhere), `student_erased`, `student_readmitted`.
+    /// `sessions_revoked` (sign-out everywhere), `student_erased`, `student_readmitted`; `consent_given`, `consent_withdrawn`,
+    /// `erasure_requested`, `erasure_request_cancelled` (by the student, `student:ID`, or an operator; DESIGN §16).
     public var action: String
     public var studentId: String?
     /// The second student of a moved reply (the one it was taken from).

@@ -21,6 +21,8 @@ public struct AdmissionRequest: Sendable {
     public var lateReference: Date?
     /// The speech detector's stretches of speech, for the ayah markers of the encode job.
     public var speechSegments: [SpeechSegment] = []
+    /// The request's `Idempotency-Key`, answered in the admission's own transaction.
+    public var idempotency: IdempotencyClaim?
 
     /// Creates a request.
     public init(submissionId: String, studentId: String, slot: Slot, receivedAt: Date, analysis: AudioAnalysis,

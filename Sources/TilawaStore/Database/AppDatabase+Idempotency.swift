@@ -20,12 +20,14 @@ extension AppDatabase {
     /// in-flight keys older than `inFlightTimeout` as abandoned (their request died with a
     /// process), so a retry is never refused forever.
     public func idempotencyState(owner: IdempotencyOwner, key: String, now: Date, retention: TimeInterval, inFlightTimeout: TimeInterval) throws -> IdempotencyState {
-        try engine.write(Self.idempotencyStateQuery(owner: owner, key: key, now: now, retention: retention, inFlightTimeout: inFlightTimeout))
+        retryPendingIdempotencyReleases()
+        return try engine.write(Self.idempotencyStateQuery(owner: owner, key: key, now: now, retention: retention, inFlightTimeout: inFlightTimeout))
     }
 
     /// `idempotencyState` from async code: suspends on GRDB's async write instead of blocking a thread of the cooperative pool.
     public func idempotencyState(owner: IdempotencyOwner, key: String, now: Date, retention: TimeInterval, inFlightTimeout: TimeInterval) async throws -> IdempotencyState {
-        try await engine.write(Self.idempotencyStateQuery(owner: owner, key: key, now: now, retention: retention, inFlightTimeout: inFlightTimeout))
+        await retryPendingIdempotencyReleases()
+        return try await engine.write(Self.idempotencyStateQuery(owner: owner, key: key, now: now, retention: retention, inFlightTimeout: inFlightTimeout))
     }
 
     /// The transaction of `idempotencyState`, shared by its synchronous and async forms.
@@ -88,10 +90,19 @@ extension AppDatabase {
     }
 
     /// Releases `key` without an answer (the request failed on our side): a retry runs anew.
-    /// Not cancellable half-way: it runs even when the request's task was cancelled.
+    /// Only a key still in flight: one answered already — by the transaction that created what
+    /// the request asked for (`rememberCreated`) — stays answered, so a retry finds it.
+    /// Not cancellable half-way: it runs even when the request's task was cancelled. When it
+    /// fails (the database is away), the release is kept and tried again
+    /// (`retryPendingIdempotencyReleases`), so the phone's retry is not held at 409 for the
+    /// in-flight timeout.
     public func abandonIdempotentRequest(owner: IdempotencyOwner, key: String) throws {
-        try engine.write { db in
-            try db.execute(sql: "DELETE FROM idempotencyKey WHERE owner = ? AND key = ?", arguments: [owner.storageValue, key])
+        do {
+            try engine.write(Self.releaseInFlight(owner: owner.storageValue, key: key))
+            PendingIdempotencyReleases.remove(owner: owner.storageValue, key: key)
+        } catch {
+            PendingIdempotencyReleases.add(owner: owner.storageValue, key: key, engine: engine)
+            throw error
         }
     }
 

@@ -187,6 +187,8 @@ extension AppDatabase {
         migrator.registerMigration("pushes: deliveries", migrate: AppDatabase.migratePushDeliveries)
         migrator.registerMigration("people: tokens valid after", migrate: AppDatabase.migrateTokensValidAfter)
         migrator.registerMigration("scim: provisioned users", migrate: AppDatabase.migrateSCIMUsers)
+        migrator.registerMigration("privacy: consent and erasure requests", migrate: AppDatabase.migratePrivacy)
+        migrator.registerMigration("jobs: transient failures", migrate: AppDatabase.migrateJobTransientFailures)
         return migrator
     }
 }

@@ -108,7 +108,10 @@ extension AppDatabase {
     /// Claims up to `limit` due deliveries on `platform` for `sender` until `until` (another
     /// node takes them after: a node that died mid-send), most overdue first; another
     /// platform's (a channel stopped or not configured) never stand in their way. A delivery
-    /// whose device has gone (signed out, its token moved) is dropped on the way.
+    /// whose device has gone (signed out, its token moved) is dropped on the way, and so is a
+    /// student's notice about a reply the back office has since moved to another student's
+    /// recording (`moveFeedback`): held for the night or waiting for a retry, it would tell
+    /// the student the reply left about a reply that is no longer theirs.
     public func claimPushes(platform: Device.Platform, sender: String, until: Date, now: Date, limit: Int) async throws -> [PushJob] {
         try await engine.claimWrite { db in
             let rows = try Row.fetchAll(db, sql: """
@@ -131,6 +134,13 @@ extension AppDatabase {
                         """, arguments: key)
                     continue
                 }
+                if try Self.aboutReplyMovedAway(db, event) {
+                    try db.execute(sql: """
+                        UPDATE pushDelivery SET state = 'dropped', lastError = 'the reply was moved to another student'
+                        WHERE eventSeq = ? AND ownerKind = ? AND ownerId = ? AND deviceId = ?
+                        """, arguments: key)
+                    continue
+                }
                 let device = try Device(row: deviceRow)
                 guard device.platform == platform else { continue }
                 try db.execute(sql: """
@@ -143,6 +153,18 @@ extension AppDatabase {
             }
             return jobs
         }
+    }
+
+    /// Whether `event` is a student's notice about a reply that now answers another student's
+    /// recording (moved since it was written). Not a student's, about no reply, or unreadable
+    /// (an erased student's, stripped): false.
+    static func aboutReplyMovedAway(_ db: SQLSession, _ event: EventRecord) throws -> Bool {
+        guard event.recipient == "student", let studentId = event.studentId,
+              let feedbackId = (try? EventPayload.decode(event.payload))?.feedbackId else { return false }
+        let owner = try String.fetchOne(db, sql: """
+            SELECT submission.studentId FROM feedback JOIN submission ON submission.id = feedback.submissionId WHERE feedback.id = ?
+            """, arguments: [feedbackId])
+        return owner.map { $0 != studentId } ?? false
     }
 
     /// How a push ended.

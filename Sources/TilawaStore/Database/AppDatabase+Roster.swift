@@ -104,7 +104,7 @@ extension AppDatabase {
                         studentId = provisioned
                         summary.joined.append(.init(id: row.id.rawValue, line: row.line, studentId: provisioned))
                     }
-                    // An empty gender or time_zone cell keeps the stored one; the roster
+                    // An empty gender, time_zone or date_of_birth cell keeps the stored one; the roster
                     // never overwrites a zone the student chose; preferences stay as they are.
                     // The name is the identity provider's when it gave one (SCIM names the person).
                     var student = try StudentRecord.fetchOne(db, key: studentId) ?? StudentRecord(id: studentId, name: row.name)
@@ -117,6 +117,7 @@ extension AppDatabase {
                         student.subject = subject
                     }
                     student.gender = row.gender ?? student.gender
+                    student.dateOfBirth = row.dateOfBirth?.description ?? student.dateOfBirth
                     if let zone = row.timeZone, [nil, "roster"].contains(student.timeZoneSetBy) {
                         student.timeZone = zone
                         student.timeZoneSetBy = "roster"

@@ -120,6 +120,15 @@ extension AppDatabase {
                 facts.openQuestions = row["open"]
                 facts.overdueQuestions = row["overdue"]
             }
+            // A database from before erasure requests (status reads it without migrating) has none.
+            if try db.tableExists("erasureRequest"), let row = try Row.fetchOne(db, sql: """
+                SELECT COUNT(*) AS pending, MIN(dueAt) AS earliest, COALESCE(SUM(CASE WHEN dueAt < ? THEN 1 ELSE 0 END), 0) AS late
+                FROM erasureRequest WHERE cancelledAt IS NULL
+                """, arguments: [now.addingTimeInterval(-Self.erasureRequestLateAfter)]) {
+                facts.erasureRequestsPending = row["pending"]
+                facts.earliestErasureDueAt = row["earliest"]
+                facts.erasureRequestsLate = row["late"]
+            }
             if let disabled = try Self.webhookDisabled(db) {
                 facts.webhookDisabled = "\(disabled.reason) at \(disabled.since.formatted(.iso8601))"
             }

@@ -38,6 +38,8 @@ extension AppDatabase {
                     submission.title = request.slot == .eoc ? context.level?.eocTitle : request.slot.week.flatMap { context.titles[$0] }
                 }
                 try submission.insert(db)
+                // The request's key answered in this commit: a retry finds this recording.
+                try Self.rememberCreated(db, claim: request.idempotency, id: submission.id, now: request.receivedAt)
                 for superseded in admission.supersedes {
                     try db.execute(
                         sql: "UPDATE submission SET state = ?, supersededBy = ? WHERE id = ? AND state IN (?, ?)",

@@ -27,6 +27,8 @@ public enum EventType: String, Sendable, CaseIterable {
     case enrolmentChanged = "enrolment_changed"
     case coverStarted = "cover_started"
     case deskLinkRequested = "desk_link_requested"
+    /// To operations: a student asked for their erasure (DESIGN §16).
+    case erasureRequested = "erasure_requested"
 }
 
 extension EventType {

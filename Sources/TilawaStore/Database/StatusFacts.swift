@@ -77,6 +77,12 @@ public struct StatusFacts: Sendable, Equatable {
     public var nodes: [NodeFact] = []
     /// Running jobs whose lease ran out: a node died or stalled, and they are being given back.
     public var expiredJobLeases = 0
+    /// Students' erasure requests pending (neither cancelled nor carried out), the earliest due
+    /// instant among them, and how many fell due more than `AppDatabase.erasureRequestLateAfter`
+    /// ago: the automatic erasure is failing (DESIGN §16).
+    public var erasureRequestsPending = 0
+    public var earliestErasureDueAt: Date?
+    public var erasureRequestsLate = 0
 
     /// Nothing: the facts of an empty (or absent) database.
     public init() {}

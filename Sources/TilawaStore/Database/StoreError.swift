@@ -1,7 +1,7 @@
 import Foundation
 
 /// Failures of the store that are not the user's doing; each has a stable code.
-public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The disk (or the filesystem's quota) is full.
     case storageFull(String)
     /// Reading or writing a file failed.

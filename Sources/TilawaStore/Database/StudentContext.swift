@@ -35,12 +35,13 @@ struct StudentContext {
         let calendar = try semester.calendar()
         let level = try enrolment.levelId.flatMap { try LevelRecord.fetchOne(db, key: $0) }
         let overrides = try overrides(db, studentId: student.id, enrolment: enrolment, enrolmentId: enrolmentId, calendar: calendar)
+        let privacy = try AppDatabase.privacyStanding(db, studentId: student.id, terms: policy.consent)
         let rules = try SubmissionRules(
             calendar: calendar, attemptWindow: policy.attemptWindow,
             eocRequiredWeeks: min(policy.eocRequiredWeeks, calendar.weekCount),
             eocOpensWeek: min(max(level?.eocOpensWeek ?? 14, 1), calendar.weekCount), placed: enrolment.isPlaced,
             placementDueHours: policy.placementDueHours, owesFromWeek: enrolment.owesFromWeek, overrides: overrides,
-            lateJoiners: policy.lateJoiners)
+            lateJoiners: policy.lateJoiners, privacy: privacy)
         let titles = Dictionary(
             try CurriculumWeekRecord.fetchAll(db, where: "levelId = ?", [enrolment.levelId]).map { ($0.week, $0.title) },
             uniquingKeysWith: { first, _ in first })

@@ -73,7 +73,9 @@ extension AppDatabase {
     /// their idempotency keys; their events' messages (undelivered ones go, with their webhook
     /// deliveries; delivered ones keep only id, type and time); their `rejection` rows and the
     /// drop-file names of replies to them; their unfinished uploads; what the identity provider
-    /// provisioned of them (SCIM's name, emails, subject). What stays: ids, states,
+    /// provisioned of them (SCIM's name, emails, subject); their date of birth, their consents to
+    /// the recording policy and their erasure requests (the one this carries out included: a
+    /// student admitted again under the id consents anew). What stays: ids, states,
     /// instants, the counts `status` and the rules read — nothing that says who they were. The
     /// ledger row (`erasure`) makes a restore of an older backup erase them again.
     public func erase(studentId: String, force: Bool, by actor: String, reason: String, now: Date) throws -> Result<Erasure, ErasureRefusal> {
@@ -127,7 +129,10 @@ extension AppDatabase {
             DELETE FROM resumableUpload WHERE studentId = :student;
             DELETE FROM device WHERE ownerKind = 'student' AND ownerId = :student;
             DELETE FROM scimUser WHERE role = 'student' AND id = :student;
-            UPDATE student SET name = '', gender = NULL, timeZone = NULL, timeZoneSetBy = NULL, subject = NULL, quietHours = NULL, reminderTime = NULL, erasedAt = :now
+            DELETE FROM consent WHERE studentId = :student;
+            DELETE FROM erasureRequest WHERE studentId = :student;
+            UPDATE student SET name = '', gender = NULL, timeZone = NULL, timeZoneSetBy = NULL, subject = NULL, quietHours = NULL, reminderTime = NULL,
+                dateOfBirth = NULL, erasedAt = :now
                 WHERE id = :student;
             INSERT INTO erasure (studentId, erasedAt, subjectDigest) VALUES (:student, :now, :digest)
                 ON CONFLICT (studentId) DO UPDATE SET erasedAt = excluded.erasedAt,

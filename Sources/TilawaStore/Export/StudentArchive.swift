@@ -18,6 +18,8 @@ public struct StudentArchive: Sendable {
         public var annotations: [AnnotationRecord]
         public var coachNames: [String: String]
         public var semesterNames: [String: String]
+        /// Every consent of theirs to the recording policy, oldest first (DESIGN §16).
+        public var consents: [ConsentRecord] = []
     }
 
     public let contents: Contents
@@ -43,7 +45,8 @@ public struct StudentArchive: Sendable {
             let semesters = Dictionary(try Row.fetchAll(db, sql: "SELECT id, name FROM semester").map { ($0["id"] as String, $0["name"] as String) },
                                        uniquingKeysWith: { first, _ in first })
             return Contents(student: student, submissions: submissions, feedback: feedback, comments: comments,
-                            annotations: annotations, coachNames: coaches, semesterNames: semesters)
+                            annotations: annotations, coachNames: coaches, semesterNames: semesters,
+                            consents: try ConsentRecord.fetchAll(db, where: "studentId = ?", [studentId], orderBy: "givenAt, id"))
         }
         return contents.map { StudentArchive(contents: $0, artifacts: artifacts, generatedAt: now) }
     }
@@ -61,7 +64,8 @@ public struct StudentArchive: Sendable {
     public func write(zip64Threshold: UInt64 = 0xFFFF_FFFF, emit: @escaping ZipStreamWriter.Emit) async throws {
         var zip = ZipStreamWriter(zip64Threshold: zip64Threshold, emit: emit)
         var index = ArchiveIndex(format: 1, generatedAt: generatedAt,
-                                 student: .init(id: contents.student.id, name: contents.student.name), recordings: [])
+                                 student: .init(id: contents.student.id, name: contents.student.name), recordings: [],
+                                 consents: contents.consents.map(ArchiveIndex.Consent.init))
         let repliesBySubmission = Dictionary(grouping: contents.feedback, by: \.submissionId)
         let commentsByReply = Dictionary(grouping: contents.comments, by: \.feedbackId)
         let marksBySubmission = Dictionary(grouping: contents.annotations, by: \.submissionId)
@@ -152,6 +156,8 @@ struct ArchiveIndex: Encodable {
     var generatedAt: Date
     var student: Student
     var recordings: [Recording]
+    /// The student's consents to the recording policy, oldest first (`ArchiveIndex+Consents.swift`).
+    var consents: [Consent]
 }
 
 /// `index.html`: the archive's recordings, replies and questions, playable offline (relative

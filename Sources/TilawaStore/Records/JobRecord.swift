@@ -35,6 +35,9 @@ public struct JobRecord: Codable, Sendable, Equatable, FetchableRecord, MutableP
     public var lastError: String?
     /// Until when the running claim holds unless renewed (`AppDatabase.jobLeaseDuration`).
     public var leaseExpiresAt: Date?
+    /// Claims that ended in a passing failure (the artifact store or the database away, the
+    /// disk full): they do not use the job's attempts (`AppDatabase.deferJob`).
+    public var transientFailures: Int
 
     /// A new queued job, due at once.
     ///
@@ -45,6 +48,7 @@ public struct JobRecord: Codable, Sendable, Equatable, FetchableRecord, MutableP
         self.subjectId = subjectId
         state = .queued
         attempts = 0
+        transientFailures = 0
         createdAt = now
         notBefore = Date(timeIntervalSince1970: 0)
     }

@@ -29,6 +29,9 @@ public struct StudentRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
     public var quietHours: String? = nil
     /// The student's own local time for deadline reminders, `HH:MM`; nil: the programme's.
     public var reminderTime: String? = nil
+    /// students.csv's `date_of_birth`, `YYYY-MM-DD`; nil when not given. A minor's consent to
+    /// the recording policy is a guardian's (DESIGN §16).
+    public var dateOfBirth: String? = nil
 
     /// Creates a record.
     public init(id: String, name: String, gender: String? = nil) {
@@ -36,6 +39,9 @@ public struct StudentRecord: Codable, Sendable, Equatable, FetchableRecord, Pers
         self.name = name
         self.gender = gender
     }
+
+    /// The date of birth, when one is known.
+    public var birthDate: LocalDate? { dateOfBirth.flatMap { LocalDate($0) } }
 
     /// The zone messages to this student are written in: their own, else `programme`.
     public func zone(or programme: TimeZone) -> TimeZone {

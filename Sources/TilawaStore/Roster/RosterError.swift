@@ -59,6 +59,8 @@ public struct RosterError: Error, Sendable, Equatable, CustomStringConvertible {
         case invalidPhoto = "invalid_photo"
         /// Two people (students or coaches, in the files or already imported) have one subject.
         case duplicateSubject = "duplicate_subject"
+        /// `date_of_birth` is not a real calendar date written `YYYY-MM-DD` (from 1900 on).
+        case invalidDateOfBirth = "invalid_date_of_birth"
 
         /// The snake_case code, so that string interpolation prints `unknown_coach`, not `unknownCoach`.
         public var description: String { rawValue }

@@ -1,3 +1,5 @@
+import TilawaCore
+
 /// Checks the rows of `config/students.csv` against each other and against what is known.
 public enum RosterValidator {
     /// Refuses the first row, in file order, that repeats an earlier student id in the same
@@ -14,7 +16,7 @@ public enum RosterValidator {
     ///   - semesters: known semester ids.
     ///   - source: the students file name as given, used in messages.
     /// Two rows of one student in different semesters must agree on the student's own
-    /// columns (`gender`, `time_zone`) where both give one.
+    /// columns (`gender`, `time_zone`, `date_of_birth`) where both give one.
     /// - Throws: `duplicate_id` (both lines in the message), `conflicting_rows` (both lines),
     ///   `unknown_level`,
     ///   `unknown_coach`, `unknown_semester` (the message lists the known ids).
@@ -26,7 +28,7 @@ public enum RosterValidator {
         source: String
     ) throws(RosterError) {
         var firstLine = [String: Int]()
-        var ownColumns = [String: (gender: StudentRow?, timeZone: StudentRow?)]()
+        var ownColumns = [String: [String: StudentRow]]()
         var subjects = [String: StudentRow]()
         for row in students {
             if let subject = row.subject {
@@ -42,18 +44,20 @@ public enum RosterValidator {
                         "student \(RosterText.quoted(row.id.rawValue)) has another subject on line \(earlier.line) than on line \(row.line); a student's subject is one value")
                 }
             }
-            var own = ownColumns[row.id.rawValue] ?? (nil, nil)
-            for (column, value, earlier) in [("gender", row.gender, own.gender), ("time_zone", row.timeZone, own.timeZone)] {
-                guard let value, let earlier else { continue }
-                let before = column == "gender" ? earlier.gender : earlier.timeZone
-                if let before, before != value {
+            // The first row giving each of the student's own columns, by column name.
+            var own = ownColumns[row.id.rawValue] ?? [:]
+            for column in ["gender", "time_zone", "date_of_birth"] {
+                guard let value = Self.ownColumn(column, of: row) else { continue }
+                guard let earlier = own[column] else {
+                    own[column] = row
+                    continue
+                }
+                if let before = Self.ownColumn(column, of: earlier), before != value {
                     throw RosterError(
                         .conflictingRows, source: source, line: row.line,
                         "student \(RosterText.quoted(row.id.rawValue)) has \(column) \(RosterText.quoted(before)) on line \(earlier.line) and \(RosterText.quoted(value)) on line \(row.line); a student's \(column) is one value, so give the same on every row or leave all but one empty")
                 }
             }
-            if row.gender != nil, own.gender == nil { own.gender = row }
-            if row.timeZone != nil, own.timeZone == nil { own.timeZone = row }
             ownColumns[row.id.rawValue] = own
             let key = row.id.rawValue + "\u{0}" + row.semesterID.rawValue
             if let earlier = firstLine[key] {
@@ -70,6 +74,16 @@ public enum RosterValidator {
                 try check(coach.rawValue, in: coaches, .unknownCoach, "coach", "coaches", row: row, source: source)
             }
             try check(row.semesterID.rawValue, in: semesters, .unknownSemester, "semester", "semesters", row: row, source: source)
+        }
+    }
+
+    /// The value a row gives one of the student's own columns, nil when its cell is empty.
+    private static func ownColumn(_ column: String, of row: StudentRow) -> String? {
+        switch column {
+        case "gender": row.gender
+        case "time_zone": row.timeZone
+        case "date_of_birth": row.dateOfBirth?.description
+        default: nil
         }
     }
 

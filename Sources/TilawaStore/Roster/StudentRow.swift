@@ -31,10 +31,16 @@ public struct StudentRow: Sendable, Equatable {
     /// The optional `subject` column: the identity provider's `sub` (≤ 255 characters, one
     /// line); nil when absent or empty (the stored value is kept).
     public let subject: String?
+    /// The optional `date_of_birth` column (`YYYY-MM-DD`, a real date): whether the student is a
+    /// minor, whose consent to the recording policy is a guardian's (DESIGN §16); nil when absent
+    /// or empty (the stored value is kept).
+    public let dateOfBirth: LocalDate?
 
     /// A row as read from the file.
     public init(line: Int, id: Identifier, name: String, level: String?, coachID: Identifier?, semesterID: Identifier,
-                owesFromWeek: Int? = nil, gender: String? = nil, timeZone: String? = nil, subject: String? = nil) {
+                owesFromWeek: Int? = nil, gender: String? = nil, timeZone: String? = nil, subject: String? = nil,
+                dateOfBirth: LocalDate? = nil) {
+        self.dateOfBirth = dateOfBirth
         self.subject = subject
         self.timeZone = timeZone
         self.owesFromWeek = owesFromWeek

@@ -7,7 +7,7 @@ public enum StudentsCSV {
     /// The header the file must start with (after an optional byte-order mark and blank lines).
     public static let header = ["student_id", "name", "level", "coach_id", "semester_id"]
     /// Columns a file may add after the five, in any order (DESIGN §14).
-    public static let optionalColumns = ["owes_from_week", "gender", "time_zone", "subject"]
+    public static let optionalColumns = ["owes_from_week", "gender", "time_zone", "subject", "date_of_birth"]
 
     /// Parses the rows of `config/students.csv`, checking each field's shape.
     ///
@@ -21,7 +21,8 @@ public enum StudentsCSV {
     /// - Throws: the first problem in file order: `malformed_csv` (no or wrong header, a
     ///   wrong field count, bad quoting), `missing_field` (an empty field),
     ///   `invalid_identifier` (an id that is not `[A-Za-z0-9_-]{1,64}`), `invalid_value`
-    ///   (a name with a line break or control character).
+    ///   (a name with a line break or control character), `invalid_date_of_birth` (a
+    ///   `date_of_birth` that is not a real `YYYY-MM-DD` date).
     public static func parse(_ text: String, source: String) throws(RosterError) -> [StudentRow] {
         let (records, syntaxProblem) = CSVRecordReader(source: source).records(text)
         let expected = header.joined(separator: ",")
@@ -122,7 +123,15 @@ public enum StudentsCSV {
             }
             subject = fields[index]
         }
+        var dateOfBirth: LocalDate?
+        if let index = columns.firstIndex(of: "date_of_birth"), !fields[index].isEmpty {
+            guard let date = LocalDate(fields[index]), date.isReal, date.year >= 1900 else {
+                throw RosterError(.invalidDateOfBirth, source: source, line: line,
+                                  "date_of_birth of student \(id) is \(RosterText.quoted(fields[index])); it must be a real date written YYYY-MM-DD (e.g. 2011-04-23), or empty")
+            }
+            dateOfBirth = date
+        }
         return StudentRow(line: line, id: id, name: name, level: level, coachID: coach, semesterID: semester, owesFromWeek: owesFromWeek,
-                          gender: gender, timeZone: timeZone, subject: subject)
+                          gender: gender, timeZone: timeZone, subject: subject, dateOfBirth: dateOfBirth)
     }
 }

@@ -75,12 +75,18 @@ struct BearerVerifier: Sendable {
         do {
             standing = try await database.tokenStanding(of: owner, id: principal.subject)
         } catch {
-            throw .invalidToken(reason: "its subject could not be looked up")
+            throw Self.lookupFailed(error)
         }
         if standing.erased { throw .unknownSubject }
         try Self.checkNotRevoked(issuedAt: issuedAt, validAfter: standing.tokensValidAfter)
         // Turned off by the identity provider (SCIM): a token issued since names no one either.
         if standing.deprovisioned { throw .unknownSubject }
+    }
+
+    /// A failed look-up of the token's subject: the store's failure, never the token's (a 401
+    /// would sign the phone out while the database is only away).
+    static func lookupFailed(_ error: any Error) -> AuthError {
+        .storeFailed(StoreError(error, while: "looking up a token's subject"))
     }
 
     /// `revoked_token` for a token issued in or before the second of its subject's last
@@ -109,7 +115,7 @@ struct BearerVerifier: Sendable {
         do {
             owner = try await database.subjectOwnerStanding(subject, subjectIsId: subjectIsId)
         } catch {
-            throw .invalidToken(reason: "its subject could not be looked up")
+            throw Self.lookupFailed(error)
         }
         if let owner, let role = Role(rawValue: owner.role), let principal = Principal(subject: owner.id, role: role) {
             return (principal, owner.tokensValidAfter, owner.deprovisioned)

@@ -133,15 +133,23 @@ extension ResumableUploads {
             inFlightTimeout: configuration.http.uploadTimeout + 600)
         switch idempotency.claimAnswered(record) {
         case .run:
+            // The admission answers the key in its own commit (`judgeRecording`): what is
+            // released after a failure is only a key still in flight, never an admitted one.
+            let owner = IdempotencyOwner.student(upload.studentId)
             let answer: UploadAnswer
             do {
-                answer = try await judge(upload, logger: logger)
+                answer = try await judge(upload, claim: IdempotencyClaim(owner: owner, key: key, requestHash: requestHash), logger: logger)
             } catch {
-                if idempotency.failed() == .release { try? database.abandonIdempotentRequest(owner: .student(upload.studentId), key: key) }
+                if idempotency.failed() == .release { try? database.abandonIdempotentRequest(owner: owner, key: key) }
                 throw error
             }
             if case let .remember(status, body) = idempotency.answered(status: Int(answer.status.code), body: answer.body) {
-                try await database.finishIdempotentRequest(owner: .student(upload.studentId), key: key, status: status, body: body)
+                do {
+                    try await database.finishIdempotentRequest(owner: owner, key: key, status: status, body: body)
+                } catch {
+                    try? database.abandonIdempotentRequest(owner: owner, key: key)
+                    throw error
+                }
             }
             return answer
         case let .replay(status, body):
@@ -159,7 +167,7 @@ extension ResumableUploads {
         }
     }
 
-    private func judge(_ upload: ResumableUploadRecord, logger: Logger) async throws -> UploadAnswer {
+    private func judge(_ upload: ResumableUploadRecord, claim: IdempotencyClaim? = nil, logger: Logger) async throws -> UploadAnswer {
         // A process that died after admitting it and before keeping the answer: the recording is in.
         if let submission = try await database.submission(id: upload.submissionId) {
             return try await api.acceptedAnswer(submission, attempts: try await api.attempts(of: upload.studentId))
@@ -177,7 +185,7 @@ extension ResumableUploads {
         return try await api.judgeRecording(
             staged: staged, studentId: upload.studentId, slot: slot, fileExtension: upload.fileExtension,
             recordedAt: upload.recordedAt.map { RecordedAt(claimed: $0) }, uploadBegan: upload.createdAt, submissionId: upload.submissionId,
-            instance: Self.path(of: upload.id), logger: logger)
+            idempotency: claim, instance: Self.path(of: upload.id), logger: logger)
     }
 
     /// Judges the uploads a process died in the middle of judging (at start, before anyone

@@ -217,7 +217,8 @@ struct ResumableUploads: Sendable {
             }
         } catch {
             try? staging.truncate(id: upload.id, to: plan.startOffset)
-            if let free = DiskSpace.availableBytes(at: api.runtime.stateDirectory.root.path), free < 1024 * 1024 {
+            if UploadReceiver.isDiskFull(after: error, stateDirectory: api.runtime.stateDirectory) {
+                context.logger.error("upload append refused: the disk is full", metadata: ["upload": "\(upload.id)", "error": "\(error)"])
                 throw APIProblem.storageFull
             }
             throw error

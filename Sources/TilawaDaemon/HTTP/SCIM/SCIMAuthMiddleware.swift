@@ -26,11 +26,11 @@ struct SCIMAuthMiddleware: RouterMiddleware {
             given = try bearerToken(fromAuthorizationHeader: request.headers[.authorization])
         } catch {
             context.refuseBody(of: request)
-            throw SCIMError.unauthorized("Send the SCIM token as Authorization: Bearer <token>.")
+            throw SCIMError.unauthorized("missing_token", "Send the SCIM token as Authorization: Bearer <token>.")
         }
         guard Self.matches(Array(given.utf8), token) else {
             context.refuseBody(of: request)
-            throw SCIMError.unauthorized("The bearer token is not this server's SCIM token (scim.token_file); no other token is accepted here.")
+            throw SCIMError.unauthorized("invalid_token", "The bearer token is not this server's SCIM token (scim.token_file); no other token is accepted here.")
         }
         return try await next(request, context)
     }

@@ -19,6 +19,8 @@ struct SCIMError: HTTPResponseError, Sendable {
     /// One line for the identity provider's administrator.
     var detail: String
     var headers: HTTPFields
+    /// Why a 401 refused the SCIM client (`missing_token`, `invalid_token`), for the log only.
+    var reason: String?
 
     init(_ status: HTTPResponse.Status, _ scimType: String?, _ detail: String, headers: HTTPFields = [:]) {
         self.status = status
@@ -55,8 +57,11 @@ struct SCIMError: HTTPResponseError, Sendable {
     static func mutability(_ detail: String) -> SCIMError { SCIMError(.badRequest, "mutability", detail) }
     static let notFound = SCIMError(.notFound, nil, "No provisioned user has this id.")
 
-    static func unauthorized(_ detail: String) -> SCIMError {
-        SCIMError(.unauthorized, nil, detail, headers: [.wwwAuthenticate: #"Bearer realm="tilawa-scim""#])
+    /// A 401 for `reason` (`missing_token`, `invalid_token`: the request log's `reason`).
+    static func unauthorized(_ reason: String, _ detail: String) -> SCIMError {
+        var error = SCIMError(.unauthorized, nil, detail, headers: [.wwwAuthenticate: #"Bearer realm="tilawa-scim""#])
+        error.reason = reason
+        return error
     }
 
     /// Whether `path` is SCIM's, whose errors are SCIM errors.
@@ -68,8 +73,10 @@ struct SCIMError: HTTPResponseError, Sendable {
     /// (an unknown path 404, a known path with another method 405 with `Allow`, a body that is
     /// not JSON 400 `invalidSyntax`, too large 413); the database down or busy 503 with
     /// `Retry-After`; anything else a logged 500 — one request's failure never reaches the server.
-    static func mapping(_ error: any Error, request: Request, routes: RouteTable, logger: Logger) -> SCIMError {
+    /// The log names the path as `pseudonyms` shows it.
+    static func mapping(_ error: any Error, request: Request, routes: RouteTable, logger: Logger, pseudonyms: LogPseudonyms) -> SCIMError {
         let path = request.uri.path
+        let loggedPath = pseudonyms.path(path)
         switch error {
         case let error as SCIMError:
             return error
@@ -95,21 +102,21 @@ struct SCIMError: HTTPResponseError, Sendable {
         case let error as StoreError:
             switch error {
             case .unavailable:
-                logger.error("database unavailable", metadata: ["error": "\(error)", "path": "\(path)"])
+                logger.error("database unavailable", metadata: ["error": "\(error)", "path": "\(loggedPath)"])
                 return SCIMError(.serviceUnavailable, nil, "The database does not answer just now; nothing was changed. Try again in a minute.",
                                  headers: [.retryAfter: "30"])
             case .busy:
-                logger.warning("database busy", metadata: ["error": "\(error)", "path": "\(path)"])
+                logger.warning("database busy", metadata: ["error": "\(error)", "path": "\(loggedPath)"])
                 return SCIMError(.serviceUnavailable, nil, "Too many changes at once just now; nothing was changed. Try again in a moment.",
                                  headers: [.retryAfter: "2"])
             default:
-                logger.error("request failed", metadata: ["error": "\(error)", "path": "\(path)"])
+                logger.error("request failed", metadata: ["error": "\(error)", "path": "\(loggedPath)"])
                 return SCIMError(.internalServerError, nil, "Something went wrong on our side; nothing was changed. Try again.")
             }
         case let error as APIProblem:
             return SCIMError(error.status, nil, error.detail, headers: error.headers)
         default:
-            logger.error("request failed", metadata: ["error": "\(error)", "path": "\(path)"])
+            logger.error("request failed", metadata: ["error": "\(error)", "path": "\(loggedPath)"])
             return SCIMError(.internalServerError, nil, "Something went wrong on our side; nothing was changed. Try again.")
         }
     }

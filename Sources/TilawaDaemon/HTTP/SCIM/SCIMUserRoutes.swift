@@ -94,7 +94,8 @@ struct SCIMUserRoutes: Sendable {
         case let .failure(refusal):
             throw SCIMError(refusal)
         case .success:
-            context.logger.notice("scim user deleted", metadata: ["id": "\(id)"])
+            // A student's or a coach's: the path does not say which.
+            context.logger.notice("scim user deleted", metadata: ["id": "\(api.runtime.pseudonyms.person(id))"])
             return Response(status: .noContent)
         }
     }
@@ -185,7 +186,8 @@ struct SCIMUserRoutes: Sendable {
             throw SCIMError(refusal)
         case let .success(user):
             context.logger.notice("scim user \(event)", metadata: [
-                "owner": "\(user.owner.rawValue):\(user.id)", "version": "\(user.version)", "active": "\(user.isActive)",
+                "owner": "\(user.owner.rawValue):\(api.runtime.pseudonyms.owner(user.owner, user.id))", "version": "\(user.version)",
+                "active": "\(user.isActive)",
             ])
             return try respond(user, status: status, request: request)
         }
