@@ -6,13 +6,17 @@
 #
 #   scripts/pg-server.sh start DIR   prints url=postgres://tilawa@127.0.0.1:PORT/tilawa
 #   scripts/pg-server.sh stop DIR    stops it (idempotent); the caller removes DIR
+#   scripts/pg-server.sh restart DIR `pg_ctl restart -m fast`: every session is ended (clients see
+#                                    57P01 "terminating connection due to administrator command"),
+#                                    then the server starts again on the same port with the same
+#                                    options and data, as the same user; prints url= again
 #
 # With TILAWA_TEST_SERVER_OWNER=PID in the environment of `start` (the tests give their own
 # process's), a watcher stops the server once that process is gone, however it ended: a test
 # that failed before its stop, a crash, CI's timeout. No server outlives the run that started it.
 set -euo pipefail
 command=${1:-}; dir=${2:-}
-[ -n "$command" ] && [ -n "$dir" ] || { echo "usage: $0 start|stop DIR" >&2; exit 64; }
+[ -n "$command" ] && [ -n "$dir" ] || { echo "usage: $0 start|stop|restart DIR" >&2; exit 64; }
 bin=/usr/lib/postgresql/15/bin
 as=()
 if [ "$(id -u)" = 0 ]; then as=(runuser -u nobody --); fi
@@ -53,7 +57,17 @@ stop)
   [ -d "$dir/data" ] || exit 0
   "${as[@]}" "$bin/pg_ctl" -D "$dir/data" -m immediate -w -t 30 stop >/dev/null 2>&1 || true
   ;;
+restart)
+  # pg_ctl takes the options of the last start from data/postmaster.opts (port, socket folder,
+  # listen address, settings); only the log file is given again, so that the server's output
+  # never goes to this script's stdout (a caller reading it to its end would wait for the server).
+  [ -f "$dir/data/postmaster.pid" ] && [ -f "$dir/port" ] || { echo "pg-server: no server runs in $dir" >&2; exit 69; }
+  dir=$(cd "$dir" && pwd)
+  "${as[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -m fast -w -t 60 restart >/dev/null \
+    || { echo "pg-server: the server did not restart; see $dir/server.log" >&2; tail -5 "$dir/server.log" >&2; exit 70; }
+  echo "url=postgres://tilawa@127.0.0.1:$(cat "$dir/port")/tilawa"
+  ;;
 *)
-  echo "usage: $0 start|stop DIR" >&2; exit 64
+  echo "usage: $0 start|stop|restart DIR" >&2; exit 64
   ;;
 esac

@@ -15,11 +15,19 @@
 #                                           secret_key=testing
 #                                           region=us-east-1                 (s3api's `location`)
 #        scripts/s3-server.sh stop DIR    stops every process that `start DIR` started (TERM, then
-#                                         KILL after 10 s); does nothing when none runs. DIR stays.
+#                                         KILL after 10 s); does nothing when none runs. DIR stays,
+#                                         with the objects, the configuration and the ports.
+#        scripts/s3-server.sh resume DIR  starts the servers of a stopped DIR again, on the same ports
+#                                         with the same data and keys (an outage and its end, for a
+#                                         test: clients configured with the endpoint stay valid);
+#                                         waits for them as `start` does (30 s at most), stops
+#                                         whatever it started if they do not all answer, and prints
+#                                         DIR/s3.env again.
 #
 # With TILAWA_TEST_SERVER_OWNER=PID in the environment of `start` (the tests give their own
 # process's), a watcher stops the servers once that process is gone, however it ended: a test
 # that failed before its stop, a crash, CI's timeout. No server outlives the run that started it.
+# The watcher stops whatever DIR/pids names then, so it covers the servers of a `resume` too.
 set -euo pipefail
 
 # The Python of Debian's swift packages: another python3 earlier in PATH has no swift module.
@@ -82,7 +90,7 @@ watch_owner() {
 # Starts "$@" in the background with its output in DIR/log/NAME.log and records it in DIR/pids.
 launch() {
   local name=$1; shift
-  "$@" </dev/null >"$dir/log/$name.log" 2>&1 &
+  "$@" </dev/null >>"$dir/log/$name.log" 2>&1 &
   local pid=$!
   echo "$name $pid $(start_time "$pid")" >> "$dir/pids"
 }
@@ -100,6 +108,77 @@ healthy() {
 # Whether something takes TCP connections on 127.0.0.1:$1.
 listening() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
+# Starts memcached and the four Swift servers of DIR ($dir) in the background. Called by `start`
+# and `resume`, it reads their variables (dynamic scope): $user, $as and the five *_port.
+launch_servers() {
+  local memcached_user=() kind
+  [ "$(id -u)" = 0 ] && memcached_user=(-u "$user")
+  launch memcached memcached -l 127.0.0.1 -p "$memcached_port" -U 0 -m 64 "${memcached_user[@]}"
+  for kind in account container object proxy; do
+    launch "$kind-server" "${as[@]}" "$PYTHON" "$dir/run/server.py" "$dir" "$dir/$kind-server.conf" "$kind-server"
+  done
+}
+
+# Returns once all four servers answer /healthcheck and memcached takes connections (30 s at
+# most); dies (and the caller's EXIT trap stops what was started) when one exits or time is up.
+wait_until_answering() {
+  local deadline=$((SECONDS + 30)) pending name pid started kind port
+  while :; do
+    while read -r name pid started; do
+      alive "$pid" "$started" || die "$name exited during start-up: see $dir/log/$name.log"
+    done < "$dir/pids"
+    pending=""
+    for kind in account container object proxy; do
+      case $kind in
+        account) port=$account_port ;;
+        container) port=$container_port ;;
+        object) port=$object_port ;;
+        proxy) port=$proxy_port ;;
+      esac
+      healthy "$port" || pending="$pending $kind-server"
+    done
+    listening "$memcached_port" || pending="$pending memcached"
+    [ -z "$pending" ] && break
+    [ "$SECONDS" -lt "$deadline" ] || die "no answer from$pending within 30 s: see the logs in $dir/log/"
+    sleep 0.2
+  done
+}
+
+# Refuses a DIR whose recorded servers still run; forgets a record of servers all gone.
+refuse_running() {
+  local name pid started
+  [ -f "$dir/pids" ] || return 0
+  while read -r name pid started; do
+    alive "$pid" "$started" && die "$dir already has a running server: scripts/s3-server.sh stop $dir first"
+  done < "$dir/pids"
+  rm -f "$dir/pids"
+}
+
+# `resume DIR`: the servers of a DIR that `start` made and `stop` stopped, started again with
+# the configuration, rings, data and ports they had.
+resume() {
+  [ -d "$1" ] || die "no directory $1"
+  dir=$(cd "$1" && pwd -P)
+  [ -f "$dir/ports" ] && [ -f "$dir/s3.env" ] && [ -f "$dir/proxy-server.conf" ] \
+    || die "$dir holds no server made by \`scripts/s3-server.sh start\`"
+  refuse_running
+  local memcached_port account_port container_port object_port proxy_port user as=()
+  read -r memcached_port account_port container_port object_port proxy_port < "$dir/ports"
+  user=$(id -un)
+  if [ "$(id -u)" = 0 ]; then
+    user=nobody
+    as=(setpriv --reuid=nobody --regid=nogroup --clear-groups --)
+  fi
+  # Leaving before all answered stops whatever was started (a port taken meanwhile, say).
+  trap '[ "$ready" = 1 ] || stop "$dir"' EXIT
+  trap 'exit 130' INT TERM HUP
+  launch_servers
+  wait_until_answering
+  ready=1
+  trap - INT TERM HUP
+  cat "$dir/s3.env"
+}
+
 # The directory `start` works in, global for its EXIT trap; $ready once all answered.
 dir=""
 ready=0
@@ -111,12 +190,7 @@ start() {
   "$PYTHON" -c 'import swift.common.middleware.s3api' 2>/dev/null || die "python3-swift is missing: run \`make deps-s3\`"
   mkdir -p "$1"
   dir=$(cd "$1" && pwd -P)
-  if [ -f "$dir/pids" ]; then
-    while read -r name pid started; do
-      alive "$pid" "$started" && die "$dir already has a running server: scripts/s3-server.sh stop $dir first"
-    done < "$dir/pids"
-    rm -f "$dir/pids"
-  fi
+  refuse_running
   mkdir -p "$dir/srv/d1" "$dir/log" "$dir/run"
   # The object server keeps each object's metadata in user extended attributes.
   "$PYTHON" - "$dir/srv/d1/.xattr-check" <<'PY' 2>/dev/null || die "the filesystem of $dir does not take user extended attributes, which Swift's object server stores its metadata in: give a directory on ext4, XFS or btrfs (or tmpfs on Linux 6.6 and later)"
@@ -147,6 +221,8 @@ print(" ".join(str(s.getsockname()[1]) for s in socks))
 PY
 )
   read -r memcached_port account_port container_port object_port proxy_port <<< "$ports"
+  # Kept for `resume`, which starts the same servers on the same ports.
+  echo "$ports" > "$dir/ports"
   local user prefix suffix
   user=$(id -un)
   # As root (a CI box), the servers run as nobody, as scripts/pg-server.sh runs PostgreSQL:
@@ -280,34 +356,8 @@ for kind, port in ports.items():
     print(f"{kind}.ring.gz: 127.0.0.1:{port}/d1, {builder.parts} partitions")
 PY
 
-  local memcached_user=()
-  [ "$(id -u)" = 0 ] && memcached_user=(-u "$user")
-  launch memcached memcached -l 127.0.0.1 -p "$memcached_port" -U 0 -m 64 "${memcached_user[@]}"
-  for kind in account container object proxy; do
-    launch "$kind-server" "${as[@]}" "$PYTHON" "$dir/run/server.py" "$dir" "$dir/$kind-server.conf" "$kind-server"
-  done
-
-  # Ready when all four answer /healthcheck and memcached takes connections (30 s at most).
-  local deadline=$((SECONDS + 30)) pending name pid started
-  while :; do
-    while read -r name pid started; do
-      alive "$pid" "$started" || die "$name exited during start-up: see $dir/log/$name.log"
-    done < "$dir/pids"
-    pending=""
-    for kind in account container object proxy; do
-      case $kind in
-        account) port=$account_port ;;
-        container) port=$container_port ;;
-        object) port=$object_port ;;
-        proxy) port=$proxy_port ;;
-      esac
-      healthy "$port" || pending="$pending $kind-server"
-    done
-    listening "$memcached_port" || pending="$pending memcached"
-    [ -z "$pending" ] && break
-    [ "$SECONDS" -lt "$deadline" ] || die "no answer from$pending within 30 s: see the logs in $dir/log/"
-    sleep 0.2
-  done
+  launch_servers
+  wait_until_answering
   ready=1
   trap - INT TERM HUP
   watch_owner "$dir"
@@ -319,6 +369,7 @@ PY
 case "${1:-}" in
   start) [ $# -eq 2 ] || die "usage: $0 start DIR"; start "$2" ;;
   stop) [ $# -eq 2 ] || die "usage: $0 stop DIR"; [ -d "$2" ] && stop "$(cd "$2" && pwd -P)"; exit 0 ;;
+  resume) [ $# -eq 2 ] || die "usage: $0 resume DIR"; resume "$2" ;;
   watch) [ $# -eq 4 ] || die "usage: $0 watch OWNER STARTED DIR"; watch "$2" "$3" "$4"; exit 0 ;;
-  *) die "usage: $0 start DIR | $0 stop DIR" ;;
+  *) die "usage: $0 start DIR | $0 stop DIR | $0 resume DIR" ;;
 esac

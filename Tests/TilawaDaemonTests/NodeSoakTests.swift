@@ -25,34 +25,6 @@ struct NodeSoakTests {
     /// The student whose ten simultaneous recordings are spread over the nodes (no other upload is theirs).
     static let burstStudent = "S1009"
 
-    /// One `tilawa serve` of the three, started again after each kill on the same state directory.
-    final class Node: @unchecked Sendable {
-        // `@unchecked`: `process` is replaced only by the test's own task between rounds
-        // (kill, then start), never while another task reads it.
-        let name: String
-        let directory: String
-        let environment: [String: String]
-        var process: ServeProcess
-        var logs: [String] = []
-
-        init(name: String, directory: String, environment: [String: String]) throws {
-            self.name = name
-            self.directory = directory
-            self.environment = environment
-            try FileManager.default.createDirectory(atPath: directory + "/var", withIntermediateDirectories: true)
-            process = try ServeProcess(stateDirectory: directory + "/var", port: try unusedPort(), directory: directory, environment: environment)
-        }
-
-        var port: Int { process.port }
-
-        func restart() throws {
-            logs.append(process.log)
-            process = try ServeProcess(stateDirectory: directory + "/var", port: try unusedPort(), directory: directory, environment: environment)
-        }
-
-        var allLogs: String { (logs + [process.log]).joined(separator: "\n") }
-    }
-
     @Test("""
         Three nodes under SIGKILL and SIGSTOP: every 201 has its row and its objects, retries across nodes make one recording, \
         ten at once of one student make exactly 2, at most 2 per student, every job done once, every event delivered
@@ -105,7 +77,7 @@ struct NodeSoakTests {
             // The soak runs on the real clock at any hour: inside the students' quiet hours
             // (22:00–07:00 by default) their `feedback_ready` would rightly wait for morning.
             environment["TILAWA_NOTIFICATIONS_QUIET_HOURS"] = "none"
-            let nodes = try ["a", "b", "c"].map { try Node(name: $0, directory: state.scratch.path($0), environment: environment) }
+            let nodes = try ["a", "b", "c"].map { try SoakNode(name: $0, directory: state.scratch.path($0), environment: environment) }
             defer { for node in nodes { node.process.process.signal(SIGKILL) } }
             for node in nodes where await !node.process.waitUntilReady() {
                 Issue.record("node \(node.name) did not start: \(node.process.log)")
@@ -206,94 +178,42 @@ struct NodeSoakTests {
             for _ in 0..<1_200 where !waiting().isEmpty { try await Task.sleep(for: .milliseconds(250)) }
             #expect(waiting().isEmpty, "replies never taken: \(waiting())")
 
-            func settled() -> Bool {
-                let pending = (try? state.read { db in
-                    try Int.fetchOne(db, sql: """
-                        SELECT (SELECT COUNT(*) FROM job WHERE state IN ('queued','running'))
-                             + (SELECT COUNT(*) FROM event WHERE deliveredAt IS NULL)
-                        """)
-                }) ?? 1
-                return pending == 0
-            }
-            for _ in 0..<1_200 where !settled() { try await Task.sleep(for: .milliseconds(250)) }
-            #expect(settled(), "jobs or events left (seed \(seed))")
+            let settled = try await SoakInvariants.waitUntilSettled(state)
+            #expect(settled, "jobs or events left (seed \(seed))")
             for node in nodes { _ = await node.process.terminate() }
             let fenced = nodes.map { $0.allLogs.components(separatedBy: "under a lost lease").count - 1 }.reduce(0, +)
             print("node soak (seed \(seed)): \(kills) kills, \(stops) stops of 40 s, \(fenced) writes refused to a node past its lease")
         }
 
         // Nothing accepted lost; a key answered 201 twice names one recording.
-        let rows = try state.read { db in try Row.fetchAll(db, sql: "SELECT id, studentId, kind, encodedAt, audioPath, originalPath, waveformPath FROM submission") }
+        let rows = try SoakInvariants.submissions(in: state)
         let ids = Set(rows.map { $0["id"] as String })
         let accepted = answers.acceptedIds
         #expect(accepted.count > 2, "few uploads accepted (seed \(seed))")
         #expect(accepted.isSubset(of: ids), "201 without a row: \(accepted.subtracting(ids))")
         #expect(answers.keysAnsweredTwoWays.isEmpty, "one key, two recordings: \(answers.keysAnsweredTwoWays)")
         // The attempt rule: at most 2 counted per student (all within 7 days); the burst gave exactly 2.
-        let counted = try state.read { db in
-            try Row.fetchAll(db, sql: "SELECT studentId, COUNT(*) AS n FROM submission WHERE kind IN ('week','eoc') AND state != 'failed' GROUP BY studentId")
-        }
-        #expect(counted.allSatisfy { ($0["n"] as Int) <= 2 }, "\(counted)")
-        #expect(counted.first { ($0["studentId"] as String) == Self.burstStudent }.map { $0["n"] as Int } == 2)
+        let counted = try SoakInvariants.countedPerStudent(in: state)
+        #expect(counted.values.allSatisfy { $0 <= 2 }, "\(counted)")
+        #expect(counted[Self.burstStudent] == 2)
         // Every recording encoded by exactly one job, done; its objects in the store.
-        #expect(rows.allSatisfy { ($0["encodedAt"] as String?) != nil }, "not encoded: \(rows.filter { ($0["encodedAt"] as String?) == nil })")
-        let jobs = try state.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT subjectId, COUNT(*) AS n, MIN(state) AS low, MAX(state) AS high FROM job WHERE kind = 'encode_submission' GROUP BY subjectId
-                """)
-        }
-        #expect(jobs.count == rows.count && jobs.allSatisfy { ($0["n"] as Int) == 1 && ($0["low"] as String) == "done" && ($0["high"] as String) == "done" },
-                "\(jobs.filter { ($0["n"] as Int) != 1 || ($0["low"] as String) != "done" })")
-        var objects = Set<String>()
-        var token: String?
-        repeat {
-            let page = try await client.listObjects(bucket: Self.bucket, prefix: "soak/", continuationToken: token)
-            objects.formUnion(page.objects.map { String($0.key.dropFirst("soak/".count)) })
-            token = page.nextContinuationToken
-        } while token != nil
-        for row in rows {
-            for column in ["audioPath", "waveformPath", "originalPath"] {
-                guard let path = row[column] as String? else { continue }
-                #expect(objects.contains(path), "\(row["id"] as String): \(column) \(path) is not in the store")
-            }
-        }
+        try SoakInvariants.expectEncodedOnce(rows, in: state)
+        let objects = try await SoakInvariants.storedObjects(client, bucket: Self.bucket, prefix: "soak")
+        SoakInvariants.expectStored(rows, in: objects)
         // Every reply dropped taken once: in processed/, one reply each, encoded by one job, its objects in the store.
         let rejected = dropped.filter { FileManager.default.fileExists(atPath: dropbox + "/" + $0.replacingOccurrences(of: "/", with: "/rejected/")) }
         #expect(rejected.isEmpty, "replies rejected: \(rejected)")
         #expect(dropped.allSatisfy { FileManager.default.fileExists(atPath: dropbox + "/" + $0.replacingOccurrences(of: "/", with: "/processed/")) })
-        let replies = try state.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT f.id, f.submissionId, f.audioPath, f.waveformPath, f.originalPath,
-                       (SELECT COUNT(*) FROM job j WHERE j.subjectId = f.id) AS jobs,
-                       (SELECT COUNT(*) FROM job j WHERE j.subjectId = f.id AND j.state = 'done') AS done
-                FROM feedback f
-                """)
-        }
+        let replies = try SoakInvariants.replies(in: state)
         #expect(replies.count == dropped.count, "\(dropped.count) files dropped, \(replies.count) replies")
-        #expect(Set(replies.map { $0["submissionId"] as String }).count == replies.count, "a recording answered twice")
-        #expect(replies.allSatisfy { ($0["jobs"] as Int) == 1 && ($0["done"] as Int) == 1 }, "\(replies.filter { ($0["done"] as Int) != 1 })")
-        for reply in replies {
-            for column in ["audioPath", "waveformPath", "originalPath"] {
-                guard let path = reply[column] as String? else { continue }
-                #expect(objects.contains(path), "reply \(reply["id"] as String): \(column) \(path) is not in the store")
-            }
-        }
+        SoakInvariants.expectRepliesEncodedOnce(replies)
+        SoakInvariants.expectStored(replies, in: objects, label: "reply ")
         // Every event delivered (duplicates after kills carry the same webhook-id), signed, in order per recipient.
-        let events = try state.read { db in try EventRecord.fetchAll(db, orderBy: "seq") }
-        #expect(Set(receiver.takenOnce) == Set(events.map(\.id)), "events not received: \(Set(events.map(\.id)).subtracting(receiver.takenOnce).count)")
-        let webhookIds = Dictionary(grouping: receiver.calls.filter(\.wasTaken), by: { $0.eventId ?? "" })
-            .mapValues { Set($0.compactMap { $0.standardHeaders["webhook-id"] }) }
-        #expect(webhookIds.values.allSatisfy { $0.count == 1 }, "an event sent again under another webhook-id")
-        #expect(receiver.calls.allSatisfy { $0.signatureError == nil })
-        #expect(callsAreInOrderPerRecipient(receiver.calls, events: events))
+        let events = try await SoakInvariants.expectEventsDelivered(in: state, to: receiver, awaitingDeliveries: false)
         // Each encode and each reply recorded once in effect: one coach notice per recording, one
         // student notice per reply.
-        func subjects(_ type: String, _ member: String) -> [String: Int] {
-            events.filter { $0.type == type }
-                .compactMap { ((try? JSONSerialization.jsonObject(with: $0.payload)) as? [String: Any])?[member] as? String }
-                .reduce(into: [:]) { $0[$1, default: 0] += 1 }
-        }
-        let reviews = subjects("submission_ready_for_review", "submission_id"), ready = subjects("feedback_ready", "feedback_id")
+        let reviews = SoakInvariants.subjects(of: events, type: "submission_ready_for_review", member: "submission_id")
+        let ready = SoakInvariants.subjects(of: events, type: "feedback_ready", member: "feedback_id")
         #expect(!reviews.isEmpty && reviews.values.allSatisfy { $0 == 1 }, "a recording announced twice: \(reviews.filter { $0.value > 1 })")
         #expect(ready.count == replies.count && ready.values.allSatisfy { $0 == 1 }, "\(ready.count) feedback_ready for \(replies.count) replies")
         print("node soak (seed \(seed)): \(accepted.count) recordings accepted, \(rows.count) rows, \(replies.count) of \(dropped.count) dropped replies, \(events.count) events, "

@@ -21,8 +21,15 @@ public struct CommandLineStateFixture: Sendable {
     /// - Parameter engine: Where the state's database lives (the run's engine unless a test
     ///   needs one: the node soak is PostgreSQL's).
     public init(importSamples: Bool = true, engine: TestEngine = .current) async throws {
+        try await self.init(importSamples: importSamples, databaseURL: engine == .postgres ? SharedPostgres.database() : nil)
+    }
+
+    /// A state on the database at `databaseURL` (nil: SQLite in the state directory): a
+    /// PostgreSQL server of the test's own (`PostgresTestServer`), which it may restart or stop
+    /// under the daemons, as it must never do to the run's shared one.
+    public init(importSamples: Bool = true, databaseURL: String?) async throws {
         scratch = try ScratchDirectory()
-        databaseURL = engine == .postgres ? try SharedPostgres.database() : nil
+        self.databaseURL = databaseURL
         if importSamples {
             let result = try await run(["roster", "import", Self.sample("program.yaml"), Self.sample("students.csv")])
             guard result.status == 0 else { throw FixtureError.setup(result.stderr) }

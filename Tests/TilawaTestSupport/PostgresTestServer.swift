@@ -32,6 +32,16 @@ public struct PostgresTestServer: Sendable {
                                              + failures.joined(separator: "\n"))
     }
 
+    /// `pg_ctl restart -m fast` (`scripts/pg-server.sh restart`): every session is ended, as in
+    /// an operator's restart or a failover, and the server comes back on the same port with the
+    /// same data, so `url` stays valid. Returns once it takes connections again.
+    public func restart() async throws {
+        let restarted = try await runProcess("/bin/bash", [Self.script, "restart", directory.path("pg")], timeout: TestTime.hangInterval)
+        guard restarted.status == 0 else {
+            throw S3TestServer.StartError.failed("scripts/pg-server.sh restart failed (exit \(restarted.status)): \(restarted.stderr)")
+        }
+    }
+
     public func stop() async {
         _ = try? await runProcess("/bin/bash", [Self.script, "stop", directory.path("pg")], timeout: TestTime.hangInterval)
         directory.remove()

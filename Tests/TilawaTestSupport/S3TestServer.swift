@@ -168,6 +168,30 @@ public struct S3TestServer: Sendable {
 }
 
 extension S3TestServer {
+    /// Stops every process of this server (an outage of the store), keeping its folder: the
+    /// objects, the configuration and the ports, so that `resume()` brings the same store back
+    /// at the same endpoint and the nodes' configuration stays valid. A server of `start()`
+    /// only; `stop()` ends a paused server as well as a running one.
+    public func pause() async throws {
+        guard !isShared else { throw StartError.failed("the shared S3 server serves the whole run: start() one of your own to stop it") }
+        let stopped = try await runProcess("/bin/bash", [Self.script, "stop", directory.path("s3")], timeout: TestTime.hangInterval)
+        guard stopped.status == 0 else {
+            throw StartError.failed("scripts/s3-server.sh stop failed (exit \(stopped.status)): \(stopped.stderr)")
+        }
+    }
+
+    /// Starts the servers `pause()` stopped, on the same ports with the same data and keys;
+    /// returns once they all answer. When they do not, the script has stopped what it started
+    /// and this throws with the servers' log tails.
+    public func resume() async throws {
+        guard !isShared else { throw StartError.failed("the shared S3 server serves the whole run: start() one of your own to stop it") }
+        let resumed = try await runProcess("/bin/bash", [Self.script, "resume", directory.path("s3")], timeout: TestTime.hangInterval)
+        guard resumed.status == 0 else {
+            throw StartError.failed("scripts/s3-server.sh resume failed (exit \(resumed.status)): \(resumed.stderr)\n"
+                                    + logTails(directory.path("s3")))
+        }
+    }
+
     /// What every node of one installation shares, written under `secrets`: this store's key
     /// files and one token key (`auth.jwt_key_file`'s default is per state directory). Returns
     /// the environment naming them, with artifacts at `s3://bucket/prefix`.
