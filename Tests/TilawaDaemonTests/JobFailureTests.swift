@@ -16,6 +16,7 @@ struct JobFailureTests {
             S3Error(code: "unreachable", message: "connection refused"),
             S3Error(code: "SlowDown", message: "slow down", status: 503),
             S3Error(code: "InternalError", message: "oops", status: 500),
+            S3Error(code: "NoSuchBucket", message: "a store restarting answers so for a while", status: 404),
             StoreError.unavailable("PostgreSQL is down"), StoreError.busy("40001"), StoreError.storageFull("ENOSPC"),
             DatabaseError(resultCode: .SQLITE_BUSY), DatabaseError(resultCode: .SQLITE_FULL),
             POSIXError(.ENOSPC), POSIXError(.EDQUOT),

@@ -14,7 +14,8 @@ enum JobFailure {
         if diskLow { return true }
         switch error {
         case let error as S3Error:
-            return S3ArtifactStorage.isTransient(error)
+            // A missing bucket is the store's state (restarting, or being set up), never the recording's.
+            return S3ArtifactStorage.isTransient(error) || error.code == "NoSuchBucket"
         case let error as StoreError:
             switch error {
             case .unavailable, .busy, .storageFull: return true

@@ -32,8 +32,10 @@ struct ProblemMiddleware<Context: RecordedRequestContext>: RouterMiddleware {
             return try problem.response(from: request, context: context)
         } catch let error as HTTPError {
             return try problem(for: error, request: request).response(from: request, context: context)
-        } catch let error as S3Error where error.isNotFound {
-            // Gone between the look and the read (a withdrawal meanwhile).
+        } catch let error as S3Error where error.isNotFound && [.get, .head].contains(request.method) && error.code != "NoSuchBucket" {
+            // Gone between the look and the read (a withdrawal meanwhile). On a write, or with
+            // the bucket missing, it is the store that is not ready (a restart half-way, seen
+            // in the chaos soak: an upload answered 404 artifact_missing): a wait, below.
             return try APIProblem(.notFound, code: "artifact_missing", detail: "This recording's file is no longer on the server.")
                 .response(from: request, context: context)
         } catch let error as S3Error {
