@@ -108,4 +108,45 @@ struct IdempotentAdmissionTests {
         #expect(state == .unused)
         #expect(try await Self.submissions(store).isEmpty)
     }
+
+    @Test("a reply stored, then its answer lost and its key released: the coach's retry replays the reply, never a second",
+          arguments: TestEngine.all)
+    func replyAnsweredInItsCommit(engine: TestEngine) async throws {
+        let store = try TestStore(engine)
+        defer { store.remove() }
+        let at = TestStore.newYork(2026, 9, 20)
+        let outcome = try store.database.admitSubmission(store.request("S1001", Self.slot, at: at), policy: ProgramPolicy())
+        guard case let .admitted(submission, _, job) = outcome, let jobId = job.id else {
+            Issue.record("not admitted: \(String(describing: outcome.refusal))")
+            return
+        }
+        try store.database.completeSubmissionEncode(jobId: jobId, submissionId: submission.id, audioPath: "a/\(submission.id).opus",
+                                                    audioBytes: 10, waveformPath: "w/\(submission.id).json", outputGainDB: 0, now: at)
+        let coach = IdempotencyOwner.coach("C01")
+        let hash = "\(submission.id):none:r1"
+        var machine = IdempotencyStateMachine()
+        _ = machine.headersReceived(try await store.database.idempotencyState(owner: coach, key: "R-1", now: at, retention: Self.retention,
+                                                                       inFlightTimeout: Self.inFlightTimeout))
+        _ = machine.bodyReceived(requestHash: hash)
+        let claimed = try await store.database.claimIdempotencyKey(owner: coach, key: "R-1", requestHash: hash, now: at, retention: Self.retention,
+                                                            inFlightTimeout: Self.inFlightTimeout)
+        guard case .run = machine.claimAnswered(claimed) else { Issue.record("the reply's request must run"); return }
+        let request = FeedbackRequest(feedbackId: "fb-once", coachId: "C01", receivedAt: at.addingTimeInterval(3_600), notes: nil,
+                                      analysis: TestStore.analysis, originalPath: "originals/fb-once.m4a", origin: .http,
+                                      idempotency: IdempotencyClaim(owner: coach, key: "R-1", requestHash: hash))
+        let reply = try store.database.recordFeedback(request, target: .submission(submission.id)).get().0
+        // Building its answer failed: the route releases the key, which the commit answered already.
+        #expect(machine.failed() == .release)
+        try store.database.abandonIdempotentRequest(owner: coach, key: "R-1")
+        let retry = try await store.database.claimIdempotencyKey(owner: coach, key: "R-1", requestHash: hash, now: at.addingTimeInterval(3_630),
+                                                          retention: Self.retention, inFlightTimeout: Self.inFlightTimeout)
+        guard case let .answered(_, status, body) = retry else {
+            Issue.record("the retry must find the reply, not \(retry)")
+            return
+        }
+        let answered = try JSONSerialization.jsonObject(with: body) as? [String: Any]
+        #expect(status == 201 && answered?["id"] as? String == reply.id)
+        let replies = try await store.database.engine.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM feedback") }
+        #expect(replies == 1)
+    }
 }

@@ -86,13 +86,15 @@ struct FeedbackRoutes: Sendable {
         return try await receiver.withSlot(request, context: context) {
             let staged = try await receiver.receive(request, context: context, fileExtension: SubmissionRoutes.fileExtension(for: request))
             let requestHash = "\(submissionId):\(result?.rawValue ?? "none"):\(staged.sha256)"
+            var claim: IdempotencyClaim?
             if let key, case let .claim(hash) = idempotency.bodyReceived(requestHash: requestHash) {
                 // One transaction: the first request may have finished (or started) while this body streamed.
                 let record = try await database.claimIdempotencyKey(owner: owner, key: key, requestHash: hash, now: api.now,
                                                                     retention: configuration.idempotencyRetention, inFlightTimeout: inFlightTimeout)
                 switch idempotency.claimAnswered(record) {
                 case .run:
-                    break
+                    // Answered in the reply's own commit: whatever fails after it, a retry finds the reply.
+                    claim = IdempotencyClaim(owner: owner, key: key, requestHash: hash)
                 case let .replay(status, body):
                     staged.file.discard()
                     return try await currentAnswer(status: status, body: body).response(adding: [.idempotentReplayed: "true"])
@@ -105,10 +107,12 @@ struct FeedbackRoutes: Sendable {
                 }
             }
             let outcome: FeedbackOutcome
+            let admissionClaim = claim
             do {
                 outcome = try await api.pool.run {
                     try intake.submit(staged: staged.file, coachId: principal.subject, target: .submission(submissionId), notes: nil,
-                                      origin: .http, fileExtension: URL(fileURLWithPath: staged.path).pathExtension, result: result)
+                                      origin: .http, fileExtension: URL(fileURLWithPath: staged.path).pathExtension, result: result,
+                                      idempotency: admissionClaim)
                 }
             } catch {
                 if let key, idempotency.failed() == .release { try? database.abandonIdempotentRequest(owner: owner, key: key) }

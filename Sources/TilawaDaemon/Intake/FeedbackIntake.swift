@@ -26,7 +26,8 @@ public struct FeedbackIntake: Sendable {
     /// before this returns.
     public func submit(
         staged: StagedFile, coachId: String, target: FeedbackTarget, notes: String?, origin: SubmissionOrigin,
-        fileExtension: String, dropFile: (sha256: String, fileName: String)? = nil, result eocResult: EOCResult? = nil
+        fileExtension: String, dropFile: (sha256: String, fileName: String)? = nil, result eocResult: EOCResult? = nil,
+        idempotency: IdempotencyClaim? = nil
     ) throws -> FeedbackOutcome {
         defer { staged.discard() }
         let stagedPath = staged.path
@@ -53,12 +54,15 @@ public struct FeedbackIntake: Sendable {
         try staged.place(into: store, at: originalPath)
         let request = FeedbackRequest(
             feedbackId: feedbackId, coachId: coachId, receivedAt: receivedAt, notes: notes, analysis: processed.analysis,
-            originalPath: originalPath, origin: origin, dropFile: dropFile, result: eocResult)
+            originalPath: originalPath, origin: origin, dropFile: dropFile, result: eocResult, idempotency: idempotency)
         let result: Result<(FeedbackRecord, JobRecord), FeedbackRefusal>
         do {
             result = try runtime.database.recordFeedback(request, target: target)
         } catch {
-            store.remove(originalPath)
+            // The database gone mid-transaction may have committed it (its COMMIT unanswered):
+            // the original stays, and the sweep takes it if no row names it.
+            let mayHaveCommitted = if case .unavailable? = error as? StoreError { true } else { false }
+            if !mayHaveCommitted { store.remove(originalPath) }
             throw error
         }
         switch result {

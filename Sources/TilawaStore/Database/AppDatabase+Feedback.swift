@@ -121,6 +121,8 @@ extension AppDatabase {
                     notes: request.notes, analysis: request.analysis, originalPath: request.originalPath, origin: request.origin,
                     result: request.result)
                 try feedback.insert(db)
+                // The request's key answered in this commit: a retry finds this reply.
+                try Self.rememberCreated(db, claim: request.idempotency, id: feedback.id, now: request.receivedAt)
                 var job = JobRecord(kind: .encodeFeedback, subjectId: feedback.id, now: request.receivedAt)
                 try job.insert(db)
                 if let drop = request.dropFile {

@@ -15,10 +15,12 @@ public struct FeedbackRequest: Sendable {
     public var dropFile: (sha256: String, fileName: String)?
     /// The end-of-course result the reply carries (required for, and only for, an EOC reply).
     public var result: EOCResult?
+    /// The `Idempotency-Key` the reply's request claimed: answered in the reply's own commit.
+    public var idempotency: IdempotencyClaim?
 
     public init(feedbackId: String, coachId: String, receivedAt: Date, notes: String?, analysis: AudioAnalysis,
                 originalPath: String, origin: SubmissionOrigin, dropFile: (sha256: String, fileName: String)? = nil,
-                result: EOCResult? = nil) {
+                result: EOCResult? = nil, idempotency: IdempotencyClaim? = nil) {
         self.feedbackId = feedbackId
         self.coachId = coachId
         self.receivedAt = receivedAt
@@ -28,5 +30,6 @@ public struct FeedbackRequest: Sendable {
         self.origin = origin
         self.dropFile = dropFile
         self.result = result
+        self.idempotency = idempotency
     }
 }
