@@ -22,9 +22,6 @@ struct ConsentRecordCommand: ParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("The student.", valueName: "id"))
-    var student: String
-
     @Option(help: ArgumentHelp("The policy's version the form names.", valueName: "version"))
     var version: String
 
@@ -34,24 +31,12 @@ struct ConsentRecordCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The guardian who signed (with --given-by guardian).", valueName: "name"))
     var guardianName: String?
 
-    @Option(help: "Why, or where the form is kept (kept in the audit log).")
-    var reason: String?
-
-    @Option(help: ArgumentHelp("Who is recording it, for the audit log (default: the Unix user running the command).", valueName: "name"))
-    var by: String?
-
-    @Flag(help: "Print the consent as JSON on stdout.")
-    var json = false
-
-    @OptionGroup var config: ConfigurationOptions
+    @OptionGroup var options: StudentPrivacyOptions
 
     /// The audit log's reason when `--reason` is not given.
     static let defaultReason = "a paper form, recorded with tilawa consent record"
 
     func validate() throws {
-        guard Identifier.isValid(student) else {
-            throw ValidationError("\"\(student)\" is not a valid student id (letters, digits, \"_\" or \"-\", at most 64).")
-        }
         guard ConsentTerms.isText(version) else {
             throw ValidationError("--version must be the policy's version: 1 to \(ConsentTerms.maximumTextLength) characters on one line.")
         }
@@ -62,33 +47,19 @@ struct ConsentRecordCommand: ParsableCommand {
                 throw ValidationError("--guardian-name must be 1 to \(ConsentTerms.maximumTextLength) characters on one line.")
             }
         }
-        if let reason, !ConsentTerms.isText(reason) {
-            throw ValidationError("--reason must be 1 to \(ConsentTerms.maximumTextLength) characters on one line: it is kept in the audit log.")
-        }
-        if let by, !BackOfficeOptions.isName(by) { throw ValidationError("--by must be 1 to 64 characters with no spaces or control characters.") }
     }
 
     func run() throws {
-        let runtime = try config.runtime()
-        let terms = runtime.policy.consent
-        let outcome: Result<ConsentOutcome, PrivacyRefusal>
-        do {
-            outcome = try runtime.database.recordConsentNow(
-                studentId: student, version: version, givenBy: ConsentGiver(rawValue: givenBy) ?? .student, guardianName: guardianName,
-                terms: terms, timeZone: runtime.configuration.program.timeZone, by: by ?? BackOfficeOptions.unixUser(),
-                reason: reason ?? Self.defaultReason, now: runtime.clock())
-        } catch {
-            throw CommandLineOutput.fail(error)
+        let (runtime, recorded) = try options.perform { runtime in
+            try runtime.database.recordConsentNow(
+                studentId: options.student, version: version, givenBy: ConsentGiver(rawValue: givenBy) ?? .student,
+                guardianName: guardianName, terms: runtime.policy.consent, timeZone: runtime.configuration.program.timeZone,
+                by: options.actor, reason: options.reason ?? Self.defaultReason, now: runtime.clock())
         }
-        switch outcome {
-        case let .failure(refusal):
-            throw CommandLineOutput.fail(code: refusal.code, message: refusal.message, exit: ExitStatus.refusedByRule)
-        case let .success(recorded):
-            if json {
-                try CommandLineOutput.printJSON(ConsentSummary(recorded.consent, terms: terms))
-            } else {
-                print("consent of \(student) \(recorded.created ? "recorded" : "already on record"): \(ConsentSummary.line(recorded.consent))")
-            }
+        if options.json {
+            try CommandLineOutput.printJSON(ConsentSummary(recorded.consent, terms: runtime.policy.consent))
+        } else {
+            print("consent of \(options.student) \(recorded.created ? "recorded" : "already on record"): \(ConsentSummary.line(recorded.consent))")
         }
     }
 }

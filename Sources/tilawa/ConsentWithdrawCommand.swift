@@ -18,51 +18,20 @@ struct ConsentWithdrawCommand: ParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("The student.", valueName: "id"))
-    var student: String
-
-    @Option(help: "Why (kept in the audit log).")
-    var reason: String?
-
-    @Option(help: ArgumentHelp("Who is doing it, for the audit log (default: the Unix user running the command).", valueName: "name"))
-    var by: String?
-
-    @Flag(help: "Print the withdrawn consent as JSON on stdout.")
-    var json = false
-
-    @OptionGroup var config: ConfigurationOptions
+    @OptionGroup var options: StudentPrivacyOptions
 
     /// The audit log's reason when `--reason` is not given.
     static let defaultReason = "withdrawn with tilawa consent withdraw (no reason given)"
 
-    func validate() throws {
-        guard Identifier.isValid(student) else {
-            throw ValidationError("\"\(student)\" is not a valid student id (letters, digits, \"_\" or \"-\", at most 64).")
-        }
-        if let reason, !ConsentTerms.isText(reason) {
-            throw ValidationError("--reason must be 1 to \(ConsentTerms.maximumTextLength) characters on one line: it is kept in the audit log.")
-        }
-        if let by, !BackOfficeOptions.isName(by) { throw ValidationError("--by must be 1 to 64 characters with no spaces or control characters.") }
-    }
-
     func run() throws {
-        let runtime = try config.runtime()
-        let outcome: Result<ConsentRecord, PrivacyRefusal>
-        do {
-            outcome = try runtime.database.withdrawConsentNow(studentId: student, by: by ?? BackOfficeOptions.unixUser(),
-                                                              reason: reason ?? Self.defaultReason, now: runtime.clock())
-        } catch {
-            throw CommandLineOutput.fail(error)
+        let (runtime, consent) = try options.perform { runtime in
+            try runtime.database.withdrawConsentNow(studentId: options.student, by: options.actor,
+                                                    reason: options.reason ?? Self.defaultReason, now: runtime.clock())
         }
-        switch outcome {
-        case let .failure(refusal):
-            throw CommandLineOutput.fail(code: refusal.code, message: refusal.message, exit: ExitStatus.refusedByRule)
-        case let .success(consent):
-            if json {
-                try CommandLineOutput.printJSON(ConsentSummary(consent, terms: runtime.policy.consent))
-            } else {
-                print("consent of \(student) withdrawn: \(ConsentSummary.line(consent))")
-            }
+        if options.json {
+            try CommandLineOutput.printJSON(ConsentSummary(consent, terms: runtime.policy.consent))
+        } else {
+            print("consent of \(options.student) withdrawn: \(ConsentSummary.line(consent))")
         }
     }
 }
