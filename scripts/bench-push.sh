@@ -28,7 +28,18 @@ max_requests=${PUSH_BENCH_MAX_REQUESTS:-0}
 python=.venv-test/bin/python
 bench_scratch
 server_pid=""
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; wait 2>/dev/null || true
+pid=""
+# Stops a process, and kills it if it is still there after 5 s: hypercorn's graceful shutdown
+# can wait for ever on a connection its recycling left half-closed (seen with
+# PUSH_BENCH_MAX_REQUESTS), and a bare `wait` then held the script until its caller's timeout,
+# leaving the stand-in behind.
+stop() {
+  [ -n "$1" ] || return 0
+  kill "$1" 2>/dev/null || return 0
+  for _ in $(seq 1 50); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
+  kill -9 "$1" 2>/dev/null || true
+}
+trap 'stop "$pid"; stop "$server_pid"; wait 2>/dev/null || true
       if [ -n "${PUSH_BENCH_KEEP:-}" ]; then echo "kept: $work" >&2; else rm -rf "$work"; fi' EXIT
 
 { echo "student_id,name,level,coach_id,semester_id"
