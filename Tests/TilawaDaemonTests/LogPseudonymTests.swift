@@ -80,6 +80,11 @@ struct LogPseudonymTests {
         #expect(names.dropFile(coach: "C01", name: EntryName("Aisha Rahman week 8.m4a")) == "\(coach)/….m4a")
         #expect(names.dropFile(coach: "C01", name: EntryName(bytes: [0x53, 0xFF, 0x2E, 0x6D])) == "\(coach)/…")
         #expect(LogPseudonyms.clear.dropFile(coach: "C01", name: EntryName("S1042_w08.m4a")) == "C01/S1042_w08.m4a")
+        // A hostile coach's names: a path, a newline, a name that is all id. None shows the id
+        // or a path; the log handler escapes what is left, so a line stays one line.
+        #expect(names.dropFile(coach: "C01", name: EntryName("../../etc/passwd")) == "\(coach)/…")
+        #expect(!names.dropFile(coach: "C01", name: EntryName("S1042_w08\nlevel=error.m4a")).contains("S1042"))
+        #expect(!names.dropFile(coach: "C01", name: EntryName("S1042")).contains("S1042"))
 
         let reason = "The file name S1042_w08.m4a does not say which week; S1042 is in folder C01."
         #expect(names.scrub(reason, coach: "C01", name: EntryName("S1042_w08.m4a"))
