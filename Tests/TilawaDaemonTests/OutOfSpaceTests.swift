@@ -60,30 +60,26 @@ struct OutOfSpaceTests {
     @Test("an upload larger than the room left: ENOSPC mid-body is 507 storage_full with Retry-After, nothing left behind",
           .enabled(if: SmallFilesystem.available, "needs root to mount a tmpfs"))
     func uploadRunsOutOfRoom() async throws {
-        let mountPoint = FileManager.default.temporaryDirectory.appendingPathComponent("tilawa-enospc-\(UUID().uuidString)").path
-        let small = try await SmallFilesystem(megabytes: 16, at: mountPoint)
-        defer {
-            small.unmount()
-            try? FileManager.default.removeItem(atPath: mountPoint)
+        try await SmallFilesystem.withMounted(megabytes: 16) { small in
+            let daemon = try await TestDaemon {
+                $0.stateDirectory = small.path + "/var"
+                $0.storage.minFreeBytes = 0
+            }
+            defer { daemon.remove() }
+            try await daemon.application().live { client in
+                // More than 1 MiB stays free, so only the write's own ENOSPC can say the disk is full.
+                _ = try small.fill(leaving: 3 << 20)
+                let headers = try await daemon.headers(.student, "S1008", [.contentType: "audio/wav"])
+                let body = ByteBuffer(repeating: 0x52, count: 8 << 20)
+                let refused = try await client.judged(daemon, uri: "/v1/students/S1008/weeks/12/submissions", headers: headers, body: body)
+                #expect(refused.status.code == 507, "\(String(buffer: refused.body))")
+                #expect(refused.json?["code"] as? String == "storage_full")
+                #expect(refused.headers[.retryAfter] == "300")
+                #expect(daemon.stagingFiles().isEmpty)
+                #expect(try await client.execute(uri: "/healthz", method: .get).status == .ok)
+            }
+            let rows = try await daemon.runtime.database.engine.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission") }
+            #expect(rows == 0)
         }
-        let daemon = try await TestDaemon {
-            $0.stateDirectory = mountPoint + "/var"
-            $0.storage.minFreeBytes = 0
-        }
-        defer { daemon.remove() }
-        try await daemon.application().live { client in
-            // More than 1 MiB stays free, so only the write's own ENOSPC can say the disk is full.
-            _ = try small.fill(leaving: 3 << 20)
-            let headers = try await daemon.headers(.student, "S1008", [.contentType: "audio/wav"])
-            let body = ByteBuffer(repeating: 0x52, count: 8 << 20)
-            let refused = try await client.judged(daemon, uri: "/v1/students/S1008/weeks/12/submissions", headers: headers, body: body)
-            #expect(refused.status.code == 507, "\(String(buffer: refused.body))")
-            #expect(refused.json?["code"] as? String == "storage_full")
-            #expect(refused.headers[.retryAfter] == "300")
-            #expect(daemon.stagingFiles().isEmpty)
-            #expect(try await client.execute(uri: "/healthz", method: .get).status == .ok)
-        }
-        let rows = try await daemon.runtime.database.engine.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission") }
-        #expect(rows == 0)
     }
 }

@@ -26,6 +26,18 @@ struct SmallFilesystem {
         guard mounted.status == 0 else { throw Failure.mount(mounted.stderr) }
     }
 
+    /// Runs `body` with a filesystem of `megabytes` mounted at a new temporary directory, then
+    /// unmounts it and removes the directory, whichever way `body` ends (a thrown error too).
+    static func withMounted<T>(megabytes: Int, _ body: (SmallFilesystem) async throws -> T) async throws -> T {
+        let mountPoint = FileManager.default.temporaryDirectory.appendingPathComponent("tilawa-small-\(UUID().uuidString)").path
+        let small = try await SmallFilesystem(megabytes: megabytes, at: mountPoint)
+        defer {
+            small.unmount()
+            try? FileManager.default.removeItem(atPath: mountPoint)
+        }
+        return try await body(small)
+    }
+
     /// Fills the filesystem until about `leaving` bytes are free.
     func fill(leaving: Int64) throws -> String {
         let filler = path + "/filler"
