@@ -154,6 +154,31 @@ enum PostgresSchema {
             CREATE INDEX erasureRequest_due ON erasureRequest (dueAt) WHERE cancelledAt IS NULL
             """#),
         ("jobs: transient failures", "ALTER TABLE job ADD COLUMN transientFailures bigint NOT NULL DEFAULT 0"),
+        // Existing rows' emails are filled in by SQL here, where SQLite's twin uses Swift's
+        // `emailKey`: PostgreSQL's `lower` folds by the database's collation (only ASCII under
+        // "C") and composes nothing, so an address stored with non-ASCII capitals or decomposed
+        // letters matches a filter again once its user is next written.
+        ("scim: email lookup, userName free once deleted", #"""
+            CREATE TABLE scimUserEmail (
+                role text COLLATE "C" NOT NULL,
+                id text COLLATE "C" NOT NULL,
+                ordinal bigint NOT NULL,
+                value text COLLATE "C",
+                type text COLLATE "C",
+                display text COLLATE "C",
+                isPrimary bigint,
+                PRIMARY KEY (role, id, ordinal),
+                FOREIGN KEY (role, id) REFERENCES scimUser (role, id) ON DELETE CASCADE
+            );
+            CREATE INDEX scimUserEmail_value ON scimUserEmail (value);
+            DROP INDEX scimUser_subject;
+            CREATE UNIQUE INDEX scimUser_subject ON scimUser (subject) WHERE deletedAt IS NULL;
+            INSERT INTO scimUserEmail (role, id, ordinal, value, type, display, isPrimary)
+                SELECT u.role, u.id, e.n - 1, lower(e.item ->> 'value'), lower(e.item ->> 'type'), lower(e.item ->> 'display'),
+                       CASE e.item ->> 'primary' WHEN 'true' THEN 1 WHEN 'false' THEN 0 END
+                FROM scimUser u CROSS JOIN LATERAL json_array_elements(CAST(u.emails AS json)) WITH ORDINALITY AS e(item, n)
+                WHERE u.emails IS NOT NULL
+            """#),
     ]
 
     /// The first migration's script, in three parts for length: the tables, in the order their

@@ -369,6 +369,67 @@ struct SCIMRouteTests {
         }
     }
 
+    @Test("""
+        a deleted user's userName is free (RFC 7644 §3.6): POSTed again it is the same student (resumed); taken by another user's \
+        PATCH, the deleted student lets the subject go and keeps their row, history and pause; an erased student's userName stays \
+        refused (409) on POST and PATCH
+        """)
+    func deletedUserNameFree() async throws {
+        let daemon = try await Self.daemon()
+        defer { daemon.remove() }
+        try await daemon.application().live { client in
+            let first = try await Self.scim(client, .post, "/Users", #"{"userName": "idp|hana", "displayName": "Hana"}"#)
+            let hana = try #require(first.json?["id"] as? String, "\(String(buffer: first.body))")
+            let second = try await Self.scim(client, .post, "/Users", #"{"userName": "idp|huda", "displayName": "Huda"}"#)
+            let huda = try #require(second.json?["id"] as? String, "\(String(buffer: second.body))")
+            func rename(to userName: String) -> String {
+                #"{"schemas": ["\#(Self.patchOp)"], "Operations": [{"op": "replace", "path": "userName", "value": "\#(userName)"}]}"#
+            }
+            Self.expectError(try await Self.scim(client, .patch, "/Users/\(huda)", rename(to: "idp|hana")), .conflict, "uniqueness",
+                             "the userName of a user that exists is theirs")
+
+            daemon.clock.advance(by: 60)
+            #expect(try await Self.scim(client, .delete, "/Users/\(hana)").status == .noContent)
+            #expect(try await Self.enrolmentState(daemon, hana) == "paused")
+            daemon.clock.advance(by: 60)
+            let again = try await Self.scim(client, .post, "/Users", #"{"userName": "idp|hana", "displayName": "Hana"}"#)
+            #expect(again.status == .created && again.json?["id"] as? String == hana, "still her sign-in subject: the same student: \(String(buffer: again.body))")
+            #expect(try await Self.enrolmentState(daemon, hana) == "active", "resumed")
+
+            daemon.clock.advance(by: 60)
+            #expect(try await Self.scim(client, .delete, "/Users/\(hana)").status == .noContent)
+            daemon.clock.advance(by: 60)
+            let taken = try await Self.scim(client, .patch, "/Users/\(huda)", rename(to: "idp|hana"))
+            #expect(taken.status == .ok && taken.json?["userName"] as? String == "idp|hana", "\(String(buffer: taken.body))")
+            #expect(try await daemon.runtime.database.subjectOwner("idp|hana", subjectIsId: false)?.id == huda)
+            let byName = try await Self.scim(client, .get, "/Users?filter=" + Self.query(#"userName eq "idp|hana""#))
+            #expect((byName.json?["Resources"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [huda], "\(String(buffer: byName.body))")
+            let (subject, kept) = try await daemon.runtime.database.engine.read { db in
+                (try String.fetchOne(db, sql: "SELECT subject FROM student WHERE id = ?", arguments: [hana]),
+                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM student WHERE id = ? AND erasedAt IS NULL", arguments: [hana]))
+            }
+            #expect(subject == nil && kept == 1, "Hana keeps her row without the subject")
+            #expect(try await Self.enrolmentState(daemon, hana) == "paused", "and her pause")
+            Self.expectError(try await Self.scim(client, .get, "/Users/\(hana)"), .notFound)
+            Self.expectError(try await Self.scim(client, .post, "/Users", #"{"userName": "idp|hana"}"#), .conflict, "uniqueness",
+                             "now Huda's")
+
+            // An erasure is final: the erased student's userName is never free.
+            let third = try await Self.scim(client, .post, "/Users", #"{"userName": "idp|rana"}"#)
+            let rana = try #require(third.json?["id"] as? String, "\(String(buffer: third.body))")
+            daemon.clock.advance(by: 60)
+            #expect(try await Self.scim(client, .delete, "/Users/\(rana)").status == .noContent)
+            daemon.clock.advance(by: 60)
+            guard case .success = try await daemon.runtime.database.erase(studentId: rana, force: true, by: "amina", reason: "asked",
+                                                                          now: daemon.clock.now) else {
+                Issue.record("not erased")
+                return
+            }
+            Self.expectError(try await Self.scim(client, .post, "/Users", #"{"userName": "idp|rana"}"#), .conflict, nil, "erased: POST")
+            Self.expectError(try await Self.scim(client, .patch, "/Users/\(huda)", rename(to: "idp|rana")), .conflict, nil, "erased: PATCH")
+        }
+    }
+
     @Test("a userName that is an operator's subject (oidc.ops_subjects) is 409 uniqueness on create, PUT and PATCH: an operator's sign-in never becomes a student's")
     func operatorSubjectRefused() async throws {
         let daemon = try await TestDaemon(configure: { configuration in

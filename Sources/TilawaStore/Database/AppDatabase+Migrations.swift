@@ -189,6 +189,7 @@ extension AppDatabase {
         migrator.registerMigration("scim: provisioned users", migrate: AppDatabase.migrateSCIMUsers)
         migrator.registerMigration("privacy: consent and erasure requests", migrate: AppDatabase.migratePrivacy)
         migrator.registerMigration("jobs: transient failures", migrate: AppDatabase.migrateJobTransientFailures)
+        migrator.registerMigration("scim: email lookup, userName free once deleted", migrate: AppDatabase.migrateSCIMEmails)
         return migrator
     }
 }

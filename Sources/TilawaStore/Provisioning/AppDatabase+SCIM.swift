@@ -43,8 +43,9 @@ extension AppDatabase {
     /// `subject` is the `userName` (a roster's row, linked), or else a new student awaiting
     /// placement (`P` and six digits, enrolled pending in the semester running or next); a
     /// coach is always the programme file's (by `subject`, or by id when they have none). A user
-    /// deleted earlier is provisioned again as the same person: a student the deletion paused
-    /// is resumed. `active: false` signs them out everywhere and pauses at once.
+    /// deleted earlier is provisioned again as the same person (the userName is their sign-in
+    /// subject still): a student the deletion paused is resumed. `active: false` signs them out
+    /// everywhere and pauses at once.
     public func createSCIMUser(_ draft: SCIMUserDraft, defaultRole: Device.Owner, by actor: String, policy: ProgramPolicy,
                                now: Date) async throws -> Result<SCIMUser, SCIMRefusal> {
         try await immediateWrite { db in try Self.createSCIMUser(db, draft, defaultRole: defaultRole, by: actor, policy: policy, now: now) }
@@ -85,12 +86,10 @@ extension AppDatabase {
             try record.insert(db)
             try enrolAwaitingPlacement(db, studentId: id, by: actor, now: now)
         }
-        // A deleted user of this person is provisioned again; one of this subject that was
-        // someone else's goes (its row could not keep the subject).
+        // A deleted user of this person is provisioned again. A deleted one of this subject that
+        // was someone else's keeps its row: the subject is unique among users that exist only.
         let previous = try Row.fetchOne(db, sql: "SELECT version, pausedEnrolmentId FROM scimUser WHERE role = ? AND id = ?",
                                         arguments: [owner.rawValue, id])
-        try db.execute(sql: "DELETE FROM scimUser WHERE subject = ? AND deletedAt IS NOT NULL AND NOT (role = ? AND id = ?)",
-                       arguments: [subject, owner.rawValue, id])
         var version = 1
         var paused: Int64?
         if let previous {
@@ -118,6 +117,7 @@ extension AppDatabase {
                 """, arguments: [subject, draft.externalId, draft.name, draft.displayName, draft.emails, draft.active, version, now, now, paused,
                                  owner.rawValue, id])
         }
+        try saveSCIMEmails(db, role: owner.rawValue, id: id, emails: draft.emails)
         return .success(try provisionedUser(db, owner: owner, id: id))
     }
 
@@ -125,8 +125,11 @@ extension AppDatabase {
     /// stored and gives what it becomes (run inside the transaction, so a PATCH applies to what
     /// is there; it may run again on PostgreSQL, so it only computes). With `ifMatch`, a version
     /// not among them changes nothing (412). A student's new `userName` becomes their subject; a
-    /// coach's cannot move. `active` turning false signs them out everywhere and pauses a
-    /// student's running enrolment; turning true again resumes what that paused.
+    /// coach's cannot move. The userName of a deleted user is free (RFC 7644 §3.6: a deleted
+    /// resource no longer exists): the deleted student lets that subject go, keeping their row,
+    /// history and pause, and the tokens issued for it before it moved are refused. An erased
+    /// student's subject stays refused. `active` turning false signs them out everywhere and
+    /// pauses a student's running enrolment; turning true again resumes what that paused.
     public func updateSCIMUser(id: String, ifMatch: [Int]?, by actor: String, policy: ProgramPolicy, now: Date,
                                _ change: @escaping @Sendable (SCIMUser) throws -> SCIMUserDraft) async throws -> Result<SCIMUser, SCIMRefusal> {
         try await immediateWrite { db in
@@ -150,9 +153,18 @@ extension AppDatabase {
                 """, arguments: [Self.asciiLowercased(draft.userName), user.owner.rawValue, user.id]) == true {
                 return .failure(.userNameTaken(draft.userName))
             }
-            if let holder = try subjectHolder(db, draft.userName, except: user.id) { return .failure(.subjectOfOther(holder)) }
+            let released = try deletedStudent(db, subject: draft.userName, except: user.id)
+            if released == nil, let holder = try subjectHolder(db, draft.userName, except: user.id) {
+                return .failure(.subjectOfOther(holder))
+            }
             if try isErasedSubject(db, draft.userName) { return .failure(.erasedSubject) }
-            try db.execute(sql: "DELETE FROM scimUser WHERE subject = ? AND deletedAt IS NOT NULL", arguments: [draft.userName])
+            if let released {
+                try db.execute(sql: "UPDATE student SET subject = NULL WHERE id = ?", arguments: [released])
+                // A token for this subject issued before it moved was the deleted student's: it
+                // never becomes this student's (their own earlier tokens named their old subject).
+                let before = try Date.fetchOne(db, sql: "SELECT tokensValidAfter FROM student WHERE id = ?", arguments: [user.id])
+                try db.execute(sql: "UPDATE student SET tokensValidAfter = ? WHERE id = ?", arguments: [max(before ?? now, now), user.id])
+            }
             try db.execute(sql: "UPDATE student SET subject = ? WHERE id = ?", arguments: [draft.userName, user.id])
         }
         if user.owner == .student, let personName = draft.personName {
@@ -171,14 +183,16 @@ extension AppDatabase {
             WHERE role = ? AND id = ?
             """, arguments: [draft.userName, draft.externalId, draft.name, draft.displayName, draft.emails, draft.active, now, paused,
                              user.owner.rawValue, user.id])
+        try saveSCIMEmails(db, role: user.owner.rawValue, id: user.id, emails: draft.emails)
         return .success(try provisionedUser(db, owner: user.owner, id: user.id))
     }
 
     /// Deletes a provisioned user (`DELETE`): as `active: false` — signed out everywhere, a
     /// student's running enrolment paused — and never an erasure (that stays an operator's act);
     /// the user is then unknown to SCIM. The student or coach keeps their row, history and
-    /// subject, so a provider that provisions them again finds the same person. Answers the
-    /// version the deletion made.
+    /// subject, so a provider that provisions them again finds the same person; until then its
+    /// userName is free for another user to take (`updateSCIMUser`). Answers the version the
+    /// deletion made.
     public func deleteSCIMUser(id: String, ifMatch: [Int]?, by actor: String, policy: ProgramPolicy, now: Date) async throws
         -> Result<Int, SCIMRefusal>
     {
@@ -205,29 +219,7 @@ extension AppDatabase {
     /// `offset` on, and how many meet them in all.
     public func scimUsers(_ conditions: [SCIMUserCondition], offset: Int, limit: Int) async throws -> SCIMUserPage {
         try await engine.read { db in
-            var clauses = ["deletedAt IS NULL"]
-            var arguments: SQLArguments = []
-            for condition in conditions {
-                switch condition {
-                case let .userName(name):
-                    // ASCII case only, as both engines lower case (SQLite's lower(), PostgreSQL's on "C" text).
-                    clauses.append("lower(subject) = ?")
-                    arguments += [Self.asciiLowercased(name)]
-                case let .externalId(value):
-                    clauses.append("externalId = ?")
-                    arguments += [value]
-                case let .id(value):
-                    clauses.append("id = ?")
-                    arguments += [value]
-                case let .active(flag):
-                    clauses.append("active = ?")
-                    arguments += [flag]
-                case let .emailsContain(text):
-                    clauses.append("lower(emails) LIKE ? ESCAPE '\\'")
-                    arguments += ["%" + Self.likeEscaped(Self.asciiLowercased(text)) + "%"]
-                }
-            }
-            let condition = clauses.joined(separator: " AND ")
+            let (condition, arguments) = Self.scimUserFilter(conditions)
             let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM scimUser WHERE \(condition)", arguments: arguments) ?? 0
             var page = arguments
             page += [max(0, limit), max(0, offset)]
@@ -235,6 +227,34 @@ extension AppDatabase {
                                          arguments: page).map(SCIMUser.init(row:))
             return SCIMUserPage(total: total, users: users)
         }
+    }
+
+    /// SQL over `scimUser` for the users that exist and meet every condition, with its arguments.
+    static func scimUserFilter(_ conditions: [SCIMUserCondition]) -> (sql: String, arguments: SQLArguments) {
+        var clauses = ["scimUser.deletedAt IS NULL"]
+        var arguments: SQLArguments = []
+        for condition in conditions {
+            switch condition {
+            case let .userName(name):
+                // ASCII case only, as both engines lower case (SQLite's lower(), PostgreSQL's on "C" text).
+                clauses.append("lower(scimUser.subject) = ?")
+                arguments += [asciiLowercased(name)]
+            case let .externalId(value):
+                clauses.append("scimUser.externalId = ?")
+                arguments += [value]
+            case let .id(value):
+                clauses.append("scimUser.id = ?")
+                arguments += [value]
+            case let .active(flag):
+                clauses.append("scimUser.active = ?")
+                arguments += [flag]
+            case let .email(comparisons):
+                let email = emailCondition(comparisons)
+                clauses.append(email.sql)
+                arguments += email.arguments
+            }
+        }
+        return (clauses.joined(separator: " AND "), arguments)
     }
 
     /// The user's row as it now is.
@@ -254,10 +274,5 @@ extension AppDatabase {
     /// PostgreSQL's on "C" text both do.
     static func asciiLowercased(_ text: String) -> String {
         String(decoding: text.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
-    }
-
-    /// `text` with LIKE's wildcards and its escape character escaped (`ESCAPE '\'`).
-    static func likeEscaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
     }
 }

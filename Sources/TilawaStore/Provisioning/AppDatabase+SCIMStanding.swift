@@ -43,6 +43,17 @@ extension AppDatabase {
         }
     }
 
+    /// The student other than `id` whose sign-in subject is `subject` and whose provisioned user
+    /// was deleted: a user that no longer exists, whose userName another user may take (RFC 7644
+    /// §3.6). Nil when the subject is nobody's, or a roster student's, a coach's, or a user's that
+    /// exists (active or not).
+    static func deletedStudent(_ db: SQLSession, subject: String, except id: String) throws -> String? {
+        try String.fetchOne(db, sql: """
+            SELECT student.id FROM student JOIN scimUser ON scimUser.role = 'student' AND scimUser.id = student.id
+            WHERE student.subject = ? AND student.id <> ? AND scimUser.deletedAt IS NOT NULL
+            """, arguments: [subject, id])
+    }
+
     /// Whether `subject` was an erased student's (the ledger keeps its digest): an erasure is final.
     static func isErasedSubject(_ db: SQLSession, _ subject: String) throws -> Bool {
         try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM erasure WHERE subjectDigest = ? AND readmittedAt IS NULL)",

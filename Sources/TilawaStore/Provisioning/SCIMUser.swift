@@ -156,9 +156,26 @@ public enum SCIMUserCondition: Sendable, Equatable {
     case id(String)
     /// `active eq`: an unassigned `active` matches neither.
     case active(Bool)
-    /// The `emails` text contains this value, ASCII case aside: a prefilter, which the caller
-    /// narrows to the exact comparison (`emails[type eq "work"].value eq …`).
-    case emailsContain(String)
+    /// One of the user's emails meets every comparison (`emails[type eq "work"].value eq …` is
+    /// `[.type("work"), .value(…)]`): looked up by the email's value, not by reading every user.
+    case email([SCIMEmailComparison])
+}
+
+/// One comparison of an email's member in a filter (RFC 7643 §4.1.2): text without regard to
+/// case (`caseExact` false; Unicode's lower case, canonically equivalent text equal), `primary`
+/// as a boolean.
+public enum SCIMEmailComparison: Sendable, Equatable {
+    /// `value eq`: the address.
+    case value(String)
+    /// `type eq` (`work`, `home`, …).
+    case type(String)
+    /// `display eq`.
+    case display(String)
+    /// `primary eq true|false`: an email without `primary` meets neither.
+    case primary(Bool)
+    /// A comparison no email meets: another member, or a value of another JSON type than the
+    /// member's (`primary eq "true"`, `value eq 1`, `value eq null`).
+    case unmet
 }
 
 /// One page of provisioned users and how many there are in all.

@@ -107,40 +107,21 @@ struct SCIMUserRoutes: Sendable {
         let filter = try query.get("filter").map { try SCIMFilter(parsing: $0) }
         let startIndex = max(1, query.get("startIndex").flatMap { Int($0) } ?? 1)
         let count = min(SCIMDiscovery.maxResults, max(0, query.get("count").flatMap { Int($0) } ?? SCIMDiscovery.maxResults))
-        let (conditions, emailChecks) = try Self.conditions(filter)
-        let database = api.runtime.database
-        let total: Int
-        let users: [SCIMUser]
-        if emailChecks.isEmpty {
-            let page = try await database.scimUsers(conditions, offset: startIndex - 1, limit: count)
-            total = page.total
-            users = page.users
-        } else {
-            // The store narrows by text; which email of which type matches is decided here.
-            let candidates = try await database.scimUsers(conditions, offset: 0, limit: Self.scanLimit).users
-            let matching = candidates.filter { user in
-                let emails = SCIMUserAttributes.storedEmails(user.emails)
-                return emailChecks.allSatisfy { check in emails.contains { $0.meets(check) } }
-            }
-            total = matching.count
-            users = Array(matching.dropFirst(startIndex - 1).prefix(count))
-        }
+        let conditions = try Self.conditions(filter)
+        let page = try await api.runtime.database.scimUsers(conditions, offset: startIndex - 1, limit: count)
         let base = SCIMRoutes.base(api, request)
-        let resources = users.map {
+        let resources = page.users.map {
             SCIMUserResource.projected(SCIMUserResource.resource($0, base: base), attributes: query.get("attributes"),
                                        excluded: query.get("excludedAttributes"))
         }
-        return try SCIMRoutes.json(SCIMRoutes.list(resources, total: total, startIndex: startIndex))
+        return try SCIMRoutes.json(SCIMRoutes.list(resources, total: page.total, startIndex: startIndex))
     }
 
-    /// The most users an email filter looks through.
-    static let scanLimit = 100_000
-
-    /// The store's conditions for a filter, and the email comparisons narrowed here (each an
-    /// email's value and the value filter's comparisons, all to hold on one email).
-    static func conditions(_ filter: SCIMFilter?) throws -> ([SCIMUserCondition], [[SCIMPath.Match]]) {
+    /// The store's conditions for a filter. An email comparison is one condition: the value
+    /// filter's comparisons and the email's value, all to hold on one email (the store looks
+    /// the email up by its value).
+    static func conditions(_ filter: SCIMFilter?) throws -> [SCIMUserCondition] {
         var conditions: [SCIMUserCondition] = []
-        var emailChecks: [[SCIMPath.Match]] = []
         for comparison in filter?.comparisons ?? [] {
             let path = comparison.path
             let text = comparison.value.stringValue
@@ -155,17 +136,25 @@ struct SCIMUserRoutes: Sendable {
                 guard let flag = try? SCIMUserAttributes.flag(comparison.value, "active") else { throw Self.unsupported }
                 conditions.append(.active(flag))
             case .emails where (path.subAttribute ?? "value") == "value" && text != nil:
-                let value = text ?? ""
-                emailChecks.append((path.filter ?? []) + [SCIMPath.Match(subAttribute: "value", value: .string(value))])
-                // Only text the stored JSON spells as it is narrows in the store.
-                if value.unicodeScalars.allSatisfy({ (0x20...0x7E).contains($0.value) && $0 != "\"" && $0 != "\\" }) {
-                    conditions.append(.emailsContain(value))
-                }
+                let matches = (path.filter ?? []) + [SCIMPath.Match(subAttribute: "value", value: .string(text ?? ""))]
+                conditions.append(.email(matches.map(Self.emailComparison)))
             default:
                 throw Self.unsupported
             }
         }
-        return (conditions, emailChecks)
+        return conditions
+    }
+
+    /// A value filter's comparison as the store makes it; one that no email can meet (as
+    /// `SCIMEmail.meets` decides: another member, or a value of another type) is `unmet`.
+    static func emailComparison(_ match: SCIMPath.Match) -> SCIMEmailComparison {
+        switch (match.subAttribute.lowercased(), match.value) {
+        case ("value", .string(let text)): return .value(text)
+        case ("type", .string(let text)): return .type(text)
+        case ("display", .string(let text)): return .display(text)
+        case ("primary", .bool(let flag)): return .primary(flag)
+        default: return .unmet
+        }
     }
 
     static let unsupported = SCIMError.invalidFilter("""
