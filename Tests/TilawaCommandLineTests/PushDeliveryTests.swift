@@ -117,4 +117,58 @@ struct PushDeliveryTests {
         #expect(!healthy.contains("pushes to iPhones stopped"), "\(healthy)")
         _ = await daemon.terminate()
     }
+
+    @Test("""
+        Across a SIGKILL mid-delivery, an announcement reaches two iPhones of one student and one of another once each: the \
+        one APNs held is sent again as the daemon starts, with the same apns-id and collapse id (the phone shows it once), \
+        and nothing already answered is sent a second time
+        """)
+    func killedMidDelivery() async throws {
+        let bed = try await APNsTestBed.start()
+        defer { bed.stop() }
+        let phone = APNsTestBed.token(1), tablet = APNsTestBed.token(2), other = APNsTestBed.token(3)
+        // APNs holds the tablet's first send far longer than the test waits (logged as it arrives).
+        try bed.server.script([tablet: ["when": "Eid", "answers": [[200, "", NSNull(), 600]]]])
+        var daemon = try bed.serve()
+        defer { daemon.process.signal(SIGKILL) }
+        #expect(await daemon.waitUntilReady(), "\(daemon.log)")
+        #expect(try await bed.register(.students, "S1001", device: "phone", token: phone, on: daemon) == 201)
+        #expect(try await bed.register(.students, "S1001", device: "tablet", token: tablet, on: daemon) == 201)
+        #expect(try await bed.register(.students, "S1002", token: other, on: daemon) == 201)
+        #expect(try await bed.announce("Eid", on: daemon) == 202)
+        // Only the announcement's sends: the programme's own notices to the same phones are answered and left alone.
+        let tries: @Sendable ([[String: Any]], String) -> [[String: Any]] = { requests, token in
+            requests.filter { $0.apnsToken == token && $0.announcementTitle == "Eid" }
+        }
+        #expect(await bed.server.settled { requests in [phone, tablet, other].allSatisfy { !tries(requests, $0).isEmpty } }, "\(daemon.log)")
+        // The phone's and S1002's are recorded as they are answered, not when the tablet's answer comes.
+        let answered = """
+            SELECT COUNT(*) FROM pushDelivery JOIN event ON event.seq = pushDelivery.eventSeq
+            WHERE event.type = 'announcement' AND pushDelivery.state = 'sent'
+              AND ((pushDelivery.ownerId = 'S1001' AND pushDelivery.deviceId = 'phone') OR pushDelivery.ownerId = 'S1002')
+            """
+        #expect(await eventually { try bed.state.read { db in try Int.fetchOne(db, sql: answered) } == 2 }, "\(daemon.log)")
+
+        _ = daemon.process.signal(SIGKILL)
+        _ = daemon.process.waitUntilExit()
+        daemon = try bed.serve()
+        #expect(await daemon.waitUntilReady(), "\(daemon.log)")
+        #expect(await bed.server.settled { tries($0, tablet).count >= 2 }, "the tablet's sent again: \(daemon.log)")
+        // Given back at start (the dead daemon's claim), not left to run out.
+        #expect(daemon.log.contains("pushes a stopped daemon was sending are sent again"), "\(daemon.log)")
+        #expect(await bed.settle(), "every delivery answered and recorded")
+        let requests = bed.server.requests
+        #expect(tries(requests, phone).count == 1 && tries(requests, other).count == 1, "nothing answered is sent twice")
+        let held = tries(requests, tablet)
+        #expect(held.count == 2 && held.last?.apnsStatus == 200, "\(held.map(\.apnsStatus))")
+        let identities = Set(held.map { "\($0.apnsHeader("apns-id") ?? "-") \($0.apnsHeader("apns-collapse-id") ?? "-") \($0.apnsPayload?["event_id"] as? String ?? "-")" })
+        #expect(identities.count == 1, "the same apns-id, collapse id and event id: \(identities)")
+        #expect(try bed.state.read { db in
+            try Int.fetchOne(db, sql: """
+                SELECT COUNT(*) FROM pushDelivery JOIN event ON event.seq = pushDelivery.eventSeq
+                WHERE event.type = 'announcement' AND pushDelivery.state = 'sent'
+                """)
+        } == 3, "three deliveries, each sent")
+        _ = await daemon.terminate()
+    }
 }

@@ -37,8 +37,12 @@ struct APNsNotificationTests {
         #expect(try tokens.token(now: Self.at.addingTimeInterval(49 * 60)) == first, "reused within 50 minutes")
         let second = try tokens.token(now: Self.at.addingTimeInterval(50 * 60))
         #expect(second != first, "made again at 50 minutes, before Apple's hour")
-        tokens.discard()
-        #expect(try tokens.token(now: Self.at.addingTimeInterval(51 * 60)) != second)
+        tokens.discard(first)
+        #expect(try tokens.token(now: Self.at.addingTimeInterval(50 * 60 + 1)) == second,
+                "a token already replaced, refused by a send that used it: the current one is kept")
+        tokens.discard(second)
+        let third = try tokens.token(now: Self.at.addingTimeInterval(51 * 60))
+        #expect(third != second, "the current token refused as expired: a new one")
     }
 
     @Test("A .p8 file is read as Apple issues it; anything else is said as not an APNs signing key")
@@ -118,7 +122,39 @@ struct APNsNotificationTests {
         let body = try #require(((document["aps"] as? [String: Any])?["alert"] as? [String: Any])?["body"] as? String)
         #expect(body.hasSuffix("…") && text.hasPrefix(String(body.dropLast())))
         #expect(document["link"] as? String == "tilawa://announcements/ann_1" && (document["params"] as? [String: String])?["title"] == "Eid")
-        #expect(Dictionary(uniqueKeysWithValues: request.headers)["apns-collapse-id"] == "announcement-none")
+        #expect(Dictionary(uniqueKeysWithValues: request.headers)["apns-collapse-id"] == "announcement-evt_9", "stored without its announcement: the event's id")
+    }
+
+    static func collapseId(_ eventId: String, _ payload: EventPayload) -> String? {
+        Dictionary(uniqueKeysWithValues: APNsNotification.make(eventId: eventId, payload: payload, topic: "t", badge: nil, expiresAt: nil).headers)["apns-collapse-id"]
+    }
+
+    @Test("""
+        Two announcements have a collapse id each (`announcement-<its id>`, the same for every student it reaches), so the \
+        second never replaces the first on the phone; two reminders of one week share one, so the later replaces the earlier; \
+        none is over APNs' 64 bytes
+        """)
+    func collapseIds() {
+        func announcement(_ eventId: String, _ announcementId: String) -> EventPayload {
+            var payload = Self.event(eventId, "announcement", message: "m", link: "tilawa://announcements/\(announcementId)")
+            payload.messageKey = "announcement"
+            payload.extra = EventPayload.Extra(announcement: EventPayload.Announcement(id: announcementId, title: "t", body: "m"))
+            return payload
+        }
+        let eid = Self.collapseId("evt_1", announcement("evt_1", "ann_01KAY3Q0V5B9XG2T6RM8N4PDSH"))
+        let exams = Self.collapseId("evt_2", announcement("evt_2", "ann_01KAY3Q9C2H7WJ5F0ZK3B8VNQE"))
+        #expect(eid == "announcement-ann_01KAY3Q0V5B9XG2T6RM8N4PDSH" && exams == "announcement-ann_01KAY3Q9C2H7WJ5F0ZK3B8VNQE")
+        #expect(eid != exams)
+        #expect(Self.collapseId("evt_3", announcement("evt_3", "ann_01KAY3Q0V5B9XG2T6RM8N4PDSH")) == eid, "another student's copy of the same announcement")
+
+        var later = Self.reminder()
+        later.id = "evt_5"
+        later.params?["deadline"] = .instant(Self.at.addingTimeInterval(90_000))
+        let first = Self.collapseId("evt_4", Self.reminder()), second = Self.collapseId("evt_5", later)
+        #expect(first == "deadline_reminder-w5" && second == first)
+
+        let long = Self.collapseId("evt_6", announcement("evt_6", "ann_" + String(repeating: "é", count: 60)))
+        #expect((long?.utf8.count ?? 0) <= 64 && long?.hasPrefix("announcement-ann_é") == true, "\(long ?? "-")")
     }
 
     @Test("APNs' answers mean what Apple says: 410 and a bad token sign the device out, 429 and 5xx are retried (Retry-After kept), 403 stops the channel unless the token only expired, another 4xx drops the one notification",

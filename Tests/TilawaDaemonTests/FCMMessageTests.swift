@@ -114,6 +114,31 @@ struct FCMMessageTests {
         #expect(text.contains("tilawa_announcement") && text.contains("evt_9") && text.contains("tilawa://announcements/a") && text.contains("…"))
     }
 
+    @Test("Two announcements have a tag and collapse_key each, so the second never replaces the first; two reminders of one week share theirs")
+    func collapseKeys() throws {
+        func keys(_ data: Data) throws -> (tag: String?, collapse: String?) {
+            let message = try #require((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["message"] as? [String: Any])
+            let android = try #require(message["android"] as? [String: Any])
+            return ((android["notification"] as? [String: Any])?["tag"] as? String, android["collapse_key"] as? String)
+        }
+        func announcement(_ eventId: String, _ announcementId: String) throws -> (tag: String?, collapse: String?) {
+            var payload = APNsNotificationTests.event(eventId, "announcement", message: "m", link: "tilawa://announcements/\(announcementId)")
+            payload.messageKey = "announcement"
+            payload.extra = EventPayload.Extra(announcement: EventPayload.Announcement(id: announcementId, title: "t", body: "m"))
+            return try keys(FCMMessage.make(eventId: eventId, payload: payload, token: "tok", badge: nil, expiresAt: Self.at.addingTimeInterval(3_600), now: Self.at))
+        }
+        let eid = try announcement("evt_1", "ann_01KAY3Q0V5B9XG2T6RM8N4PDSH"), exams = try announcement("evt_2", "ann_01KAY3Q9C2H7WJ5F0ZK3B8VNQE")
+        #expect(eid.tag == "announcement-ann_01KAY3Q0V5B9XG2T6RM8N4PDSH" && eid.collapse == eid.tag)
+        #expect(exams.tag == "announcement-ann_01KAY3Q9C2H7WJ5F0ZK3B8VNQE" && exams.collapse == exams.tag)
+        var later = APNsNotificationTests.reminder()
+        later.id = "evt_4"
+        later.params?["deadline"] = .instant(Self.at.addingTimeInterval(90_000))
+        let first = try keys(FCMMessage.make(eventId: "evt_3", payload: APNsNotificationTests.reminder(), token: "tok", badge: nil,
+                                             expiresAt: Self.at.addingTimeInterval(86_400), now: Self.at))
+        let second = try keys(FCMMessage.make(eventId: "evt_4", payload: later, token: "tok", badge: nil, expiresAt: Self.at.addingTimeInterval(86_400), now: Self.at))
+        #expect(first.tag == "deadline_reminder-w5" && first.collapse == first.tag && second.tag == first.tag && second.collapse == first.collapse)
+    }
+
     @Test("FCM's answers mean what Firebase says: UNREGISTERED, SENDER_ID_MISMATCH and a bad token sign the device out, 429 and 5xx are retried (Retry-After kept), 401 renews the access token, 403 and an unknown project stop the channel, another 400 drops the one message",
           arguments: [(200, "", "", nil, PushAnswer.sent), (404, "UNREGISTERED", "", nil, .unregistered(reason: "UNREGISTERED")),
                       (403, "SENDER_ID_MISMATCH", "", nil, .unregistered(reason: "SENDER_ID_MISMATCH")),
@@ -126,12 +151,14 @@ struct FCMMessageTests {
                       (500, "INTERNAL", "", nil, .retry(after: nil, reason: "HTTP 500 INTERNAL")),
                       (401, "UNAUTHENTICATED", "", nil, .expiredToken)] as [(Int, String, String, TimeInterval?, PushAnswer)])
     func answers(_ status: Int, _ code: String, _ message: String, _ retryAfter: TimeInterval?, _ expected: PushAnswer) {
-        #expect(FCMClient.meaning(status: status, code: code, message: message, retryAfter: retryAfter, account: "a@p", project: "p") == expected)
+        #expect(FCMClient.meaning(status: status, code: code, message: message, retryAfter: retryAfter, account: "a@p", project: "p",
+                                  endpoint: "https://fcm.googleapis.com/v1/projects/p/messages:send") == expected)
     }
 
     @Test("A refused account or project stops the channel, naming what to fix", arguments: [(403, "PERMISSION_DENIED"), (404, "NOT_FOUND"), (401, "THIRD_PARTY_AUTH_ERROR")])
     func channelRefusals(_ status: Int, _ code: String) {
-        guard case let .channelRefused(reason) = FCMClient.meaning(status: status, code: code, message: "", retryAfter: nil, account: "a@p", project: "proj") else {
+        guard case let .channelRefused(reason) = FCMClient.meaning(status: status, code: code, message: "", retryAfter: nil, account: "a@p", project: "proj",
+                                                                   endpoint: "https://fcm.googleapis.com/v1/projects/proj/messages:send") else {
             Issue.record("not a channel refusal")
             return
         }

@@ -27,15 +27,21 @@ struct APNsClient: PushChannel {
     var platform: Device.Platform { .ios }
     var identity: Logger.Metadata { ["key_id": "\(settings.keyId)", "topic": "\(settings.topic)"] }
 
-    func deliver(_ job: PushJob, event: EventPayload, expiresAt: Date) async -> PushAnswer {
+    func deliver(_ job: PushJob, event: EventPayload, expiresAt: Date, recheck: @Sendable () async -> PushAnswer?) async -> PushAnswer {
         let notification = APNsNotification.make(eventId: job.eventId, payload: event, topic: settings.topic, badge: job.badge, expiresAt: expiresAt)
         // The provider token is Apple's business: dated by the wall clock, never the programme's.
-        let answer = await send(notification, to: job.device, now: Date())
-        guard answer == .expiredToken else { return answer }
-        tokens.discard()
-        let again = await send(notification, to: job.device, now: Date())
+        let used = try? tokens.token(now: Date())
+        let answer = await send(notification, to: job.device, now: Date(), recheck: recheck)
+        switch answer {
+        case .expiredToken: tokens.discard(used)
+        case .notSent: break  // a stream APNs never processed (a GOAWAY): at once, on another connection
+        default: return answer
+        }
+        // A round trip later: `send` asks `recheck` again before this request (the student may
+        // have been erased while APNs answered the first).
+        let again = await send(notification, to: job.device, now: Date(), recheck: recheck)
         // A token made a moment ago refused as expired: this machine's clock is off.
-        guard again == .expiredToken else { return again }
+        guard answer == .expiredToken, again == .expiredToken else { return again }
         return .channelRefused(reason: "APNs says a new provider token of key \(settings.keyId) has expired: is this machine's clock right?")
     }
 
@@ -43,7 +49,8 @@ struct APNsClient: PushChannel {
         try? await http.shutdown()
     }
 
-    func send(_ notification: APNsNotification, to device: Device, now: Date) async -> PushAnswer {
+    /// APNs' answer to `notification` for `device`, or `recheck`'s, asked right before the request.
+    func send(_ notification: APNsNotification, to device: Device, now: Date, recheck: @Sendable () async -> PushAnswer?) async -> PushAnswer {
         let origin = settings.origin(sandbox: device.environment == .sandbox).absoluteString
         var request = HTTPClientRequest(url: origin + "/3/device/" + device.token)
         request.method = .POST
@@ -52,6 +59,7 @@ struct APNsClient: PushChannel {
         } catch {
             return .channelRefused(reason: "the APNs key \(settings.keyId) cannot sign: \(error)")
         }
+        if let instead = await recheck() { return instead }
         for (name, value) in notification.headers { request.headers.add(name: name, value: value) }
         request.headers.add(name: "content-type", value: "application/json")
         request.body = .bytes(ByteBuffer(bytes: notification.payload))

@@ -54,9 +54,19 @@ struct APNsNotification: Sendable, Equatable {
     }
 
     /// One per kind and week (`deadline_reminder-w12`): a later notice of the two replaces the
-    /// earlier on the phone (at most 64 bytes, APNs' limit).
+    /// earlier on the phone. An announcement is about no week and one never stands for
+    /// another, so each has its own, `announcement-<its id>` (the event's id for one stored
+    /// without it): the same on every phone it reaches and on every try. At most 64 bytes,
+    /// APNs' limit for `apns-collapse-id` (FCM's `collapse_key` and `tag` take the same).
     static func collapseKey(of event: EventPayload) -> String {
-        String("\(event.type)-\(event.week.map { $0.number.map { "w\($0)" } ?? $0.kind } ?? "none")".prefix(64))
+        let scope: String = if event.type == EventType.announcement.rawValue {
+            event.extra?.announcement?.id ?? event.id
+        } else {
+            event.week.map { $0.number.map { "w\($0)" } ?? $0.kind } ?? "none"
+        }
+        var key = "\(event.type)-\(scope)"
+        while key.utf8.count > 64 { key.removeLast() }
+        return key
     }
 
     /// The alert's English title: the week's (`Week 5 · Al-Mulk`), else Tilawa's.

@@ -39,9 +39,14 @@ final class APNsProviderToken: Sendable {
         }
     }
 
-    /// Forgets the current token (APNs answered 403 `ExpiredProviderToken`): the next send makes one.
-    func discard() {
-        current.withLock { $0 = nil }
+    /// Forgets `refused` if it is still the current token (APNs answered 403
+    /// `ExpiredProviderToken`): the next send makes one. A token another send has already
+    /// replaced is kept, so many sends refused at once make one new token, not one each (Apple
+    /// refuses a key whose tokens change too often: `TooManyProviderTokenUpdates`).
+    func discard(_ refused: String?) {
+        current.withLock { cached in
+            if cached?.token == refused { cached = nil }
+        }
     }
 
     /// A new token issued at `instant`.

@@ -9,10 +9,10 @@ import TilawaStore
 /// string resource's name) and the title's as `title_loc_key` (`tilawa_<key>_title`), its
 /// `params` as `body_loc_args` in the order of their names; the English `title` and `body`
 /// are the fallback. `tag` replaces the notice of the same kind and week on the phone (and so
-/// a notice sent twice shows once), `collapse_key` keeps only the last for an offline phone,
-/// `notification_count` is the unread count, `ttl` the time it is worth showing; the data
-/// has the event id, its type, the deep link and the named params (as JSON: FCM's data
-/// values are strings).
+/// a notice sent twice shows once; an announcement's is its own: `APNsNotification.collapseKey`),
+/// `collapse_key` keeps only the last for an offline phone, `notification_count` is the unread
+/// count, `ttl` the time it is worth showing; the data has the event id, its type, the deep
+/// link and the named params (as JSON: FCM's data values are strings).
 enum FCMMessage {
     /// FCM refuses a message over 4,000 bytes.
     static let maximumPayload = 4_000

@@ -2,6 +2,8 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import NIOCore
+// async-http-client's own dependency: the error it fails a stream the server refused with.
+import NIOHTTP2
 import NIOSSL
 import TilawaCore
 import TilawaStore
@@ -18,6 +20,15 @@ enum PushAnswer: Sendable, Equatable {
     /// same `tag`), so the second replaces the first, and the app can tell by `event_id`. That
     /// is the outbox's contract (at least once, as for the webhook), not a loss.
     case noAnswer(kind: String, reason: String)
+    /// Not sent, and no fault of the device's: an HTTP/2 stream the service never processed
+    /// (`refusedStream`), or the device's token replaced since the delivery was claimed (the
+    /// next claim takes the new one). `deliver` sends a refused stream again at once, once (a new
+    /// connection: the refusing one is draining); if that is refused too, it is tried again a
+    /// few seconds later, the wait not grown by the device's earlier failures.
+    case notSent(reason: String)
+    /// The device was signed out, or its owner erased, since the delivery was claimed: nothing
+    /// is sent, and the delivery is dropped as its next claim would have dropped it.
+    case deviceGone
     /// The token is dead (APNs 410 or `BadDeviceToken`, FCM `UNREGISTERED`): the device is signed out.
     case unregistered(reason: String)
     /// A 4xx about this notification alone (too large, a bad field): never sent.
@@ -27,21 +38,44 @@ enum PushAnswer: Sendable, Equatable {
     /// The key, the account, the project or the topic is refused: the channel stops.
     case channelRefused(reason: String)
 
-    /// The `result` label of `tilawa_push_sent_total`.
-    var result: String {
+    /// The `result` label of `tilawa_push_sent_total`; nil for `deviceGone` (no request was made).
+    var result: String? {
         switch self {
         case .sent: "sent"
-        case .retry, .noAnswer: "retried"
+        case .retry, .noAnswer, .notSent: "retried"
         case .unregistered: "unregistered"
         case .refused: "refused"
         case .expiredToken: "expired_token"
         case .channelRefused: "key_refused"
+        case .deviceGone: nil
         }
     }
 
     /// The answer to a request to `origin` that failed with `error` before an answer came.
     static func unanswered(from origin: String, error: any Error) -> PushAnswer {
-        .noAnswer(kind: failureKind(error), reason: "no answer from \(origin): \(error)")
+        if refusedStream(error) { return .notSent(reason: "\(origin) did not process the request: \(error)") }
+        return .noAnswer(kind: failureKind(error), reason: "no answer from \(origin): \(error)")
+    }
+
+    /// Whether `error` says the server never processed the request, so that sending it again
+    /// is safe (RFC 9113 §8.7: every stream above a GOAWAY's last stream id, and one reset with
+    /// REFUSED_STREAM).
+    ///
+    /// async-http-client 1.37.0 does not send such a request again itself: on a GOAWAY,
+    /// swift-nio-http2 closes each stream above its last stream id with error code CANCEL
+    /// (`ReceivingGoAwayState.swift`, `.bulkStreamClosure` in `HTTP2ChannelHandler.swift`), the
+    /// stream's channel reports `NIOHTTP2Errors.StreamClosed` through `errorCaught`, and the
+    /// client fails the request with that very error (`HTTP2ClientRequestHandler.errorCaught`,
+    /// `HTTPRequestStateMachine.errorHappened`); the pool has by then marked the connection as
+    /// draining, so a request made now opens or takes another. A server's own RST_STREAM with
+    /// CANCEL looks the same and promises nothing — but APNs and FCM answer every request they
+    /// take, and one taken and sent again is shown once (the same `apns-id` and collapse id, the
+    /// same `tag`): the cost of that mistake is a try sooner than the backoff would make it.
+    /// A stream closed any other way, or the connection closing with the request open
+    /// (`HTTPClientError.remoteConnectionClosed`), may have been taken: that is `noAnswer`.
+    static func refusedStream(_ error: any Error) -> Bool {
+        guard let closed = error as? NIOHTTP2Errors.StreamClosed else { return false }
+        return closed.errorCode == .cancel || closed.errorCode == .refusedStream
     }
 
     /// How a request failed without an answer, for the log: `timeout` (the request's 30-s
@@ -74,8 +108,14 @@ protocol PushChannel: Sendable {
     var platform: Device.Platform { get }
     /// What sends, for the log (the key id and topic, the account and project).
     var identity: Logger.Metadata { get }
-    /// Sends `event` to the job's device, renewing the service's credential once if it aged out.
-    func deliver(_ job: PushJob, event: EventPayload, expiresAt: Date) async -> PushAnswer
+    /// Sends `event` to the job's device, renewing the service's credential once if it aged out
+    /// and sending once more at once a request the service never processed (`notSent`).
+    ///
+    /// `recheck` is asked right before each request, after any credential it waited for: its
+    /// answer, when it has one, is returned instead of sending. The job was read when it was
+    /// claimed, and it waits for a slot, a token exchange or a first answer before its request;
+    /// an erasure or a sign-out committed meanwhile must not be followed by a push to the phone.
+    func deliver(_ job: PushJob, event: EventPayload, expiresAt: Date, recheck: @Sendable () async -> PushAnswer?) async -> PushAnswer
     func shutdown() async
 }
 

@@ -124,7 +124,30 @@ struct PushService: Service {
         guard let payload = try? EventPayload.decode(job.payload) else {
             return .refused(reason: "the event's payload cannot be read")
         }
-        return await channel.deliver(job, event: payload, expiresAt: Self.expiry(of: payload, type: job.eventType))
+        return await channel.deliver(job, event: payload, expiresAt: Self.expiry(of: payload, type: job.eventType),
+                                     recheck: { await recheck(job) })
+    }
+
+    /// What to answer instead of sending `job` now (nil: send it), asked by the channel right
+    /// before each request. The job was read when it was claimed; before its request it waits
+    /// for a slot, perhaps a token exchange, and for a second try a first answer — and an
+    /// erasure deletes the student's devices (their deliveries are dropped at their next
+    /// claim, not taken from a node already holding them). So: the device gone (an erasure, a
+    /// sign-out) → `deviceGone`, nothing sent; its token replaced → `notSent`, the next claim
+    /// takes the new one. What is left is the moment between this read and the request going
+    /// out, and a request already on its way when the erasure commits.
+    private func recheck(_ job: PushJob) async -> PushAnswer? {
+        let devices: [Device]
+        do {
+            devices = try await database.devices(owner: job.device.owner, ownerId: job.device.ownerId)
+        } catch {
+            return .notSent(reason: "cannot read the device before sending: \(error)")
+        }
+        guard let current = devices.first(where: { $0.deviceId == job.device.deviceId }) else { return .deviceGone }
+        guard current.platform == job.device.platform, current.token == job.device.token else {
+            return .notSent(reason: "the device's token was replaced after the delivery was claimed")
+        }
+        return nil
     }
 
     /// A reminder is worth showing until its deadline; anything else APNs may keep a day.
@@ -146,10 +169,15 @@ struct PushService: Service {
         case let .noAnswer(_, reason):
             let wait = WebhookBackoff.delay(attempt: job.attempts + 1, cap: options.maxBackoff, random: .random(in: 0..<1))
             outcome = .retry(at: now.addingTimeInterval(wait), error: reason)
+        case let .notSent(reason):
+            // No fault of the device's: the first step of the backoff, however often it was tried.
+            let wait = WebhookBackoff.delay(attempt: 1, cap: options.maxBackoff, random: .random(in: 0..<1))
+            outcome = .retry(at: now.addingTimeInterval(wait), error: reason)
+        case .deviceGone: outcome = .dropped(error: "the device or the event is gone")
         case .expiredToken: outcome = .retry(at: now.addingTimeInterval(60), error: "ExpiredProviderToken")
         case let .channelRefused(reason): outcome = .retry(at: now, error: reason)
         }
-        metrics.countPush(platform: job.device.platform.rawValue, result: answer.result)
+        if let result = answer.result { metrics.countPush(platform: job.device.platform.rawValue, result: result) }
         logFailure(job, answer, outcome: outcome)
         if case .unregistered = answer {
             logger.info("device signed out by its push service", metadata: [
@@ -161,14 +189,16 @@ struct PushService: Service {
 
     /// A send that did not go through, at warning with its `kind`: `busy` (429, 5xx), how a
     /// request got no answer (`timeout`, `connection_closed`, …: sent again, perhaps shown
-    /// twice), `refused` (never sent), `expired_token`. A slow or failing service shows in the
-    /// log as it happens (`scripts/bench-push.sh` counts these lines by kind); a refused
-    /// channel is said once, critical, by `sendDue`.
+    /// twice), `not_sent` (a stream the service refused, sent again), `refused` (never sent),
+    /// `expired_token`. A slow or failing service shows in the log as it happens
+    /// (`scripts/bench-push.sh` counts these lines by kind); a refused channel is said once,
+    /// critical, by `sendDue`.
     private func logFailure(_ job: PushJob, _ answer: PushAnswer, outcome: AppDatabase.PushOutcome) {
         let failure: (kind: String, reason: String)? = switch answer {
-        case .sent, .unregistered, .channelRefused: nil
+        case .sent, .unregistered, .channelRefused, .deviceGone: nil
         case let .retry(_, reason): ("busy", reason)
         case let .noAnswer(kind, reason): (kind, reason)
+        case let .notSent(reason): ("not_sent", reason)
         case let .refused(reason): ("refused", reason)
         case .expiredToken: ("expired_token", "the service's credential expired")
         }
