@@ -29,7 +29,7 @@ struct S3ArtifactsTests {
         A recording's original, Ogg, MP4, CAF and peaks land in the bucket before its row commits and none stays on disk; \
         audio is served from there whole, as a 206 range and as MP4; a variant deleted is made again on demand; \
         export reads from there; status names the store; backup refuses (78); a withdrawal removes the objects; \
-        with the store down an upload is 503 and records nothing
+        with the store down /readyz is 200 degraded (artifact_store) and an upload is 503 and records nothing
         """)
     func recordingLifecycle() async throws {
         let state = try await CommandLineStateFixture()
@@ -212,14 +212,18 @@ struct S3ArtifactsTests {
         let installation = try state.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'installation_id'") }
         #expect(String(decoding: marker, as: UTF8.self) == (installation ?? "?") + "\n")
 
-        // The store down: the node leaves the rotation, the upload is refused with a reason and
+        // The store down: every node's outage at once, so the node stays in the balancer's
+        // rotation, degraded, naming the check; the upload is refused with a reason and
         // nothing is recorded or left behind.
         let ready = try await send("GET", daemon.port, "/readyz", token: token)
-        #expect(ready.status == 200)
+        let healthy = (try? JSONSerialization.jsonObject(with: ready.body)) as? [String: Any]
+        #expect(ready.status == 200 && healthy?["status"] as? String == "ok", "\(String(decoding: ready.body, as: UTF8.self))")
         await setup.server.stop()
-        let unready = try await send("GET", daemon.port, "/readyz", token: token)
-        #expect(unready.status == 503 && String(decoding: unready.body, as: UTF8.self).contains("artifact_store_unavailable"),
-                "\(unready.status) \(String(decoding: unready.body, as: UTF8.self))")
+        let degraded = try await send("GET", daemon.port, "/readyz", token: token)
+        let readiness = (try? JSONSerialization.jsonObject(with: degraded.body)) as? [String: Any]
+        let failing = (readiness?["failing_checks"] as? [[String: Any]])?.compactMap { $0["code"] as? String }
+        #expect(degraded.status == 200 && readiness?["status"] as? String == "degraded" && failing == ["artifact_store_unavailable"],
+                "\(degraded.status) \(String(decoding: degraded.body, as: UTF8.self))")
         let before = try state.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission") ?? 0 }
         let refused = try await send("POST", daemon.port, "/v1/students/S1001/weeks/12/submissions", token: token,
                                      body: try Data(contentsOf: URL(fileURLWithPath: CommandLineStateFixture.fixture("speech_mono_s16_48k.wav"))))

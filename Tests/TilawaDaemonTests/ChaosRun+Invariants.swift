@@ -6,7 +6,8 @@ import TilawaTestSupport
 
 extension ChaosRun {
     /// What must hold after every phase of the chaos soak: each node serves again by itself
-    /// (the same process, `/readyz`, a recording taken); every answer was one a phone can act on;
+    /// (the same process, `/readyz` 200 and `ok` — no longer `degraded` — a recording taken);
+    /// every answer was one a phone can act on;
     /// every 201 has its recording, encoded by one job, its objects in the store, and no
     /// recording was admitted without its 201; the attempt rule exact; every reply stored once;
     /// every event delivered once in effect.
@@ -16,6 +17,9 @@ extension ChaosRun {
             #expect(node.process.process.isRunning, "\(phase): node \(node.name) is gone (seed \(seed))\n\(node.logTail())")
             let isReady = await node.process.waitUntilReady()
             #expect(isReady, "\(phase): node \(node.name) is not ready again by itself\n\(node.logTail())")
+            // 200 also answers a node serving degraded (the S3 store away): it must be whole again.
+            let readyz = await readinessOnceOK(of: node)
+            #expect(readyz == "200 ok", "\(phase): node \(node.name)'s /readyz is \(readyz) after the fault\n\(node.logTail())")
             let student = phones.lanes[index % phones.lanes.count][0]
             let recording = ChaosRequest(kind: .upload, sender: student, target: "assessment", key: "recovery-\(UUID().uuidString)",
                                          token: tokens[student] ?? "")
@@ -63,6 +67,19 @@ extension ChaosRun {
         #expect(Set(reviews.keys).isSubset(of: ids) && reviews.values.allSatisfy { $0 == 1 },
                 "\(phase): a recording announced twice: \(reviews.filter { $0.value > 1 })")
         #expect(ready.count == replies.count && ready.values.allSatisfy { $0 == 1 }, "\(phase): \(ready.count) feedback_ready for \(replies.count) replies")
+    }
+
+    /// `node`'s `/readyz` once it answers `200 ok`, asked every 250 ms within the hang limit;
+    /// the last answer when it never did.
+    func readinessOnceOK(of node: SoakNode) async -> String {
+        var answer = "not asked"
+        let deadline = ContinuousClock.now + TestTime.hangLimit
+        repeat {
+            answer = await readiness(of: node)
+            if answer == "200 ok" { break }
+            try? await Task.sleep(for: .milliseconds(250))
+        } while ContinuousClock.now < deadline && node.process.process.isRunning
+        return answer
     }
 
     /// Every answer of `phase` (and of the checks after it) one a phone can act on

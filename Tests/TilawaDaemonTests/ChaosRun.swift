@@ -84,7 +84,9 @@ struct ChaosRun: Sendable {
 
     /// (b) The S3 store stopped (for `settings.outage`, and until an upload was refused for it),
     /// then started again on the same endpoint. Returns what students got meanwhile: their
-    /// uploads' answers, playing an earlier recording, and `/readyz`.
+    /// uploads' answers, playing an earlier recording, and `/readyz` — 200 `degraded` naming
+    /// `artifact_store` every time it was asked, so a balancer keeps every node and students
+    /// get our 503 with Retry-After, not the balancer's error.
     func storeOutage() async throws -> String {
         let (a, b) = (self.a, self.b)
         let name = "S3 store stopped" + tag
@@ -124,6 +126,9 @@ struct ChaosRun: Sendable {
             + "\(log.faultSummary(in: name, kind: .upload)); playing an earlier recording: \(log.faultSummary(in: name, kind: .playback)); "
             + "the balancer's /readyz: \(ready)"
         #expect(refusedUploadDuringFault(in: name), "no upload was refused while the S3 store was stopped: \(line)")
+        // Asked only while the store was stopped: the node stays in rotation, saying what fails.
+        #expect(!readyAnswers.isEmpty && readyAnswers.keys.allSatisfy { $0 == Self.storeDegraded },
+                "b's /readyz while the S3 store was stopped: \(ready)")
         try await expectInvariants(after: name)
         return line
     }
@@ -264,13 +269,20 @@ struct ChaosRun: Sendable {
         }
     }
 
-    /// What `node`'s `/readyz` answers: `200`, `503 artifact_store_unavailable`.
+    /// `/readyz` of a node serving while the S3 store does not answer it.
+    static let storeDegraded = "200 degraded artifact_store"
+
+    /// What `node`'s `/readyz` answers: `200 ok`, `200 degraded artifact_store` (the failing
+    /// checks named), `503 database_unavailable` (the problem's code), `no answer`.
     func readiness(of node: SoakNode) async -> String {
         let request = HTTPClientRequest(url: "http://127.0.0.1:\(node.port)/readyz")
         guard let response = try? await sender.http.execute(request, timeout: LiveClient.hangLimit) else { return "no answer" }
         let body = try? await response.body.collect(upTo: 1 << 20)
-        let code = body.flatMap { try? JSONSerialization.jsonObject(with: Data($0.readableBytesView)) as? [String: Any] }?["code"] as? String
-        return "\(response.status.code)" + (code.map { " " + $0 } ?? "")
+        let object = body.flatMap { try? JSONSerialization.jsonObject(with: Data($0.readableBytesView)) as? [String: Any] } ?? [:]
+        if let code = object["code"] as? String { return "\(response.status.code) \(code)" }
+        let failing = (object["failing_checks"] as? [[String: Any]] ?? []).compactMap { $0["check"] as? String }
+        let status = (object["status"] as? String).map { " " + $0 } ?? ""
+        return "\(response.status.code)\(status)" + failing.map { " " + $0 }.joined()
     }
 
     /// Waits until `condition`, which reads the database, holds: asked every 250 ms (each read

@@ -16,7 +16,8 @@ import Glibc
 ///
 /// - (a) PostgreSQL restarted twice (`pg_ctl restart -m fast`) with uploads in flight;
 /// - (b) the S3 store stopped, then started again on the same endpoint (what students got
-///   meanwhile is printed);
+///   meanwhile is printed; a node's `/readyz` stays 200, `degraded` naming `artifact_store`, so a
+///   balancer keeps every node and students get our 503 with Retry-After);
 /// - (c) node b's state directory, on a 64 MiB tmpfs, filled to its last byte while uploads go
 ///   to b, then freed (the test mounts it as root, as on CI; elsewhere the phase is skipped
 ///   with a printed line, not failed);

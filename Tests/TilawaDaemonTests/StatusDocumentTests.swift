@@ -61,6 +61,16 @@ struct StatusDocumentTests {
         let checkNames = try #require(root["checks"] as? [[String: Any]]).compactMap { $0["name"] as? String }
         #expect(checkNames == ["state_dir", "database", "daemon", "feedback_overdue", "encode_jobs", "notifications",
                                "dropbox_rejections", "disk_space", "missing_artifacts", "backup", "erasure_requests"])
-        #expect(document.contains("enum: [\(checkNames.joined(separator: ", "))]"))
+        // The daemon looking at itself asks the store too: its check follows the daemon's (from
+        // the command line only once the daemon answered 200).
+        let own = await StatusReporter(configuration: daemon.runtime.configuration)
+            .report(now: TestDaemon.midSemester, database: daemon.runtime.database, startedAt: TestDaemon.midSemester)
+        let ownNames = own.checks.map(\.name)
+        #expect(ownNames == ["state_dir", "database", "daemon", "artifact_store", "feedback_overdue", "encode_jobs", "notifications",
+                             "dropbox_rejections", "disk_space", "missing_artifacts", "backup", "erasure_requests"])
+        #expect(document.contains("enum: [\(ownNames.joined(separator: ", "))]"))
+        let ownDaemon = try #require(try JSONSerialization.jsonObject(with: try APIJSON.encoder().encode(own.daemon)) as? [String: Any])
+        #expect(Set(ownDaemon.keys) == (try required("StatusDaemon", in: document)))
+        #expect((ownDaemon["failing_checks"] as? [Any])?.isEmpty == true, "\(ownDaemon)")
     }
 }

@@ -19,24 +19,29 @@ struct OperationsRoutes: Sendable {
         }
     }
 
+    /// 200 while this node should take requests (`ok`, or `degraded` naming what fails: an S3
+    /// store that does not answer), 503 when taking it out of rotation helps (`Readiness`).
+    /// Asked in order, stopping at the first that takes the node out: the database, the disk,
+    /// where artifacts are kept (an S3 store: one listing of at most one key, 3 s at most).
     @Sendable func ready(_ request: Request, context: TilawaRequestContext) async throws -> Response {
-        guard await api.runtime.database.isResponsive() else {
-            throw APIProblem(.serviceUnavailable, code: "database_unavailable", detail: "The database does not answer.")
+        let runtime = api.runtime
+        var readiness = Readiness()
+        readiness.database(answers: await runtime.database.isResponsive())
+        if readiness.isReady {
+            readiness.disk(freeBytes: DiskSpace.availableBytes(at: runtime.stateDirectory.root.path),
+                           minimum: runtime.configuration.storage.minFreeBytes)
         }
-        if let free = DiskSpace.availableBytes(at: api.runtime.stateDirectory.root.path),
-           free < Int64(api.runtime.configuration.storage.minFreeBytes) {
-            throw APIProblem(.serviceUnavailable, code: "storage_full", detail: "The state directory's disk is nearly full.")
+        if readiness.isReady {
+            let storage = runtime.stateDirectory.artifactStore.storage
+            readiness.artifactStore(answers: await storage.isReachable(), description: storage.description,
+                                    remoteService: ArtifactStorageConfiguration.isRemoteService(runtime.configuration))
         }
-        // A node that cannot reach where artifacts are kept cannot take a recording: out of the
-        // balancer's rotation until it can (an S3 store: one listing of at most one key, 3 s at most).
-        let storage = api.runtime.stateDirectory.artifactStore.storage
-        if !(await storage.isReachable()) {
-            throw APIProblem(.serviceUnavailable, code: "artifact_store_unavailable",
-                             detail: "The recordings' store (\(storage.description)) does not answer this node.")
+        if let failure = readiness.blocking {
+            throw APIProblem(.serviceUnavailable, code: failure.code, detail: failure.detail)
         }
-        let uptime = Int(api.now.timeIntervalSince(api.startedAt))
-        return try api.json(ReadyBody(status: "ok", uptimeSeconds: uptime, startedAt: api.startedAt, pid: Int(getpid()),
-                                    node: EncodeJobRunner.workerIdentity))
+        let uptime = max(0, Int(api.now.timeIntervalSince(api.startedAt)))
+        return try api.json(ReadyBody(status: readiness.status, uptimeSeconds: uptime, startedAt: api.startedAt, pid: Int(getpid()),
+                                      node: EncodeJobRunner.workerIdentity, failingChecks: readiness.degraded))
     }
 
     @Sendable func metrics(_ request: Request, context: TilawaRequestContext) async throws -> Response {
@@ -54,7 +59,8 @@ struct OperationsRoutes: Sendable {
         // minute; the gauges keep the last values between).
         if api.metrics.statusObservationDue() {
             api.metrics.observeStatus(await StatusReporter(configuration: api.runtime.configuration)
-                .report(now: api.now, database: api.runtime.database, startedAt: api.startedAt))
+                .report(now: api.now, database: api.runtime.database, startedAt: api.startedAt,
+                        artifactStorage: api.runtime.stateDirectory.artifactStore.storage))
         }
         return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                         body: .init(byteBuffer: ByteBuffer(string: api.metrics.render())))

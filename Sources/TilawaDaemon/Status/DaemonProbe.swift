@@ -64,13 +64,20 @@ public struct DaemonProbe: Sendable {
             return down
         case let .success((status, body)):
             let data = Data(body.readableBytesView)
-            if status == 200, let ready = try? JSONDecoder.api.decode(ReadyAnswer.self, from: data), ready.status == "ok" {
+            // 200 `ok`, or `degraded` naming what fails (an S3 store that does not answer): in
+            // rotation either way; `tilawa status` judges the failing checks on their own.
+            if status == 200, let ready = try? JSONDecoder.api.decode(ReadyAnswer.self, from: data), ["ok", "degraded"].contains(ready.status) {
                 return StatusReport.Daemon(up: true, ready: true, expectedRunning: expectRunning, url: url,
-                                           uptimeSeconds: ready.uptimeSeconds, startedAt: ready.startedAt, pid: ready.pid)
+                                           uptimeSeconds: ready.uptimeSeconds, startedAt: ready.startedAt, pid: ready.pid,
+                                           failingChecks: ready.failingChecks ?? [])
             }
             if status == 503, let problem = try? JSONDecoder.api.decode(ProblemAnswer.self, from: data) {
+                // A 503 stops at the first check that takes the node out, and names it by its code.
+                let failing: [Readiness.Failure]? = problem.code.flatMap { code in
+                    Readiness.check(forCode: code).map { [Readiness.Failure(check: $0, code: code, detail: problem.detail ?? code)] }
+                }
                 return StatusReport.Daemon(up: true, ready: false, expectedRunning: expectRunning, url: url,
-                                           error: problem.code ?? problem.detail ?? "HTTP 503")
+                                           error: problem.code ?? problem.detail ?? "HTTP 503", failingChecks: failing)
             }
             down.error = "unexpected answer (HTTP \(status)): is another program listening there?"
             return down
@@ -87,17 +94,19 @@ public struct DaemonProbe: Sendable {
         return text
     }
 
-    /// `GET /readyz` when ready.
+    /// `GET /readyz` when ready (`failing_checks` is absent from a daemon older than it).
     struct ReadyAnswer: Decodable {
         var status: String
         var uptimeSeconds: Int?
         var startedAt: Date?
         var pid: Int?
+        var failingChecks: [Readiness.Failure]?
 
         enum CodingKeys: String, CodingKey {
             case status, pid
             case uptimeSeconds = "uptime_seconds"
             case startedAt = "started_at"
+            case failingChecks = "failing_checks"
         }
     }
 

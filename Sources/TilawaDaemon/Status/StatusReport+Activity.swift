@@ -6,7 +6,8 @@ extension StatusReport {
     public struct Daemon: Encodable, Sendable, Equatable {
         /// Something answered `/readyz` as Tilawa does.
         public var up: Bool
-        /// It answered 200 (database open, disk not full).
+        /// It answered 200: in a balancer's rotation (database open, disk not full; perhaps
+        /// `degraded`, which `failingChecks` says).
         public var ready: Bool
         /// Whether `--expect-running` was given: a down daemon is then CRITICAL.
         public var expectedRunning: Bool
@@ -20,10 +21,14 @@ extension StatusReport {
         public var pid: Int?
         /// Why it is not up or not ready (`connection refused`, `storage_full`, …).
         public var error: String?
+        /// The readiness checks that failed, as far as known: those a 200 names (`degraded`;
+        /// empty when `ok`), the one a 503 names, or — from the daemon itself — all of them;
+        /// nil when nothing answered as Tilawa does.
+        public var failingChecks: [Readiness.Failure]?
 
         /// Creates the section.
         public init(up: Bool, ready: Bool, expectedRunning: Bool, url: String? = nil, uptimeSeconds: Int? = nil,
-                    startedAt: Date? = nil, pid: Int? = nil, error: String? = nil) {
+                    startedAt: Date? = nil, pid: Int? = nil, error: String? = nil, failingChecks: [Readiness.Failure]? = nil) {
             self.up = up
             self.ready = ready
             self.expectedRunning = expectedRunning
@@ -32,6 +37,7 @@ extension StatusReport {
             self.startedAt = startedAt
             self.pid = pid
             self.error = error
+            self.failingChecks = failingChecks
         }
 
         enum CodingKeys: String, CodingKey {
@@ -39,6 +45,7 @@ extension StatusReport {
             case expectedRunning
             case uptimeSeconds
             case startedAt
+            case failingChecks
         }
 
         /// Encodes every member, absent values as `null`.
@@ -52,6 +59,7 @@ extension StatusReport {
             try container.encode(startedAt, forKey: .startedAt)
             try container.encode(pid, forKey: .pid)
             try container.encode(error, forKey: .error)
+            try container.encode(failingChecks, forKey: .failingChecks)
         }
     }
 

@@ -73,12 +73,19 @@ public struct StatusReporter: Sendable {
         return assemble(now: now, daemon: await daemon, stateDirectory: directory, database: database, facts: facts)
     }
 
-    /// The report as the daemon itself gives it at `GET /v1/status`.
+    /// The report as the daemon itself gives it at `GET /v1/status` (and, once a minute, to
+    /// `/metrics`): the daemon section is what `/readyz` would answer (`Readiness`), except
+    /// that every check is asked, so `failing_checks` names the store also while the database
+    /// is away.
     ///
     /// - Parameters:
     ///   - database: The daemon's open database.
     ///   - startedAt: When the daemon started (uptime is measured from it).
-    public func report(now: Date, database: AppDatabase, startedAt: Date) async -> StatusReport {
+    ///   - artifactStorage: Where the daemon keeps artifacts; nil: as `artifacts.url` says.
+    public func report(now: Date, database: AppDatabase, startedAt: Date, artifactStorage: (any ArtifactStorage)? = nil) async -> StatusReport {
+        // The store is asked while the database is read: one that does not answer costs its 3 s once.
+        let storage: Result<any ArtifactStorage, any Error> = Result { try artifactStorage ?? ArtifactStorageConfiguration.storage(for: configuration) }
+        async let storeAnswers = Self.answers(storage)
         let facts: StatusFacts?
         let access: StatusAccess
         do {
@@ -89,11 +96,25 @@ public struct StatusReporter: Sendable {
             facts = nil
             access = .failed(Self.describe(error))
         }
-        let ready = facts != nil
+        var readiness = Readiness()
+        readiness.database(answers: facts != nil)
+        readiness.disk(freeBytes: DiskSpace.availableBytes(at: stateDirectory.root.path), minimum: configuration.storage.minFreeBytes)
+        let storeDescription = switch storage {
+        case let .success(storage): storage.description
+        case let .failure(error): "artifacts.url: \(error)"
+        }
+        readiness.artifactStore(answers: await storeAnswers, description: storeDescription,
+                                remoteService: ArtifactStorageConfiguration.isRemoteService(configuration))
         let daemon = StatusReport.Daemon(
-            up: true, ready: ready, expectedRunning: expectRunning, uptimeSeconds: max(0, Int(now.timeIntervalSince(startedAt))),
-            startedAt: startedAt, pid: Int(getpid()), error: ready ? nil : "database_unavailable")
+            up: true, ready: readiness.isReady, expectedRunning: expectRunning, uptimeSeconds: max(0, Int(now.timeIntervalSince(startedAt))),
+            startedAt: startedAt, pid: Int(getpid()), error: readiness.blocking?.code, failingChecks: readiness.failures)
         return assemble(now: now, daemon: daemon, stateDirectory: .read, database: access, facts: facts)
+    }
+
+    /// Whether the store answers (`isReachable`: 3 s at most); a store that could not be made does not.
+    private static func answers(_ storage: Result<any ArtifactStorage, any Error>) async -> Bool {
+        guard case let .success(storage) = storage else { return false }
+        return await storage.isReachable()
     }
 
     /// Fills in every section from what was read, then evaluates the checks.

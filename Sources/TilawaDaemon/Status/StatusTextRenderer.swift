@@ -31,6 +31,7 @@ public struct StatusTextRenderer: Sendable {
         if daemon.up && daemon.ready {
             row("state", "up " + ago(daemon.uptimeSeconds) + (daemon.pid.map { ", pid \($0)" } ?? ""))
             if let started = daemon.startedAt { row("started", StatusFormat.instant(started)) }
+            if let failing = daemon.failingChecks, !failing.isEmpty { row("degraded", failing.map(\.check).joined(separator: ", ")) }
         } else {
             row("state", (daemon.up ? "not ready: " : "down: ") + (daemon.error ?? "no answer"))
         }

@@ -25,6 +25,7 @@ extension StatusThresholds {
             checks.append(Check(name: "database", state: .unknown, message: "cannot read \(report.database.path): \(reason)"))
         }
         checks.append(daemonCheck(report.daemon))
+        if let store = artifactStoreCheck(report) { checks.append(store) }
 
         if !isFailure(database) {
             checks.append(overdueCheck(report))
@@ -89,7 +90,10 @@ extension StatusThresholds {
             var details: [String] = []
             if let uptime = daemon.uptimeSeconds { details.append("up \(StatusFormat.age(uptime))") }
             if let pid = daemon.pid { details.append("pid \(pid)") }
-            return .init(name: "daemon", state: .ok, message: "ready" + (details.isEmpty ? "" : " (\(details.joined(separator: ", ")))"))
+            // Serving while a check fails (the S3 store): that check says how bad it is.
+            let degraded = (daemon.failingChecks ?? []).map(\.check)
+            let state: String = degraded.isEmpty ? "ready" : "ready, degraded: \(degraded.joined(separator: ", "))"
+            return .init(name: "daemon", state: .ok, message: state + (details.isEmpty ? "" : " (\(details.joined(separator: ", ")))"))
         }
         let problem = daemon.up
             ? "answers\(where_) but is not ready: \(daemon.error ?? "unknown reason")"
@@ -97,6 +101,27 @@ extension StatusThresholds {
         return daemon.expectedRunning
             ? .init(name: "daemon", state: .critical, message: "the daemon \(problem), and it should be running")
             : .init(name: "daemon", state: .warning, message: "the daemon \(problem)")
+    }
+
+    /// CRITICAL when the store artifacts are kept in does not answer the daemon (as its
+    /// `/readyz` says, or as it finds itself): with an S3 store the node serves on, degraded —
+    /// uploads and playback refused with Retry-After, the rest served — and out of rotation
+    /// with a directory that is not there. OK when the daemon answered 200 (it asked the store)
+    /// or looked itself; left out when that is not known (the daemon down, or out of rotation
+    /// for another check: it asks the store last).
+    private func artifactStoreCheck(_ report: StatusReport) -> StatusReport.Check? {
+        let daemon = report.daemon
+        if daemon.failingChecks?.contains(where: { $0.check == "artifact_store" }) == true {
+            let store = report.disk.artifactsURL
+            let message = store.hasPrefix("s3://")
+                ? "the S3 store \(store) does not answer the daemon: it serves on, degraded — uploads and playback of recordings are "
+                    + "refused with Retry-After until the store answers, the rest is served; tilawa s3 check looks at the store step by step"
+                : "the directory artifacts are kept in is not there (an unmounted share?): the daemon is out of the balancer's rotation until it is"
+            return .init(name: "artifact_store", state: .critical, message: message)
+        }
+        // From the daemon itself (no url) the store was asked whatever else failed.
+        guard daemon.up, daemon.ready || daemon.url == nil else { return nil }
+        return .init(name: "artifact_store", state: .ok, message: "the recordings' store (\(report.disk.artifactsURL)) answers the daemon")
     }
 
     private func overdueCheck(_ report: StatusReport) -> StatusReport.Check {

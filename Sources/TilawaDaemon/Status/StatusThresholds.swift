@@ -13,7 +13,8 @@ import Foundation
 /// |          |      | a student's erasure request is more than a day past its due instant         |
 /// | CRITICAL | 2    | the daemon is down or not ready with `--expect-running`; disk free < 5 %;   |
 /// |          |      | a row of the last 7 days points to a missing artifact file, or the daemon's |
-/// |          |      | last full sweep found one                                                   |
+/// |          |      | last full sweep found one; the store artifacts are kept in does not answer  |
+/// |          |      | the daemon (`artifact_store`: an S3 store leaves it serving, `degraded`)    |
 /// | UNKNOWN  | 3    | the state directory cannot be read; the database cannot be opened or read   |
 /// |          |      | (corrupt, not a database); the disk cannot be examined; `tilawa status`     |
 /// |          |      | itself cannot run (bad configuration)                                       |

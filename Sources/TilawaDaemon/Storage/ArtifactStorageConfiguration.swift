@@ -35,6 +35,22 @@ enum ArtifactStorageConfiguration {
         return { workArea in S3ArtifactStorage(client: writing, location: location, servingClient: reading, workArea: workArea) }
     }
 
+    /// The storage `configuration` chooses, made as the runtime makes it (its work area the
+    /// state directory's `artifacts/`), for a look from outside the runtime (the status report's).
+    /// - Throws: `ConfigurationError` when a key file cannot be read.
+    static func storage(for configuration: TilawaConfiguration) throws -> any ArtifactStorage {
+        StateDirectory(path: configuration.stateDirectory, artifactStorage: try storage(in: configuration)).artifactStore.storage
+    }
+
+    /// Whether the store is one service every node reaches over the network (an S3 store), so
+    /// that it not answering is every node's outage at once, and what it refuses is answered
+    /// 503 `artifact_store_unavailable` with `Retry-After`: `/readyz` then keeps the node in
+    /// rotation, `degraded` (`Readiness`). A directory (`file:`, `file:///…`) is this node's
+    /// disk or mount: not there, the node is out of rotation.
+    static func isRemoteService(_ configuration: TilawaConfiguration) -> Bool {
+        configuration.artifacts.s3Location != nil
+    }
+
     /// One client for the process (never shut down: it lives as long as the process). It does
     /// not keep retrying a connection the store refuses (the shared client does, until the
     /// request's deadline): a store that is down is said at once — a student's upload answered
