@@ -94,12 +94,20 @@ struct AnnouncementTests {
         defer { daemon.remove() }
         try await daemon.application().live { client in
             #expect(try await announce(client, daemon, #"{"title": "x", "body": "y", "audience": {"all": true}}"#, as: .student).status == .forbidden)
+            for (role, subject) in [(Role.student, "S1001"), (.coach, "C01")] {
+                let cancel = try await client.execute(uri: "/v1/announcements/ann_x", method: .delete, headers: try await daemon.headers(role, subject))
+                #expect(cancel.status == .forbidden && cancel.json?["code"] as? String == "forbidden", "\(role)")
+            }
             let cases: [(String, HTTPResponse.Status, String)] = [
                 (#"{"title": "x", "body": "y", "audience": {"level": "L9"}}"#, .unprocessableContent, "unknown_level"),
                 (#"{"title": "x", "body": "y", "audience": {"everyone": true}}"#, .unprocessableContent, "invalid_audience"),
                 (#"{"title": "x", "body": "y", "audience": {"all": true, "level": "L1"}}"#, .unprocessableContent, "invalid_audience"),
                 (#"{"title": "", "body": "y", "audience": {"all": true}}"#, .unprocessableContent, "invalid_title"),
                 (#"{"title": "x", "body": "y", "audience": {"all": true}, "publish_at": "tomorrow"}"#, .unprocessableContent, "invalid_publish_at"),
+                (#"{"title": "x", "body": "y", "audience": {"all": true}, "publish_at": null}"#, .unprocessableContent, "invalid_publish_at"),
+                (#"{"title": "x", "body": "y", "audience": {"all": 1}}"#, .unprocessableContent, "invalid_audience"),
+                (#"{"title": "x", "body": "y", "audience": "all"}"#, .badRequest, "invalid_body"),
+                (#"{"title": "x", "body": "y", "audience": {"all": true}, "pin": true}"#, .badRequest, "invalid_body"),
                 (#"{"title": "x"}"#, .badRequest, "invalid_body"),
             ]
             for (body, status, code) in cases {

@@ -99,6 +99,16 @@ struct HTTPEdgeTests {
             #expect(patch.status == .contentTooLarge)
             #expect(patch.headers[.contentType] == "application/problem+json")
             #expect(patch.json?["code"] as? String == "payload_too_large")
+            #expect(patch.json?["max_bytes"] as? Int == 64 * 1_024)
+
+            // A route whose own limit is smaller says its own: 16 KiB for preferences.
+            let preferences = "{\"time_zone\": \"" + String(repeating: "a", count: 20_000) + "\"}"
+            let small = try await client.execute(uri: "/v1/students/S1001/preferences", method: .put,
+                                                 headers: try await daemon.headers(.student, "S1001", [.contentType: "application/json"]),
+                                                 body: ByteBuffer(string: preferences))
+            #expect(small.status == .contentTooLarge && small.json?["code"] as? String == "payload_too_large")
+            #expect(small.json?["max_bytes"] as? Int == 16 * 1_024, "\(String(describing: small.json))")
+            #expect(small.json?["detail"] as? String == "The request body is larger than 16 KiB.")
         }
     }
 

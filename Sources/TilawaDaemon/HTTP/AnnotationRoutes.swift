@@ -54,7 +54,7 @@ struct AnnotationRoutes: Sendable {
         var clip: CommentRecord.Clip?
         let annotation: ValidAnnotation
         if isJSON {
-            annotation = try Self.validated(try await Self.jsonDraft(request), durationSeconds: duration, requiresText: true)
+            annotation = try Self.validated(try await Self.jsonDraft(request, context: context), durationSeconds: duration, requiresText: true)
         } else {
             do {
                 annotation = try Self.validated(try Self.queryDraft(request), durationSeconds: duration, requiresText: false)
@@ -106,7 +106,7 @@ struct AnnotationRoutes: Sendable {
             context.refuseBody(of: request)
             throw APIProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send the change as application/json.")
         }
-        let change = try await Self.jsonChange(request)
+        let change = try await request.decodeJSON(as: AnnotationChange.self, context: context, limit: 16 * 1_024, shape: AnnotationChange.shape)
         let outcome = try await api.runtime.database.updateAnnotation(id: id, coachId: principal.subject, now: api.now) { stored, duration in
             try Self.validated(change.applied(to: stored), durationSeconds: duration, requiresText: stored.audioPath == nil)
         }
@@ -188,36 +188,10 @@ struct AnnotationRoutes: Sendable {
 
     // MARK: Reading the request
 
-    /// The members of a JSON annotation: exactly `at_seconds`, `kind`, `text` and optionally
-    /// `surah` and `ayah`, of their types; 400 `invalid_body` otherwise.
-    static func jsonDraft(_ request: Request) async throws -> AnnotationDraft {
-        let body = try await request.body.collect(upTo: 16 * 1_024)
-        let data = Data(body.readableBytesView)
-        let shape = "The body must be {\"at_seconds\": 12.5, \"kind\": \"tajweed\", \"text\": \"…\"} with optional \"surah\" and \"ayah\" (integers)."
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              Set(object.keys).isSubset(of: ["at_seconds", "surah", "ayah", "kind", "text"]),
-              let body = try? JSONDecoder().decode(AnnotationBody.self, from: data) else {
-            throw APIProblem.badRequest("invalid_body", shape)
-        }
+    /// A JSON annotation (`AnnotationBody`); 400 `invalid_body` for another shape.
+    static func jsonDraft(_ request: Request, context: TilawaRequestContext) async throws -> AnnotationDraft {
+        let body = try await request.decodeJSON(as: AnnotationBody.self, context: context, limit: 16 * 1_024, shape: AnnotationBody.shape)
         return AnnotationDraft(atSeconds: body.atSeconds, surah: body.surah, ayah: body.ayah, kind: body.kind, text: body.text)
-    }
-
-    /// The members of an annotation's change: any of `at_seconds`, `kind`, `text`, and `surah`
-    /// with `ayah` (numbers, or both null), of their types; 400 `invalid_body` otherwise.
-    static func jsonChange(_ request: Request) async throws -> AnnotationChange {
-        let body = try await request.body.collect(upTo: 16 * 1_024)
-        let shape = "The body must be an object with any of \"at_seconds\" (a number), \"kind\", \"text\" (strings), and \"surah\" with \"ayah\" (whole numbers, or both null)."
-        guard let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any], !object.isEmpty,
-              Set(object.keys).isSubset(of: ["at_seconds", "surah", "ayah", "kind", "text"]) else {
-            throw APIProblem.badRequest("invalid_body", shape)
-        }
-        do {
-            return try JSONDecoder().decode(AnnotationChange.self, from: Data(body.readableBytesView))
-        } catch let refusal as AnnotationRefusal {
-            throw APIProblem(.unprocessableContent, code: refusal.code, detail: refusal.message)
-        } catch {
-            throw APIProblem.badRequest("invalid_body", shape)
-        }
     }
 
     /// The query parameters beside a spoken correction: `at_seconds`, `kind`, optional
@@ -256,65 +230,5 @@ struct AnnotationRoutes: Sendable {
                        detail: state == .withdrawn ? "The student withdrew this recording; there is nothing to annotate."
                            : "This recording could not be processed; there is nothing to annotate.")
         }
-    }
-}
-
-/// The JSON body of `POST /v1/submissions/{id}/annotations`.
-struct AnnotationBody: Decodable {
-    var atSeconds: Double
-    var surah: Int?
-    var ayah: Int?
-    var kind: String
-    var text: String
-
-    enum CodingKeys: String, CodingKey {
-        case surah, ayah, kind, text
-        case atSeconds = "at_seconds"
-    }
-}
-
-/// A change to an annotation (`PATCH /v1/annotations/{id}`): the members given; the rest stay.
-struct AnnotationChange: Decodable, Sendable {
-    var atSeconds: Double?
-    var kind: String?
-    var text: String?
-    /// The ayah: absent (unchanged), `.some(nil)` (the moment alone), or a surah and ayah.
-    var place: (surah: Int, ayah: Int)?? = nil
-
-    enum CodingKeys: String, CodingKey {
-        case surah, ayah, kind, text
-        case atSeconds = "at_seconds"
-    }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        atSeconds = try container.decodeIfPresent(Double.self, forKey: .atSeconds)
-        kind = try container.decodeIfPresent(String.self, forKey: .kind)
-        text = try container.decodeIfPresent(String.self, forKey: .text)
-        switch (container.contains(.surah), container.contains(.ayah)) {
-        case (false, false):
-            place = nil
-        case (true, true):
-            if try container.decodeNil(forKey: .surah), try container.decodeNil(forKey: .ayah) {
-                place = .some(nil)
-            } else if let surah = try? container.decode(Int.self, forKey: .surah), let ayah = try? container.decode(Int.self, forKey: .ayah) {
-                place = .some((surah, ayah))
-            } else {
-                throw AnnotationRefusal.surahAndAyahTogether
-            }
-        default:
-            throw AnnotationRefusal.surahAndAyahTogether
-        }
-    }
-
-    /// The annotation as it is to be, for the rules of a new one.
-    func applied(to stored: AnnotationRecord) -> AnnotationDraft {
-        let ayah: (surah: Int?, ayah: Int?) = switch place {
-        case .none: (stored.surah, stored.ayah)
-        case .some(.none): (nil, nil)
-        case let .some(.some(given)): (given.surah, given.ayah)
-        }
-        return AnnotationDraft(atSeconds: atSeconds ?? stored.atSeconds, surah: ayah.surah, ayah: ayah.ayah,
-                               kind: kind ?? stored.kind.rawValue, text: text ?? stored.text)
     }
 }

@@ -11,8 +11,11 @@ struct AnnouncementRoutes: Sendable {
     let api: APIContext
 
     func register(on group: RouterGroup<TilawaRequestContext>) {
-        group.post("announcements", use: create)
-        group.delete("announcements/:id", use: cancel)
+        // Operations only, refused before the body.
+        group.group().add(middleware: RoleMiddleware(.ops, refusal: "Only operations write announcements."))
+            .post("announcements", use: create)
+        group.group().add(middleware: RoleMiddleware(.ops, refusal: "Only operations cancel announcements."))
+            .delete("announcements/:id", use: cancel)
     }
 
     /// `POST /v1/announcements` (ops): `{title, body, audience, publish_at?}` → 202 with the
@@ -20,23 +23,13 @@ struct AnnouncementRoutes: Sendable {
     /// `Idempotency-Key` (`OperatorIdempotency`).
     @Sendable func create(_ request: Request, context: TilawaRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
-        guard principal.role == .ops else {
-            context.refuseBody(of: request)
-            throw APIProblem.forbidden("Only operations write announcements.")
-        }
         guard request.headers[.contentType]?.lowercased().hasPrefix("application/json") ?? false else {
             throw APIProblem(.unsupportedMediaType, code: "unsupported_media_type",
                              detail: "Send the announcement as application/json: {\"title\", \"body\", \"audience\", \"publish_at\"?}.")
         }
-        let data = Data(try await request.body.collect(upTo: 16_384).readableBytesView)
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              Set(object.keys).isSubset(of: ["title", "body", "audience", "publish_at"]),
-              let title = (object["title"] as? String)?.trimmingCharacters(in: .whitespacesAndNewlines),
-              let body = (object["body"] as? String)?.trimmingCharacters(in: .whitespacesAndNewlines),
-              let audienceObject = object["audience"] as? [String: Any] else {
-            throw APIProblem.badRequest("invalid_body", "The body must be {\"title\": \"…\", \"body\": \"…\", \"audience\": {\"all\": true}} with an optional \"publish_at\".")
-        }
-        guard let audience = AnnouncementAudience(json: audienceObject) else {
+        let sent = try await request.decodeJSONBody(as: AnnouncementBody.self, context: context, limit: 16_384, shape: AnnouncementBody.shape)
+        let (title, body) = (sent.value.title, sent.value.body)
+        guard let audience = sent.value.audience else {
             throw APIProblem(.unprocessableContent, code: "invalid_audience",
                              detail: "The audience must be one of {\"all\": true}, {\"level\": ID}, {\"semester\": ID}, {\"coach\": ID}.")
         }
@@ -48,14 +41,14 @@ struct AnnouncementRoutes: Sendable {
         }
         let now = api.now
         var publishAt = now
-        if let text = object["publish_at"] {
-            guard let text = text as? String, let instant = RecordedAt(parsing: text)?.claimed else {
+        if let given = sent.value.publishAt {
+            guard let text = given, let instant = RecordedAt(parsing: text)?.claimed else {
                 throw APIProblem(.unprocessableContent, code: "invalid_publish_at", detail: "publish_at must be an RFC 3339 instant, e.g. 2027-03-20T09:00:00Z.")
             }
             publishAt = max(instant, now)
         }
         // A retried POST must not announce twice: the key replays the first answer, its Location too.
-        return try await OperatorIdempotency(api: api).run(request, operator: principal.subject, body: data,
+        return try await OperatorIdempotency(api: api).run(request, operator: principal.subject, body: sent.bytes,
                                                            replayHeaders: Self.location(ofAnswer:)) {
             switch try await api.runtime.database.createAnnouncement(title: title, body: body, audience: audience, publishAt: publishAt,
                                                                       by: principal.subject, now: now) {
@@ -81,8 +74,6 @@ struct AnnouncementRoutes: Sendable {
     /// `DELETE /v1/announcements/{id}` (ops): cancels one not yet published (again: the same
     /// answer); a published one is 409 `already_published`.
     @Sendable func cancel(_ request: Request, context: TilawaRequestContext) async throws -> Response {
-        let principal = try context.requirePrincipal()
-        guard principal.role == .ops else { throw APIProblem.forbidden("Only operations cancel announcements.") }
         let id = try api.identifier("id", in: context)
         switch try await api.runtime.database.cancelAnnouncement(id: id, now: api.now) {
         case let .cancelled(record):
@@ -91,6 +82,47 @@ struct AnnouncementRoutes: Sendable {
             throw APIProblem(.conflict, code: "already_published", detail: "This announcement was published already; its students have it.")
         case .notFound:
             throw APIProblem(.notFound, code: "unknown_announcement", detail: "There is no announcement \(id).")
+        }
+    }
+}
+
+/// A `POST /v1/announcements` body: `{title, body, audience, publish_at?}` and nothing else, the
+/// texts trimmed. The values' own rules (422 `invalid_audience`, `invalid_title`, …) are the
+/// route's, in its order.
+struct AnnouncementBody: Decodable {
+    var title: String
+    var body: String
+    /// The audience named: one member, `all` with `true` (not 1), or `level`, `semester` or
+    /// `coach` with an id; nil for any other object.
+    var audience: AnnouncementAudience?
+    /// Absent: nil (now); given but not text (`null` too): `.some(nil)`, refused as a malformed instant.
+    var publishAt: String??
+
+    static let shape = "The body must be {\"title\": \"…\", \"body\": \"…\", \"audience\": {\"all\": true}} with an optional \"publish_at\"."
+
+    enum CodingKeys: String, CodingKey {
+        case title, body, audience
+        case publishAt = "publish_at"
+    }
+
+    init(from decoder: any Decoder) throws {
+        try decoder.members(within: ["title", "body", "audience", "publish_at"])
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        title = try container.decode(String.self, forKey: .title).trimmingCharacters(in: .whitespacesAndNewlines)
+        body = try container.decode(String.self, forKey: .body).trimmingCharacters(in: .whitespacesAndNewlines)
+        // Any object (another is 400); which one it names is decided here, where the store says.
+        let members = try container.decode([String: JSONMemberValue].self, forKey: .audience)
+        audience = AnnouncementAudience(json: members.mapValues { value -> Any in
+            switch value {
+            case let .bool(flag): return flag
+            case let .text(text): return text
+            default: return value
+            }
+        })
+        if container.contains(.publishAt) {
+            publishAt = .some(try? container.decode(String.self, forKey: .publishAt))
+        } else {
+            publishAt = nil
         }
     }
 }

@@ -13,20 +13,22 @@ struct BackOfficeRoutes: Sendable {
     let api: APIContext
 
     func register(on group: RouterGroup<TilawaRequestContext>) {
-        group.post("students/:id/extensions", use: extend)
-        group.post("students/:id/attempt-grants", use: grant)
-        group.put("students/:id/enrolment", use: changeEnrolment)
-        group.post("feedback/:id/move", use: moveFeedback)
-        group.post("coaches/:id/cover", use: cover)
-        group.get("audit", use: audit)
-        group.post("students/:id/erasure", use: erase)
+        // Operations only, refused before the body: each group its own sentence.
+        group.group().add(middleware: RoleMiddleware(.ops, refusal: "Only operations use the back office."))
+            .post("students/:id/extensions", use: extend)
+            .post("students/:id/attempt-grants", use: grant)
+            .put("students/:id/enrolment", use: changeEnrolment)
+            .post("feedback/:id/move", use: moveFeedback)
+            .post("coaches/:id/cover", use: cover)
+            .post("students/:id/erasure", use: erase)
+        group.group().add(middleware: RoleMiddleware(.ops, refusal: "Only operations read the audit log."))
+            .get("audit", use: audit)
     }
 
     /// `POST /v1/students/{id}/erasure` `{reason, force?}` (ops) → 200 with what was removed.
     /// Refused (409 `open_enrolment`) while an enrolment runs, unless `force`.
     @Sendable func erase(_ request: Request, context: TilawaRequestContext) async throws -> Response {
-        let (actor, body, raw) = try await read(request, context: context, members: ["reason", "force"],
-                                           shape: "{\"reason\": \"…\", \"force\"?: true}")
+        let (actor, body, raw) = try await read(ErasureForm.self, request, context: context)
         let studentId = try api.identifier("id", in: context)
         let reason = try body.reason()
         var force = false
@@ -50,8 +52,7 @@ struct BackOfficeRoutes: Sendable {
 
     /// `POST /v1/students/{id}/extensions` `{week, due_at, reason}` → 201 with the audit entry.
     @Sendable func extend(_ request: Request, context: TilawaRequestContext) async throws -> Response {
-        let (actor, body, raw) = try await read(request, context: context, members: ["week", "due_at", "reason"],
-                                           shape: "{\"week\": 3 or \"eoc\", \"due_at\": \"2027-03-24T23:59:00-04:00\", \"reason\": \"…\"}")
+        let (actor, body, raw) = try await read(ExtensionForm.self, request, context: context)
         let studentId = try api.identifier("id", in: context)
         let slot = try body.slot("week")
         let dueAt = try body.instant("due_at")
@@ -61,8 +62,7 @@ struct BackOfficeRoutes: Sendable {
 
     /// `POST /v1/students/{id}/attempt-grants` `{count, expires_at, reason}` → 201.
     @Sendable func grant(_ request: Request, context: TilawaRequestContext) async throws -> Response {
-        let (actor, body, raw) = try await read(request, context: context, members: ["count", "expires_at", "reason"],
-                                           shape: "{\"count\": 1, \"expires_at\": \"2027-03-31T00:00:00Z\", \"reason\": \"…\"}")
+        let (actor, body, raw) = try await read(AttemptGrantForm.self, request, context: context)
         let studentId = try api.identifier("id", in: context)
         let count = try body.integer("count")
         let expiresAt = try body.instant("expires_at")
@@ -72,8 +72,7 @@ struct BackOfficeRoutes: Sendable {
 
     /// `PUT /v1/students/{id}/enrolment` `{coach_id?, level_id?, state?, reason}` → 200.
     @Sendable func changeEnrolment(_ request: Request, context: TilawaRequestContext) async throws -> Response {
-        let (actor, body, raw) = try await read(request, context: context, members: ["coach_id", "level_id", "state", "reason"],
-                                           shape: "{\"coach_id\"?: \"C02\", \"level_id\"?: \"L2\", \"state\"?: \"active\" | \"paused\" | \"left\", \"reason\": \"…\"}")
+        let (actor, body, raw) = try await read(EnrolmentForm.self, request, context: context)
         let studentId = try api.identifier("id", in: context)
         let coachId = try body.optionalIdentifier("coach_id")
         let levelId = try body.optionalIdentifier("level_id")
@@ -87,8 +86,7 @@ struct BackOfficeRoutes: Sendable {
 
     /// `POST /v1/feedback/{id}/move` `{submission_id, reason}` → 201.
     @Sendable func moveFeedback(_ request: Request, context: TilawaRequestContext) async throws -> Response {
-        let (actor, body, raw) = try await read(request, context: context, members: ["submission_id", "reason"],
-                                           shape: "{\"submission_id\": \"sub_…\", \"reason\": \"…\"}")
+        let (actor, body, raw) = try await read(FeedbackMoveForm.self, request, context: context)
         let feedbackId = try api.identifier("id", in: context)
         guard let submissionId = try body.optionalIdentifier("submission_id") else {
             throw APIProblem.badRequest("invalid_body", "submission_id names the recording the reply belongs to.")
@@ -100,8 +98,7 @@ struct BackOfficeRoutes: Sendable {
     /// `POST /v1/coaches/{id}/cover` `{covering_coach_id, until, reason}` → 201; an `until` not
     /// after now ends the running cover.
     @Sendable func cover(_ request: Request, context: TilawaRequestContext) async throws -> Response {
-        let (actor, body, raw) = try await read(request, context: context, members: ["covering_coach_id", "until", "reason"],
-                                           shape: "{\"covering_coach_id\": \"C02\", \"until\": \"2027-04-01T00:00:00Z\", \"reason\": \"…\"}")
+        let (actor, body, raw) = try await read(CoverForm.self, request, context: context)
         let coachId = try api.identifier("id", in: context)
         guard let covering = try body.optionalIdentifier("covering_coach_id") else {
             throw APIProblem.badRequest("invalid_body", "covering_coach_id names the coach who covers.")
@@ -113,8 +110,6 @@ struct BackOfficeRoutes: Sendable {
 
     /// `GET /v1/audit?student=&coach=&since=&before=&limit=&cursor=` → `{entries, next}`, newest first.
     @Sendable func audit(_ request: Request, context: TilawaRequestContext) async throws -> Response {
-        let principal = try context.requirePrincipal()
-        guard principal.role == .ops else { throw APIProblem.forbidden("Only operations read the audit log.") }
         let query = request.uri.queryParameters
         func identifier(_ name: String) throws -> String? {
             guard let value = query.get(name) else { return nil }
@@ -156,26 +151,20 @@ struct BackOfficeRoutes: Sendable {
         return try api.json(AuditPageResource(entries: page.entries.map(AuditEntryResource.init), next: next))
     }
 
-    /// The operator, and the JSON body with only `members`; 403 for anyone but operations
-    /// (the body unread), 415 for another media type, 400 `invalid_body` for anything else.
-    private func read(_ request: Request, context: TilawaRequestContext, members: Set<String>, shape: String) async throws
+    /// The operator (`RoleMiddleware` refused anyone else), the JSON body with only `Form`'s
+    /// members, and its bytes; 415 for another media type (the body unread), 400
+    /// `invalid_body` for anything else.
+    private func read<Form: BackOfficeForm>(_ form: Form.Type, _ request: Request, context: TilawaRequestContext) async throws
         -> (String, BackOfficeBody, Data)
     {
         let principal = try context.requirePrincipal()
-        guard principal.role == .ops else {
-            context.refuseBody(of: request)
-            throw APIProblem.forbidden("Only operations use the back office.")
-        }
         guard request.headers[.contentType]?.lowercased().hasPrefix("application/json") ?? false else {
             context.refuseBody(of: request)
-            throw APIProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send application/json: \(shape).")
+            throw APIProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send application/json: \(Form.shape).")
         }
-        let data = Data(try await request.body.collect(upTo: 16_384).readableBytesView)
-        guard let object = try? JSONDecoder().decode([String: BackOfficeBody.BodyValue].self, from: data),
-              Set(object.keys).isSubset(of: members) else {
-            throw APIProblem.badRequest("invalid_body", "The body must be \(shape).")
-        }
-        return (principal.subject, BackOfficeBody(object: object), data)
+        let body = try await request.decodeJSONBody(as: BackOfficeRequestBody<Form>.self, context: context, limit: 16_384,
+                                                    shape: "The body must be \(Form.shape).")
+        return (principal.subject, body.value.members, body.bytes)
     }
 
     /// Applies the action once per `Idempotency-Key` and answers with its audit entry, or its refusal.
@@ -208,193 +197,6 @@ extension BackOfficeRefusal.Kind {
         case .invalid: .unprocessableContent
         }
     }
-}
-
-/// A back-office request's members, each read with a 400 or 422 that names it.
-struct BackOfficeBody {
-    let object: [String: BodyValue]
-
-    /// One member's JSON value, its type kept (a `true` is not a 1).
-    enum BodyValue: Decodable, Equatable {
-        case null, bool(Bool), integer(Int), number(Double), text(String), other
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            if container.decodeNil() {
-                self = .null
-            } else if let value = try? container.decode(Bool.self) {
-                self = .bool(value)
-            } else if let value = try? container.decode(Int.self) {
-                self = .integer(value)
-            } else if let value = try? container.decode(Double.self) {
-                self = .number(value)
-            } else if let value = try? container.decode(String.self) {
-                self = .text(value)
-            } else {
-                self = .other
-            }
-        }
-
-        var text: String? { if case let .text(value) = self { value } else { nil } }
-    }
-
-    /// The required `reason`: 1–500 characters of text, no control characters but line breaks.
-    func reason() throws -> String {
-        guard let text = object["reason"]?.text?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else {
-            throw APIProblem(.unprocessableContent, code: "reason_required", detail: "Say why in \"reason\": it is kept in the audit log.")
-        }
-        try Self.checkReason(text)
-        return text
-    }
-
-    static func checkReason(_ text: String) throws {
-        guard text.count <= 500,
-              !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" }) else {
-            throw APIProblem(.unprocessableContent, code: "invalid_reason", detail: "reason must be at most 500 characters of text.")
-        }
-    }
-
-    /// `week`: 1…15 (number or text) or `"eoc"`.
-    func slot(_ name: String) throws -> Slot {
-        let text: String? = switch object[name] {
-        case let .integer(number)?: String(number)
-        case let .text(string)?: string
-        default: nil
-        }
-        guard let text, let slot = try? Slot(parsing: text, weekCount: 99), slot != .assessment else {
-            throw APIProblem(.unprocessableContent, code: "invalid_week", detail: "\(name) must be a week number or \"eoc\".")
-        }
-        return slot
-    }
-
-    func instant(_ name: String) throws -> Date {
-        guard let text = object[name]?.text, let date = RecordedAt(parsing: text)?.claimed else {
-            throw APIProblem(.unprocessableContent, code: "invalid_\(name)", detail: "\(name) must be an RFC 3339 instant, e.g. 2027-03-24T23:59:00-04:00.")
-        }
-        return date
-    }
-
-    func integer(_ name: String) throws -> Int {
-        guard case let .integer(value)? = object[name] else {
-            throw APIProblem(.unprocessableContent, code: "invalid_\(name)", detail: "\(name) must be a whole number.")
-        }
-        return value
-    }
-
-    func optionalIdentifier(_ name: String) throws -> String? {
-        guard let value = object[name], !(value == .null) else { return nil }
-        guard let text = value.text, Identifier(rawValue: text) != nil else {
-            throw APIProblem.badRequest("invalid_identifier", "\(name) is not a valid id.")
-        }
-        return text
-    }
-
-    func optionalState(_ name: String) throws -> RuleOverrides.Standing? {
-        guard let value = object[name], !(value == .null) else { return nil }
-        guard let text = value.text, let state = RuleOverrides.Standing(rawValue: text) else {
-            throw APIProblem(.unprocessableContent, code: "invalid_state", detail: "state must be active, paused or left.")
-        }
-        return state
-    }
-}
-
-/// One audit entry as the API and `tilawa audit --json` show it.
-public struct AuditEntryResource: Encodable, Sendable {
-    let id: String
-    let at: Date
-    let actor: String
-    let action: String
-    let studentId: String?
-    let otherStudentId: String?
-    let coachId: String?
-    let otherCoachId: String?
-    let reason: String?
-    let before: [String: MessageValue]?
-    let after: [String: MessageValue]?
-
-    public init(_ record: AuditRecord) {
-        self.init(AuditPage.Entry(id: "audit:\(record.id ?? 0)", at: record.at, actor: record.actor, action: record.action,
-                                  studentId: record.studentId, otherStudentId: record.otherStudentId, coachId: record.coachId,
-                                  otherCoachId: record.otherCoachId, reason: record.reason, before: record.before, after: record.after))
-    }
-
-    public init(_ entry: AuditPage.Entry) {
-        func object(_ text: String?) -> [String: MessageValue]? {
-            text.flatMap { try? JSONDecoder().decode([String: MessageValue].self, from: Data($0.utf8)) }
-        }
-        id = entry.id
-        at = entry.at
-        actor = entry.actor
-        action = entry.action
-        studentId = entry.studentId
-        otherStudentId = entry.otherStudentId
-        coachId = entry.coachId
-        otherCoachId = entry.otherCoachId
-        reason = entry.reason
-        before = object(entry.before)
-        after = object(entry.after)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(at, forKey: .at)
-        try container.encode(actor, forKey: .actor)
-        try container.encode(action, forKey: .action)
-        try container.encode(studentId, forKey: .studentId)
-        try container.encode(otherStudentId, forKey: .otherStudentId)
-        try container.encode(coachId, forKey: .coachId)
-        try container.encode(otherCoachId, forKey: .otherCoachId)
-        try container.encode(reason, forKey: .reason)
-        try container.encode(before, forKey: .before)
-        try container.encode(after, forKey: .after)
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case id, at, actor, action, reason, before, after
-        case studentId = "student_id"
-        case otherStudentId = "other_student_id"
-        case coachId = "coach_id"
-        case otherCoachId = "other_coach_id"
-    }
-}
-
-extension AuditEntryResource {
-    /// One line for a terminal: `2027-03-04T10:00:00Z  amina  deadline_extended  student S1001  "ill"  due_at: … → …`.
-    public var line: String {
-        var parts = [at.formatted(.iso8601), actor, action]
-        if let studentId { parts.append("student \(studentId)" + (otherStudentId.map { " (from \($0))" } ?? "")) }
-        if let coachId { parts.append("coach \(coachId)" + (otherCoachId.map { " (and \($0))" } ?? "")) }
-        if let reason { parts.append("\"\(reason.replacingOccurrences(of: "\n", with: " "))\"") }
-        let keys = Set((before ?? [:]).keys).union((after ?? [:]).keys).sorted()
-        for key in keys where before?[key] != after?[key] {
-            parts.append("\(key): \(before?[key].map(Self.text) ?? "–") → \(after?[key].map(Self.text) ?? "–")")
-        }
-        return parts.joined(separator: "  ")
-    }
-
-    static func text(_ value: MessageValue) -> String {
-        switch value {
-        case let .text(text): text
-        case let .int(number): String(number)
-        case let .number(number): String(number)
-        case let .instant(date): date.formatted(.iso8601)
-        }
-    }
-}
-
-/// `GET /v1/audit`'s answer.
-struct AuditPageResource: Encodable, Sendable {
-    let entries: [AuditEntryResource]
-    let next: String?
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(entries, forKey: .entries)
-        try container.encode(next, forKey: .next)
-    }
-
-    enum CodingKeys: String, CodingKey { case entries, next }
 }
 
 /// `POST /v1/students/{id}/erasure`'s answer (and `tilawa erase --json`).

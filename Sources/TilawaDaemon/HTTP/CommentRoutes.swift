@@ -45,7 +45,7 @@ struct CommentRoutes: Sendable {
         let text: String
         var clip: CommentRecord.Clip?
         if type.hasPrefix("application/json") {
-            text = try await Self.jsonText(request)
+            text = try await Self.jsonText(request, context: context)
         } else if UploadReceiver.acceptsMediaType(type) {
             text = try Self.queryText(request, context: context)
             // Who may write here is known before the body is read: a refused clip costs nothing.
@@ -88,13 +88,10 @@ struct CommentRoutes: Sendable {
     }
 
     /// The text of a JSON comment: `{"text": "…"}`, 1 to 2,000 characters once trimmed.
-    static func jsonText(_ request: Request) async throws -> String {
-        let body = try await request.body.collect(upTo: 64 * 1_024)
+    static func jsonText(_ request: Request, context: TilawaRequestContext) async throws -> String {
         let limit = CommentRecord.maximumLength
-        guard let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any],
-              Set(object.keys) == ["text"], let raw = object["text"] as? String else {
-            throw APIProblem.badRequest("invalid_body", "The body must be {\"text\": \"…\"} with 1 to \(limit) characters.")
-        }
+        let raw = try await request.decodeJSON(as: CommentBody.self, context: context, limit: 64 * 1_024,
+                                               shape: "The body must be {\"text\": \"…\"} with 1 to \(limit) characters.").text
         let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...limit).contains(text.count) else {
             throw APIProblem.badRequest("invalid_body", "A comment has 1 to \(limit) characters; this one has \(text.count).")
@@ -144,5 +141,17 @@ struct CommentRoutes: Sendable {
         let comment = try await visibleComment(context)
         guard let path = comment.waveformPath else { throw APIProblem.notFound("voice message for this comment") }
         return try await api.respondWaveform(artifact: path, id: comment.id, request: request, context: context)
+    }
+}
+
+/// A JSON comment's body: `{"text": "…"}`, that member alone.
+struct CommentBody: Decodable {
+    var text: String
+
+    enum CodingKeys: String, CodingKey { case text }
+
+    init(from decoder: any Decoder) throws {
+        guard try decoder.members(within: ["text"]) == ["text"] else { throw DecodingError.notTheShape("text is missing", in: decoder) }
+        text = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .text)
     }
 }

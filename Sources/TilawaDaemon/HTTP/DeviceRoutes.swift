@@ -56,8 +56,8 @@ struct DeviceRoutes: Sendable {
             throw APIProblem(.unsupportedMediaType, code: "unsupported_media_type",
                              detail: "Send the device as application/json: {\"platform\": \"ios\", \"token\": \"…\", \"locale\": \"ar\"}.")
         }
-        let body = try await request.body.collect(upTo: 16_384)
-        let registration = try DeviceRegistrationBody.parse(Data(body.readableBytesView))
+        let registration = try await request.decodeJSON(as: DeviceRegistrationBody.self, context: context, limit: 16_384,
+                                                        shape: DeviceRegistrationBody.invalid("The body is not a JSON object.").detail)
         let now = api.now
         let device = Device(owner: kind, ownerId: id, deviceId: deviceId, platform: registration.platform, token: registration.token,
                             environment: registration.environment, locale: registration.locale, appVersion: registration.appVersion,
@@ -101,39 +101,48 @@ extension HTTPField.Name {
     static let tilawaReplacedDevice = Self("Tilawa-Replaced-Device")!
 }
 
-/// A `PUT …/devices/{id}` body, checked.
-struct DeviceRegistrationBody: Sendable, Equatable {
+/// A `PUT …/devices/{id}` body, checked: 400 `invalid_body` naming what is wrong; a token that
+/// cannot be the platform's is 422 `invalid_device_token` (an APNs token is 64–200 hex digits,
+/// an FCM one 1–4096 characters of letters, digits and `-_:.`).
+struct DeviceRegistrationBody: Decodable, Sendable, Equatable {
     var platform: Device.Platform
     var token: String
     var environment: Device.Environment
     var locale: String?
     var appVersion: String?
 
-    /// 400 `invalid_body` naming what is wrong; a token that cannot be the platform's is
-    /// 422 `invalid_device_token` (an APNs token is 64–200 hex digits, an FCM one 1–4096
-    /// characters of letters, digits and `-_:.`).
-    static func parse(_ data: Data) throws -> DeviceRegistrationBody {
-        let shape = "The body must be {\"platform\": \"ios\" or \"android\", \"token\": \"…\", \"environment\": \"production\" or \"sandbox\" (iOS only), \"locale\": \"ar-EG\", \"app_version\": \"2.4.1\"}."
-        func invalid(_ why: String) -> APIProblem { APIProblem(.badRequest, code: "invalid_body", detail: why + " " + shape) }
-        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { throw invalid("The body is not a JSON object.") }
-        let known: Set<String> = ["platform", "token", "environment", "locale", "app_version"]
-        if let stray = object.keys.sorted().first(where: { !known.contains($0) }) { throw invalid("\(stray) is not a member.") }
-        guard let platformName = object["platform"] as? String, let platform = Device.Platform(rawValue: platformName) else {
+    static let shape = "The body must be {\"platform\": \"ios\" or \"android\", \"token\": \"…\", \"environment\": \"production\" or \"sandbox\" (iOS only), \"locale\": \"ar-EG\", \"app_version\": \"2.4.1\"}."
+
+    /// 400 `invalid_body`: `why`, then the shape.
+    static func invalid(_ why: String) -> APIProblem { APIProblem(.badRequest, code: "invalid_body", detail: why + " " + shape) }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case platform, token, environment, locale
+        case appVersion = "app_version"
+    }
+
+    /// Every member's type is checked here, not by the decoder, so that each refusal names it
+    /// (a `DecodingError` would be "not a JSON object").
+    init(from decoder: any Decoder) throws {
+        let invalid = Self.invalid
+        let known = Set(CodingKeys.allCases.map(\.rawValue))
+        if let stray = try decoder.memberNames().sorted().first(where: { !known.contains($0) }) { throw invalid("\(stray) is not a member.") }
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        guard let platformName = try? container.decode(String.self, forKey: .platform), let platform = Device.Platform(rawValue: platformName) else {
             throw invalid("platform is missing or not ios or android.")
         }
-        guard let token = object["token"] as? String else { throw invalid("token is missing or not a string.") }
+        guard let token = try? container.decode(String.self, forKey: .token) else { throw invalid("token is missing or not a string.") }
         var environment = Device.Environment.production
-        if let value = object["environment"], !(value is NSNull) {
-            guard let name = value as? String, let chosen = Device.Environment(rawValue: name) else {
+        if container.contains(.environment), !((try? container.decodeNil(forKey: .environment)) ?? false) {
+            guard let name = try? container.decode(String.self, forKey: .environment), let chosen = Device.Environment(rawValue: name) else {
                 throw invalid("environment is not production or sandbox.")
             }
             guard platform == .ios || chosen == .production else { throw invalid("environment sandbox is APNs' only (iOS).") }
             environment = chosen
         }
-        let locale = try optionalText(object["locale"], name: "locale", limit: 35, allowed: { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" },
-                                      invalid: invalid)
-        let appVersion = try optionalText(object["app_version"], name: "app_version", limit: 32,
-                                          allowed: { $0.isLetter || $0.isNumber || ".-+_ ()".contains($0) }, invalid: invalid)
+        let locale = try Self.optionalText(container, .locale, limit: 35, allowed: { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
+        let appVersion = try Self.optionalText(container, .appVersion, limit: 32,
+                                               allowed: { $0.isLetter || $0.isNumber || ".-+_ ()".contains($0) })
         let validToken = switch platform {
         case .ios: (64...200).contains(token.utf8.count) && token.utf8.count % 2 == 0 && token.allSatisfy(\.isHexDigit)
         case .android: (1...4096).contains(token.utf8.count) && token.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_:.".contains($0)) }
@@ -142,15 +151,26 @@ struct DeviceRegistrationBody: Sendable, Equatable {
             throw APIProblem(.unprocessableContent, code: "invalid_device_token",
                              detail: platform == .ios ? "An APNs device token is 64–200 hexadecimal digits." : "An FCM registration token is 1–4096 letters, digits, -, _, : or . characters.")
         }
-        return DeviceRegistrationBody(platform: platform, token: platform == .ios ? token.lowercased() : token, environment: environment,
-                                      locale: locale, appVersion: appVersion)
+        self.init(platform: platform, token: platform == .ios ? token.lowercased() : token, environment: environment,
+                  locale: locale, appVersion: appVersion)
     }
 
-    private static func optionalText(_ value: Any?, name: String, limit: Int, allowed: (Character) -> Bool,
-                                     invalid: (String) -> APIProblem) throws -> String? {
-        guard let value, !(value is NSNull) else { return nil }
-        guard let text = value as? String, (1...limit).contains(text.count), text.allSatisfy({ $0.isASCII && allowed($0) }) else {
-            throw invalid("\(name) is not 1–\(limit) plain ASCII characters.")
+    init(platform: Device.Platform, token: String, environment: Device.Environment, locale: String?, appVersion: String?) {
+        self.platform = platform
+        self.token = token
+        self.environment = environment
+        self.locale = locale
+        self.appVersion = appVersion
+    }
+
+    /// An optional text member: nil when absent or null; 1…`limit` plain ASCII characters
+    /// `allowed` accepts, or 400.
+    private static func optionalText(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys, limit: Int,
+                                     allowed: (Character) -> Bool) throws -> String? {
+        guard container.contains(key), !((try? container.decodeNil(forKey: key)) ?? false) else { return nil }
+        guard let text = try? container.decode(String.self, forKey: key), (1...limit).contains(text.count),
+              text.allSatisfy({ $0.isASCII && allowed($0) }) else {
+            throw invalid("\(key.stringValue) is not 1–\(limit) plain ASCII characters.")
         }
         return text
     }

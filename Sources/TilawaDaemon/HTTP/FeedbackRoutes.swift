@@ -184,12 +184,8 @@ struct FeedbackRoutes: Sendable {
         guard request.headers[.contentType]?.lowercased().hasPrefix("application/json") ?? false else {
             throw APIProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send the notes as application/json: {\"notes\": \"…\"}.")
         }
-        let body = try await request.body.collect(upTo: context.maxUploadSize)
-        guard let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any],
-              Set(object.keys) == ["notes"], object["notes"] is String || object["notes"] is NSNull else {
-            throw APIProblem.badRequest("invalid_body", "The body must be {\"notes\": \"…\"} (a string of at most 8192 characters, or null).")
-        }
-        let notes = object["notes"] as? String
+        let notes = try await request.decodeJSON(as: NotesBody.self, context: context,
+                                                 shape: "The body must be {\"notes\": \"…\"} (a string of at most 8192 characters, or null).").notes
         if let notes, notes.count > 8_192 {
             throw APIProblem.badRequest("invalid_body", "The notes are longer than 8192 characters.")
         }
@@ -262,6 +258,23 @@ struct FeedbackRoutes: Sendable {
             throw APIProblem.badRequest("invalid_result", "The result must be pass or retake.")
         }
         return result
+    }
+}
+
+/// A `PATCH /v1/feedback/{id}` body: `{"notes": "…" | null}`, that member alone.
+struct NotesBody: Decodable {
+    var notes: String?
+
+    enum CodingKeys: String, CodingKey { case notes }
+
+    init(from decoder: any Decoder) throws {
+        guard try decoder.members(within: ["notes"]) == ["notes"] else { throw DecodingError.notTheShape("notes is missing", in: decoder) }
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        if try container.decodeNil(forKey: .notes) {
+            notes = nil
+        } else {
+            notes = try container.decode(String.self, forKey: .notes)
+        }
     }
 }
 

@@ -44,8 +44,7 @@ struct PreferencesRoutes: Sendable {
             throw APIProblem(.unsupportedMediaType, code: "unsupported_media_type",
                              detail: "Send the preferences as application/json: {\"time_zone\": \"Asia/Dubai\", \"push\": {\"deadlines\": false}}.")
         }
-        let body = try await request.body.collect(upTo: 16_384)
-        let change = try Self.change(from: Data(body.readableBytesView))
+        let change = try await request.decodeJSON(as: PreferencesBody.self, context: context, limit: 16_384, shape: PreferencesBody.shape).change
         guard let preferences = try await api.runtime.database.updatePreferences(studentId: studentId, change: change, by: principal.role == .ops ? "ops" : "student", now: api.now) else {
             throw APIProblem.unknownStudent
         }
@@ -53,22 +52,37 @@ struct PreferencesRoutes: Sendable {
         context.logger.info("preferences changed", metadata: ["student": "\(names.student(studentId))", "by": "\(names.principal(principal))"])
         return try api.json(PreferencesResource(studentId: studentId, preferences))
     }
+}
 
-    /// The change a body asks for; 400 `invalid_body` for a body that is not one, 422
-    /// `invalid_time_zone` for a zone that is not an IANA name.
-    static func change(from data: Data) throws -> PreferencesChange {
+/// A `PUT …/preferences` body, as the change it asks for: any of `time_zone`, `push`,
+/// `quiet_hours`, `reminder_time`, nothing else (400 `invalid_body`). A zone that is not an
+/// IANA name is 422 `invalid_time_zone`; quiet hours or a reminder time that are not one (of
+/// any type) 422 `invalid_quiet_hours`, `invalid_reminder_time`; a push flag is `true` or
+/// `false` (not 0 or 1) of a category there is.
+struct PreferencesBody: Decodable {
+    var change: PreferencesChange
+
+    static var shape: String {
         let categories = PushCategory.allCases.map(\.rawValue)
-        let shape = "The body must be {\"time_zone\": \"Asia/Dubai\" or null, \"push\": {…}, \"quiet_hours\": \"22:00-07:00\", \"none\" or null, \"reminder_time\": \"18:00\" or null} where push may name \(categories.joined(separator: ", ")) with true or false."
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              Set(object.keys).isSubset(of: ["time_zone", "push", "quiet_hours", "reminder_time"]) else {
-            throw APIProblem.badRequest("invalid_body", shape)
-        }
+        return "The body must be {\"time_zone\": \"Asia/Dubai\" or null, \"push\": {…}, \"quiet_hours\": \"22:00-07:00\", \"none\" or null, \"reminder_time\": \"18:00\" or null} where push may name \(categories.joined(separator: ", ")) with true or false."
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case push
+        case timeZone = "time_zone"
+        case quietHours = "quiet_hours"
+        case reminderTime = "reminder_time"
+    }
+
+    init(from decoder: any Decoder) throws {
+        try decoder.members(within: ["time_zone", "push", "quiet_hours", "reminder_time"])
+        let container = try decoder.container(keyedBy: CodingKeys.self)
         var change = PreferencesChange()
-        if let zone = object["time_zone"] {
-            if zone is NSNull {
+        if container.contains(.timeZone) {
+            if try container.decodeNil(forKey: .timeZone) {
                 change.timeZone = .some(nil)
             } else {
-                guard let name = zone as? String else { throw APIProblem.badRequest("invalid_body", shape) }
+                let name = try container.decode(String.self, forKey: .timeZone)
                 guard IANAZone.zone(name) != nil else {
                     throw APIProblem(.unprocessableContent, code: "invalid_time_zone",
                                      detail: "time_zone must be an IANA zone name such as Asia/Dubai or America/New_York.")
@@ -76,32 +90,29 @@ struct PreferencesRoutes: Sendable {
                 change.timeZone = .some(name)
             }
         }
-        change.quietHours = try Self.nullableText(object["quiet_hours"], valid: { $0 == "none" || NotificationSchedule.QuietHours(parsing: $0) != nil },
+        change.quietHours = try Self.nullableText(container, .quietHours, valid: { $0 == "none" || NotificationSchedule.QuietHours(parsing: $0) != nil },
                                                   refusal: APIProblem(.unprocessableContent, code: "invalid_quiet_hours",
                                                                       detail: "quiet_hours must be HH:MM-HH:MM in your own time zone (e.g. 22:00-07:00), none, or null for the programme's."))
-        change.reminderTime = try Self.nullableText(object["reminder_time"], valid: { LocalTime($0) != nil },
+        change.reminderTime = try Self.nullableText(container, .reminderTime, valid: { LocalTime($0) != nil },
                                                     refusal: APIProblem(.unprocessableContent, code: "invalid_reminder_time",
                                                                         detail: "reminder_time must be a time HH:MM in your own time zone (e.g. 18:00), or null for the programme's."))
-        if object["push"] != nil {
-            // JSONDecoder reads a Bool only from true or false (JSONSerialization would take 0 and 1).
-            struct Push: Decodable { let push: [String: Bool] }
-            guard let push = try? JSONDecoder().decode(Push.self, from: data).push else { throw APIProblem.badRequest("invalid_body", shape) }
-            for (name, on) in push {
-                guard let category = PushCategory(rawValue: name) else { throw APIProblem.badRequest("invalid_body", shape) }
+        if container.contains(.push) {
+            // JSONDecoder reads a Bool only from true or false (0 and 1 are 400).
+            for (name, on) in try container.decode([String: Bool].self, forKey: .push) {
+                guard let category = PushCategory(rawValue: name) else { throw DecodingError.notTheShape("no push category \(name)", in: decoder) }
                 change.push[category] = on
             }
         }
-        return change
+        self.change = change
     }
-}
 
-extension PreferencesRoutes {
     /// A member that may be null: nil when absent, `.some(nil)` for null, the text when `valid`
-    /// accepts it; anything else is `refusal`.
-    static func nullableText(_ value: Any?, valid: (String) -> Bool, refusal: APIProblem) throws -> String?? {
-        guard let value else { return nil }
-        if value is NSNull { return .some(nil) }
-        guard let text = value as? String, valid(text) else { throw refusal }
+    /// accepts it; anything else (another type too) is `refusal`.
+    private static func nullableText(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys, valid: (String) -> Bool,
+                                     refusal: APIProblem) throws -> String?? {
+        guard container.contains(key) else { return nil }
+        if try container.decodeNil(forKey: key) { return .some(nil) }
+        guard let text = try? container.decode(String.self, forKey: key), valid(text) else { throw refusal }
         return .some(text)
     }
 }

@@ -66,22 +66,15 @@ struct SessionRoutes: Sendable {
     /// An operator's `{"reason": …}`: 422 `reason_required` for none (no body at all, too), 415
     /// for a body that is not JSON, 400 `invalid_body` for other members.
     static func reason(_ request: Request, context: TilawaRequestContext) async throws -> String {
-        let shape = "{\"reason\": \"…\"}"
         let contentType = request.headers[.contentType]?.lowercased()
         if let contentType, !contentType.hasPrefix("application/json") {
             context.refuseBody(of: request)
-            throw APIProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send application/json: \(shape).")
+            throw APIProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send application/json: \(RevocationForm.shape).")
         }
-        let data = Data(try await request.body.collect(upTo: 16_384).readableBytesView)
-        var object: [String: BackOfficeBody.BodyValue] = [:]
-        if !data.isEmpty {
-            guard let decoded = try? JSONDecoder().decode([String: BackOfficeBody.BodyValue].self, from: data),
-                  Set(decoded.keys).isSubset(of: ["reason"]) else {
-                throw APIProblem.badRequest("invalid_body", "The body must be \(shape).")
-            }
-            object = decoded
-        }
-        return try BackOfficeBody(object: object).reason()
+        let body = try await request.decodeJSON(as: BackOfficeRequestBody<RevocationForm>.self, context: context, limit: 16_384,
+                                                shape: "The body must be \(RevocationForm.shape).",
+                                                whenEmpty: BackOfficeRequestBody(BackOfficeBody(object: [:])))
+        return try body.members.reason()
     }
 }
 

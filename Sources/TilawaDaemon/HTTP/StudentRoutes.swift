@@ -55,12 +55,9 @@ struct StudentRoutes: Sendable {
             throw APIProblem(.unsupportedMediaType, code: "unsupported_media_type",
                              detail: "Send the placement as application/json: {\"level_id\": \"L2\", \"coach_id\": \"C01\"}.")
         }
-        let body = try await request.body.collect(upTo: 16_384)
-        guard let placement = try? JSONDecoder().decode(PlacementBody.self, from: Data(body.readableBytesView)),
-              [placement.levelId, placement.coachId].allSatisfy(Identifier.isValid),
-              placement.semesterId.map(Identifier.isValid) ?? true, placement.decidedBy.map(Identifier.isValid) ?? true else {
-            throw APIProblem.badRequest("invalid_body", "The body must be {\"level_id\": \"L2\", \"coach_id\": \"C01\"} with optional \"semester_id\" and \"decided_by\" (a placing coach's id).")
-        }
+        let placement = try await request.decodeJSON(
+            as: PlacementBody.self, context: context, limit: 16_384,
+            shape: "The body must be {\"level_id\": \"L2\", \"coach_id\": \"C01\"} with optional \"semester_id\" and \"decided_by\" (a placing coach's id).")
         let placer: AppDatabase.Placer
         if principal.role == .coach {
             if let decidedBy = placement.decidedBy, decidedBy != principal.subject {
@@ -166,11 +163,8 @@ struct StudentRoutes: Sendable {
         guard request.headers[.contentType]?.lowercased().hasPrefix("application/json") ?? false else {
             throw APIProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send {\"cursor\": \"…\"} as application/json.")
         }
-        let body = try await request.body.collect(upTo: 16_384)
-        guard let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any],
-              Set(object.keys) == ["cursor"], let text = object["cursor"] as? String else {
-            throw APIProblem.badRequest("invalid_body", "The body must be {\"cursor\": \"…\"} with a cursor from the feed.")
-        }
+        let text = try await request.decodeJSON(as: CursorBody.self, context: context, limit: 16_384,
+                                                shape: "The body must be {\"cursor\": \"…\"} with a cursor from the feed.").cursor
         let cursors = EventCursor(key: api.authority.cursorKey, recipient: .student(studentId))
         guard let position = cursors.position(of: text) else {
             throw APIProblem.badRequest("invalid_cursor", "The cursor must be one this student's feed gave in a previous answer.")
@@ -207,7 +201,8 @@ struct StudentRoutes: Sendable {
     }
 }
 
-/// The body of `PUT /v1/students/{id}/placement`.
+/// The body of `PUT /v1/students/{id}/placement`: well-formed ids, of which `semester_id` and
+/// `decided_by` may be left out; other members are ignored.
 struct PlacementBody: Decodable {
     var levelId: String
     var coachId: String
@@ -219,6 +214,30 @@ struct PlacementBody: Decodable {
         case coachId = "coach_id"
         case semesterId = "semester_id"
         case decidedBy = "decided_by"
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        levelId = try container.decode(String.self, forKey: .levelId)
+        coachId = try container.decode(String.self, forKey: .coachId)
+        semesterId = try container.decodeIfPresent(String.self, forKey: .semesterId)
+        decidedBy = try container.decodeIfPresent(String.self, forKey: .decidedBy)
+        guard [levelId, coachId].allSatisfy(Identifier.isValid), semesterId.map(Identifier.isValid) ?? true,
+              decidedBy.map(Identifier.isValid) ?? true else {
+            throw DecodingError.notTheShape("not an id", in: decoder)
+        }
+    }
+}
+
+/// The body of `POST /v1/students/{id}/events/read`: `{"cursor": "…"}`, that member alone.
+struct CursorBody: Decodable {
+    var cursor: String
+
+    enum CodingKeys: String, CodingKey { case cursor }
+
+    init(from decoder: any Decoder) throws {
+        guard try decoder.members(within: ["cursor"]) == ["cursor"] else { throw DecodingError.notTheShape("cursor is missing", in: decoder) }
+        cursor = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .cursor)
     }
 }
 
