@@ -84,7 +84,7 @@ struct DeskBrowserTests {
         }
     }
 
-    @Test("marks move (dragged on the waveform, ±0.1 s), change and come back after a delete; without an Arabic font on the machine the desk's own draws every ayah, and an isti'adha and basmala recited before a surah are named apart, the basmala shown once; nothing of a coach's reply is lost: a take and notes are kept as the recording's draft when leaving, listed in the queue, back when opened again and after a reload; after the session ends Send keeps the draft, and once signed in again in another tab it sends without a reload; a send whose answer was lost, then a reload, stores one reply with its notes")
+    @Test("marks move (dragged on the waveform, ±0.1 s by button and key), change and come back after a delete; a recording of another passage is given no ayah markers; without an Arabic font on the machine the desk's own draws every ayah, and an isti'adha and basmala recited before a surah are named apart, the basmala shown once; nothing of a coach's reply is lost: a take and notes are kept as the recording's draft when leaving, listed in the queue, back when opened again and after a reload; after the session ends Send keeps the draft, and once signed in again in another tab it sends without a reload; a send whose answer was lost, then a reload, stores one reply with its notes")
     func marksAndDrafts() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
@@ -104,12 +104,13 @@ struct DeskBrowserTests {
                 ids.append(try #require(upload.json?["id"] as? String))
                 daemon.clock.advance(by: 60)
             }
-            // S1003 (C01's too) records week 12 twice: the later review links to the earlier.
+            // S1003 (C01's too) records week 12 twice: the later review links to the earlier. The later
+            // recites Al-Fatiha for L2's week 12 (Al-Fajr 89:1-14): a wrong passage, given no markers.
             var week12: [String] = []
-            for _ in 0..<2 {
+            for (fixture, type) in [("speech.opus", "audio/ogg"), ("recitation_fatiha_16k.wav", "audio/wav")] {
                 let upload = try await daemon.request(port: port, method: .post, "/v1/students/S1003/weeks/12/submissions",
-                                                      headers: try await daemon.headers(.student, "S1003", [.contentType: "audio/ogg"]),
-                                                      body: Data(buffer: try TestDaemon.fixture("speech.opus")))
+                                                      headers: try await daemon.headers(.student, "S1003", [.contentType: type]),
+                                                      body: Data(buffer: try TestDaemon.fixture(fixture)))
                 #expect(upload.status == .created)
                 week12.append(try #require(upload.json?["id"] as? String))
                 daemon.clock.advance(by: 60)
@@ -158,6 +159,49 @@ struct DeskBrowserTests {
                 }
                 #expect(stored == 1, "\(id)")
             }
+        }
+    }
+
+    @Test("an answer being typed to a student's question (Arabic, read right to left in the queue and the thread) is kept as the recording's draft: back to the queue and opened again from the question, and after a reload, it is in the answer field; sent, it is in the thread, the question is answered and the draft is gone")
+    func answerDraft() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        try await daemon.application().live { client in
+            let port = client.port
+            let upload = try await daemon.request(port: port, method: .post, "/v1/students/S1001/weeks/12/submissions",
+                                                  headers: try await daemon.headers(.student, "S1001", [.contentType: "audio/ogg"]),
+                                                  body: Data(buffer: try TestDaemon.fixture("speech.opus")))
+            #expect(upload.status == .created)
+            let id = try #require(upload.json?["id"] as? String)
+            #expect(await daemon.eventually { try daemon.runtime.database.submission(id: id)?.state == .awaitingFeedback })
+            // The coach's reply, encoded: only then may the student ask about it.
+            let reply = try await daemon.request(port: port, method: .post, "/v1/submissions/\(id)/feedback",
+                                                 headers: try await daemon.headers(.coach, "C01", [.contentType: "audio/ogg"]),
+                                                 body: Data(buffer: try TestDaemon.fixture("speech.opus")))
+            #expect(reply.status == .created)
+            let feedbackId = try #require(reply.json?["id"] as? String)
+            #expect(await daemon.eventually { try daemon.runtime.database.feedback(id: feedbackId)?.state == .ready })
+            // The student's question: Arabic with Latin punctuation and a number.
+            let asked = try await daemon.request(port: port, method: .post, "/v1/feedback/\(feedbackId)/comments",
+                                                 headers: try await daemon.headers(.student, "S1001", [.contentType: "application/json"]),
+                                                 body: Data(#"{"text": "هل المد في الآية 3 أربع حركات أم ست? (madd)"}"#.utf8))
+            #expect(asked.status == .created, "\(String(describing: asked.json))")
+            let base = "http://127.0.0.1:\(port)"
+            let result = try await runProcess(Self.python, [
+                Self.script("desk_answer_flow.py"), base, try await Self.link(daemon, "C01", base: base), Self.shots, id,
+            ], timeout: 600)
+            #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        }
+    }
+
+    @Test("the desk's pure logic passes its specs in Chromium (key mapping in any layout, the alignment display, the queue's order, marks, the reply's draft, the waveform's arithmetic, the recorder's types), loaded from /desk/assets under the desk's own CSP; the runner reports a deliberately failing assertion as failed")
+    func deskSpecs() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        try await daemon.application().live { client in
+            let base = "http://127.0.0.1:\(client.port)"
+            let result = try await runProcess(Self.python, [Self.script("desk_specs.py"), base, Self.shots], timeout: 300)
+            #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         }
     }
 

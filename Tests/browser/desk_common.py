@@ -116,6 +116,29 @@ def fetch(driver, method, path, headers=None, body=None):
           .catch((e) => done([0, String(e)]));""", method, path, headers or {}, body)
 
 
+# The draft the page keeps for one recording (drafts.js: IndexedDB `tilawa-desk`, store `drafts`,
+# keyed by the coach and the recording), as plain values; null when there is none.
+DRAFT = """const [coach, id, done] = arguments;
+    const open = indexedDB.open('tilawa-desk');
+    open.onerror = () => done('no database');
+    open.onsuccess = () => {
+      const db = open.result;
+      if (!db.objectStoreNames.contains('drafts')) { db.close(); return done(null); }
+      const get = db.transaction('drafts').objectStore('drafts').get(coach + '\\u0000' + id);
+      get.onsuccess = () => { const d = get.result; db.close();
+        done(d ? {notes: d.notes, seconds: d.take ? d.take.seconds : null, bytes: d.take ? d.take.blob.size : 0,
+                  keys: d.take ? Object.keys(d.take.keys || {}).length : 0, mark: d.mark ? d.mark.text : null,
+                  answer: d.answer ?? null} : null); };
+      get.onerror = () => done('unreadable');
+    };"""
+
+
+def draft(driver, coach, submission):
+    """The draft the page keeps for `submission` (notes, take seconds and bytes, the send's keys,
+    a mark being written, an answer being typed), or None."""
+    return driver.execute_async_script(DRAFT, coach, submission)
+
+
 def report(name):
     """Prints each failure and a summary line; the exit status (1 on any failure)."""
     for failure in failures:

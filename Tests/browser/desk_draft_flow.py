@@ -5,8 +5,8 @@ Usage: desk_draft_flow.py BASE_URL LOGIN_LINK SECOND_LOGIN_LINK SCREENSHOT_DIR S
 
 Both links sign in the same coach, whose queue holds SUBMISSION_ID and OTHER_SUBMISSION_ID
 (week recordings, no reply yet). Chromium's fake microphone hears MICROPHONE_WAV. Flows:
-- a take recorded and notes typed, then "← Back to the queue": the page asks (the reply
-  stays as a draft); the queue lists the recording as "draft reply"; opened again, the
+- a take recorded and notes typed: the browser's Back asks first (staying keeps the take);
+  then "← Back to the queue": the page asks (the reply stays as a draft); the queue lists the recording as "draft reply"; opened again, the
   take and notes are back; a reload brings them back too;
 - notes alone (no take) are a draft as well, and so is a mark's note being written (back in
   the mark form when the recording is opened again); emptied, the draft is gone;
@@ -22,25 +22,7 @@ import sys
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 
-from desk_common import browser, check, click, failures, fetch, record, report, screenshots, sign_in, wait
-
-DRAFT = """const [coach, id, done] = arguments;
-    const open = indexedDB.open('tilawa-desk');
-    open.onerror = () => done('no database');
-    open.onsuccess = () => {
-      const db = open.result;
-      if (!db.objectStoreNames.contains('drafts')) { db.close(); return done(null); }
-      const get = db.transaction('drafts').objectStore('drafts').get(coach + '\\u0000' + id);
-      get.onsuccess = () => { const d = get.result; db.close();
-        done(d ? {notes: d.notes, seconds: d.take ? d.take.seconds : null, bytes: d.take ? d.take.blob.size : 0,
-                  keys: d.take ? Object.keys(d.take.keys || {}).length : 0, mark: d.mark ? d.mark.text : null} : null); };
-      get.onerror = () => done('unreadable');
-    };"""
-
-
-def draft(driver, coach, submission):
-    """The draft the page keeps for `submission` (notes, take seconds and bytes), or None."""
-    return driver.execute_async_script(DRAFT, coach, submission)
+from desk_common import browser, check, click, draft, failures, fetch, record, report, screenshots, sign_in, wait
 
 
 def replies(driver, submission):
@@ -77,6 +59,15 @@ def main(argv):
         wait(driver, lambda d: (draft(d, coach, submission) or {}).get("notes") == notes, "the take and notes kept as a draft")
         kept = draft(driver, coach, submission) or {}
         check(kept.get("bytes", 0) > 1000 and kept.get("seconds", 0) >= 3, f"the draft's take: {kept}")
+        # The browser's Back asks as well (history.back() as the Back button does, from a timer: the
+        # question blocks the page); staying keeps the take and the review.
+        driver.execute_script("setTimeout(() => history.back(), 0)")
+        if wait(driver, EC.alert_is_present(), "the question before the browser's Back leaves an unsent reply"):
+            question = driver.switch_to.alert
+            check("not been sent" in question.text and "draft" in question.text, f"the question before Back: {question.text!r}")
+            question.dismiss()
+        wait(driver, lambda d: d.current_url.endswith("#/review/" + submission), "the review's address after staying on Back")
+        check(driver.find_element(By.ID, "reply-preview").is_displayed(), "the take is gone after staying on the browser's Back")
         driver.find_element(By.ID, "back").click()
         if wait(driver, EC.alert_is_present(), "the question before leaving an unsent reply"):
             question = driver.switch_to.alert

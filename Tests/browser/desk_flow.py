@@ -18,6 +18,10 @@ Flows, each asserted (exit 1 with one line per failure):
 - `J`/`K` and Previous/Next step through the queue in its order, the player taking the focus;
   the shortcuts follow the keys' places in an Arabic layout (`J` types "ت", `M` "ة"); Escape
   leaves the mark's note for the player; Space on a clicked button plays, never presses it again;
+- offline, the queue says in a sentence that the server cannot be reached (never "Failed to
+  fetch"), and the sentence goes once online again;
+- the review's control and card borders and the waveform's colours are at 3:1 or more against
+  what is behind them;
 - a used link is refused; sign-out ends the session (the desk shows it is signed out);
 - another coach's session does not list the first coach's student.
 Screenshots of each screen at 1280x800 and 390x844 go to SCREENSHOT_DIR.
@@ -31,6 +35,41 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 
 from desk_common import SIZES, audio, browser, check, failures, keys, report, screenshots, slider_value, tanzil, wait
+
+# WCAG 2 contrast on the review (1.4.11, 3:1): each visible, enabled control's and card's border
+# against the first opaque background behind it, and each opaque pixel of the waveform's overview
+# (peaks, playhead, marks) against the waveform's own background.
+CONTRAST = """
+const rgb = (text) => (String(text).match(/[\\d.]+/g) || []).map(Number);
+const linear = (v) => { const c = v / 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+const luminance = ([r, g, b]) => 0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b);
+const ratio = (a, b) => { const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+const opaque = (c) => c.length === 3 || c[3] === 1;
+const behind = (node) => {
+  for (let n = node.parentElement; n; n = n.parentElement) {
+    const c = rgb(getComputedStyle(n).backgroundColor);
+    if (opaque(c)) return c;
+  }
+  return [255, 255, 255];
+};
+const borders = [...document.querySelectorAll(arguments[0])]
+  .filter((e) => e.getClientRects().length > 0 && !e.disabled && e.getAttribute('aria-disabled') !== 'true')
+  .filter((e) => { const s = getComputedStyle(e); return s.borderTopStyle !== 'none' && parseFloat(s.borderTopWidth) > 0; })
+  .map((e) => [e.id || e.className || e.tagName.toLowerCase(), ratio(rgb(getComputedStyle(e).borderTopColor), behind(e))]);
+const canvas = document.getElementById('overview');
+const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+const ground = behind(canvas);
+let pixels = 0, lowest = 21;
+for (let i = 0; i < data.length; i += 4) {
+  if (data[i + 3] !== 255) continue;
+  pixels += 1;
+  lowest = Math.min(lowest, ratio([data[i], data[i + 1], data[i + 2]], ground));
+}
+return {count: borders.length, low: borders.filter(([, r]) => r < 3).map(([what, r]) => `${what} ${r.toFixed(2)}:1`),
+        peaks: pixels > 4 * canvas.height, lowest};
+"""
+BORDERED = "#review button, #review select, #review textarea, #review input[type=text], #review .player, #review .panel, #review .ayah"
+
 
 def review_flow(driver, base, shots, oldest):
     """The oldest recording's review, with the keyboard alone."""
@@ -124,6 +163,13 @@ def review_flow(driver, base, shots, oldest):
     wait(driver, sharp(2), "the overview redrawn at twice the pixels on a HiDPI screen")
     driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
     wait(driver, sharp(1), "the overview back at one device pixel per CSS pixel")
+
+    # Borders and the waveform at 3:1 or more against what is behind them (more than the
+    # playhead drawn: the peaks are there).
+    seen = wait(driver, lambda d: (lambda r: r if r["peaks"] else None)(d.execute_script(CONTRAST, BORDERED)), "the waveform's peaks drawn")
+    if seen:
+        check(seen["count"] > 10 and not seen["low"], f"borders under 3:1 against what is behind them: {seen['low']} (of {seen['count']})")
+        check(seen["lowest"] >= 3, f"a colour of the waveform is at {seen['lowest']:.2f}:1 against its ground")
 
     # The zoom view: `-` shows more seconds, `+` fewer again.
     zoom_in = driver.find_element(By.ID, "zoom-in")
@@ -309,6 +355,16 @@ def main(argv):
         check("due " in first and "arrived " in first and " long" in first, f"the queue row does not say when it arrived, how long it is and when it is due: {first!r}")
         check(driver.execute_script("return document.cookie").find("tilawa_desk") < 0, "the session cookie is readable by script")
         screenshots(driver, shots, "queue")
+
+        # Offline, the queue (read again every 5 s) says so in a sentence, never the browser's
+        # "Failed to fetch"; online again, the sentence goes.
+        driver.set_network_conditions(offline=True, latency=0, throughput=1024 * 1024)
+        error = wait(driver, EC.visibility_of_element_located((By.ID, "queue-error")), "the queue's sentence when the server cannot be reached")
+        if error:
+            check("could not reach the server" in error.text and "Failed to fetch" not in error.text, f"the queue offline says: {error.text!r}")
+            screenshots(driver, shots, "queue-offline")
+        driver.delete_network_conditions()
+        wait(driver, EC.invisibility_of_element_located((By.ID, "queue-error")), "the queue's sentence gone once online again")
         review_flow(driver, base, shots, oldest)
         step_flow(driver, base, shots)
 

@@ -14,8 +14,8 @@ Arabic letters but not the Quran's marks). SUBMISSION_ID's week recites Al-Fatih
 OPENINGS_SUBMISSION_ID recites 112:1-4 after the isti'adha and the basmala (its markers say
 so): the list names each opening ("Isti'adha before 112:1", "Basmala before 112:1"), shows
 the basmala once (not again above 112:1), and the mark form offers the two apart. It ran 112:3
-into 112:2 (no time of its own): 112:3 is listed in its place as not found, without a loop,
-and Shift+→ from 112:2 goes to 112:4.
+into 112:2 (no time of its own): 112:3 is listed in its place as not found, without a loop
+(the help line says each ayah with a marker can be looped), and Shift+→ from 112:2 goes to 112:4.
 Screenshots of both passages at 1280x800 and 390x844.
 """
 import os
@@ -99,6 +99,8 @@ def main(argv):
             check(rows[4].find_elements(By.CSS_SELECTOR, ".not-found") and not rows[4].find_elements(By.CSS_SELECTOR, ".ayah-loop"),
                   "112:3, run into 112:2, is not listed as not found (or is offered a loop)")
             check(len(driver.find_elements(By.CSS_SELECTOR, "#ayah-list .ayah-loop")) == 5, "a loop for each ayah with times")
+            help_line = driver.find_element(By.ID, "ayah-times").text
+            check("each ayah with a marker can be looped" in help_line, f"the help line promises a loop for the ayah not found: {help_line!r}")
             step = driver.execute_async_script("""const done = arguments[arguments.length - 1];
                 Promise.all([import('/desk/assets/ayahs.js'), fetch('/v1/submissions/' + arguments[0], {credentials: 'same-origin'}).then((r) => r.json())])
                   .then(([m, s]) => done([m.ayahStep(s.ayahs, 7.0, 1), m.ayahStep(s.ayahs, 9.8, -1), m.ayahAt(s.ayahs, 9.0)]))

@@ -7,14 +7,16 @@ SUBMISSION_ID is a recording of more than 20 s, not yet answered, of the coach's
 Flows, each asserted against the API:
 - the page says marks are a draft until the reply;
 - two marks by `M` (at 5 s and at 10 s); after each, the focus is back on the player;
-- Edit the second: the form says Save, +0.1 s twice, another kind and note, saved: the
+- Edit the second: the form says Save, +0.1 s by its button and by `.`, another kind and note, saved: the
   annotation is at 10.2 s with them; the focus is back on the player;
 - the first mark's marker dragged along the waveform's overview: stored at its new moment;
 - Delete the second: gone from the list at once, Undo brings it back (still stored); deleted
   again, it is deleted on the server once the 10 s are up.
 - LATER_ID and EARLIER_ID are two recordings of one week by another student: the later one's
-  review links to the earlier one ("earlier, <when>"), which opens its review.
-Screenshots of a mark being edited at 1280x800 and 390x844.
+  review links to the earlier one ("earlier, <when>"), which opens its review. LATER_ID recites
+  Al-Fatiha for that week's Al-Fajr 89:1-14: its review gives no ayah markers (no loop, no
+  "not found") and says they are not available, with the reason.
+Screenshots of a mark being edited and of the wrong passage's review at 1280x800 and 390x844.
 """
 import sys
 
@@ -66,8 +68,9 @@ def main(argv):
         click(driver, "#mark-list li:nth-child(2) .edit")
         check(driver.find_element(By.ID, "mark-add").text == "Save mark", "editing a mark does not offer to save it")
         check(driver.find_element(By.ID, "mark-text").get_attribute("value") == "Second", "editing a mark does not fill in its note")
+        # +0.1 s by its button, then by its key (`.`: the focus is on the button, not in a text field).
         driver.find_element(By.ID, "mark-later").click()
-        driver.find_element(By.ID, "mark-later").click()
+        keys(driver, ".")
         Select(driver.find_element(By.ID, "mark-kind")).select_by_value("harakah")
         field = driver.find_element(By.ID, "mark-text")
         field.clear()
@@ -113,6 +116,18 @@ def main(argv):
         driver.get(base + "/desk/#/review/" + later)
         siblings = wait(driver, EC.visibility_of_element_located((By.ID, "review-siblings")), "the other recordings of the week")
         if siblings:
+            # This later recording recites Al-Fatiha for Al-Fajr 89:1-14: the passage is listed
+            # without a marker, a loop or a "not found", and the page says why.
+            listed = driver.find_elements(By.CSS_SELECTOR, "#ayah-list li")
+            check(len(listed) == 14, f"the wrong passage's review lists {len(listed)} ayahs, not Al-Fajr's 14")
+            check(not driver.find_elements(By.CSS_SELECTOR, "#ayah-list .ayah-loop, #ayah-list .not-found"),
+                  "a recording of another passage is given ayah markers")
+            times = driver.find_element(By.ID, "ayah-times").text
+            check(times.startswith("Ayah markers are not available for this recording — "), f"the review of another passage says: {times!r}")
+            detail = fetch(driver, "GET", "/v1/submissions/" + later)[1] or {}
+            check(detail.get("ayahs_unavailable_reason") and not any(a.get("start_seconds") is not None for a in detail.get("ayahs") or []),
+                  f"the wrong passage's ayahs: {detail.get('ayahs_unavailable_reason')!r}, {detail.get('ayahs')}")
+            screenshots(driver, shots, "review-wrong-passage", show="ayahs-section")
             links = siblings.find_elements(By.CSS_SELECTOR, "a")
             check(len(links) == 1 and links[0].text.startswith("earlier, "), f"the other recordings of the week: {siblings.text!r}")
             links[0].click()

@@ -8,7 +8,8 @@ coach answers; OTHER_SUBMISSION_ID another recording of the same student, never 
 Chromium's fake microphone hears MICROPHONE_WAV; STUDENT_TOKEN is S1003's (the same coach's).
 Flows, each asserted, with the keyboard alone (Tab, Enter, typing; no clicks):
 - S1003 uploads a recording while the queue is open: it appears there without a reload;
-- the review lists the passage with its times: "loop this ayah" on 1:2 loops exactly 1:2;
+- the review lists the passage with its times (the help line: each ayah can be looped, or
+  each with a marker when one is not found): "loop this ayah" on 1:2 loops exactly 1:2;
 - `M` marks the moment on the ayah being recited, the note takes the focus; a kind, a note,
   Enter: the mark is listed (time, kind, ayah) and on the submission;
 - the reply: Record, the level meter moves while the fake microphone speaks, Stop at 0:05, a
@@ -80,6 +81,11 @@ def main(argv):
         ayahs = detail.get("ayahs") or []
         second = next((a for a in ayahs if a.get("surah") == 1 and a.get("ayah") == 2), None)
         check(second is not None and isinstance(second.get("start_seconds"), (int, float)), "1:2 carries no times")
+        # The help line promises a loop for every ayah only when every ayah has its marker.
+        every = bool(ayahs) and all(isinstance(a.get("start_seconds"), (int, float)) for a in ayahs)
+        help_line = driver.find_element(By.ID, "ayah-times").text
+        check(("each ayah can be looped." if every else "each ayah with a marker can be looped.") in help_line,
+              f"the help line when {'every' if every else 'not every'} ayah has a marker: {help_line!r}")
         rows = driver.find_elements(By.CSS_SELECTOR, "#ayah-list li")
         row = next((r for r in rows if r.find_element(By.CSS_SELECTOR, ".ref").text == "1:2"), None)
         if row is None or second is None:

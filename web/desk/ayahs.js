@@ -96,3 +96,36 @@ export function basmalaListed(ayahs, index) {
   const before = ayahs[index - 1];
   return entry?.ayah === 1 && before !== undefined && before.surah === entry.surah && openingOf(before) === "basmala";
 }
+
+/** The server's `ayahs_unavailable_reason` codes in words. */
+const UNALIGNED = {
+  no_ayahs: "the passage has no ayahs to find",
+  no_speech: "no speech was found in it",
+  too_few_pauses: "it has fewer pauses than the passage has ayahs",
+  duration_mismatch: "its length does not fit the passage at any usual pace",
+  poor_fit: "its pauses do not fit the passage's ayahs (another passage, or ayahs repeated or skipped?)",
+  passage_changed: "the week's passage changed after it was recorded",
+};
+
+/**
+ * The help line above the ayah list: with times, what Shift+←/→ and the loops do (an ayah run
+ * into the one before it has no marker and no loop of its own: the line says so); without,
+ * why not (`reason`, the server's `ayahs_unavailable_reason`).
+ */
+export function alignmentNote(ayahs, reason) {
+  const withTimes = timed(ayahs);
+  const notFound = withTimes && !ayahs.every(hasTimes);
+  return withTimes
+    ? `Shift+← and Shift+→ go to the previous and next ayah; each ayah ${notFound ? "with a marker " : ""}can be looped.`
+    : `Ayah markers are not available for this recording${reason ? ` — ${UNALIGNED[reason] ?? reason}` : " yet"}; looping an ayah and Shift+←/→ come with them.`;
+}
+
+/**
+ * The waveform's bands (peaks.js's segment fields): each ayah with times, named, once the
+ * recording is aligned; then the A–B `loop` when both its ends are set.
+ */
+export function segmentsOf(ayahs, loop) {
+  const list = timed(ayahs) ? ayahs.filter(hasTimes).map((entry) => ({ startTime: entry.start_seconds, endTime: entry.end_seconds, labelText: ayahName(entry), kind: "ayah" })) : [];
+  if (loop.a !== null && loop.b !== null) list.push({ startTime: Math.min(loop.a, loop.b), endTime: Math.max(loop.a, loop.b), labelText: "loop", kind: "loop" });
+  return list;
+}

@@ -2,8 +2,9 @@
 // sign-out. State lives here, in one object; the other modules are functions of it.
 import { Api, ApiError } from "./api.js";
 import { deleteDrafts, draftIds } from "./drafts.js";
-import { shortcutKey, typed, typingIn } from "./dom.js";
-import { renderQueue, renderQuestions, reviewHash, sortQueue } from "./queue.js";
+import { typed } from "./dom.js";
+import { shortcutKey, typingIn } from "./keys.js";
+import { parseRoute, queueNeighbours, renderQueue, renderQuestions, reviewHash } from "./queue.js";
 import { closeReview, newReview, openReview } from "./review.js";
 
 const api = new Api();
@@ -80,27 +81,15 @@ $("link-request").addEventListener("submit", async (event) => {
   }
 });
 
-/** `#/review/<id>` opens a recording's review; anything else is the queue. */
-function parseRoute(hash) {
-  const match = /^#\/review\/([^/]+)$/.exec(hash);
-  return match ? { view: "review", id: decodeURIComponent(match[1]) } : { view: "queue" };
-}
-
 /** Whether leaving `review` would lose a reply recorded and not sent (or still recording). */
 function unsent(review) {
   const reply = review?.reply;
   return Boolean(reply && !reply.sent && (reply.take || reply.recorder?.recording || reply.sending));
 }
 
-/**
- * The recordings before and after `id` in the queue's order (what the queue shows); a review
- * opened from outside the queue (a question) has the queue's first as its next.
- */
+/** The recordings before and after `id` in the queue's order (queue.js's queueNeighbours). */
 function neighbours(id) {
-  const ids = sortQueue(state.queue?.items ?? []).map((item) => item.submission.id);
-  const index = ids.indexOf(id);
-  if (index < 0) return { previous: null, next: ids[0] ?? null, position: null, count: ids.length };
-  return { previous: ids[index - 1] ?? null, next: ids[index + 1] ?? null, position: index + 1, count: ids.length };
+  return queueNeighbours(state.queue?.items ?? [], id);
 }
 
 function showNeighbours(id) {

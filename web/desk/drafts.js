@@ -6,6 +6,8 @@
 //
 // Where IndexedDB cannot be opened (a private window of some browsers), every call resolves
 // quietly: `available()` says so, and the page warns that unsent replies are not kept.
+// What a draft holds and how it is keyed is drafts-model.js's.
+import { draftKey as key, draftPrefix } from "./drafts-model.js";
 
 const DATABASE = "tilawa-desk";
 const STORE = "drafts";
@@ -35,9 +37,6 @@ function database() {
   }
   return opening;
 }
-
-/** The key of one draft: the coach, then the recording (a coach never sees another's drafts). */
-const key = (coachId, submissionId) => `${coachId}\u0000${submissionId}`;
 
 async function store(mode) {
   const db = await database();
@@ -88,7 +87,7 @@ export async function draftIds(coachId) {
   try {
     const drafts = await store("readonly");
     if (!drafts) return new Set();
-    const prefix = `${coachId}\u0000`;
+    const prefix = draftPrefix(coachId);
     const keys = await request(drafts.getAllKeys(IDBKeyRange.bound(prefix, prefix + "\uffff")));
     return new Set(keys.map((entry) => entry.slice(prefix.length)));
   } catch {

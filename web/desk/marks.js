@@ -9,24 +9,22 @@
 // `PATCH /v1/annotations/<id>`). A deleted mark can be brought back for 10 s: the deletion is
 // sent when that time is up, or at once when the review closes, the reply is sent or the page
 // is left.
+//
+// The form's fields are mark-form.js's, the list mark-list.js's, the earlier marks
+// mark-history.js's, and the values (kinds, moments, ayah choices) marks-model.js's.
 import { ApiError } from "./api.js";
-import { element, typed } from "./dom.js";
-import { ayahAt, ayahName, openingOf, timed } from "./ayahs.js";
+import { element } from "./dom.js";
+import { ayahAt, ayahName, timed } from "./ayahs.js";
+import { chosenAyah, cleared, setAt, status, stopEditing } from "./mark-form.js";
+import { loadHistory, showHistory } from "./mark-history.js";
+import { showMarks } from "./mark-list.js";
+import { MARK_KINDS, nudged, optionFor, optionValue } from "./marks-model.js";
 import { clock } from "./player.js";
 import { ClipRecorder } from "./recorder.js";
 
-export const MARK_KINDS = {
-  wrong_word: "Wrong word", harakah: "Harakah", tajweed: "Tajweed", stop_start: "Stopping / starting", fluency: "Fluency", other: "Other",
-};
 const CORRECTION_MAX_SECONDS = 30;
 const UNDO_SECONDS = 10;
-const NUDGE_SECONDS = 0.1;
 const $ = (id) => document.getElementById(id);
-
-const dateFormat = () => new Intl.DateTimeFormat(undefined, { day: "numeric", month: "short", year: "numeric" });
-const ayahKey = (surah, ayah) => `${surah}:${ayah}`;
-/** The mark form's value for a passage entry: its surah and ayah, and for an opening which one (the isti'adha and basmala are both ayah 0). */
-const optionValue = (entry) => ayahKey(entry.surah, entry.ayah) + (openingOf(entry) ? `:${openingOf(entry)}` : "");
 
 /** A new marks state, kept in the review. */
 export function newMarks() {
@@ -109,7 +107,7 @@ export function closeMarks(review) {
 export function nudgeMark(review, direction) {
   const marks = review.marks;
   const duration = review.submission?.analysis?.duration_seconds ?? Infinity;
-  setAt(marks, Math.min(duration, Math.max(0, marks.at + direction * NUDGE_SECONDS)));
+  setAt(marks, nudged(marks.at, direction, duration));
   status(marks.editing ? `The mark will move to ${$("mark-at").textContent} once saved.` : `The mark will be at ${$("mark-at").textContent}.`);
 }
 
@@ -136,32 +134,6 @@ export async function flushDeletes(review, { keepalive = false } = {}) {
     clearTimeout(timer);
     return marks.api?.send("DELETE", `/v1/annotations/${encodeURIComponent(id)}`, { keepalive }).catch(() => {});
   }));
-}
-
-/** The form's option for a stored mark's ayah: for ayah 0, the opening recited at the mark's moment (else the surah's first). */
-function optionFor(review, note) {
-  const ayahs = review.submission?.ayahs ?? [];
-  const same = ayahs.filter((entry) => entry.surah === note.surah && entry.ayah === note.ayah);
-  const at = same.find((entry) => entry.start_seconds <= note.at_seconds && note.at_seconds < entry.end_seconds) ?? same[0];
-  return at ? optionValue(at) : ayahKey(note.surah, note.ayah);
-}
-
-function setAt(marks, seconds) {
-  marks.at = Math.max(0, Math.round(seconds * 100) / 100);
-  // Tenths shown when there are any (rounded: 10.2 is "0:10.2", never 0:10.1999…).
-  const shown = Math.round(marks.at * 10) / 10;
-  $("mark-at").textContent = clock(shown) + (shown % 1 ? `.${Math.round((shown % 1) * 10)}` : "");
-}
-
-function status(text) {
-  $("mark-status").textContent = text;
-}
-
-function chosenAyah() {
-  const value = $("mark-ayah").value;
-  if (!value) return null;
-  const [surah, ayah] = value.split(":").map(Number);
-  return { surah, ayah };
 }
 
 async function addMark(api, review, refresh) {
@@ -208,7 +180,7 @@ function editMark(review, note) {
   const marks = review.marks;
   marks.editing = note;
   setAt(marks, note.at_seconds);
-  $("mark-ayah").value = note.surah ? optionFor(review, note) : "";
+  $("mark-ayah").value = note.surah ? optionFor(review.submission?.ayahs ?? [], note) : "";
   $("mark-kind").value = note.kind;
   $("mark-text").value = note.text ?? "";
   $("mark-add").textContent = "Save mark";
@@ -219,45 +191,6 @@ function editMark(review, note) {
   showHistory(review);
   $("mark-text").focus();
   status(`Editing the mark at ${clock(note.at_seconds)}: change it, move it by −0.1 s / +0.1 s (or , and .), then save.`);
-}
-
-function stopEditing(review) {
-  const marks = review.marks;
-  marks.editing = null;
-  $("mark-add").textContent = "Add mark";
-  $("mark-cancel").hidden = true;
-  $("mark-record").hidden = false;
-  $("mark-form").classList.remove("editing");
-  cleared($("mark-text"));
-}
-
-/** Empties a field as typing would (its draft, kept on `input`, follows). */
-function cleared(field) {
-  field.value = "";
-  field.dispatchEvent(new Event("input"));
-}
-
-/**
- * The mark being written (not one being edited), for the recording's draft: `{at, kind, text,
- * ayah}`, or null when its note is empty.
- */
-export function markDraft(review) {
-  const marks = review.marks;
-  const text = $("mark-text").value;
-  if (!marks || marks.editing || !text.trim()) return null;
-  return { at: marks.at, kind: $("mark-kind").value, text, ayah: $("mark-ayah").value };
-}
-
-/** Puts a draft's unfinished mark back in the form, unless the coach has started another. */
-export function restoreMarkDraft(review, mark) {
-  const marks = review.marks;
-  if (!mark?.text || marks.editing || $("mark-text").value) return false;
-  setAt(marks, mark.at ?? 0);
-  if ([...$("mark-kind").options].some((option) => option.value === mark.kind)) $("mark-kind").value = mark.kind;
-  if ([...$("mark-ayah").options].some((option) => option.value === mark.ayah)) $("mark-ayah").value = mark.ayah;
-  $("mark-text").value = mark.text;
-  status(`Your unfinished mark at ${clock(marks.at)} is back: add it, or clear its note.`);
-  return true;
 }
 
 async function saveMark(api, review, refresh) {
@@ -324,104 +257,9 @@ function showUndo(review) {
   if (last) $("mark-undo-text").textContent = `The mark at ${clock(last.note.at_seconds)} is deleted.`;
 }
 
-/** The recording's marks, by time; each seeks there, plays its correction, can be deleted. */
+/** The recording's marks, by time; each seeks there, plays its correction, can be edited and deleted. */
 export function renderMarks(api, review, { seek, refresh }) {
-  const list = $("mark-list");
-  const marks = review.marks;
-  const own = review.session?.coach_id;
-  const annotations = [...(review.submission?.annotations ?? [])]
-    .filter((note) => !marks.pending.has(note.id))
-    .sort((a, b) => a.at_seconds - b.at_seconds);
-  // Until the reply is out the marks are the coach's draft; after it, each new one reaches the student at once.
-  const replied = (review.submission?.feedback ?? []).length > 0 || Boolean(review.reply?.sent);
-  $("marks-note").textContent = replied
-    ? "The reply is out: the student sees these marks, and a new one is sent to them at once."
-    : "Marks are a draft until you send the reply: the student sees them with it.";
-  list.replaceChildren(...annotations.map((note) => {
-    const row = element("li", "mark");
-    row.dataset.annotation = note.id;
-    const go = element("button", "at", clock(note.at_seconds));
-    go.type = "button";
-    go.setAttribute("aria-label", `Play from ${clock(note.at_seconds)}`);
-    go.addEventListener("click", () => seek(note.at_seconds));
-    const what = element("span", "what", MARK_KINDS[note.kind] ?? note.kind);
-    if (note.surah) what.append(element("span", "tag", ayahName(note)));
-    row.append(go, what);
-    if (note.text) row.append(typed(note.text, "text"));
-    if (note.audio?.links?.audio) {
-      const audio = element("audio");
-      audio.controls = true;
-      audio.preload = "none";
-      audio.src = note.audio.links.audio;
-      row.append(audio);
-    }
-    // Only its author changes or deletes a mark (a covering coach's marks are theirs).
-    if (!own || note.coach_id === own) {
-      const edit = element("button", "edit", "Edit");
-      edit.type = "button";
-      edit.setAttribute("aria-label", `Edit the mark at ${clock(note.at_seconds)}`);
-      edit.addEventListener("click", () => editMark(review, note));
-      const remove = element("button", "remove", "Delete");
-      remove.type = "button";
-      remove.setAttribute("aria-label", `Delete the mark at ${clock(note.at_seconds)}`);
-      remove.addEventListener("click", () => deleteMark(review, note, refresh));
-      row.append(edit, remove);
-    }
-    return row;
-  }));
-  list.hidden = annotations.length === 0;
-}
-
-/** The student's earlier marks on the passage's surahs (any coach), by ayah; this recording's own left out. */
-async function loadHistory(api, review, signal) {
-  const marks = review.marks;
-  const student = review.submission.student_id;
-  const surahs = [...new Set((review.submission.ayahs ?? []).map((entry) => entry.surah))];
-  for (const surah of surahs) {
-    try {
-      const page = await api.get(`/v1/students/${encodeURIComponent(student)}/annotations?surah=${surah}&limit=200`);
-      if (signal.aborted) return;
-      for (const note of page.annotations ?? []) {
-        if (note.submission_id === review.id || note.ayah === null || note.ayah === undefined) continue;
-        const key = ayahKey(note.surah, note.ayah);
-        if (!marks.history.has(key)) marks.history.set(key, []);
-        marks.history.get(key).push(note);
-      }
-    } catch {
-      return; // the history is a help, not the review: without it the page works on
-    }
-  }
-  showHistoryOnAyahs(review);
-  showHistory(review);
-}
-
-/** An earlier mark as a list item: when and what (the page's words), then the coach's note in its own direction. */
-function describe(note, className = "") {
-  const when = dateFormat().format(new Date(note.created_at));
-  const item = element("li", className, `${when} — ${MARK_KINDS[note.kind] ?? note.kind}${note.text ? ": " : ""}`);
-  if (note.text) item.append(typed(note.text));
-  return item;
-}
-
-function showHistoryOnAyahs(review) {
-  for (const item of $("ayah-list").children) {
-    const entry = review.submission.ayahs[Number(item.dataset.index)];
-    item.querySelector(".before")?.remove();
-    const earlier = entry ? review.marks.history.get(ayahKey(entry.surah, entry.ayah)) ?? [] : [];
-    if (earlier.length === 0) continue;
-    const note = element("details", "before");
-    note.append(element("summary", "", `Marked before ${earlier.length === 1 ? "once" : `${earlier.length} times`}`));
-    const list = element("ul");
-    list.append(...earlier.slice(0, 5).map((mark) => describe(mark)));
-    note.append(list);
-    item.append(note);
-  }
-}
-
-function showHistory(review) {
-  const chosen = chosenAyah();
-  const earlier = chosen ? review.marks.history.get(ayahKey(chosen.surah, chosen.ayah)) ?? [] : [];
-  $("mark-history").hidden = earlier.length === 0;
-  $("mark-history-title").textContent = chosen ? `Marked before on ${ayahName(chosen)}` : "Marked before";
-  $("mark-history-list").replaceChildren(...earlier.slice(0, 10).map((mark) => describe(mark, "mark")));
+  showMarks({ list: $("mark-list"), caption: $("marks-note") }, review, {
+    seek, edit: (note) => editMark(review, note), remove: (note) => deleteMark(review, note, refresh),
+  });
 }

@@ -27,6 +27,24 @@ export function reviewHash(id) {
   return `#/review/${encodeURIComponent(id)}`;
 }
 
+/** `#/review/<id>` opens a recording's review; anything else is the queue. */
+export function parseRoute(hash) {
+  const match = /^#\/review\/([^/]+)$/.exec(hash);
+  return match ? { view: "review", id: decodeURIComponent(match[1]) } : { view: "queue" };
+}
+
+/**
+ * The recordings before and after `id` among the queue's `items`, in the queue's order (what
+ * the queue shows); a review opened from outside the queue (a question) has the queue's first
+ * as its next.
+ */
+export function queueNeighbours(items, id) {
+  const ids = sortQueue(items).map((item) => item.submission.id);
+  const index = ids.indexOf(id);
+  if (index < 0) return { previous: null, next: ids[0] ?? null, position: null, count: ids.length };
+  return { previous: ids[index - 1] ?? null, next: ids[index + 1] ?? null, position: index + 1, count: ids.length };
+}
+
 /** The queue's rows; `drafts` holds the recordings with an unsent reply kept in this browser. */
 export function renderQueue(list, items, { now = Date.now(), drafts = new Set() } = {}) {
   // A refresh must not take the focus from the row the coach is on.

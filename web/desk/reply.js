@@ -7,19 +7,22 @@
 // An end-of-course reply must carry its result; a placing coach places an assessment here.
 // Until it is stored, the take, its notes, its result and its keys are a draft in the browser
 // (drafts.js): leaving, a reload or an ended session loses none of it.
+//
+// The composer's view is reply-view.js's, its draft reply-draft.js's, the stored reply and its
+// thread reply-thread.js's, the placement placement.js's.
 import { ApiError, newIdempotencyKey } from "./api.js";
-import { deleteDraft, loadDraft, saveDraft } from "./drafts.js";
-import { element, typed } from "./dom.js";
-import { flushDeletes, markDraft, restoreMarkDraft } from "./marks.js";
+import { deleteDraft } from "./drafts.js";
+import { flushDeletes } from "./marks.js";
+import { openPlacement } from "./placement.js";
 import { clock } from "./player.js";
 import { KIND_LABEL } from "./queue.js";
 import { ClipRecorder, Recorder } from "./recorder.js";
+import { keepDraft, restoreDraft } from "./reply-draft.js";
+import { answer, renderStored, when } from "./reply-thread.js";
+import { chosenResult, replyStatus, showTake } from "./reply-view.js";
 
 const REPLY_MAX_SECONDS = 600;
 const $ = (id) => document.getElementById(id);
-
-const when = (iso) => new Intl.DateTimeFormat(undefined, { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" })
-  .format(new Date(iso));
 
 /** A new reply state, kept in the review. */
 export function newReply() {
@@ -110,10 +113,6 @@ export function closeReply(review) {
   discard(reply);
 }
 
-function replyStatus(text) {
-  $("reply-status").textContent = text;
-}
-
 function discard(reply) {
   if (reply.take?.url) URL.revokeObjectURL(reply.take.url);
   reply.take = null;
@@ -158,113 +157,6 @@ async function toggleRecording(review, signal) {
     reply.recorder = null;
     replyStatus(error.message);
   }
-}
-
-/**
- * Keeps the reply's unsent state as its recording's draft (or removes the draft when nothing is
- * left); resolves true once kept. What is kept is read at once: the page may move on meanwhile.
- */
-async function keepDraft(review) {
-  const reply = review.reply;
-  if (!reply.owner) return false;
-  const { coachId, submissionId } = reply.owner;
-  const stored = Boolean((review.submission?.feedback ?? [])[0] ?? reply.sent);
-  const take = stored ? null : reply.take;
-  // Once the reply is stored, the composer's fields are not the coach's work any more.
-  const notes = stored ? "" : $("reply-notes").value;
-  const result = stored ? null : chosenResult();
-  const mark = markDraft(review);
-  const answer = stored ? $("answer-text").value : "";
-  if (!take && !notes.trim() && !result && !mark && !answer.trim()) {
-    reply.kept = false;
-    await deleteDraft(coachId, submissionId);
-    return true;
-  }
-  const draft = {
-    take: take ? { blob: take.blob, type: take.type, seconds: take.seconds, keys: Object.fromEntries(take.keys ?? []) } : null,
-    notes, result, mark, answer,
-  };
-  const kept = await saveDraft(coachId, submissionId, draft);
-  if (reply.take === take) reply.kept = kept && Boolean(take);
-  return kept;
-}
-
-/**
- * Restores the recording's draft, if any: the take to listen to and send, the notes, the
- * result. A draft of a recording already answered is removed (its notes saved on the stored
- * reply when that has none and the draft's take was sent: a reply stored before its answer
- * was lost on the way).
- */
-async function restoreDraft(api, review, refresh, signal) {
-  const reply = review.reply;
-  if (!reply.owner) return;
-  const { coachId, submissionId } = reply.owner;
-  const draft = await loadDraft(coachId, submissionId);
-  if (!draft || signal.aborted) return;
-  const stored = (review.submission?.feedback ?? [])[0] ?? null;
-  const mark = restoreMarkDraft(review, draft.mark);
-  if (stored || reply.sent) {
-    // An answer being typed and a mark being written outlive the reply; the composer's part does not.
-    const answer = draft.answer?.trim() ? draft.answer : "";
-    if (answer && !$("answer-text").value) {
-      $("answer-text").value = answer;
-      $("answer-status").textContent = "Your unsent answer is back.";
-    }
-    if (answer || mark) {
-      await saveDraft(coachId, submissionId, { take: null, notes: "", result: null, mark: draft.mark ?? null, answer });
-    } else {
-      await deleteDraft(coachId, submissionId);
-    }
-    const notes = draft.notes?.trim();
-    // Its notes go on the stored reply only when this draft's take was sent (it holds a send's
-    // key): the answer was lost after the reply was stored. A reply sent from elsewhere keeps its own.
-    const sent = Object.keys(draft.take?.keys ?? {}).length > 0;
-    if (stored && notes && !stored.notes && sent) {
-      try {
-        await api.send("PATCH", `/v1/feedback/${encodeURIComponent(stored.id)}`, { json: { notes } });
-        if (!signal.aborted) await refresh();
-      } catch {
-        // the reply stands; its notes can be written again
-      }
-    }
-    return;
-  }
-  if (draft.take?.blob && !reply.take && !reply.recorder?.recording) {
-    const take = draft.take;
-    reply.take = { blob: take.blob, type: take.type, seconds: take.seconds, keys: new Map(Object.entries(take.keys ?? {})), url: URL.createObjectURL(take.blob) };
-    reply.kept = true;
-    showTake(reply);
-  }
-  // What the coach has typed or chosen since opening wins over the draft.
-  if (draft.notes && !$("reply-notes").value) $("reply-notes").value = draft.notes;
-  if (draft.result && !chosenResult()) {
-    const radio = document.querySelector(`#reply-result input[value="${CSS.escape(draft.result)}"]`);
-    if (radio) radio.checked = true;
-  }
-  const saved = new Intl.DateTimeFormat(undefined, { weekday: "short", hour: "2-digit", minute: "2-digit" }).format(new Date(draft.savedAt));
-  if (draft.take || draft.notes?.trim() || draft.result) {
-    replyStatus(draft.take ? `Your unsent reply (${clock(draft.take.seconds)}, kept ${saved}) is back: listen, then send.`
-      : `Your unsent notes (kept ${saved}) are back.`);
-  }
-}
-
-function showTake(reply) {
-  const take = reply.take;
-  $("reply-take").hidden = !take;
-  const preview = $("reply-preview");
-  if (take) {
-    if (preview.src !== take.url) preview.src = take.url;
-    $("reply-clock").textContent = clock(take.seconds);
-  } else {
-    preview.removeAttribute("src");
-    $("reply-clock").textContent = "0:00";
-  }
-  // Once there is a take, the record button records it again (the new take replaces it when stopped).
-  $("reply-record").textContent = reply.recorder?.recording ? "Stop recording" : take ? "Record again" : "Record reply";
-}
-
-function chosenResult() {
-  return document.querySelector("#reply-result input:checked")?.value ?? null;
 }
 
 /** Sends the take (with its notes); true once the reply is stored. */
@@ -351,106 +243,4 @@ async function awaitReady(review, refresh, signal) {
     await new Promise((resolve) => setTimeout(resolve, 2000));
     if (!signal.aborted) await refresh().catch(() => {});
   }
-}
-
-/** The stored reply under its recording: when, the result, the notes, its audio, the thread. */
-export function renderStored(review) {
-  const ready = (review.submission?.feedback ?? [])[0] ?? null;
-  const stored = ready ?? review.reply?.sent ?? null;
-  $("reply-compose").hidden = Boolean(stored);
-  $("reply-sent").hidden = !stored;
-  $("reply-title").textContent = stored ? "Your reply" : "Reply";
-  if (!stored) return;
-  const parts = [`Sent ${when(stored.received_at)}`];
-  if (stored.coach_name) parts.push(`by ${stored.coach_name}`);
-  if (stored.result) parts.push(`result: ${stored.result === "pass" ? "pass" : "retake"}`);
-  if (!ready) parts.push("being prepared: the student is told once it is ready");
-  $("reply-sent-meta").textContent = parts.join(" · ");
-  $("reply-sent-meta").tabIndex = -1;
-  const audio = $("reply-audio");
-  const link = ready ? stored.links?.audio : null;
-  audio.hidden = !link;
-  if (link && audio.getAttribute("src") !== link) audio.src = link;
-  $("reply-sent-notes").textContent = stored.notes ?? "";
-  $("reply-sent-notes").hidden = !stored.notes;
-  const comments = stored.comments ?? [];
-  $("thread").replaceChildren(...comments.map((comment) => {
-    const item = element("li", comment.author === "student" ? "question" : "answer");
-    const who = comment.author === "student" ? "Student" : "Coach";
-    item.append(element("span", "who", `${who}, ${when(comment.created_at)}`));
-    if (comment.text) item.append(typed(comment.text, "", "p"));
-    if (comment.audio?.links?.audio) {
-      const clip = element("audio");
-      clip.controls = true;
-      clip.preload = "none";
-      clip.src = comment.audio.links.audio;
-      item.append(clip);
-    }
-    if (comment.author === "student" && !comment.answered_at) item.append(element("span", "tag late", "open"));
-    return item;
-  }));
-  // The thread and its answer form appear once the student has written.
-  $("thread-title").hidden = comments.length === 0;
-  $("answer-form").hidden = comments.length === 0;
-}
-
-async function answer(api, review, refresh) {
-  const state = review.reply.answer;
-  const stored = (review.submission?.feedback ?? [])[0] ?? review.reply.sent;
-  if (!stored || state.busy) return;
-  const text = $("answer-text").value.trim();
-  const take = state.clip.take;
-  if (state.clip.recording) return void ($("answer-status").textContent = "Stop the voice answer's recording first.");
-  if (!text && !take) return void ($("answer-status").textContent = "Write an answer or record one.");
-  const path = `/v1/feedback/${encodeURIComponent(stored.id)}/comments`;
-  state.busy = true;
-  try {
-    if (take) {
-      await api.upload(text ? `${path}?text=${encodeURIComponent(text)}` : path, take.blob, { headers: { "Content-Type": take.type } });
-      state.clip.discard();
-      state.clip.show();
-    } else {
-      await api.send("POST", path, { json: { text } });
-    }
-    $("answer-text").value = "";
-    $("answer-text").dispatchEvent(new Event("input"));
-    $("answer-status").textContent = "Answer sent; the student is told.";
-    await refresh();
-  } catch (error) {
-    $("answer-status").textContent = error.message;
-  } finally {
-    state.busy = false;
-  }
-}
-
-// MARK: Placement (a placing coach, on a placement assessment)
-
-function openPlacement(api, review, { session, studentName, refresh, on }) {
-  const submission = review.submission;
-  const choices = session?.placement;
-  const show = submission.kind === "assessment" && session?.places && choices;
-  $("placement").hidden = !show;
-  $("placement-status").textContent = "";
-  if (!show) return;
-  const option = ({ id, name }) => Object.assign(element("option", "", name), { value: id });
-  $("place-level").replaceChildren(...choices.levels.map(option));
-  $("place-coach").replaceChildren(...choices.coaches.map(option));
-  $("place-coach").value = session.coach_id;
-  $("placement-title").textContent = `Place ${studentName}`;
-  on($("placement-form"), "submit", async (event) => {
-    event.preventDefault();
-    const level = $("place-level").selectedOptions[0];
-    const coach = $("place-coach").selectedOptions[0];
-    $("place-send").disabled = true;
-    try {
-      await api.send("PUT", `/v1/students/${encodeURIComponent(submission.student_id)}/placement`,
-        { json: { level_id: level.value, coach_id: coach.value } });
-      $("placement-status").textContent = `${studentName} is placed in ${level.textContent} with ${coach.textContent}; the student is told.`;
-      await refresh();
-    } catch (error) {
-      $("placement-status").textContent = error.message;
-    } finally {
-      $("place-send").disabled = false;
-    }
-  });
 }

@@ -7,27 +7,23 @@
 // on/off (A–B, else the whole recording), `+` `-` zoom; Shift+←/→ previous/next ayah once the
 // recording's ayahs carry times (see ayahs.js: until then those are off and the page says so);
 // `M` marks here, `,` `.` move the mark being made or edited by 0.1 s; `J` `K` next/previous recording of the queue (desk.js); Escape leaves a text
-// field for the player. Letters work in any keyboard layout (dom.js: shortcutKey).
+// field for the player. Letters work in any keyboard layout (keys.js: shortcutKey).
+//
+// The controls and keys are controls.js's, the passage passage.js's, the marks marks.js's, the
+// reply reply.js's; this module opens and closes the review and shows who and what.
 import { ApiError } from "./api.js";
-import { arabicNumber, ayahAt, ayahName, ayahStep, basmalaListed, hasTimes, splitBasmala, timed } from "./ayahs.js";
-import { closeMarks, markHere, moveMark, newMarks, nudgeMark, openMarks, renderMarks } from "./marks.js";
-import { shortcutKey, typingIn } from "./dom.js";
-import { clock, Player, SKIP_SECONDS, SPEEDS } from "./player.js";
+import { frame, keptSpeed, loopAyah, showLoop, showPlaying, showTime, showZoom, status, wireControls } from "./controls.js";
+import { elementWith } from "./dom.js";
+import { markPoints } from "./marks-model.js";
+import { closeMarks, moveMark, newMarks, openMarks, renderMarks } from "./marks.js";
+import { renderPassage } from "./passage.js";
+import { Player } from "./player.js";
 import { KIND_LABEL } from "./queue.js";
-import { closeReply, newReply, openReply, renderStored } from "./reply.js";
+import { closeReply, newReply, openReply } from "./reply.js";
+import { renderStored } from "./reply-thread.js";
 import { Waveform } from "./waveform.js";
 
 const $ = (id) => document.getElementById(id);
-
-function element(tag, attributes = {}, text) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) {
-    if (name === "className") node.className = value;
-    else node.setAttribute(name, value);
-  }
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
 
 /** A fresh review state for submission `id`, kept by desk.js. */
 export function newReview(id) {
@@ -74,7 +70,9 @@ export async function openReview(api, review, { studentName, session, queueItem 
   const submission = review.submission;
   $("review-body").hidden = false;
   renderHeader(submission, queueItem, studentName);
-  renderAyahs(review);
+  renderPassage({ section: $("ayahs-section"), note: $("ayah-times"), list: $("ayah-list") }, submission, {
+    seek: (seconds) => review.player.seek(seconds), loopAyah: (index) => loopAyah(review, index),
+  });
 
   const audio = $("audio");
   review.waveform = new Waveform({
@@ -122,10 +120,7 @@ async function refreshSubmission(review, signal) {
 
 /** The marks along the waveform's top; the coach's own can be dragged (they carry their id). */
 function points(review) {
-  const own = review.session?.coach_id;
-  return (review.submission?.annotations ?? []).map((note) => ({
-    time: note.at_seconds, labelText: note.kind, ...(note.coach_id === own ? { id: note.id } : {}),
-  }));
+  return markPoints(review.submission?.annotations ?? [], review.session?.coach_id);
 }
 
 /** Leaves the review: the audio stops, recordings in progress end, every listener the review added goes. */
@@ -138,33 +133,13 @@ export function closeReview(review) {
   review.waveform?.destroy();
 }
 
-const SPEED_KEY = "tilawa-desk-speed";
-
-/** The playback speed the coach chose last in this browser (1 when none, or storage is refused). */
-function keptSpeed() {
-  try {
-    const rate = Number(localStorage.getItem(SPEED_KEY));
-    return SPEEDS.includes(rate) ? rate : 1;
-  } catch {
-    return 1;
-  }
-}
-
-function keepSpeed(rate) {
-  try {
-    if (SPEEDS.includes(rate)) localStorage.setItem(SPEED_KEY, String(rate));
-  } catch {
-    // storage refused: the speed is this recording's only
-  }
-}
-
 function renderHeader(submission, queueItem, studentName) {
   const summary = queueItem?.submission ?? {};
   const kind = KIND_LABEL[submission.kind] ?? submission.kind;
   const title = summary.title ? ` — ${summary.title}` : "";
   $("review-title").textContent = studentName ?? submission.student_id;
   $("review-meta").replaceChildren(submission.week ? `${kind} ${submission.week}${title}` : kind);
-  if (submission.late) $("review-meta").append(element("span", { className: "tag late" }, "late"));
+  if (submission.late) $("review-meta").append(elementWith("span", { className: "tag late" }, "late"));
   $("review-passage").textContent = submission.passage ?? "";
   $("review-passage").hidden = !submission.passage;
 }
@@ -194,268 +169,9 @@ async function showSiblings(api, review, signal) {
   line.replaceChildren(`The student's other recordings of ${what}: `);
   others.forEach((entry, index) => {
     if (index > 0) line.append(", ");
-    const link = element("a", { href: `#/review/${encodeURIComponent(entry.id)}` },
+    const link = elementWith("a", { href: `#/review/${encodeURIComponent(entry.id)}` },
       `${Date.parse(entry.received_at) < mine ? "earlier" : "later"}, ${format.format(new Date(entry.received_at))}`);
     line.append(link);
   });
   line.hidden = false;
-}
-
-/** The server's `ayahs_unavailable_reason` codes in words. */
-const UNALIGNED = {
-  no_ayahs: "the passage has no ayahs to find",
-  no_speech: "no speech was found in it",
-  too_few_pauses: "it has fewer pauses than the passage has ayahs",
-  duration_mismatch: "its length does not fit the passage at any usual pace",
-  poor_fit: "its pauses do not fit the passage's ayahs (another passage, or ayahs repeated or skipped?)",
-  passage_changed: "the week's passage changed after it was recorded",
-};
-
-function renderAyahs(review) {
-  const ayahs = review.submission.ayahs ?? [];
-  const withTimes = timed(ayahs);
-  const reason = review.submission.ayahs_unavailable_reason;
-  $("ayahs-section").hidden = ayahs.length === 0;
-  $("ayah-times").textContent = withTimes
-    ? "Shift+← and Shift+→ go to the previous and next ayah; each ayah can be looped."
-    : `Ayah markers are not available for this recording${reason ? ` — ${UNALIGNED[reason] ?? reason}` : " yet"}; looping an ayah and Shift+←/→ come with them.`;
-  $("ayah-list").replaceChildren(...ayahs.map((entry, index) => {
-    const item = element("li", { className: "ayah", "data-index": String(index) });
-    const head = element("div", { className: "ayah-head" });
-    if (withTimes && !hasTimes(entry)) {
-      head.append(element("span", { className: "ref" }, ayahName(entry)),
-        element("span", { className: "not-found" }, "not found: recited with the ayah before it, whose marker covers both"));
-    } else if (withTimes) {
-      const go = element("button", { type: "button", className: "ref", "aria-label": `Play from ${ayahName(entry)}` }, ayahName(entry));
-      go.addEventListener("click", () => review.player.seek(entry.start_seconds));
-      const loop = element("button", { type: "button", className: "ayah-loop", "aria-pressed": "false", "aria-label": `Loop ayah ${ayahName(entry)}` }, "Loop this ayah");
-      loop.addEventListener("click", () => loopAyah(review, index));
-      head.append(go, loop);
-    } else {
-      head.append(element("span", { className: "ref" }, ayahName(entry)));
-    }
-    item.append(head);
-    // The basmala once: on its own line before ayah 1, or as its own entry when it was recited apart.
-    const { basmala, text } = splitBasmala(entry);
-    if (basmala && !basmalaListed(ayahs, index)) item.append(element("p", { className: "basmala", lang: "ar", dir: "rtl" }, basmala));
-    const verse = element("p", { className: "verse", lang: "ar", dir: "rtl" }, text);
-    // The end-of-ayah mark with its number; an opening recited before ayah 1 (`ayah: 0`) has none.
-    if (entry.ayah > 0) verse.append(" ", element("span", { className: "end" }, "\u06DD" + arabicNumber(entry.ayah)));
-    item.append(verse);
-    return item;
-  }));
-  if (withTimes) {
-    review.waveform?.setSegments(segments(review));
-  }
-}
-
-function segments(review) {
-  const ayahs = review.submission?.ayahs ?? [];
-  const list = timed(ayahs) ? ayahs.filter(hasTimes).map((entry) => ({ startTime: entry.start_seconds, endTime: entry.end_seconds, labelText: ayahName(entry), kind: "ayah" })) : [];
-  const loop = review.playback.loop;
-  if (loop.a !== null && loop.b !== null) list.push({ startTime: Math.min(loop.a, loop.b), endTime: Math.max(loop.a, loop.b), labelText: "loop", kind: "loop" });
-  return list;
-}
-
-// MARK: Controls
-
-function wireControls(review, signal) {
-  const { player, waveform } = review;
-  const audio = player.audio;
-  const on = (target, type, handler) => target.addEventListener(type, handler, { signal });
-
-  on($("play"), "click", () => togglePlay(review));
-  on($("back-5"), "click", () => player.skip(-SKIP_SECONDS));
-  on($("forward-5"), "click", () => player.skip(SKIP_SECONDS));
-  const speed = $("speed");
-  speed.replaceChildren(...SPEEDS.map((rate) => element("option", { value: String(rate) }, `${rate}×`)));
-  speed.value = String(player.rate);
-  on(speed, "change", () => player.setRate(Number(speed.value)));
-  on($("set-a"), "click", () => setLoopEnd(review, "a"));
-  on($("set-b"), "click", () => setLoopEnd(review, "b"));
-  on($("loop"), "click", () => toggleLoop(review));
-  on($("clear-loop"), "click", () => clearLoop(review));
-  on($("zoom-in"), "click", () => zoom(review, -1));
-  on($("zoom-out"), "click", () => zoom(review, 1));
-
-  on(audio, "loadedmetadata", () => { waveform.setDuration(player.duration()); showTime(review); showZoom(review); });
-  on(audio, "durationchange", () => { waveform.setDuration(player.duration()); showTime(review); });
-  on(audio, "timeupdate", () => showTime(review));
-  on(audio, "play", () => showPlaying(review));
-  on(audio, "pause", () => showPlaying(review));
-  on(audio, "ended", () => showPlaying(review));
-  on(audio, "ratechange", () => {
-    speed.value = String(audio.playbackRate);
-    status(`Speed ${audio.playbackRate}×`);
-    keepSpeed(audio.playbackRate);
-  });
-  on(audio, "error", () => explainAudioError(review, signal));
-  on(document, "keydown", (event) => key(review, event));
-  showZoom(review);
-}
-
-/**
- * The <audio> element says only that it failed; the route says why. Its first byte is asked
- * for again, so a refusal shows the problem document's own sentence; when the route answers,
- * the browser could not decode what it got, and that is said.
- */
-async function explainAudioError(review, signal) {
-  const source = review.player.audio.currentSrc;
-  if (!source) return;
-  try {
-    await review.api.get(source, { headers: { Range: "bytes=0-0" } });
-    if (!signal.aborted) status(`This browser could not play the recording${review.player.audio.error?.message ? ` (${review.player.audio.error.message})` : ""}.`);
-  } catch (error) {
-    if (!signal.aborted) status(error.message);
-  }
-}
-
-function togglePlay(review) {
-  review.player.toggle().catch((error) => status(`The recording did not start: ${error.message}`));
-}
-
-function setLoopEnd(review, end) {
-  const loop = review.playback.loop;
-  loop[end] = review.player.currentTime;
-  loop.ayah = null;
-  if (loop.a !== null && loop.b !== null && Math.abs(loop.a - loop.b) < 0.1) loop[end === "a" ? "b" : "a"] = null;
-  showLoop(review);
-  status(`Loop ${end.toUpperCase()} at ${clock(loop[end])}`);
-}
-
-function toggleLoop(review) {
-  const loop = review.playback.loop;
-  loop.on = !loop.on;
-  showLoop(review);
-  const { a, b } = review.player.loopSpan();
-  status(loop.on ? `Looping ${clock(a)}–${clock(b)}` : "Loop off");
-  if (loop.on && (review.player.currentTime < a || review.player.currentTime > b)) review.player.seek(a);
-}
-
-function clearLoop(review) {
-  review.playback.loop = Object.assign(review.playback.loop, { a: null, b: null, on: false, ayah: null });
-  showLoop(review);
-  status("Loop cleared");
-}
-
-/** "Loop this ayah": the loop becomes the ayah's span (again: off). Only offered with times. */
-function loopAyah(review, index) {
-  const entry = review.submission.ayahs[index];
-  const loop = review.playback.loop;
-  if (loop.on && loop.ayah === index) return clearLoop(review);
-  Object.assign(loop, { a: entry.start_seconds, b: entry.end_seconds, on: true, ayah: index });
-  review.player.seek(entry.start_seconds);
-  showLoop(review);
-  status(`Looping ayah ${ayahName(entry)}`);
-}
-
-function zoom(review, direction) {
-  const seconds = review.waveform.zoom(direction);
-  showZoom(review);
-  status(`The zoom view shows ${seconds} s`);
-}
-
-/**
- * The review's keys, in any keyboard layout (`shortcutKey`). In a text field they are the
- * field's, except Escape, which leaves it for the player. Space plays or pauses wherever else
- * the focus is — on a button too: it never presses again the last button clicked (Enter
- * does); a link or a disclosure keeps its own Space.
- */
-function key(review, event) {
-  if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
-  const target = event.target;
-  if (typingIn(target)) {
-    if (event.key === "Escape") {
-      event.preventDefault();
-      $("play").focus();
-    }
-    return;
-  }
-  const onLink = target.closest?.("a[href], summary");
-  const ayahs = review.submission?.ayahs ?? [];
-  const pressed = shortcutKey(event);
-  let handled = true;
-  switch (pressed) {
-    case " ":
-      if (onLink) return;
-      togglePlay(review);
-      break;
-    case "ArrowLeft":
-    case "ArrowRight": {
-      const direction = pressed === "ArrowRight" ? 1 : -1;
-      if (!event.shiftKey) {
-        review.player.skip(direction * SKIP_SECONDS);
-      } else if (timed(ayahs)) {
-        const target = ayahStep(ayahs, review.player.currentTime, direction);
-        if (target !== null) review.player.seek(target);
-      } else {
-        handled = false;
-      }
-      break;
-    }
-    case "[": review.player.stepRate(-1); break;
-    case "]": review.player.stepRate(1); break;
-    case "l": toggleLoop(review); break;
-    case "a": setLoopEnd(review, "a"); break;
-    case "b": setLoopEnd(review, "b"); break;
-    case "m": markHere(review, review.player.currentTime); break;
-    case ",": nudgeMark(review, -1); break;
-    case ".": nudgeMark(review, 1); break;
-    case "+": case "=": zoom(review, -1); break;
-    case "-": zoom(review, 1); break;
-    default: handled = false;
-  }
-  if (handled) event.preventDefault();
-}
-
-// MARK: What the page shows
-
-function status(text) {
-  $("player-status").textContent = text;
-}
-
-/** Every frame while playing, and after each seek: the playhead, the time, the current ayah. */
-function frame(review, seconds) {
-  review.waveform.setTime(seconds);
-  showTime(review);
-  const ayahs = review.submission?.ayahs ?? [];
-  if (!timed(ayahs)) return;
-  const index = ayahAt(ayahs, seconds);
-  if (index === review.currentAyah) return;
-  review.currentAyah = index;
-  for (const item of $("ayah-list").children) {
-    const current = Number(item.dataset.index) === index;
-    item.classList.toggle("current", current);
-    if (current) item.setAttribute("aria-current", "true");
-    else item.removeAttribute("aria-current");
-  }
-}
-
-function showTime(review) {
-  const duration = review.player.duration(review.waveform.duration);
-  const text = `${clock(review.player.currentTime)} / ${clock(duration)}`;
-  if ($("time").textContent !== text) $("time").textContent = text;
-}
-
-function showPlaying(review) {
-  const playing = !review.player.paused;
-  $("play").textContent = playing ? "Pause" : "Play";
-}
-
-function showLoop(review) {
-  const loop = review.playback.loop;
-  $("loop").setAttribute("aria-pressed", String(loop.on));
-  $("loop-a").textContent = loop.a === null ? "–" : clock(loop.a);
-  $("loop-b").textContent = loop.b === null ? "–" : clock(loop.b);
-  $("clear-loop").disabled = loop.a === null && loop.b === null && !loop.on;
-  for (const button of document.querySelectorAll("#ayah-list .ayah-loop")) {
-    const index = Number(button.closest("li").dataset.index);
-    button.setAttribute("aria-pressed", String(loop.on && loop.ayah === index));
-  }
-  review.waveform?.setSegments(segments(review));
-}
-
-function showZoom(review) {
-  $("zoom-in").disabled = !review.waveform.canZoom(-1);
-  $("zoom-out").disabled = !review.waveform.canZoom(1);
 }

@@ -9,30 +9,9 @@
 // A point given an `id` (a mark) is dragged by its marker along the top, in either view, as
 // peaks.js's editable points are: `onPointMove(id, seconds)` once it is let go.
 // Crisp on HiDPI screens (drawn in device pixels) and redrawn when the layout resizes it.
-import { clock, SKIP_SECONDS } from "./player.js";
-
-export const ZOOM_SECONDS = [5, 10, 20, 40, 80];
-
-/** Peaks as numbers in [-1, 1]: `{secondsPerPeak, min: Float32Array, max: Float32Array}`. */
-export function parsePeaks(json) {
-  const channels = json.channels ?? 1;
-  const scale = json.bits === 16 ? 32768 : 128;
-  const length = json.length ?? Math.floor(json.data.length / (2 * channels));
-  const min = new Float32Array(length);
-  const max = new Float32Array(length);
-  for (let i = 0; i < length; i++) {
-    // Several channels: the widest of them (the desk's recordings are mono).
-    let low = 0, high = 0;
-    for (let c = 0; c < channels; c++) {
-      const at = 2 * (i * channels + c);
-      low = Math.min(low, json.data[at] / scale);
-      high = Math.max(high, json.data[at + 1] / scale);
-    }
-    min[i] = low;
-    max[i] = high;
-  }
-  return { secondsPerPeak: json.samples_per_pixel / json.sample_rate, min, max };
-}
+// The arithmetic is waveform-model.js's, the drawing waveform-draw.js's.
+import { outlineWindow, paint, waveColors } from "./waveform-draw.js";
+import { firstZoom, followWindow, parsePeaks, pointNear, sliderTarget, sliderValue, ZOOM_SECONDS } from "./waveform-model.js";
 
 export class Waveform {
   #slider; #overview; #zoomview; #onSeek;
@@ -107,8 +86,7 @@ export class Waveform {
     const first = !this.#duration;
     this.#duration = seconds;
     if (first) {
-      const fits = ZOOM_SECONDS.findLastIndex((span) => span <= seconds / 3);
-      this.#zoom = Math.max(0, Math.min(1, fits));
+      this.#zoom = firstZoom(seconds);
       this.#follow();
     }
   }
@@ -161,17 +139,10 @@ export class Waveform {
 
   #key(event) {
     if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey || !this.#duration) return;
-    const moves = {
-      ArrowLeft: -SKIP_SECONDS, ArrowDown: -SKIP_SECONDS, ArrowRight: SKIP_SECONDS, ArrowUp: SKIP_SECONDS,
-      PageDown: -30, PageUp: 30,
-    };
-    let target;
-    if (event.key in moves) target = this.#time + moves[event.key];
-    else if (event.key === "Home") target = 0;
-    else if (event.key === "End") target = this.#duration;
-    else return;
+    const target = sliderTarget(event.key, this.#time, this.#duration);
+    if (target === null) return;
     event.preventDefault();
-    this.#onSeek(Math.max(0, Math.min(this.#duration, target)));
+    this.#onSeek(target);
   }
 
   #fraction(event, canvas) {
@@ -210,14 +181,7 @@ export class Waveform {
     if (!this.#duration) return null;
     const box = canvas.getBoundingClientRect();
     if (box.width <= 0 || event.clientY - box.top > 14) return null;
-    const { start, span } = this.#span(canvas);
-    let found = null, nearest = 9;
-    for (const point of this.#points) {
-      if (point.id === undefined) continue;
-      const distance = Math.abs(box.left + ((point.time - start) / span) * box.width - event.clientX);
-      if (distance < nearest) { nearest = distance; found = point; }
-    }
-    return found;
+    return pointNear(this.#points, event.clientX, { left: box.left, width: box.width, ...this.#span(canvas) });
   }
 
   #pressPoint(event, canvas) {
@@ -266,27 +230,21 @@ export class Waveform {
   // MARK: The slider's value
 
   #announce() {
-    const now = Math.floor(this.#time);
-    const max = Math.floor(this.#duration);
-    const key = `${now}/${max}`;
+    const key = `${Math.floor(this.#time)}/${Math.floor(this.#duration)}`;
     if (key === this.#shownValue) return;
     this.#shownValue = key;
+    const { max, now, text } = sliderValue(this.#time, this.#duration);
     this.#slider.setAttribute("aria-valuemin", "0");
     this.#slider.setAttribute("aria-valuemax", String(max));
-    this.#slider.setAttribute("aria-valuenow", String(Math.min(now, max)));
-    this.#slider.setAttribute("aria-valuetext", `${clock(this.#time)} of ${clock(this.#duration)}`);
+    this.#slider.setAttribute("aria-valuenow", String(now));
+    this.#slider.setAttribute("aria-valuetext", text);
   }
 
   // MARK: Drawing
 
   /** The zoom view turns the page when the playhead leaves it. */
   #follow() {
-    const span = this.zoomSeconds();
-    if (this.#time < this.#windowStart || this.#time > this.#windowStart + span * 0.9) {
-      this.#windowStart = Math.max(0, this.#time - span * 0.1);
-    }
-    if (this.#duration > span) this.#windowStart = Math.min(this.#windowStart, this.#duration - span);
-    else this.#windowStart = 0;
+    this.#windowStart = followWindow(this.#windowStart, this.#time, this.zoomSeconds(), this.#duration);
   }
 
   #resize() {
@@ -298,103 +256,16 @@ export class Waveform {
       if (canvas.width !== width) canvas.width = width;
       if (canvas.height !== height) canvas.height = height;
     }
-    const style = getComputedStyle(this.#slider);
-    const color = (name, fallback) => style.getPropertyValue(name).trim() || fallback;
-    this.#colors = {
-      played: color("--wave-played", "#0b6e4f"),
-      unplayed: color("--wave-unplayed", "#78858a"),
-      playhead: color("--wave-playhead", "#1d2326"),
-      loop: color("--wave-loop", "rgba(26, 95, 208, 0.16)"),
-      ayah: color("--wave-ayah", "rgba(11, 110, 79, 0.08)"),
-      point: color("--wave-point", "#a33b1f"),
-      window: color("--wave-window", "rgba(29, 35, 38, 0.35)"),
-    };
+    this.#colors = waveColors(this.#slider);
     this.#draw();
   }
 
   #draw() {
     const span = this.zoomSeconds();
-    this.#paint(this.#overview, 0, this.#duration, false);
-    this.#paint(this.#zoomview, this.#windowStart, Math.max(span, 0.001), true);
+    const drawn = { segments: this.#segments, peaks: this.#peaks, points: this.#points, time: this.#time, colors: this.#colors };
+    paint(this.#overview, { ...drawn, start: 0, span: this.#duration, labels: false });
+    paint(this.#zoomview, { ...drawn, start: this.#windowStart, span: Math.max(span, 0.001), labels: true });
     // The overview outlines the zoom view's window.
-    if (this.#duration > 0 && this.#overview.width > 1) {
-      const ctx = this.#overview.getContext("2d");
-      const ratio = window.devicePixelRatio || 1;
-      const x0 = (this.#windowStart / this.#duration) * this.#overview.width;
-      const x1 = (Math.min(this.#duration, this.#windowStart + span) / this.#duration) * this.#overview.width;
-      ctx.strokeStyle = this.#colors.window;
-      ctx.lineWidth = ratio;
-      ctx.strokeRect(x0 + ratio / 2, ratio / 2, Math.max(ratio, x1 - x0 - ratio), this.#overview.height - ratio);
-    }
-  }
-
-  /** Draws `[start, start + span)` seconds of the peaks across the whole canvas, in device pixels. */
-  #paint(canvas, start, span, labels) {
-    const ctx = canvas.getContext("2d");
-    const width = canvas.width;
-    const height = canvas.height;
-    const ratio = window.devicePixelRatio || 1;
-    ctx.clearRect(0, 0, width, height);
-    if (!(span > 0) || width < 2) return;
-    const x = (seconds) => ((seconds - start) / span) * width;
-
-    for (const segment of this.#segments) {
-      const x0 = Math.max(0, x(segment.startTime));
-      const x1 = Math.min(width, x(segment.endTime));
-      if (x1 <= x0) continue;
-      ctx.fillStyle = segment.kind === "loop" ? this.#colors.loop : this.#colors.ayah;
-      ctx.fillRect(x0, 0, x1 - x0, height);
-      if (segment.kind === "ayah") {
-        ctx.fillStyle = this.#colors.unplayed;
-        ctx.fillRect(Math.round(x0), 0, ratio, height);
-        if (labels && segment.labelText) {
-          ctx.font = `${11 * ratio}px system-ui, sans-serif`;
-          ctx.fillText(segment.labelText, x0 + 3 * ratio, height - 4 * ratio);
-        }
-      }
-    }
-
-    if (this.#peaks) {
-      const { secondsPerPeak, min, max } = this.#peaks;
-      const middle = height / 2;
-      const reach = height / 2 - ratio;
-      const playheadX = x(this.#time);
-      for (let column = 0; column < width; column++) {
-        const t0 = start + (column / width) * span;
-        const t1 = start + ((column + 1) / width) * span;
-        let i0 = Math.floor(t0 / secondsPerPeak);
-        const i1 = Math.max(i0 + 1, Math.ceil(t1 / secondsPerPeak));
-        if (i0 >= min.length) break;
-        if (i0 < 0) i0 = 0;
-        let low = 0, high = 0;
-        for (let i = i0; i < i1 && i < min.length; i++) {
-          if (min[i] < low) low = min[i];
-          if (max[i] > high) high = max[i];
-        }
-        const top = Math.floor(middle - high * reach);
-        const bottom = Math.ceil(middle - low * reach);
-        ctx.fillStyle = column < playheadX ? this.#colors.played : this.#colors.unplayed;
-        ctx.fillRect(column, top, 1, Math.max(ratio, bottom - top));
-      }
-    }
-
-    ctx.fillStyle = this.#colors.point;
-    for (const point of this.#points) {
-      const px = x(point.time);
-      if (px < 0 || px > width) continue;
-      ctx.beginPath();
-      ctx.moveTo(px - 5 * ratio, 0);
-      ctx.lineTo(px + 5 * ratio, 0);
-      ctx.lineTo(px, 8 * ratio);
-      ctx.fill();
-    }
-
-    const playhead = x(this.#time);
-    if (playhead >= 0 && playhead <= width) {
-      // Kept whole inside the canvas at the very start and end.
-      const thickness = Math.max(1, Math.round(2 * ratio));
-      ctx.fillStyle = this.#colors.playhead;
-      ctx.fillRect(Math.min(width - thickness, Math.max(0, Math.round(playhead - ratio))), 0, thickness, height);
-    }
+    outlineWindow(this.#overview, { windowStart: this.#windowStart, span, duration: this.#duration, color: this.#colors.window });
   }
 }

@@ -1,0 +1,67 @@
+// queue.js: the queue's order (overdue first, then by when the reply is due), the time left
+// as the row says it, the review's address, and the recordings either side of one.
+async ({ spec, load, equal, same, ok }) => {
+  const { parseRoute, queueNeighbours, renderQueue, reviewHash, sortQueue, timeLeft } = await load("queue.js");
+
+  const now = Date.parse("2026-03-02T10:00:00Z");
+  const at = (minutes) => new Date(now + minutes * 60000).toISOString();
+  const item = (id, overdue, dueMinutes, submission = {}) => ({
+    overdue, due_at: at(dueMinutes),
+    submission: { id, kind: "week", week: 3, student_id: `S-${id}`, received_at: at(-600), ...submission },
+  });
+  const items = () => [item("A", false, 120), item("B", true, -60), item("C", false, 60), item("D", true, -120)];
+
+  spec("timeLeft: minutes, hours, days, left or overdue", () => {
+    equal(timeLeft(at(30), now), "30 min left");
+    equal(timeLeft(at(0), now), "0 min left");
+    equal(timeLeft(at(180), now), "3 h left");
+    equal(timeLeft(at(90), now), "2 h left", "1.5 h rounds to 2");
+    equal(timeLeft(at(1439), now), "24 h left", "under a day is hours");
+    equal(timeLeft(at(2 * 1440), now), "2 d left");
+    equal(timeLeft(at(-60), now), "1 h overdue");
+    equal(timeLeft(at(-45), now), "45 min overdue");
+    equal(timeLeft(at(-3 * 1440), now), "3 d overdue");
+  });
+
+  spec("sortQueue: overdue first, then the soonest due; the list given is left as it was", () => {
+    const list = items();
+    same(sortQueue(list).map((entry) => entry.submission.id), ["D", "B", "C", "A"]);
+    same(list.map((entry) => entry.submission.id), ["A", "B", "C", "D"], "not sorted in place");
+  });
+
+  spec("reviewHash and parseRoute: a review's address, any id, and everything else is the queue", () => {
+    equal(reviewHash("a/b c"), "#/review/a%2Fb%20c");
+    same(parseRoute(reviewHash("a/b c")), { view: "review", id: "a/b c" });
+    same(parseRoute("#/review/01HX"), { view: "review", id: "01HX" });
+    same(parseRoute(""), { view: "queue" });
+    same(parseRoute("#/review/"), { view: "queue" });
+    same(parseRoute("#/review/x/y"), { view: "queue" });
+    same(parseRoute("#/queue"), { view: "queue" });
+  });
+
+  spec("queueNeighbours: the recordings before and after one in the queue's order; from outside the queue, the first is next", () => {
+    same(queueNeighbours(items(), "B"), { previous: "D", next: "C", position: 2, count: 4 });
+    same(queueNeighbours(items(), "D"), { previous: null, next: "B", position: 1, count: 4 });
+    same(queueNeighbours(items(), "A"), { previous: "C", next: null, position: 4, count: 4 });
+    same(queueNeighbours(items(), "Z"), { previous: null, next: "D", position: null, count: 4 });
+    same(queueNeighbours([], "Z"), { previous: null, next: null, position: null, count: 0 });
+  });
+
+  spec("renderQueue: each row's due line says the time left and when it is due; overdue rows, late recordings and drafts are marked", () => {
+    const list = document.createElement("ol");
+    renderQueue(list, [item("A", false, 90, { late: true }), item("B", true, -60)], { now, drafts: new Set(["A"]) });
+    const rows = [...list.children];
+    same(rows.map((row) => row.dataset.submission), ["B", "A"]);
+    same(rows.map((row) => row.className), ["overdue", ""]);
+    const [overdue, waiting] = rows.map((row) => row.querySelector(".due"));
+    equal(overdue.className, "due overdue");
+    equal(overdue.firstChild.textContent, "1 h overdue");
+    equal(waiting.firstChild.textContent, "2 h left");
+    const due = waiting.querySelector("time");
+    equal(due.dateTime, at(90));
+    ok(due.textContent.startsWith("due "), due.textContent);
+    equal(rows[1].querySelector("a.open").getAttribute("href"), "#/review/A");
+    same([...rows[1].querySelectorAll(".tag")].map((tag) => tag.textContent), ["late", "draft reply"]);
+    equal(rows[0].querySelectorAll(".tag").length, 0);
+  });
+}
