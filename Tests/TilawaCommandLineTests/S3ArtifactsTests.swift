@@ -233,7 +233,9 @@ struct S3ArtifactsTests {
         #expect(try state.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM submission") ?? 0 } == before)
         let staged = try await runProcess("/usr/bin/find", [state.stateDirectory + "/staging", state.stateDirectory + "/artifacts", "-type", "f"])
         #expect(staged.stdout.isEmpty, "\(staged.stdout)")
-        #expect(refused.elapsed < .seconds(20), "the store's refusal is said at once, not after the request's deadline: \(refused.elapsed)")
+        // Said when the store refuses, not after the S3 request's 120-s deadline: the bound only
+        // tells the two apart (a busy box may take many seconds; never a hundred).
+        #expect(refused.elapsed < .seconds(100), "the store's refusal is said at once, not after the request's deadline: \(refused.elapsed)")
         // A read the store cannot serve is the same problem, with the same Retry-After.
         let unserved = try await send("GET", daemon.port, "/v1/coaches/C01/photo", token: token)
         let unservedProblem = (try? JSONSerialization.jsonObject(with: unserved.body)) as? [String: Any]

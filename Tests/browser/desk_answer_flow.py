@@ -78,7 +78,9 @@ def main(argv):
         for when in ["opened again", "reloaded"]:
             wait(driver, lambda d: d.current_url.endswith("#/review/" + submission), f"the review's address, {when}")
             wait(driver, lambda d: d.find_element(By.ID, "answer-text").get_attribute("value") == ANSWER, f"the unsent answer back, {when}")
-            check("unsent answer is back" in driver.find_element(By.ID, "answer-status").text, f"the page does not say the answer is back, {when}")
+            # The sentence follows the field's value (the draft is read, then said): waited for, not read once.
+            wait(driver, lambda d: "unsent answer is back" in d.find_element(By.ID, "answer-status").text,
+                 f"the page saying the answer is back, {when}")
             if when == "opened again":
                 driver.execute_script("window.scrollTo(0, 0)")
                 screenshots(driver, shots, "review-answer-draft", show="reply")

@@ -48,11 +48,16 @@ def screenshots(driver, directory, name, show=None):
     driver.set_window_size(*SIZES["desktop"])
 
 
-def wait(driver, condition, what, seconds=30):
+# How long a wait may last before it counts as a hang: a detector only, never a verdict on speed
+# (a busy box stretches every step; issue 41). A caller's shorter `seconds` is raised to it.
+HANG_SECONDS = 180
+
+
+def wait(driver, condition, what, seconds=HANG_SECONDS):
     """`condition` once it holds, else None with a failure recorded. An element the page
     replaced meanwhile (the queue re-renders every few seconds) is looked for again."""
     try:
-        return WebDriverWait(driver, seconds, ignored_exceptions=[NoSuchElementException, StaleElementReferenceException]).until(condition)
+        return WebDriverWait(driver, max(seconds, HANG_SECONDS), ignored_exceptions=[NoSuchElementException, StaleElementReferenceException]).until(condition)
     except Exception:
         failures.append(f"timed out waiting for {what} (at {driver.current_url})")
         return None
