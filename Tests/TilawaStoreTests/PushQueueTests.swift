@@ -85,4 +85,46 @@ struct PushQueueTests {
         #expect(try await database.claimPushes(platform: .android, sender: "3@new", until: Self.at + 90, now: Self.at, limit: 1).isEmpty,
                 "a live sender's claim is kept")
     }
+
+    @Test("The devices re-read together are each as they stand now (one signed out, one with a new token); outcomes stored together are stored as one by one",
+          arguments: TestEngine.all)
+    func batchedRereadAndOutcomes(engine: TestEngine) async throws {
+        let store = try TestStore(engine)
+        defer { store.remove() }
+        let database = store.database
+        func device(_ id: String, token n: Int) -> Device {
+            Device(owner: .student, ownerId: "S1001", deviceId: id, platform: .ios, token: String(format: "%064x", n), environment: .production,
+                   locale: nil, appVersion: nil, registeredAt: Self.at, updatedAt: Self.at)
+        }
+        for (id, n) in [("phone", 1), ("tablet", 2), ("watch", 3)] { _ = try await database.registerDevice(device(id, token: n)) }
+        guard case .success = try await database.createAnnouncement(title: "Eid", body: "No lesson.", audience: .all, publishAt: Self.at, by: "ops", now: Self.at)
+        else {
+            Issue.record("not announced")
+            return
+        }
+        _ = try await database.publishDueAnnouncements(now: Self.at)
+        #expect(try await database.fanOutPushes(platforms: [.ios], programmeQuietHours: nil,
+                                                programmeZone: TimeZone(identifier: "America/New_York")!, now: Self.at) == 3)
+        let jobs = try await database.claimPushes(platform: .ios, sender: "node-a", until: Self.at + 90, now: Self.at, limit: 10)
+        #expect(Set(jobs.map(\.device.deviceId)) == ["phone", "tablet", "watch"])
+
+        #expect(try await database.removeDevice(owner: .student, ownerId: "S1001", deviceId: "tablet"))
+        _ = try await database.registerDevice(device("watch", token: 4))
+        let now = try await database.currentDevices(jobs.map(\.device))
+        #expect(Set(now.map(\.deviceId)) == ["phone", "watch"], "the signed-out tablet is missing")
+        #expect(now.first { $0.deviceId == "watch" }?.token == String(format: "%064x", 4), "the watch's new token")
+        #expect(now.first { $0.deviceId == "phone" }?.token == String(format: "%064x", 1))
+        #expect(try await database.currentDevices([]).isEmpty)
+
+        func job(_ id: String) throws -> PushJob { try #require(jobs.first { $0.device.deviceId == id }) }
+        try await database.finishPushes([(try job("phone"), .sent), (try job("tablet"), .dropped(error: "gone")),
+                                         (try job("watch"), .retry(at: Self.at + 120, error: "not sent"))], sender: "node-a", now: Self.at + 1)
+        let summary = try await database.pushSummary(now: Self.at + 2)
+        #expect(summary.pending == 1 && summary.sentLastDay == 1, "\(summary)")
+        #expect(try await database.claimPushes(platform: .ios, sender: "node-a", until: Self.at + 90, now: Self.at + 60, limit: 10).isEmpty,
+                "the retry waits for its time")
+        let again = try await database.claimPushes(platform: .ios, sender: "node-a", until: Self.at + 210, now: Self.at + 120, limit: 10)
+        #expect(again.map(\.device.deviceId) == ["watch"] && again.first?.attempts == 1)
+        #expect(again.first?.device.token == String(format: "%064x", 4), "claimed again with the new token")
+    }
 }

@@ -34,6 +34,31 @@ struct PushService: Service {
     let logger: Logger
     /// How the log names a device's owner.
     let pseudonyms: LogPseudonyms
+    /// The re-reads of the devices before their requests, one query for those asked together.
+    private let rechecks: Batched<Device, PushAnswer?>
+    /// The outcomes to store, one transaction for those that came together.
+    private let outcomes: Batched<(job: PushJob, outcome: AppDatabase.PushOutcome), Result<Void, any Error>>
+
+    init(database: AppDatabase, channels: [any PushChannel], options: Options, wakeup: WakeupSignal, metrics: TilawaMetrics,
+         clock: @escaping @Sendable () -> Date, logger: Logger, pseudonyms: LogPseudonyms) {
+        self.database = database
+        self.channels = channels
+        self.options = options
+        self.wakeup = wakeup
+        self.metrics = metrics
+        self.clock = clock
+        self.logger = logger
+        self.pseudonyms = pseudonyms
+        rechecks = Batched { devices in await Self.recheck(devices, in: database) }
+        outcomes = Batched { finished in
+            do {
+                try await database.finishPushes(finished, sender: EncodeJobRunner.workerIdentity, now: clock())
+                return finished.map { _ in .success(()) }
+            } catch {
+                return finished.map { _ in .failure(error) }
+            }
+        }
+    }
 
     func run() async throws {
         for channel in channels {
@@ -96,12 +121,17 @@ struct PushService: Service {
         try await withThrowingTaskGroup(of: (PushJob, PushAnswer).self) { group in
             func startNext() {
                 guard refusal == nil, let job = waiting.popFirst() else { return }
-                group.addTask { (job, await send(job, through: channel)) }
+                group.addTask {
+                    let answer = await send(job, through: channel)
+                    // Stored before the slot is free: together with the sends that answered
+                    // while the last outcomes were being written (`Batched`).
+                    try await record(job, answer)
+                    return (job, answer)
+                }
             }
             for _ in 0..<options.concurrency { startNext() }
-            while let (job, answer) = try await group.next() {
+            while let (_, answer) = try await group.next() {
                 if case let .channelRefused(reason) = answer { refusal = reason }
-                try await record(job, answer)
                 if waiting.isEmpty, lastClaimFull, refusal == nil, claims < Self.claimsPerRound {
                     waiting = try await claim()
                 }
@@ -135,19 +165,29 @@ struct PushService: Service {
     /// claim, not taken from a node already holding them). So: the device gone (an erasure, a
     /// sign-out) → `deviceGone`, nothing sent; its token replaced → `notSent`, the next claim
     /// takes the new one. What is left is the moment between this read and the request going
-    /// out, and a request already on its way when the erasure commits.
+    /// out, and a request already on its way when the erasure commits. The sends that ask
+    /// together share one query (`Batched`: each answer from a read begun after it asked).
     private func recheck(_ job: PushJob) async -> PushAnswer? {
-        let devices: [Device]
+        await rechecks.run(job.device)
+    }
+
+    /// `recheck`'s answer for each of `devices` from one read of their rows.
+    private static func recheck(_ devices: [Device], in database: AppDatabase) async -> [PushAnswer?] {
+        let current: [Device]
         do {
-            devices = try await database.devices(owner: job.device.owner, ownerId: job.device.ownerId)
+            current = try await database.currentDevices(devices)
         } catch {
-            return .notSent(reason: "cannot read the device before sending: \(error)")
+            return devices.map { _ in .notSent(reason: "cannot read the device before sending: \(error)") }
         }
-        guard let current = devices.first(where: { $0.deviceId == job.device.deviceId }) else { return .deviceGone }
-        guard current.platform == job.device.platform, current.token == job.device.token else {
-            return .notSent(reason: "the device's token was replaced after the delivery was claimed")
+        return devices.map { device in
+            guard let now = current.first(where: { $0.owner == device.owner && $0.ownerId == device.ownerId && $0.deviceId == device.deviceId }) else {
+                return .deviceGone
+            }
+            guard now.platform == device.platform, now.token == device.token else {
+                return .notSent(reason: "the device's token was replaced after the delivery was claimed")
+            }
+            return nil
         }
-        return nil
     }
 
     /// A reminder is worth showing until its deadline; anything else APNs may keep a day.
@@ -184,7 +224,7 @@ struct PushService: Service {
                 "owner": "\(job.device.owner.rawValue):\(pseudonyms.owner(job.device.owner, job.device.ownerId))", "device": "\(job.device.deviceId)",
             ])
         }
-        try await database.finishPush(job, outcome: outcome, sender: EncodeJobRunner.workerIdentity, now: now)
+        try await outcomes.run((job, outcome)).get()
     }
 
     /// A send that did not go through, at warning with its `kind`: `busy` (429, 5xx), how a

@@ -142,6 +142,22 @@ extension AppDatabase {
         try await engine.read { db in try Self.devices(db, owner: owner, ownerId: ownerId) }
     }
 
+    /// The rows as they stand now of the devices `devices` names (owner and device id), in one
+    /// query: those signed out or erased since are missing, a replaced token shows its new value.
+    public func currentDevices(_ devices: [Device]) async throws -> [Device] {
+        guard !devices.isEmpty else { return [] }
+        return try await engine.read { db in
+            var found: [Device] = []
+            // A few dozen at a time: one statement's placeholders stay far under either engine's limit.
+            for chunk in stride(from: 0, to: devices.count, by: 64).map({ devices[$0..<min($0 + 64, devices.count)] }) {
+                let match = Array(repeating: "(ownerKind = ? AND ownerId = ? AND deviceId = ?)", count: chunk.count).joined(separator: " OR ")
+                let arguments = chunk.flatMap { [$0.owner.rawValue, $0.ownerId, $0.deviceId] as [(any DatabaseValueConvertible)?] }
+                found += try Row.fetchAll(db, sql: "SELECT * FROM device WHERE \(match)", arguments: SQLArguments(arguments)).map(Device.init(row:))
+            }
+            return found
+        }
+    }
+
     static func devices(_ db: SQLSession, owner: Device.Owner, ownerId: String) throws -> [Device] {
         try Row.fetchAll(db, sql: "SELECT * FROM device WHERE ownerKind = ? AND ownerId = ? ORDER BY updatedAt DESC, deviceId",
                          arguments: [owner.rawValue, ownerId]).map(Device.init(row:))

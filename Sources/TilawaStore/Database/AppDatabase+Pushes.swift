@@ -198,32 +198,44 @@ extension AppDatabase {
     /// Records how `job` ended, ending `sender`'s claim; a claim another node took meanwhile
     /// (this one's ran out) is left to it.
     public func finishPush(_ job: PushJob, outcome: PushOutcome, sender: String, now: Date) async throws {
+        try await finishPushes([(job, outcome)], sender: sender, now: now)
+    }
+
+    /// Records how each of `finished` ended, in one transaction (all or none), as
+    /// `finishPush` would one by one: the sends that answered while the last was being
+    /// recorded cost one commit, not one each.
+    public func finishPushes(_ finished: [(job: PushJob, outcome: PushOutcome)], sender: String, now: Date) async throws {
+        guard !finished.isEmpty else { return }
         try await engine.write { db in
-            let key: [(any DatabaseValueConvertible)?] = [job.eventSeq, job.device.owner.rawValue, job.device.ownerId, job.device.deviceId, sender]
-            let mine = "eventSeq = ? AND ownerKind = ? AND ownerId = ? AND deviceId = ? AND sendingBy = ?"
-            switch outcome {
-            case .sent:
+            for (job, outcome) in finished { try Self.finishPush(db, job, outcome: outcome, sender: sender, now: now) }
+        }
+    }
+
+    static func finishPush(_ db: SQLSession, _ job: PushJob, outcome: PushOutcome, sender: String, now: Date) throws {
+        let key: [(any DatabaseValueConvertible)?] = [job.eventSeq, job.device.owner.rawValue, job.device.ownerId, job.device.deviceId, sender]
+        let mine = "eventSeq = ? AND ownerKind = ? AND ownerId = ? AND deviceId = ? AND sendingBy = ?"
+        switch outcome {
+        case .sent:
+            try db.execute(sql: """
+                UPDATE pushDelivery SET state = 'sent', sentAt = ?, attempts = attempts + 1, lastError = NULL, sendingBy = NULL, sendingUntil = NULL
+                WHERE \(mine)
+                """, arguments: SQLArguments([now] + key))
+        case let .retry(at, error):
+            try db.execute(sql: """
+                UPDATE pushDelivery SET nextAttemptAt = ?, attempts = attempts + 1, lastError = ?, sendingBy = NULL, sendingUntil = NULL
+                WHERE \(mine)
+                """, arguments: SQLArguments([at, String(error.prefix(500))] + key))
+        case let .dropped(error), let .unregistered(error):
+            try db.execute(sql: """
+                UPDATE pushDelivery SET state = 'dropped', attempts = attempts + 1, lastError = ?, sendingBy = NULL, sendingUntil = NULL
+                WHERE \(mine)
+                """, arguments: SQLArguments([String(error.prefix(500))] + key))
+            if case .unregistered = outcome {
+                // Only the row that still holds this token: a re-registration meanwhile stays.
                 try db.execute(sql: """
-                    UPDATE pushDelivery SET state = 'sent', sentAt = ?, attempts = attempts + 1, lastError = NULL, sendingBy = NULL, sendingUntil = NULL
-                    WHERE \(mine)
-                    """, arguments: SQLArguments([now] + key))
-            case let .retry(at, error):
-                try db.execute(sql: """
-                    UPDATE pushDelivery SET nextAttemptAt = ?, attempts = attempts + 1, lastError = ?, sendingBy = NULL, sendingUntil = NULL
-                    WHERE \(mine)
-                    """, arguments: SQLArguments([at, String(error.prefix(500))] + key))
-            case let .dropped(error), let .unregistered(error):
-                try db.execute(sql: """
-                    UPDATE pushDelivery SET state = 'dropped', attempts = attempts + 1, lastError = ?, sendingBy = NULL, sendingUntil = NULL
-                    WHERE \(mine)
-                    """, arguments: SQLArguments([String(error.prefix(500))] + key))
-                if case .unregistered = outcome {
-                    // Only the row that still holds this token: a re-registration meanwhile stays.
-                    try db.execute(sql: """
-                        DELETE FROM device WHERE ownerKind = ? AND ownerId = ? AND deviceId = ? AND platform = ? AND token = ?
-                        """, arguments: [job.device.owner.rawValue, job.device.ownerId, job.device.deviceId, job.device.platform.rawValue,
-                                         job.device.token])
-                }
+                    DELETE FROM device WHERE ownerKind = ? AND ownerId = ? AND deviceId = ? AND platform = ? AND token = ?
+                    """, arguments: [job.device.owner.rawValue, job.device.ownerId, job.device.deviceId, job.device.platform.rawValue,
+                                     job.device.token])
             }
         }
     }
