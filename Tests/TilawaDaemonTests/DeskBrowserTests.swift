@@ -24,7 +24,7 @@ struct DeskBrowserTests {
         return base + "/desk/login?token=" + String(try #require(issued.url.split(separator: "=").last))
     }
 
-    @Test("sign in by the link's button with the keyboard, the queue lists the coach's student, the oldest recording's review by keyboard (play, seek, 0.75×, ayahs in Arabic), a used link is refused, sign-out ends the session, another coach sees none of it; then an aligned recording: loop ayah 2, mark it, record a 5-s reply, send — the student's timeline shows that reply on that week with the mark")
+    @Test("sign in by the link's button with the keyboard, the queue lists the coach's student, the oldest recording's review by keyboard (play, seek, 0.75×, ayahs in Arabic), a used link is refused, sign-out ends the session, another coach sees none of it; then an aligned recording: loop ayah 2, mark it, record a 5-s reply, send — the student's timeline shows that reply on that week with the mark; the queue row's times in the coach's zone, the sentences while the queue or a recording loads, and Send and next opening the queue's next recording")
     func deskFlows() async throws {
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
@@ -48,9 +48,19 @@ struct DeskBrowserTests {
                                                  body: Data(buffer: try TestDaemon.fixture("recitation_fatiha_16k.wav")))
             #expect(newer.status == .created)
             let newerId = try #require(newer.json?["id"] as? String)
+            // Another of C01's students (S1005) a minute later: in the queue after both, before what the
+            // reply flow's student sends (a minute later still), so "Send and next" on it opens that.
+            daemon.clock.advance(by: 60)
+            let waiting = try await daemon.request(port: port, method: .post, "/v1/students/S1005/weeks/12/submissions",
+                                                   headers: try await daemon.headers(.student, "S1005", [.contentType: "audio/ogg"]),
+                                                   body: Data(buffer: try TestDaemon.fixture("speech.opus")))
+            #expect(waiting.status == .created)
+            let waitingId = try #require(waiting.json?["id"] as? String)
+            daemon.clock.advance(by: 60)
             // The review plays the encoded audio and draws its stored peaks: both are encoded first.
             #expect(await daemon.eventually { try daemon.runtime.database.submission(id: oldest)?.state == .awaitingFeedback })
             #expect(await daemon.eventually { try daemon.runtime.database.submission(id: newerId)?.state == .awaitingFeedback })
+            #expect(await daemon.eventually { try daemon.runtime.database.submission(id: waitingId)?.state == .awaitingFeedback })
             let base = "http://127.0.0.1:\(port)"
             let result = try await runProcess(Self.python, [Self.script("desk_flow.py"), base, try await Self.link(daemon, "C01", base: base),
                                                             try await Self.link(daemon, "C02", base: base), Self.shots, oldest], timeout: 600)
@@ -58,7 +68,7 @@ struct DeskBrowserTests {
 
             let reply = try await runProcess(Self.python, [
                 Self.script("desk_reply_flow.py"), base, try await Self.link(daemon, "C01", base: base), try await Self.link(daemon, "C02", base: base),
-                Self.shots, newerId, oldest, Self.microphone, try await daemon.token(.student, "S1003"),
+                Self.shots, newerId, oldest, Self.microphone, try await daemon.token(.student, "S1003"), waitingId,
             ], timeout: 600)
             #expect(reply.status == 0, "\(reply.stdout)\n\(reply.stderr)")
 
@@ -205,7 +215,7 @@ struct DeskBrowserTests {
         }
     }
 
-    @Test("an end-of-course reply is refused without a result (by the desk and the route) and stored with pass; a placing coach places an assessment from the desk")
+    @Test("a mark's spoken correction stays when the mark is edited, and reaches the student with the reply; an end-of-course reply is refused without a result (by the desk and the route) and stored with pass; a placing coach places an assessment from the desk")
     func endOfCourseAndPlacement() async throws {
         let daemon = try await TestDaemon(at: EndOfCourseRouteTests.week14)
         defer { daemon.remove() }
@@ -225,6 +235,7 @@ struct DeskBrowserTests {
             let base = "http://127.0.0.1:\(port)"
             let result = try await runProcess(Self.python, [
                 Self.script("desk_eoc_flow.py"), base, try await Self.link(daemon, "C01", base: base), Self.shots, eocId, assessmentId, Self.microphone,
+                try await daemon.token(.student, "S1001"),
             ], timeout: 600)
             #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
             let timeline = try await daemon.request(port: port, method: .get, "/v1/students/S1011/timeline", headers: try await daemon.headers(.student, "S1011"))

@@ -1,6 +1,7 @@
 """What the desk's browser flows share: Debian's headless Chromium driven by Selenium, the
 failures list each flow appends to, screenshots at a desktop's and a phone's size, waits that
 record what they waited for, and signing in by a login link's button."""
+import json
 import os
 import time
 
@@ -119,6 +120,55 @@ def fetch(driver, method, path, headers=None, body=None):
         fetch(path, {method, headers, body, credentials: 'same-origin'})
           .then(async (r) => done([r.status, (r.headers.get('Content-Type') || '').includes('json') ? await r.json() : null]))
           .catch((e) => done([0, String(e)]));""", method, path, headers or {}, body)
+
+
+# Holds the answers to the page's own requests (fetch) whose address matches a pattern until the
+# flow releases them: the page shows what it shows while a server is slow, for as long as the flow
+# looks at it (no latency racing the flow's polls). A function of the pattern, run in the page.
+HOLD = """(pattern) => {
+  if (!window.deskHolds) {
+    window.deskHolds = [];
+    const original = window.fetch.bind(window);
+    window.fetch = (input, init) => {
+      const address = String(input?.url ?? input);
+      const hold = window.deskHolds.find((h) => h.pattern.test(address));
+      const answer = original(input, init);
+      if (!hold) return answer;
+      hold.held += 1;
+      return answer.finally(() => hold.released);
+    };
+    window.deskRelease = () => window.deskHolds.splice(0).forEach((h) => h.release());
+  }
+  const hold = {pattern: new RegExp(pattern), held: 0};
+  hold.released = new Promise((resolve) => { hold.release = resolve; });
+  window.deskHolds.push(hold);
+}"""
+
+
+def hold(driver, pattern, every_page=False):
+    """Holds the page's answers from addresses matching `pattern` (a JavaScript regex) until
+    release(). With `every_page` each page opened from now on holds them from its first script
+    on, until unhold(driver, the id returned); else the page open now."""
+    source = f"({HOLD})({json.dumps(pattern)})"
+    if every_page:
+        return driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": source})["identifier"]
+    driver.execute_script(source)
+    return None
+
+
+def release(driver):
+    """The held answers reach the page, and later ones are not held."""
+    driver.execute_script("window.deskRelease?.()")
+
+
+def held(driver):
+    """How many of the page's requests are being held now."""
+    return driver.execute_script("return (window.deskHolds || []).reduce((sum, h) => sum + h.held, 0)")
+
+
+def unhold(driver, identifier):
+    """Pages opened from now on hold nothing (the end of hold(every_page=True))."""
+    driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": identifier})
 
 
 # The draft the page keeps for one recording (drafts.js: IndexedDB `tilawa-desk`, store `drafts`,

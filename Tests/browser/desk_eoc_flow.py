@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 """The coach's desk in a real browser: an end-of-course reply and a placement.
 
-Usage: desk_eoc_flow.py BASE_URL LOGIN_LINK SCREENSHOT_DIR EOC_SUBMISSION_ID ASSESSMENT_ID MICROPHONE_WAV
+Usage: desk_eoc_flow.py BASE_URL LOGIN_LINK SCREENSHOT_DIR EOC_SUBMISSION_ID ASSESSMENT_ID MICROPHONE_WAV STUDENT_TOKEN
 
 LOGIN_LINK signs in a placing coach whose queue holds an end-of-course recording
-(EOC_SUBMISSION_ID) and an unplaced student's placement assessment (ASSESSMENT_ID). Flows:
+(EOC_SUBMISSION_ID, by the student whose token is STUDENT_TOKEN) and an unplaced student's
+placement assessment (ASSESSMENT_ID). Flows:
 - the queue names both kinds (end-of-course, placement assessment);
 - a mark with a spoken correction recorded in place is listed with its audio;
+- that mark edited (another kind, a note): the form offers no new recording (a spoken correction
+  stays as it is: another is another mark), the list shows the new kind and note with the same
+  correction, after a reload too; the student gets the edited mark, correction and all, with the reply;
 - an end-of-course reply without a result is refused by the desk with a sentence (nothing
   sent), and by the route itself (422 `eoc_result_missing`); with "pass" it is stored and
   shown under the recording with its result;
@@ -20,7 +24,39 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select
 
-from desk_common import browser, check, failures, fetch, record, report, screenshots, sign_in, wait
+from desk_common import browser, check, click, failures, fetch, record, report, screenshots, sign_in, wait
+
+# The first mark of the list as the page shows it: its text, and where its spoken correction plays from.
+MARK_ROW = """const row = document.querySelector('#mark-list li');
+    return row && {text: row.innerText, correction: row.querySelector('audio')?.getAttribute('src') ?? null};"""
+EDITED = "The qalqalah on the dal is missing"
+
+
+def edit_correction_mark(driver, eoc):
+    """Edits the recording's one mark, which has a spoken correction: another kind and a note.
+    The correction stays (the desk and the route change a mark's moment, ayah, kind and note, never
+    its recording); the list shows the edit with the same correction, and so it does after a reload."""
+    before = driver.execute_script(MARK_ROW) or {}
+    check(click(driver, "#mark-list li .edit"), "the mark with a spoken correction offers no Edit")
+    wait(driver, lambda d: d.find_element(By.ID, "mark-add").text == "Save mark", "Edit to fill the form with the mark")
+    check(not driver.find_element(By.ID, "mark-record").is_displayed(), "editing a mark offers to record its correction again")
+    Select(driver.find_element(By.ID, "mark-kind")).select_by_value("tajweed")
+    field = driver.find_element(By.ID, "mark-text")
+    field.clear()
+    field.send_keys(EDITED)
+    driver.find_element(By.ID, "mark-add").click()
+    for when in ["once saved", "after a reload"]:
+        if when == "after a reload":
+            driver.refresh()
+        shown = wait(driver, lambda d: (lambda row: row if row and EDITED in row["text"] else None)(d.execute_script(MARK_ROW)),
+                     f"the edited mark listed {when}")
+        if shown:
+            check("Tajweed" in shown["text"], f"the edited mark's kind {when}: {shown['text']!r}")
+            check(shown["correction"] and shown["correction"] == before.get("correction"),
+                  f"the mark's spoken correction {when}: {shown['correction']!r}, was {before.get('correction')!r}")
+    notes = (fetch(driver, "GET", "/v1/submissions/" + eoc)[1] or {}).get("annotations") or []
+    check(len(notes) == 1 and notes[0].get("kind") == "tajweed" and notes[0].get("text") == EDITED and notes[0].get("audio") is not None,
+          f"the submission's marks after the edit: {notes}")
 
 
 def recorded_seconds(text):
@@ -30,7 +66,7 @@ def recorded_seconds(text):
 
 
 def main(argv):
-    base, link, shots, eoc, assessment, microphone = argv[1:7]
+    base, link, shots, eoc, assessment, microphone, student_token = argv[1:8]
     driver = browser(microphone=microphone)
     try:
         if not sign_in(driver, link, base):
@@ -61,6 +97,7 @@ def main(argv):
             check("/v1/annotations/" in (spoken.get_attribute("src") or ""), "the spoken correction does not play from its route")
         notes = (fetch(driver, "GET", "/v1/submissions/" + eoc)[1] or {}).get("annotations") or []
         check(len(notes) == 1 and notes[0].get("audio") is not None, f"the submission's marks: {notes}")
+        edit_correction_mark(driver, eoc)
 
         record(driver)
         driver.find_element(By.ID, "reply-send").click()
@@ -77,6 +114,13 @@ def main(argv):
         wait(driver, EC.visibility_of_element_located((By.ID, "reply-audio")), "the end-of-course reply once it is ready", seconds=120)
         replies = (fetch(driver, "GET", "/v1/submissions/" + eoc)[1] or {}).get("feedback") or [{}]
         check(replies[0].get("result") == "pass", f"the stored reply's result: {replies}")
+        # The student sees the marks once the reply is out: the edited one, with its correction.
+        student = {"Authorization": "Bearer " + student_token}
+        seen = wait(driver, lambda d: (fetch(d, "GET", "/v1/submissions/" + eoc, student)[1] or {}).get("annotations"),
+                    "the marks reaching the student with the reply") or []
+        check(len(seen) == 1 and seen[0].get("text") == EDITED and seen[0].get("kind") == "tajweed"
+              and "/v1/annotations/" in ((seen[0].get("audio") or {}).get("links") or {}).get("audio", ""),
+              f"the marks the student gets with the reply: {seen}")
 
         # A placement assessment: the placing coach places the student.
         driver.get(base + "/desk/#/review/" + assessment)

@@ -8,6 +8,13 @@ Flows, each asserted (exit 1 with one line per failure):
   coach's queue (the student's recording listed);
 - the whole sign-in and sign-out done with the keyboard alone (Tab, Enter);
 - the session cookie is HttpOnly (the page's script cannot read it);
+- the oldest recording's row, in a browser set to the programme's zone (America/New_York), says
+  exactly when it is due ("due Tue 10:00": a weekday and a 24-hour time), when it arrived
+  ("arrived Sun 22 Nov 10:00") and how long it is ("· 0:11 long"), each the queue route's own
+  instant in that zone (the fixture's: received Sunday 22 November 2026 10:00, due 48 h later);
+- while the queue or a recording loads (the server's answer held back), the page says so in a
+  sentence ("Loading the queue…", "Loading the recording…"), never a blank page or an error, and
+  what loads takes its place; a review's address opened afresh says it loads the recording;
 - the review, with the keyboard alone: Tab to the oldest recording's row, Enter opens its review
   (`#/review/<id>`) with the student, week and passage and the ayahs in Arabic (the basmala on
   its own line, the Tanzil attribution); Space plays (currentTime advances) and pauses; Tab to
@@ -35,6 +42,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 
 from desk_common import SIZES, audio, browser, check, failures, keys, report, screenshots, slider_value, tanzil, wait
+from desk_queue_checks import loading_flow, row_times
 
 # WCAG 2 contrast on the review (1.4.11, 3:1): each visible, enabled control's and card's border
 # against the first opaque background behind it, and each opaque pixel of the waveform's overview
@@ -351,10 +359,9 @@ def main(argv):
         check("Signed in as" in driver.find_element(By.ID, "who").text, "the desk does not say who is signed in")
         check(all(link.get_attribute("dir") == "auto" for link in driver.find_elements(By.CSS_SELECTOR, "#queue-list a.student")),
               "a student's name in the queue is not dir=auto")
-        first = rows[0].text if rows else ""
-        check("due " in first and "arrived " in first and " long" in first, f"the queue row does not say when it arrived, how long it is and when it is due: {first!r}")
         check(driver.execute_script("return document.cookie").find("tilawa_desk") < 0, "the session cookie is readable by script")
         screenshots(driver, shots, "queue")
+        row_times(driver, oldest)
 
         # Offline, the queue (read again every 5 s) says so in a sentence, never the browser's
         # "Failed to fetch"; online again, the sentence goes.
@@ -365,6 +372,7 @@ def main(argv):
             screenshots(driver, shots, "queue-offline")
         driver.delete_network_conditions()
         wait(driver, EC.invisibility_of_element_located((By.ID, "queue-error")), "the queue's sentence gone once online again")
+        loading_flow(driver, shots, oldest)
         review_flow(driver, base, shots, oldest)
         step_flow(driver, base, shots)
 

@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """The coach's desk in a real browser: a review ending in a reply recorded in place.
 
-Usage: desk_reply_flow.py BASE_URL LOGIN_LINK OTHER_COACH_LINK SCREENSHOT_DIR SUBMISSION_ID OTHER_SUBMISSION_ID MICROPHONE_WAV STUDENT_TOKEN
+Usage: desk_reply_flow.py BASE_URL LOGIN_LINK OTHER_COACH_LINK SCREENSHOT_DIR SUBMISSION_ID OTHER_SUBMISSION_ID MICROPHONE_WAV STUDENT_TOKEN WAITING_ID
 
 SUBMISSION_ID is an aligned recitation of Al-Fatiha (the isti'adha, then 1:1-7) that the
 coach answers; OTHER_SUBMISSION_ID another recording of the same student, never answered here.
 Chromium's fake microphone hears MICROPHONE_WAV; STUDENT_TOKEN is S1003's (the same coach's).
+WAITING_ID is a recording of another of the coach's students, received after SUBMISSION_ID and
+before anything S1003 sends (the queue's order: OTHER_SUBMISSION_ID, SUBMISSION_ID, WAITING_ID,
+then S1003's).
 Flows, each asserted, with the keyboard alone (Tab, Enter, typing; no clicks):
 - S1003 uploads a recording while the queue is open: it appears there without a reload;
 - the review lists the passage with its times (the help line: each ayah can be looped, or
@@ -17,7 +20,9 @@ Flows, each asserted, with the keyboard alone (Tab, Enter, typing; no clicks):
   Send, the answer lost on the way back: the desk says to send again; again: one reply, shown
   under this recording with its notes; the submission has exactly it;
 - leaving the review with the take unsent asks first; staying keeps the take;
-- "Send and next" on the last recording waiting stores the reply and says none follows;
+- "Send and next" on WAITING_ID stores its reply and opens the queue's next recording (S1003's,
+  named in the heading), the player taking the focus; on that one, the last waiting, it stores
+  the reply and says none follows;
 - a change without the CSRF token is 403 `csrf_token_missing`;
 - another coach's session: the recording is 404 (the desk says it is not found), a reply
   to it 404 even with that session's own CSRF token.
@@ -33,7 +38,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select
 
-from desk_common import audio, browser, check, failures, fetch, keys, report, screenshots, sign_in, wait
+from desk_common import audio, browser, check, failures, fetch, keys, record as record_take, report, screenshots, sign_in, wait
 
 
 def tab_to(driver, found, what, limit=60):
@@ -46,13 +51,19 @@ def tab_to(driver, found, what, limit=60):
     return False
 
 
+def page_said(driver):
+    """What the review's status lines say (when a send did not go as expected)."""
+    return driver.execute_script(
+        "return ['reply-status', 'player-status', 'review-error'].map((id) => document.getElementById(id).textContent).join(' | ')")
+
+
 def clock_seconds(text):
     minutes, seconds = text.split(":")[-2:]
     return int(minutes) * 60 + int(seconds.split(".")[0])
 
 
 def main(argv):
-    base, link, other_link, shots, submission, other_submission, microphone, student_token = argv[1:9]
+    base, link, other_link, shots, submission, other_submission, microphone, student_token, waiting = argv[1:10]
     driver = browser(microphone=microphone)
     try:
         if not sign_in(driver, link, base):
@@ -190,25 +201,34 @@ def main(argv):
         screenshots(driver, shots, "review-replied")
         screenshots(driver, shots, "marks-and-reply", show="marks")
 
-        # "Send and next" on S1003's recording, the last one waiting: the reply is stored and the
-        # page says no recording follows (J's own test steps between recordings: desk_flow.py).
+        # "Send and next" on WAITING_ID, with S1003's recording after it in the queue: the reply is
+        # stored and S1003's review opens, the player taking the focus (J's own test: desk_flow.py).
+        # Then on S1003's, the last one waiting: the reply is stored and the page says none follows.
         if created[0] == 201:
-            driver.get(base + "/desk/#/review/" + created[1])
-            record = wait(driver, EC.element_to_be_clickable((By.ID, "reply-record")), "the second review's record button")
-            if record:
-                record.click()
-                wait(driver, lambda d: record.text == "Stop recording", "the second take's recording to start")
+            driver.get(base + "/desk/#/review/" + waiting)
+            if wait(driver, EC.element_to_be_clickable((By.ID, "reply-record")), "the record button of the recording before the last"):
                 # Four seconds: a take of "2 s" on the page may be just under the 2-s minimum the route enforces.
-                wait(driver, lambda d: clock_seconds(d.find_element(By.ID, "reply-clock").text) >= 4, "four seconds of a second take")
-                record.click()
-                wait(driver, EC.visibility_of_element_located((By.ID, "reply-preview")), "the second take to listen to")
+                record_take(driver, seconds=4)
                 driver.find_element(By.ID, "reply-send-next").click()
-                if not wait(driver, EC.visibility_of_element_located((By.ID, "reply-sent")), "the second reply stored by Send and next", seconds=60):
-                    failures.append("the page said: " + driver.execute_script(
-                        "return ['reply-status', 'player-status', 'review-error'].map((id) => document.getElementById(id).textContent).join(' | ')"))
+                if not wait(driver, lambda d: d.current_url.endswith("#/review/" + created[1]), "Send and next to open the queue's next recording", seconds=60):
+                    failures.append("the page said: " + page_said(driver))
+                    screenshots(driver, shots, "send-and-next-to-next-failed")
+                wait(driver, lambda d: d.find_element(By.ID, "review-body").is_displayed()
+                     and d.find_element(By.ID, "review-title").text == "Al-Amin, Zaynab", "the next recording's review, named for its student (S1003)")
+                wait(driver, lambda d: d.switch_to.active_element.get_attribute("id") == "play", "the player to take the focus after Send and next")
+                wait(driver, lambda d: len((fetch(d, "GET", "/v1/submissions/" + waiting)[1] or {}).get("feedback") or []) == 1,
+                     "the reply Send and next stored before moving on, on its submission once encoded", seconds=120)
+            if not driver.current_url.endswith("#/review/" + created[1]):  # there already, unless the step above failed
+                driver.get(base + "/desk/#/review/" + created[1])
+            if wait(driver, EC.element_to_be_clickable((By.ID, "reply-record")), "the last review's record button"):
+                record_take(driver, seconds=4)
+                driver.find_element(By.ID, "reply-send-next").click()
+                if not wait(driver, EC.visibility_of_element_located((By.ID, "reply-sent")), "the last reply stored by Send and next", seconds=60):
+                    failures.append("the page said: " + page_said(driver))
                     screenshots(driver, shots, "send-and-next-failed")
                 wait(driver, lambda d: "last recording waiting" in d.find_element(By.ID, "player-status").text,
                      "Send and next on the last recording to say none follows")
+                check(driver.current_url.endswith("#/review/" + created[1]), "Send and next on the last recording left its review")
                 wait(driver, lambda d: len((fetch(d, "GET", "/v1/submissions/" + created[1])[1] or {}).get("feedback") or []) == 1,
                      "the reply Send and next stored, on its submission once encoded", seconds=120)
 

@@ -33,6 +33,7 @@ async function refreshQueue() {
 
 function showSignedOut() {
   clearInterval(state.timer);
+  $("loading").hidden = true;
   closeReview(state.review);
   state.review = null;
   state.session = null;
@@ -130,6 +131,7 @@ async function route() {
     closeReview(state.review);
     state.review = newReview(target.id);
     state.lastReviewed = target.id;
+    $("loading").hidden = true;
     $("queue").hidden = true;
     $("review").hidden = false;
     document.title = "Review — Tilawa desk";
@@ -150,9 +152,21 @@ async function route() {
   closeReview(state.review);
   state.review = null;
   $("review").hidden = true;
-  $("queue").hidden = false;
   document.title = "Tilawa — coach's desk";
-  await refreshQueue();
+  if (state.queue) {
+    // Its last rows at once; those read again replace them.
+    $("queue").hidden = false;
+    await refreshQueue();
+  } else {
+    // Nothing read yet: the page says it is loading until the queue (or its error) is there.
+    showLoading("Loading the queue…");
+    await refreshQueue();
+    $("loading").hidden = true;
+    // Signed out meanwhile (refreshQueue showed that page), or a review opened: the queue stays hidden.
+    if (!state.session || state.review) return;
+    $("queue").hidden = false;
+  }
+  if (!state.session || state.review) return;
   // Back from a review: the focus returns to the row it was opened from.
   if (state.lastReviewed) {
     document.querySelector(`#queue-list li[data-submission="${CSS.escape(state.lastReviewed)}"] a.open`)?.focus();
@@ -162,18 +176,32 @@ async function route() {
   state.timer = setInterval(refreshQueue, 5000);
 }
 
+/** The page's sentence while what it shows first is read (index.html shows it from the start). */
+function showLoading(text) {
+  $("loading").textContent = text;
+  $("loading").hidden = false;
+}
+
 async function start() {
+  const opening = parseRoute(location.hash).view;
+  showLoading(opening === "review" ? "Loading the recording…" : "Loading the queue…");
   try {
     state.session = await api.session();
   } catch (error) {
-    $("who").textContent = error.message;
+    // The sentence (the server cannot be reached…) in place of the loading one.
+    showLoading(error.message);
+    $("loading").className = "error";
     return;
   }
   if (!state.session) return showSignedOut();
   $("who").replaceChildren("Signed in as ", typed(state.session.coach_name ?? state.session.coach_id, "", "bdi"));
   $("signout").hidden = false;
-  // Under a review's address the queue comes first: the review names the student from it.
-  if (parseRoute(location.hash).view === "review") await refreshQueue();
+  // Under a review's address the queue comes first: the review names the student from it (and
+  // says it is loading the recording meanwhile, review.js).
+  if (opening === "review") {
+    await refreshQueue();
+    $("loading").hidden = true;
+  }
   await route();
 }
 

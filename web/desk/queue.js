@@ -1,5 +1,6 @@
 // The coach's queue: overdue first, then by when the reply is due (the route itself is
-// oldest-first); times in the browser's own zone. Rendered with DOM nodes, never HTML strings.
+// oldest-first); times in the browser's own zone (the coach's), on a 24-hour clock ("due Mon
+// 18:00", "arrived Sun 15 Mar 09:30"). Rendered with DOM nodes, never HTML strings.
 // Each row's student name is a link to the recording's review (`#/review/<id>`); the link
 // covers the whole row (CSS), so a click anywhere on it or Enter on the link opens it.
 
@@ -20,6 +21,23 @@ export function timeLeft(dueAt, now = Date.now()) {
   const span = Math.abs(minutes);
   const text = span >= 1440 ? `${Math.round(span / 1440)} d` : span >= 60 ? `${Math.round(span / 60)} h` : `${span} min`;
   return minutes >= 0 ? `${text} left` : `${text} overdue`;
+}
+
+/**
+ * The queue's clock: an instant's weekday, day, month and 24-hour time in `timeZone` (the
+ * browser's own when not given), in the page's English whatever the browser's language.
+ */
+export function timeFormat(timeZone) {
+  return new Intl.DateTimeFormat("en-US", {
+    weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone,
+  });
+}
+
+/** An instant as a queue row says it with `format` (timeFormat's): "Mon 18:00"; with `date`, "Mon 16 Mar 18:00". */
+export function timeLabel(format, instant, { date = false } = {}) {
+  const part = Object.fromEntries(format.formatToParts(new Date(instant)).map(({ type, value }) => [type, value]));
+  const time = `${part.hour}:${part.minute}`;
+  return date ? `${part.weekday} ${part.day} ${part.month} ${time}` : `${part.weekday} ${time}`;
 }
 
 /** The review's address for a submission. */
@@ -49,7 +67,7 @@ export function queueNeighbours(items, id) {
 export function renderQueue(list, items, { now = Date.now(), drafts = new Set() } = {}) {
   // A refresh must not take the focus from the row the coach is on.
   const focused = list.contains(document.activeElement) ? document.activeElement.closest("li")?.dataset.submission : null;
-  const formatter = new Intl.DateTimeFormat(undefined, { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" });
+  const format = timeFormat();
   list.replaceChildren(...sortQueue(items).map((item) => {
     const submission = item.submission;
     const row = element("li", item.overdue ? "overdue" : "");
@@ -65,14 +83,14 @@ export function renderQueue(list, items, { now = Date.now(), drafts = new Set() 
     const due = element("span", "due" + (item.overdue ? " overdue" : ""));
     due.append(element("span", "", timeLeft(item.due_at, now)));
     due.append(document.createElement("br"));
-    const when = element("time", "", `due ${formatter.format(new Date(item.due_at))}`);
+    const when = element("time", "", `due ${timeLabel(format, item.due_at)}`);
     when.dateTime = item.due_at;
     due.append(when);
     row.append(student, due, week);
     if (submission.passage) row.append(element("span", "week", submission.passage));
     // When it came in, and how long it is.
     const arrived = element("span", "week arrived");
-    const at = element("time", "", `arrived ${formatter.format(new Date(submission.received_at))}`);
+    const at = element("time", "", `arrived ${timeLabel(format, submission.received_at, { date: true })}`);
     at.dateTime = submission.received_at;
     arrived.append(at);
     if (Number.isFinite(submission.duration_seconds)) arrived.append(` · ${clock(submission.duration_seconds)} long`);

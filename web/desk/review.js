@@ -57,16 +57,21 @@ export async function openReview(api, review, { studentName, session, queueItem 
   $("review-passage").textContent = "";
   $("review-siblings").hidden = true;
   $("ayah-list").replaceChildren();
+  // Until the recording is read the page says so (the heading already names the student).
+  $("review-loading").hidden = false;
   try {
     review.submission = await api.get(`/v1/submissions/${encodeURIComponent(review.id)}`);
   } catch (error) {
+    if (signal.aborted) return; // the coach left this review meanwhile: the one open now says its own
+    $("review-loading").hidden = true;
     $("review-error").textContent = error instanceof ApiError && error.status === 404
       ? "This recording was not found among your students' recordings: it may have been withdrawn, or belong to another coach's student."
-      : error instanceof ApiError ? error.message : String(error);
+      : error instanceof ApiError ? error.message : "The desk could not read this recording's details; reload the page to try again.";
     $("review-error").hidden = false;
     return;
   }
   if (signal.aborted) return;
+  $("review-loading").hidden = true;
   const submission = review.submission;
   $("review-body").hidden = false;
   renderHeader(submission, queueItem, studentName);

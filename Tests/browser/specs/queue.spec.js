@@ -1,7 +1,7 @@
 // queue.js: the queue's order (overdue first, then by when the reply is due), the time left
-// as the row says it, the review's address, and the recordings either side of one.
+// and the times as the row says them, the review's address, and the recordings either side of one.
 async ({ spec, load, equal, same, ok }) => {
-  const { parseRoute, queueNeighbours, renderQueue, reviewHash, sortQueue, timeLeft } = await load("queue.js");
+  const { parseRoute, queueNeighbours, renderQueue, reviewHash, sortQueue, timeFormat, timeLabel, timeLeft } = await load("queue.js");
 
   const now = Date.parse("2026-03-02T10:00:00Z");
   const at = (minutes) => new Date(now + minutes * 60000).toISOString();
@@ -21,6 +21,16 @@ async ({ spec, load, equal, same, ok }) => {
     equal(timeLeft(at(-60), now), "1 h overdue");
     equal(timeLeft(at(-45), now), "45 min overdue");
     equal(timeLeft(at(-3 * 1440), now), "3 d overdue");
+  });
+
+  spec("timeLabel: a deadline as its weekday and 24-hour time, an arrival with its day and month too, in the zone given", () => {
+    const newYork = timeFormat("America/New_York");
+    equal(timeLabel(newYork, "2026-11-24T15:00:00Z"), "Tue 10:00");
+    equal(timeLabel(newYork, "2026-11-24T23:30:00Z"), "Tue 18:30", "afternoons on a 24-hour clock");
+    equal(timeLabel(newYork, "2026-11-23T05:05:00Z"), "Mon 00:05", "midnight is 00, never 24");
+    equal(timeLabel(newYork, "2026-11-22T15:00:00Z", { date: true }), "Sun 22 Nov 10:00");
+    equal(timeLabel(timeFormat("UTC"), "2026-09-07T09:00:00Z", { date: true }), "Mon 7 Sep 09:00");
+    equal(timeLabel(timeFormat("Asia/Riyadh"), "2026-11-24T15:00:00Z"), "Tue 18:00", "the same instant in another zone");
   });
 
   spec("sortQueue: overdue first, then the soonest due; the list given is left as it was", () => {
@@ -59,7 +69,9 @@ async ({ spec, load, equal, same, ok }) => {
     equal(waiting.firstChild.textContent, "2 h left");
     const due = waiting.querySelector("time");
     equal(due.dateTime, at(90));
-    ok(due.textContent.startsWith("due "), due.textContent);
+    ok(/^due (Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d\d:\d\d$/.test(due.textContent), due.textContent);
+    ok(/^arrived (Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{1,2} [A-Z][a-z]{2} \d\d:\d\d$/.test(rows[1].querySelector(".arrived time").textContent),
+      rows[1].querySelector(".arrived time").textContent);
     equal(rows[1].querySelector("a.open").getAttribute("href"), "#/review/A");
     same([...rows[1].querySelectorAll(".tag")].map((tag) => tag.textContent), ["late", "draft reply"]);
     equal(rows[0].querySelectorAll(".tag").length, 0);
