@@ -209,6 +209,8 @@ def main(argv):
             if wait(driver, EC.element_to_be_clickable((By.ID, "reply-record")), "the record button of the recording before the last"):
                 # Four seconds: a take of "2 s" on the page may be just under the 2-s minimum the route enforces.
                 record_take(driver, seconds=4)
+                # "p of m waiting" here; on the next one the answered recording no longer counts.
+                waiting_count = int(driver.find_element(By.ID, "queue-position").text.split(" of ")[1].split()[0])
                 driver.find_element(By.ID, "reply-send-next").click()
                 if not wait(driver, lambda d: d.current_url.endswith("#/review/" + created[1]), "Send and next to open the queue's next recording", seconds=60):
                     failures.append("the page said: " + page_said(driver))
@@ -216,6 +218,9 @@ def main(argv):
                 wait(driver, lambda d: d.find_element(By.ID, "review-body").is_displayed()
                      and d.find_element(By.ID, "review-title").text == "Al-Amin, Zaynab", "the next recording's review, named for its student (S1003)")
                 wait(driver, lambda d: d.switch_to.active_element.get_attribute("id") == "play", "the player to take the focus after Send and next")
+                left = waiting_count - 1
+                wait(driver, lambda d: d.find_element(By.ID, "queue-position").text == f"{left} of {left} waiting",
+                     f"the answered recording out of the count ({left} of {left} waiting): Previous never goes back to it")
                 wait(driver, lambda d: len((fetch(d, "GET", "/v1/submissions/" + waiting)[1] or {}).get("feedback") or []) == 1,
                      "the reply Send and next stored before moving on, on its submission once encoded", seconds=120)
             if not driver.current_url.endswith("#/review/" + created[1]):  # there already, unless the step above failed

@@ -224,8 +224,14 @@ $("signout").addEventListener("click", async () => {
 window.addEventListener("hashchange", route);
 $("next-recording").addEventListener("click", () => step(1));
 $("prev-recording").addEventListener("click", () => step(-1));
-// "Send and next" (reply.js): the reply is stored, on to the next recording.
-document.addEventListener("desk:next", () => step(1));
+// "Send and next" (reply.js): the reply is stored, on to the next recording; the one answered
+// leaves the queue as read (Previous never goes back to it, the count is one less) until the
+// queue is read again.
+document.addEventListener("desk:next", () => {
+  const answered = state.review?.id;
+  step(1);
+  if (state.queue && answered) state.queue.items = state.queue.items.filter((item) => item.submission.id !== answered);
+});
 // `J` next, `K` previous, in any keyboard layout, while a review is open and no text field has the keys.
 document.addEventListener("keydown", (event) => {
   if (!state.review || event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || typingIn(event.target)) return;
