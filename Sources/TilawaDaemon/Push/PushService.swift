@@ -103,14 +103,15 @@ struct PushService: Service {
     /// killed meanwhile sends again only what was in flight), and the next few claimed as soon
     /// as those claimed are all started — never a wave that waits for its slowest send. A claim
     /// takes at most `concurrency` deliveries, so none waits for a slot longer than one send
-    /// (a send, a token exchange and a second send: 90 s at most) and its 120-s lease holds.
+    /// (a send, a token exchange and a second send: 90 s at most), then takes as long itself:
+    /// its lease (`leaseSeconds`) outlasts both.
     private func sendDue(_ channel: any PushChannel) async throws -> Round {
         var claims = 0
         var lastClaimFull = false
         func claim() async throws -> ArraySlice<PushJob> {
             let now = clock()
             let jobs = try await database.claimPushes(platform: channel.platform, sender: EncodeJobRunner.workerIdentity,
-                                                      until: now.addingTimeInterval(120), now: now, limit: options.concurrency)
+                                                      until: now.addingTimeInterval(Self.leaseSeconds), now: now, limit: options.concurrency)
             claims += 1
             lastClaimFull = jobs.count == options.concurrency
             return jobs[...]
@@ -145,6 +146,11 @@ struct PushService: Service {
         }
         return lastClaimFull ? .more : .done
     }
+
+    /// How long a claim is this node's before another may take it: a wait for a slot and the
+    /// send itself, 90 s each at worst (`sendDue`), with room to spare. At 120 s a send held that
+    /// long could be claimed and sent by another node while this one's request was still out.
+    static let leaseSeconds: TimeInterval = 240
 
     /// Claims of one channel in one round: then the round ends, so that new events are fanned
     /// out and the other channel takes its turn while a long unlock is being sent.
