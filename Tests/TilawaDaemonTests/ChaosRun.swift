@@ -65,19 +65,20 @@ struct ChaosRun: Sendable {
     func postgresRestarts() async throws -> String {
         let (a, b) = (self.a, self.b)
         let name = "PostgreSQL restarted twice" + tag
+        var recoveries: [Recovery] = []
         try await phase(name, route: { $0 % 2 == 0 ? a : b }) {
             await awaitAccepted(after: 0)
             log.setFault(true)
             for _ in 0..<2 {
                 let before = log.acceptedUploads(in: name)
                 try await postgres.restart()
-                await awaitAccepted(after: before)
+                recoveries.append(await recovery(since: .now, uploadsBefore: before))
             }
             log.setFault(false)
             try await Task.sleep(for: settings.calm)
         }
         let line = "while PostgreSQL restarted twice, uploads were answered \(log.faultSummary(in: name, kind: .upload)); "
-            + "replies \(log.faultSummary(in: name, kind: .reply))"
+            + "replies \(log.faultSummary(in: name, kind: .reply)); after each restart \(recoveries.map(\.description).joined(separator: ", then "))"
         try await expectInvariants(after: name)
         return line
     }
@@ -93,11 +94,17 @@ struct ChaosRun: Sendable {
         let earlier = log.accepted(.upload).first
         var readyAnswers: [String: Int] = [:]
         var stopped = Duration.zero
+        var recovered = Recovery.never
+        var stoppingTook = Duration.zero
         try await phase(name, route: { $0 % 2 == 0 ? a : b }) {
             await awaitAccepted(after: 0)
-            log.setFault(true)
+            // The fault counts from when every server of the store has exited: while they stop
+            // (SIGTERM, up to 10 s) a proxy still answers on the connections it holds.
+            let stopping = ContinuousClock.now
             try await s3.pause()
             let began = ContinuousClock.now
+            stoppingTook = began - stopping
+            log.setFault(true)
             do {
                 repeat {
                     if let earlier, let id = earlier.id {
@@ -116,15 +123,14 @@ struct ChaosRun: Sendable {
             }
             try await s3.resume()
             stopped = ContinuousClock.now - began
-            let before = log.acceptedUploads(in: name)
-            await awaitAccepted(after: before)
+            recovered = await recovery(since: .now, uploadsBefore: log.acceptedUploads(in: name))
             log.setFault(false)
             try await Task.sleep(for: settings.calm)
         }
         let ready = readyAnswers.sorted { $0.value > $1.value }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ")
-        let line = "while the S3 store was stopped for \(stopped.components.seconds) s, students' uploads were answered "
+        let line = "while the S3 store was stopped for \(stopped.components.seconds) s (its servers took \(Recovery.seconds(stoppingTook)) to exit), students' uploads were answered "
             + "\(log.faultSummary(in: name, kind: .upload)); playing an earlier recording: \(log.faultSummary(in: name, kind: .playback)); "
-            + "the balancer's /readyz: \(ready)"
+            + "the balancer's /readyz: \(ready); once it was started again \(recovered)"
         #expect(refusedUploadDuringFault(in: name), "no upload was refused while the S3 store was stopped: \(line)")
         // Asked only while the store was stopped: the node stays in rotation, saying what fails.
         #expect(!readyAnswers.isEmpty && readyAnswers.keys.allSatisfy { $0 == Self.storeDegraded },
@@ -141,6 +147,7 @@ struct ChaosRun: Sendable {
         let b = self.b
         let name = "state directory full" + tag
         var full = Duration.zero
+        var recovered = Recovery.never
         try await phase(name, route: { _ in b }, replyNode: b) {
             await awaitAccepted(after: 0, by: b)
             log.setFault(true)
@@ -157,12 +164,12 @@ struct ChaosRun: Sendable {
             }
             try FileManager.default.removeItem(atPath: filler)
             full = ContinuousClock.now - began
-            let before = log.acceptedUploads(in: name, by: b.name)
-            await awaitAccepted(after: before, by: b)
+            recovered = await recovery(since: .now, uploadsBefore: log.acceptedUploads(in: name, by: b.name), by: b)
             log.setFault(false)
             try await Task.sleep(for: settings.calm)
         }
-        let line = "with b's state directory full for \(full.components.seconds) s, its uploads were answered \(log.faultSummary(in: name, kind: .upload))"
+        let line = "with b's state directory full for \(full.components.seconds) s, its uploads were answered \(log.faultSummary(in: name, kind: .upload)); "
+            + "once it was freed \(recovered)"
         #expect(refusedUploadDuringFault(in: name, by: b), "b refused nothing while its disk was full: \(line)")
         try await expectInvariants(after: name)
         return line
@@ -176,6 +183,7 @@ struct ChaosRun: Sendable {
         var held: [Int64] = []
         var takenOver = false
         var stopped = Duration.zero
+        var recovered = Recovery.never
         try await phase(name, route: { $0 % 2 == 0 ? a : b }) {
             // Only a stop while a holds a job tests the leases: a is stopped as soon as one of its
             // workers holds one (or after its sixth recording, should b's take every job first).
@@ -194,8 +202,7 @@ struct ChaosRun: Sendable {
             }
             a.process.process.signal(SIGCONT)
             stopped = ContinuousClock.now - began
-            let before = log.acceptedUploads(in: name, by: a.name)
-            await awaitAccepted(after: before, by: a)
+            recovered = await recovery(since: .now, uploadsBefore: log.acceptedUploads(in: name, by: a.name), by: a)
             log.setFault(false)
             try await Task.sleep(for: settings.calm)
         }
@@ -203,7 +210,7 @@ struct ChaosRun: Sendable {
         try await expectInvariants(after: name)
         let fenced = a.process.log.components(separatedBy: "under a lost lease").count - 1
         return "node a stopped for \(stopped.components.seconds) s holding \(held.count) jobs, which b did meanwhile; "
-            + "\(fenced) of a's writes so far refused under a lost lease"
+            + "\(fenced) of a's writes so far refused under a lost lease; once it was continued \(recovered)"
     }
 
     // MARK: Phases
@@ -258,6 +265,40 @@ struct ChaosRun: Sendable {
     func awaitAccepted(after already: Int, by node: SoakNode? = nil) async {
         let phase = log.phase
         _ = await eventually { log.acceptedUploads(in: phase, by: node?.name) > already }
+    }
+
+    /// How long a node took to serve again after a fault was undone: to `/readyz` `200 ok`
+    /// (every node, or `node`), and to the next recording taken — the phones' part of that is
+    /// the Retry-After they were told to wait.
+    struct Recovery: CustomStringConvertible {
+        var ready: Duration?
+        var accepted: Duration?
+        static let never = Recovery(ready: nil, accepted: nil)
+
+        static func seconds(_ duration: Duration?) -> String {
+            guard let duration else { return "never" }
+            let (whole, atto) = duration.components
+            return String(format: "%.1f s", Double(whole) + Double(atto) / 1e18)
+        }
+
+        var description: String {
+            let seconds = Self.seconds
+            return "ready again after \(seconds(ready)), the next recording taken after \(seconds(accepted))"
+        }
+    }
+
+    /// Measures `Recovery` from `undone`, the moment the fault ended; `uploadsBefore` the
+    /// recordings taken so far in the phase (of `node`, when one is named).
+    func recovery(since undone: ContinuousClock.Instant, uploadsBefore: Int, by node: SoakNode? = nil) async -> Recovery {
+        var whole = true
+        for each in node.map({ [$0] }) ?? nodes {
+            let answer = await readinessOnceOK(of: each)
+            whole = whole && answer == "200 ok"
+        }
+        let ready = whole ? ContinuousClock.now - undone : nil
+        let phase = log.phase
+        let taken = await eventually { log.acceptedUploads(in: phase, by: node?.name) > uploadsBefore }
+        return Recovery(ready: ready, accepted: taken ? ContinuousClock.now - undone : nil)
     }
 
     /// Whether `node`, or any node, refused an upload for the fault (503 or 507) while `phase`'s
