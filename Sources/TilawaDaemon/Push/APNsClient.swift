@@ -12,6 +12,17 @@ struct APNsClient: PushChannel {
     let settings: TilawaConfiguration.APNs
     let tokens: APNsProviderToken
     let http: HTTPClient
+    /// The requests made lately (`APNsNotification.make` is a function of these and the topic).
+    let notifications = Memo<NotificationKey, APNsNotification>()
+
+    /// What an APNs request is made from besides the client's own settings: the stored event
+    /// (its payload as stored, so an event rewritten since — an erasure strips it — is made anew).
+    struct NotificationKey: Hashable, Sendable {
+        var eventId: String
+        var payload: Data
+        var badge: Int?
+        var expiresAt: Date
+    }
 
     /// The client `settings` name: its key read (`ConfigurationError` naming `push.apns.key_file`
     /// when it cannot be), its connections trusting `ca_file` besides the system's roots.
@@ -28,7 +39,11 @@ struct APNsClient: PushChannel {
     var identity: Logger.Metadata { ["key_id": "\(settings.keyId)", "topic": "\(settings.topic)"] }
 
     func deliver(_ job: PushJob, event: EventPayload, expiresAt: Date, recheck: @Sendable () async -> PushAnswer?) async -> PushAnswer {
-        let notification = APNsNotification.make(eventId: job.eventId, payload: event, topic: settings.topic, badge: job.badge, expiresAt: expiresAt)
+        // One event's request differs between its devices only by the badge: made once for each.
+        let key = NotificationKey(eventId: job.eventId, payload: job.payload, badge: job.badge, expiresAt: expiresAt)
+        let notification = notifications.value(for: key) {
+            APNsNotification.make(eventId: job.eventId, payload: event, topic: settings.topic, badge: job.badge, expiresAt: expiresAt)
+        }
         // The provider token is Apple's business: dated by the wall clock, never the programme's.
         let used = try? tokens.token(now: Date())
         let answer = await send(notification, to: job.device, now: Date(), recheck: recheck)

@@ -38,6 +38,8 @@ struct PushService: Service {
     private let rechecks: Batched<Device, PushAnswer?>
     /// The outcomes to store, one transaction for those that came together.
     private let outcomes: Batched<(job: PushJob, outcome: AppDatabase.PushOutcome), Result<Void, any Error>>
+    /// The events' payloads as read lately (nil: unreadable), by their stored bytes.
+    private let payloads = Memo<Data, EventPayload?>()
 
     init(database: AppDatabase, channels: [any PushChannel], options: Options, wakeup: WakeupSignal, metrics: TilawaMetrics,
          clock: @escaping @Sendable () -> Date, logger: Logger, pseudonyms: LogPseudonyms) {
@@ -157,7 +159,8 @@ struct PushService: Service {
     static let claimsPerRound = 64
 
     private func send(_ job: PushJob, through channel: any PushChannel) async -> PushAnswer {
-        guard let payload = try? EventPayload.decode(job.payload) else {
+        // The stored payload, decoded once for all the devices it goes to.
+        guard let payload = payloads.value(for: job.payload, { try? EventPayload.decode(job.payload) }) else {
             return .refused(reason: "the event's payload cannot be read")
         }
         return await channel.deliver(job, event: payload, expiresAt: Self.expiry(of: payload, type: job.eventType),

@@ -122,19 +122,25 @@ extension AppDatabase {
                 ORDER BY nextAttemptAt, eventSeq LIMIT ?\(db.skipLocked)
                 """, arguments: [now, now, platform.rawValue, limit])
             var jobs: [PushJob] = []
+            // The claim's jobs share a few events (a week's unlock: one): each read and checked once.
+            var events: [Int64: (record: EventRecord, movedAway: Bool)?] = [:]
             for row in rows {
                 let seq: Int64 = row["eventSeq"], kind: String = row["ownerKind"], ownerId: String = row["ownerId"], deviceId: String = row["deviceId"]
                 let key: SQLArguments = [seq, kind, ownerId, deviceId]
+                if events[seq] == nil {
+                    events[seq] = try EventRecord.fetchOne(db, sql: "SELECT * FROM event WHERE seq = ?", arguments: [seq])
+                        .map { ($0, try Self.aboutReplyMovedAway(db, $0)) }
+                }
                 guard let deviceRow = try Row.fetchOne(db, sql: "SELECT * FROM device WHERE ownerKind = ? AND ownerId = ? AND deviceId = ?",
                                                        arguments: [kind, ownerId, deviceId]),
-                      let event = try EventRecord.fetchOne(db, sql: "SELECT * FROM event WHERE seq = ?", arguments: [seq]) else {
+                      let (event, movedAway) = events[seq] ?? nil else {
                     try db.execute(sql: """
                         UPDATE pushDelivery SET state = 'dropped', lastError = 'the device or the event is gone'
                         WHERE eventSeq = ? AND ownerKind = ? AND ownerId = ? AND deviceId = ?
                         """, arguments: key)
                     continue
                 }
-                if try Self.aboutReplyMovedAway(db, event) {
+                if movedAway {
                     try db.execute(sql: """
                         UPDATE pushDelivery SET state = 'dropped', lastError = 'the reply was moved to another student'
                         WHERE eventSeq = ? AND ownerKind = ? AND ownerId = ? AND deviceId = ?
