@@ -32,8 +32,28 @@ struct AlignCommand: ParsableCommand {
         var notFound: [AyahMarkers.AyahReference]
         var unavailableReason: String?
         var misfit: Double?
+        /// Each unit the passage was aligned as (the optional openings first) and how it fitted
+        /// in the best placement tried — kept when refused, to show why.
+        var units: [Unit]
         /// The detector's stretches of speech the alignment worked from.
         var speechSegments: [SpeechSegment]
+    }
+
+    /// One unit of the plan and its fit.
+    struct Unit: Encodable {
+        var surah: Int
+        var ayah: Int
+        var preface: AyahMarkers.Preface?
+        var letters: Int
+        var optional: Bool
+        /// `one`, `restarted` or `run_together` (with the next ayah); nil when left out or run into the one before.
+        var placed: AyahAlignment.UnitFit.Kind?
+        var startSeconds: Double?
+        var endSeconds: Double?
+        var seconds: Double?
+        var expectedSeconds: Double?
+        var zScore: Double?
+        var insidePauses: Int?
     }
 
     func validate() throws {
@@ -54,9 +74,19 @@ struct AlignCommand: ParsableCommand {
         }
         let normalised = (try? AyahRange.parseList(ayahs, in: .uthmani).listDescription) ?? ayahs
         let (markers, alignment) = AyahMarking.markers(ayahs: normalised, segments: processed.speechSegments)
+        let fits = Dictionary(alignment.fit.map { ($0.unit, $0) }, uniquingKeysWith: { first, _ in first })
+        let rounded = { (value: Double) in (value * 100).rounded() / 100 }
+        let units = AyahMarking.plan(ayahs: normalised).enumerated().map { index, planned in
+            let fit = fits[index]
+            return Unit(surah: planned.surah, ayah: planned.ayah, preface: planned.preface, letters: planned.unit.letters,
+                        optional: planned.unit.optional, placed: fit?.kind, startSeconds: fit.map { rounded($0.start) },
+                        endSeconds: fit.map { rounded($0.end) }, seconds: fit.map { rounded($0.seconds) },
+                        expectedSeconds: fit.map { rounded($0.expectedSeconds) }, zScore: fit.map { rounded($0.zScore) },
+                        insidePauses: fit?.insidePauses)
+        }
         let report = Report(file: file, ayahs: normalised, markers: markers.markers, notFound: markers.notFound,
                             unavailableReason: markers.unavailableReason,
-                            misfit: alignment.misfit, speechSegments: processed.speechSegments)
+                            misfit: alignment.misfit, units: units, speechSegments: processed.speechSegments)
         if json {
             try CommandLineOutput.printJSON(report)
         } else {

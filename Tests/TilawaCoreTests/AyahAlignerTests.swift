@@ -109,8 +109,43 @@ struct AyahAlignerTests {
         // Against Al-Ikhlas (and its basmala) each short ayah would hold a pause: it is one breath.
         let ikhlas = aligner.align(segments: speech, units: openings + [AlignmentUnit(letters: 19, optional: true)]
                                    + [11, 9, 12, 15].map { AlignmentUnit(letters: $0) })
-        #expect(ikhlas == .refused(.poorFit, misfit: ikhlas.misfit))
+        #expect(ikhlas.refusal == .poorFit && (ikhlas.misfit ?? 0) > aligner.misfitLimit)
         #expect(ikhlas.placements.isEmpty && ikhlas.notFound.isEmpty)
+        // The refused placement is kept for a person to read: the units in order, each with its speech.
+        #expect(!ikhlas.fit.isEmpty && ikhlas.fit.map(\.unit) == ikhlas.fit.map(\.unit).sorted())
+    }
+
+    @Test("A recording placed only at a pace quicker than any recitation gets no times, though its pauses fit")
+    func implausiblePace() {
+        // The speech of a recitation of Al-Qadr (97:1-5; make bench-align, seed 104, rec14),
+        // 12.2 s, aligned against Al-Imran 190-194 (342 letters): its pauses fit those long
+        // ayahs (misfit 0.15, under the limit) at 0.039 s a letter, twice as quick as a hadr.
+        let speech = [(0.56, 2.74), (4.1, 6.18), (6.62, 8.24), (9.62, 10.4), (11.26, 14.6), (15.22, 16.22), (17.56, 19.94)]
+            .map { SpeechSegment(start: $0.0, end: $0.1) }
+        let units = [AlignmentUnit(letters: 24, optional: true), AlignmentUnit(letters: 19, optional: true)]
+            + [51, 95, 44, 94, 58].map { AlignmentUnit(letters: $0) }
+        let refused = aligner.align(segments: speech, units: units)
+        #expect(refused == .refused(.durationMismatch))
+        // The old floor of 0.03 s a letter gave it times: the refusal is the pace's alone.
+        let before = AyahAligner(secondsPerLetter: 0.03...0.6).align(segments: speech, units: units)
+        #expect(before.refusal == nil && !before.placements.isEmpty)
+        // The same speech read as slowly as the bench's quickest voice (0.1 s a letter) is placed.
+        let slower = speech.map { SpeechSegment(start: $0.start * 2.6, end: $0.end * 2.6) }
+        #expect(aligner.align(segments: slower, units: units).refusal == nil)
+    }
+
+    @Test("A placement whose openings absorb ayahs is refused when that leaves a pace quicker than any recitation")
+    func openingsAbsorbingAyahs() {
+        // Six blocks of 1.1 s against the two openings and four short ayahs: the required
+        // letters alone (86 in 6.6 s, 0.077 s a letter) pass the check before placing, but the
+        // placement that takes the first two blocks as the openings reads 129 letters at 0.051.
+        let speech = segments((0..<6).map { _ in (1.1, 0.6) })
+        let units = [AlignmentUnit(letters: 24, optional: true), AlignmentUnit(letters: 19, optional: true)]
+            + [20, 22, 21, 23].map { AlignmentUnit(letters: $0) }
+        let alignment = aligner.align(segments: speech, units: units)
+        #expect(alignment.refusal == .durationMismatch)
+        #expect(alignment.placements.isEmpty && alignment.fit.map(\.unit) == [0, 1, 2, 3, 4, 5])
+        #expect(AyahAligner(secondsPerLetter: 0.03...0.6).align(segments: speech, units: units).refusal == nil)
     }
 
     @Test("More restarts and runs-together than one in five ayahs (one always allowed) is no recitation of the passage")

@@ -25,10 +25,17 @@ import Foundation
 /// A recording of another passage usually fits badly: when the best placement's misfit
 /// (the mean over units of the squared z-score of its log duration ratio, plus the
 /// unexplained pauses) exceeds `misfitLimit`, or it needs too many restarts, runs-together
-/// and pauses inside one-breath units, nothing is placed and the refusal says so. The
-/// constants were calibrated with `make bench-align` (seed 27; seeds 101–103 held out).
-/// From pauses alone a recording of another passage whose pauses happen to fit is not
-/// always told apart: the bench's figures say how often.
+/// and pauses inside one-breath units, nothing is placed and the refusal says so. So it is
+/// when the placement's own pace — the speech over the letters of the units it found — is
+/// quicker than `secondsPerLetter` allows: the check before placing counts the required
+/// letters only, and a short recording aligned against a long passage of long ayahs (or
+/// with its first ayahs taken for the isti'adha and basmala) fits its pauses only by
+/// reading twice as quick as any reciter. The constants were calibrated with
+/// `make bench-align` (seed 27; seeds 101–103 held out; the pace's floor from what a quick
+/// hadr can reach, not from the bench). From pauses alone a recording of another passage
+/// whose pauses happen to fit at a human pace is not always told apart — long ayahs take
+/// any grouping of the segments, and the openings any two short ayahs: the bench's figures
+/// say how often (about one wrong-passage alignment in ten on held-out seeds).
 public struct AyahAligner: Sendable {
     /// Above this misfit the alignment is refused as `poor_fit`.
     public var misfitLimit: Double
@@ -52,13 +59,16 @@ public struct AyahAligner: Sendable {
     /// pause inside a one-breath unit (at least one is always allowed).
     public var anomalyShare: Double
     /// Plausible seconds of speech per letter over a whole recitation, from a quick reading
-    /// (hadr) to a slow one (tartil) with long madd.
+    /// (hadr) to a slow one (tartil) with long madd. Quicker than 0.06 s (some 16 letters a
+    /// second of speech, pauses not counted) is beyond even a quick hadr: a placement that
+    /// needs it has put a short recording's few ayahs against a long passage (the bench's
+    /// espeak-ng voice, at its quickest, reads 0.10 s a letter).
     public var secondsPerLetter: ClosedRange<Double>
 
     /// An aligner with the calibrated defaults.
     public init(misfitLimit: Double = 0.8, pauseReward: Double = 0.3, sharedBlockCost: Double = 3, restartCost: Double = 0.5,
                 restartShare: Double = 0.6, breathLetters: Double = 30, extraPauseCost: Double = 1, shortLetters: Int = 20,
-                shortPauseCost: Double = 1, anomalyShare: Double = 0.2, secondsPerLetter: ClosedRange<Double> = 0.03...0.6) {
+                shortPauseCost: Double = 1, anomalyShare: Double = 0.2, secondsPerLetter: ClosedRange<Double> = 0.06...0.6) {
         self.misfitLimit = misfitLimit
         self.pauseReward = pauseReward
         self.sharedBlockCost = sharedBlockCost
@@ -92,6 +102,27 @@ public struct AyahAligner: Sendable {
             return .refused(.durationMismatch)
         }
 
+        let best = bestPlacement(segments: segments, speechBefore: speechBefore, units: units)
+        guard let best else { return .refused(.poorFit) }
+        // The check above counted the required letters only; openings that absorbed ayahs make the
+        // placement's own pace quicker than any recitation.
+        guard best.pace >= secondsPerLetter.lowerBound else {
+            return .refused(.durationMismatch, misfit: best.misfit, fit: best.fit)
+        }
+        guard best.misfit <= misfitLimit else { return .refused(.poorFit, misfit: best.misfit, fit: best.fit) }
+        guard best.anomalies <= max(1, Int(Double(required.count) * anomalyShare)) else {
+            return .refused(.poorFit, misfit: best.misfit, fit: best.fit)
+        }
+        return AyahAlignment(placements: best.units, notFound: best.notFound, misfit: best.misfit, fit: best.fit)
+    }
+
+    /// The cheapest placement of `units` over every hypothesis of which optional units were
+    /// recited, each re-estimating the pace from the units it found until it settles; nil when
+    /// none covers every segment.
+    private func bestPlacement(segments: [SpeechSegment], speechBefore: [Double], units: [AlignmentUnit]) -> Placement? {
+        let totalSpeech = speechBefore[segments.count]
+        let requiredLetters = units.filter { !$0.optional }.reduce(0) { $0 + Self.weight($1) }
+        let optionalLetters = units.filter(\.optional).map(Self.weight)
         let hypotheses = Set([requiredLetters, requiredLetters + optionalLetters.reduce(0, +)]
             + optionalLetters.map { requiredLetters + $0 }).sorted()
         var best: Placement? = nil
@@ -117,10 +148,7 @@ public struct AyahAligner: Sendable {
             }
             if let settled, settled.cost < best?.cost ?? .infinity { best = settled }
         }
-        guard let best else { return .refused(.poorFit) }
-        guard best.misfit <= misfitLimit else { return .refused(.poorFit, misfit: best.misfit) }
-        guard best.anomalies <= max(1, Int(Double(required.count) * anomalyShare)) else { return .refused(.poorFit, misfit: best.misfit) }
-        return AyahAlignment(placements: best.units, notFound: best.notFound, misfit: best.misfit)
+        return best
     }
 
     /// A unit's letters as the pace counts them (at least one).
@@ -158,9 +186,12 @@ public struct AyahAligner: Sendable {
     private struct Placement {
         var units: [AyahAlignment.Placement]
         var notFound: [Int]
+        var fit: [AyahAlignment.UnitFit]
         var cost: Double
         var misfit: Double
         var anomalies: Int
+        /// The seconds of speech a letter it was placed at.
+        var pace: Double
     }
 
     /// How a step of the programme placed units: an optional unit left out, one unit, one
@@ -234,6 +265,7 @@ public struct AyahAligner: Sendable {
 
         var placements: [AyahAlignment.Placement] = []
         var notFound: [Int] = []
+        var fit: [AyahAlignment.UnitFit] = []
         var squares = 0.0, placed = 0, anomalies = 0
         var end = count, k = units.count
         while k > 0 {
@@ -249,6 +281,8 @@ public struct AyahAligner: Sendable {
                 let inside = end - start - 1 - (restarted ? 1 : 0)
                 let duration = speechBefore[end] - speechBefore[restarted ? start + 1 : start]
                 let z = Self.zScore(duration: duration, expected: expected(unit), letters: unit.letters)
+                fit.append(.init(unit: k - 1, kind: restarted ? .restarted : .one, start: first, end: last, seconds: duration,
+                                 expectedSeconds: expected(unit), zScore: z, insidePauses: inside))
                 squares += z * z + 2 * insidePauses(inside, letters: unit.letters, oneBreath: unit.optional) + (restarted ? restartCost : 0)
                 placed += 1
                 anomalies += (restarted ? 1 : 0) + (isOneBreath(unit) ? inside : 0)
@@ -259,6 +293,8 @@ public struct AyahAligner: Sendable {
                 let (one, two) = (units[k - 2], units[k - 1])
                 let letters = one.letters + two.letters
                 let z = Self.zScore(duration: speechBefore[end] - speechBefore[start], expected: expected(one) + expected(two), letters: letters)
+                fit.append(.init(unit: k - 2, kind: .runTogether, start: first, end: last, seconds: speechBefore[end] - speechBefore[start],
+                                 expectedSeconds: expected(one) + expected(two), zScore: z, insidePauses: end - start - 1))
                 squares += 2 * z * z + 2 * insidePauses(end - start - 1, letters: letters, oneBreath: false)
                 placed += 2
                 anomalies += 1
@@ -270,7 +306,7 @@ public struct AyahAligner: Sendable {
             end = start
         }
         placements.reverse()
-        return Placement(units: placements, notFound: Array(notFound.reversed()), cost: cost[units.count][count],
-                         misfit: placed == 0 ? 0 : squares / Double(placed), anomalies: anomalies)
+        return Placement(units: placements, notFound: Array(notFound.reversed()), fit: fit.reversed(), cost: cost[units.count][count],
+                         misfit: placed == 0 ? 0 : squares / Double(placed), anomalies: anomalies, pace: pace)
     }
 }
