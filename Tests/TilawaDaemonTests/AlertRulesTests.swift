@@ -60,17 +60,23 @@ struct AlertRulesTests {
                 line.split(whereSeparator: { $0 == "{" || $0 == " " }).first.map(String.init)
             })
             let metricName = /tilawa_[a-z_]+/
-            for rule in rules {
-                for match in rule.expr.matches(of: metricName) {
-                    #expect(exported.contains(String(match.output)), "\(rule.alert ?? "a recording rule") reads \(match.output), which /metrics does not show")
-                }
-            }
-            // The dashboard's panels too (no dead panel). Two families exist only once they
-            // count something: a webhook POST, a push; their names are the code's own.
+            // Two families exist only once they count something: a webhook POST, a push; their
+            // names are the code's own.
             let conditional = ["tilawa_webhook_deliveries_total": "\"webhook_deliveries\", unit: \"total\"",
                                "tilawa_push_sent_total": "\"push_sent\", unit: \"total\""]
             let sources = try ["Sources/TilawaDaemon/Notifications/TilawaMetrics+Webhook.swift", "Sources/TilawaDaemon/Application/TilawaMetrics.swift"]
                 .map { try String(contentsOf: packageRoot.appendingPathComponent($0), encoding: .utf8) }.joined()
+            for rule in rules {
+                for match in rule.expr.matches(of: metricName) {
+                    let name = String(match.output)
+                    if let registered = conditional[name] {
+                        #expect(sources.contains(registered), "\(rule.alert ?? "a recording rule") reads \(name), which nothing registers")
+                    } else {
+                        #expect(exported.contains(name), "\(rule.alert ?? "a recording rule") reads \(name), which /metrics does not show")
+                    }
+                }
+            }
+            // The dashboard's panels too (no dead panel).
             let dashboard = try String(contentsOf: packageRoot.appendingPathComponent("ops/grafana/tilawa-dashboard.json"), encoding: .utf8)
             let read = Set(dashboard.matches(of: metricName).map { String($0.output) })
             #expect(read.count >= 12, "\(read.sorted())")
