@@ -18,6 +18,7 @@ Flows, each asserted against the API:
   "not found") and says they are not available, with the reason.
 Screenshots of a mark being edited and of the wrong passage's review at 1280x800 and 390x844.
 """
+import re
 import sys
 
 from selenium.webdriver.common.action_chains import ActionChains
@@ -129,7 +130,8 @@ def main(argv):
                   f"the wrong passage's ayahs: {detail.get('ayahs_unavailable_reason')!r}, {detail.get('ayahs')}")
             screenshots(driver, shots, "review-wrong-passage", show="ayahs-section")
             links = siblings.find_elements(By.CSS_SELECTOR, "a")
-            check(len(links) == 1 and links[0].text.startswith("earlier, "), f"the other recordings of the week: {siblings.text!r}")
+            check(len(links) == 1 and re.fullmatch(r"earlier, (Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{1,2} [A-Z][a-z]{2} \d\d:\d\d", links[0].text),
+                  f"the other recordings of the week: {siblings.text!r}")
             links[0].click()
             wait(driver, lambda d: d.current_url.endswith("#/review/" + earlier), "the earlier recording's review")
             wait(driver, lambda d: "later, " in d.find_element(By.ID, "review-siblings").text, "the earlier recording's link to the later one")

@@ -30,6 +30,7 @@ Screenshots of the review with its mark and reply at 1280x800 and 390x844.
 """
 import base64
 import os
+import re
 import sys
 
 from selenium.webdriver.common.action_chains import ActionChains
@@ -186,7 +187,9 @@ def main(argv):
         check(driver.switch_to.active_element.get_attribute("id") == "reply-send", "the send button lost the focus")
         keys(driver, Keys.ENTER)
         wait(driver, EC.visibility_of_element_located((By.ID, "reply-sent")), "the stored reply under the recording", seconds=60)
-        check("Sent" in driver.find_element(By.ID, "reply-sent-meta").text, "the stored reply does not say when it was sent")
+        sent = driver.find_element(By.ID, "reply-sent-meta").text
+        # When, as the queue says times: weekday, day, month and a 24-hour time, whatever the browser's language.
+        check(re.match(r"^Sent (Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{1,2} [A-Z][a-z]{2} \d\d:\d\d( ·|$)", sent), f"the stored reply says {sent!r}")
         check("mind the madd" in driver.find_element(By.ID, "reply-sent-notes").text, "the stored reply does not show its notes")
         # Encoded, the reply plays from its own route (the page reads the submission again until then).
         if wait(driver, EC.visibility_of_element_located((By.ID, "reply-audio")), "the reply's audio once it is ready", seconds=120):

@@ -5,10 +5,9 @@ import { ayahName } from "./ayahs.js";
 import { element, typed } from "./dom.js";
 import { chosenAyah } from "./mark-form.js";
 import { addHistory, ayahKey, MARK_KINDS } from "./marks-model.js";
+import { day } from "./times.js";
 
 const $ = (id) => document.getElementById(id);
-
-const dateFormat = () => new Intl.DateTimeFormat(undefined, { day: "numeric", month: "short", year: "numeric" });
 
 /** The student's earlier marks on the passage's surahs (any coach), by ayah; this recording's own left out. */
 export async function loadHistory(api, review, signal) {
@@ -30,7 +29,7 @@ export async function loadHistory(api, review, signal) {
 
 /** An earlier mark as a list item: when and what (the page's words), then the coach's note in its own direction. */
 function describe(note, className = "") {
-  const when = dateFormat().format(new Date(note.created_at));
+  const when = day(note.created_at);
   const item = element("li", className, `${when} — ${MARK_KINDS[note.kind] ?? note.kind}${note.text ? ": " : ""}`);
   if (note.text) item.append(typed(note.text));
   return item;

@@ -1,11 +1,12 @@
 // The coach's queue: overdue first, then by when the reply is due (the route itself is
-// oldest-first); times in the browser's own zone (the coach's), on a 24-hour clock ("due Mon
-// 18:00", "arrived Sun 15 Mar 09:30"). Rendered with DOM nodes, never HTML strings.
+// oldest-first); times as times.js says them ("due Mon 18:00", "arrived Sun 15 Mar 09:30").
+// Rendered with DOM nodes, never HTML strings.
 // Each row's student name is a link to the recording's review (`#/review/<id>`); the link
 // covers the whole row (CSS), so a click anywhere on it or Enter on the link opens it.
 
 import { element, typed } from "./dom.js";
 import { clock } from "./player.js";
+import { deadlineLabel, timeFormat, timeLabel, timeLeft } from "./times.js";
 
 export const KIND_LABEL = { week: "Week", eoc: "End-of-course", assessment: "Placement assessment" };
 
@@ -14,30 +15,6 @@ export function sortQueue(items) {
     if (a.overdue !== b.overdue) return a.overdue ? -1 : 1;
     return Date.parse(a.due_at) - Date.parse(b.due_at);
   });
-}
-
-export function timeLeft(dueAt, now = Date.now()) {
-  const minutes = Math.round((Date.parse(dueAt) - now) / 60000);
-  const span = Math.abs(minutes);
-  const text = span >= 1440 ? `${Math.round(span / 1440)} d` : span >= 60 ? `${Math.round(span / 60)} h` : `${span} min`;
-  return minutes >= 0 ? `${text} left` : `${text} overdue`;
-}
-
-/**
- * The queue's clock: an instant's weekday, day, month and 24-hour time in `timeZone` (the
- * browser's own when not given), in the page's English whatever the browser's language.
- */
-export function timeFormat(timeZone) {
-  return new Intl.DateTimeFormat("en-US", {
-    weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone,
-  });
-}
-
-/** An instant as a queue row says it with `format` (timeFormat's): "Mon 18:00"; with `date`, "Mon 16 Mar 18:00". */
-export function timeLabel(format, instant, { date = false } = {}) {
-  const part = Object.fromEntries(format.formatToParts(new Date(instant)).map(({ type, value }) => [type, value]));
-  const time = `${part.hour}:${part.minute}`;
-  return date ? `${part.weekday} ${part.day} ${part.month} ${time}` : `${part.weekday} ${time}`;
 }
 
 /** The review's address for a submission. */
@@ -81,9 +58,9 @@ export function renderQueue(list, items, { now = Date.now(), drafts = new Set() 
     if (submission.late) week.append(element("span", "tag late", "late"));
     if (drafts.has(submission.id)) week.append(element("span", "tag draft", "draft reply"));
     const due = element("span", "due" + (item.overdue ? " overdue" : ""));
-    due.append(element("span", "", timeLeft(item.due_at, now)));
+    due.append(element("span", "", timeLeft(item.due_at, now, item.overdue)));
     due.append(document.createElement("br"));
-    const when = element("time", "", `due ${timeLabel(format, item.due_at)}`);
+    const when = element("time", "", `due ${deadlineLabel(format, item.due_at, now)}`);
     when.dateTime = item.due_at;
     due.append(when);
     row.append(student, due, week);

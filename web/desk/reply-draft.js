@@ -5,6 +5,7 @@ import { deleteDraft, loadDraft, saveDraft } from "./drafts.js";
 import { answerOf, draftAfterReply, draftOf, notesForStored, restoredSentence, takeOf } from "./drafts-model.js";
 import { markDraft, restoreMarkDraft } from "./mark-form.js";
 import { chosenResult, replyStatus, showTake } from "./reply-view.js";
+import { timeFormat, timeLabel } from "./times.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -85,7 +86,7 @@ export async function restoreDraft(api, review, refresh, signal) {
     const radio = document.querySelector(`#reply-result input[value="${CSS.escape(draft.result)}"]`);
     if (radio) radio.checked = true;
   }
-  const saved = new Intl.DateTimeFormat(undefined, { weekday: "short", hour: "2-digit", minute: "2-digit" }).format(new Date(draft.savedAt));
+  const saved = timeLabel(timeFormat(), draft.savedAt);
   const sentence = restoredSentence(draft, saved);
   if (sentence) replyStatus(sentence);
 }

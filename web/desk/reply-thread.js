@@ -2,12 +2,9 @@
 // audio once encoded, and the student's questions about it with the coach's answers (by text
 // or voice, `POST /v1/feedback/<id>/comments`).
 import { element, typed } from "./dom.js";
+import { moment } from "./times.js";
 
 const $ = (id) => document.getElementById(id);
-
-/** A moment in the browser's language and time zone: weekday, day, month and time. */
-export const when = (iso) => new Intl.DateTimeFormat(undefined, { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" })
-  .format(new Date(iso));
 
 /** The stored reply under its recording: when, the result, the notes, its audio, the thread. */
 export function renderStored(review) {
@@ -17,7 +14,7 @@ export function renderStored(review) {
   $("reply-sent").hidden = !stored;
   $("reply-title").textContent = stored ? "Your reply" : "Reply";
   if (!stored) return;
-  const parts = [`Sent ${when(stored.received_at)}`];
+  const parts = [`Sent ${moment(stored.received_at)}`];
   if (stored.coach_name) parts.push(`by ${stored.coach_name}`);
   if (stored.result) parts.push(`result: ${stored.result === "pass" ? "pass" : "retake"}`);
   if (!ready) parts.push("being prepared: the student is told once it is ready");
@@ -33,7 +30,7 @@ export function renderStored(review) {
   $("thread").replaceChildren(...comments.map((comment) => {
     const item = element("li", comment.author === "student" ? "question" : "answer");
     const who = comment.author === "student" ? "Student" : "Coach";
-    item.append(element("span", "who", `${who}, ${when(comment.created_at)}`));
+    item.append(element("span", "who", `${who}, ${moment(comment.created_at)}`));
     if (comment.text) item.append(typed(comment.text, "", "p"));
     if (comment.audio?.links?.audio) {
       const clip = element("audio");

@@ -18,8 +18,9 @@ import { clock } from "./player.js";
 import { KIND_LABEL } from "./queue.js";
 import { ClipRecorder, Recorder } from "./recorder.js";
 import { keepDraft, restoreDraft } from "./reply-draft.js";
-import { answer, renderStored, when } from "./reply-thread.js";
+import { answer, renderStored } from "./reply-thread.js";
 import { chosenResult, replyStatus, showTake } from "./reply-view.js";
+import { moment } from "./times.js";
 
 const REPLY_MAX_SECONDS = 600;
 const $ = (id) => document.getElementById(id);
@@ -37,7 +38,7 @@ export function newReply() {
 export function replyTarget(submission, studentName) {
   const kind = KIND_LABEL[submission.kind] ?? submission.kind;
   const what = submission.week ? `${kind} ${submission.week}` : kind;
-  return `${studentName} · ${what} · the recording received ${when(submission.received_at)}`;
+  return `${studentName} · ${what} · the recording received ${moment(submission.received_at)}`;
 }
 
 /**

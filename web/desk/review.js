@@ -21,6 +21,7 @@ import { Player } from "./player.js";
 import { KIND_LABEL } from "./queue.js";
 import { closeReply, newReply, openReply } from "./reply.js";
 import { renderStored } from "./reply-thread.js";
+import { moment } from "./times.js";
 import { Waveform } from "./waveform.js";
 
 const $ = (id) => document.getElementById(id);
@@ -167,7 +168,6 @@ async function showSiblings(api, review, signal) {
   const others = (list ?? []).filter((entry) => entry.id !== submission.id)
     .sort((a, b) => Date.parse(a.received_at) - Date.parse(b.received_at));
   if (others.length === 0) return;
-  const format = new Intl.DateTimeFormat(undefined, { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" });
   const mine = Date.parse(submission.received_at);
   const what = submission.kind === "eoc" ? "end-of-course" : `week ${submission.week}`;
   const line = $("review-siblings");
@@ -175,7 +175,7 @@ async function showSiblings(api, review, signal) {
   others.forEach((entry, index) => {
     if (index > 0) line.append(", ");
     const link = elementWith("a", { href: `#/review/${encodeURIComponent(entry.id)}` },
-      `${Date.parse(entry.received_at) < mine ? "earlier" : "later"}, ${format.format(new Date(entry.received_at))}`);
+      `${Date.parse(entry.received_at) < mine ? "earlier" : "later"}, ${moment(entry.received_at)}`);
     line.append(link);
   });
   line.hidden = false;

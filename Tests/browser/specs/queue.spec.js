@@ -1,7 +1,8 @@
 // queue.js: the queue's order (overdue first, then by when the reply is due), the time left
 // and the times as the row says them, the review's address, and the recordings either side of one.
 async ({ spec, load, equal, same, ok }) => {
-  const { parseRoute, queueNeighbours, renderQueue, reviewHash, sortQueue, timeFormat, timeLabel, timeLeft } = await load("queue.js");
+  const { parseRoute, queueNeighbours, renderQueue, reviewHash, sortQueue } = await load("queue.js");
+  const { deadlineLabel, timeFormat, timeLabel, timeLeft } = await load("times.js");
 
   const now = Date.parse("2026-03-02T10:00:00Z");
   const at = (minutes) => new Date(now + minutes * 60000).toISOString();
@@ -21,6 +22,27 @@ async ({ spec, load, equal, same, ok }) => {
     equal(timeLeft(at(-60), now), "1 h overdue");
     equal(timeLeft(at(-45), now), "45 min overdue");
     equal(timeLeft(at(-3 * 1440), now), "3 d overdue");
+  });
+
+  spec("timeLeft: where the browser's clock and the server's overdue disagree, the words follow the server", () => {
+    equal(timeLeft(at(30), now, true), "overdue", "the server's programme clock is past the deadline");
+    equal(timeLeft(at(-30), now, false), "due now", "the browser's clock is ahead of the server's");
+    equal(timeLeft(at(-30), now, true), "30 min overdue", "agreeing, the span is said");
+    equal(timeLeft(at(30), now, false), "30 min left");
+  });
+
+  spec("deadlineLabel: the weekday within six days; further away or past, its day and month too", () => {
+    const utc = timeFormat("UTC");
+    const from = Date.parse("2026-11-24T12:00:00Z");
+    equal(deadlineLabel(utc, "2026-11-26T18:00:00Z", from), "Thu 18:00");
+    equal(deadlineLabel(utc, "2026-11-30T11:59:00Z", from), "Mon 11:59", "just under six days");
+    equal(deadlineLabel(utc, "2026-12-03T18:00:00Z", from), "Thu 3 Dec 18:00", "next week's Thursday is not this one");
+    equal(deadlineLabel(utc, "2026-11-17T18:00:00Z", from), "Tue 17 Nov 18:00", "a week overdue");
+  });
+
+  spec("timeLabel: a day alone, with its year", () => {
+    equal(timeLabel(timeFormat("UTC"), "2026-03-15T23:30:00Z", { dateOnly: true }), "15 Mar 2026");
+    equal(timeLabel(timeFormat("Asia/Riyadh"), "2026-12-31T22:30:00Z", { dateOnly: true }), "1 Jan 2027", "the day in the zone given");
   });
 
   spec("timeLabel: a deadline as its weekday and 24-hour time, an arrival with its day and month too, in the zone given", () => {
@@ -66,6 +88,9 @@ async ({ spec, load, equal, same, ok }) => {
     const [overdue, waiting] = rows.map((row) => row.querySelector(".due"));
     equal(overdue.className, "due overdue");
     equal(overdue.firstChild.textContent, "1 h overdue");
+    const skewed = document.createElement("ol");
+    renderQueue(skewed, [item("E", true, 30)], { now });
+    equal(skewed.querySelector(".due").firstChild.textContent, "overdue", "styled overdue by the server, so said overdue");
     equal(waiting.firstChild.textContent, "2 h left");
     const due = waiting.querySelector("time");
     equal(due.dateTime, at(90));
