@@ -30,7 +30,7 @@ struct DeskBrowserTests {
         defer { daemon.remove() }
         // Week 11 of S1001's level recites Al-Fatiha here, so its recording is aligned ayah by ayah.
         try await daemon.runtime.database.engine.write { db in
-            try db.execute(sql: "UPDATE curriculumWeek SET ayahs = '1:1-7' WHERE levelId = 'L1' AND week = 11")
+            try db.execute(sql: "UPDATE curriculumWeek SET ayahs = '1:1-7', title = 'Al-Fatiha', passage = 'Al-Fatiha 1:1-7' WHERE levelId = 'L1' AND week = 11")
         }
         try await daemon.application().live { client in
             let port = client.port
@@ -100,8 +100,8 @@ struct DeskBrowserTests {
         defer { daemon.remove() }
         // Week 11 recites Al-Fatiha, week 12 Al-Ikhlas: their reviews show the passages ayah by ayah (the font's flow reads them).
         try await daemon.runtime.database.engine.write { db in
-            try db.execute(sql: "UPDATE curriculumWeek SET ayahs = '1:1-7' WHERE levelId = 'L1' AND week = 11")
-            try db.execute(sql: "UPDATE curriculumWeek SET ayahs = '112:1-4' WHERE levelId = 'L1' AND week = 12")
+            try db.execute(sql: "UPDATE curriculumWeek SET ayahs = '1:1-7', title = 'Al-Fatiha', passage = 'Al-Fatiha 1:1-7' WHERE levelId = 'L1' AND week = 11")
+            try db.execute(sql: "UPDATE curriculumWeek SET ayahs = '112:1-4', title = 'Al-Ikhlas', passage = 'Al-Ikhlas 112:1-4' WHERE levelId = 'L1' AND week = 12")
         }
         try await daemon.application().live { client in
             let port = client.port
