@@ -237,6 +237,93 @@ struct AnnotationRouteTests {
         }
     }
 
+    @Test("""
+        a mark's spoken correction recorded again (PUT …/audio): new links and files, the old files gone, a retry the same; \
+        refused for another coach (404 before its body), a student (403), silence (422, nothing left); taken away (DELETE …/audio) \
+        only while a note stands; once the student is erased, 404 and nothing changes
+        """)
+    func correctionRecordedAgain() async throws {
+        let daemon = try await TestDaemon()
+        defer { daemon.remove() }
+        try await daemon.application().live { client in
+            let id = try await recording(daemon, client)
+            let created = try await client.execute(uri: "/v1/submissions/\(id)/annotations?at_seconds=2&kind=tajweed", method: .post,
+                                                   headers: try await daemon.headers(.coach, "C01", [.contentType: "audio/ogg"]),
+                                                   body: try TestDaemon.fixture("speech.opus"))
+            #expect(created.status == .created, "\(String(buffer: created.body))")
+            let mark = try #require(created.json?["id"] as? String)
+            func links(_ answer: LiveAnswer) -> [String: String] {
+                ((answer.json?["audio"] as? [String: Any])?["links"] as? [String: String]) ?? [:]
+            }
+            func stored() throws -> AnnotationRecord? { try daemon.runtime.database.engine.read { db in try AnnotationRecord.fetchOne(db, key: mark) } }
+            func put(_ body: ByteBuffer, as role: Role = .coach, _ subject: String = "C01", type: String = "audio/wav") async throws -> LiveAnswer {
+                try await client.execute(uri: "/v1/annotations/\(mark)/audio", method: .put,
+                                         headers: try await daemon.headers(role, subject, [.contentType: type]), body: body)
+            }
+            let first = try #require(try stored())
+            let firstFiles = correctionFiles(daemon)
+            #expect(firstFiles.count == 2)
+            let coach = try await daemon.headers(.coach, "C01")
+            let firstAudio = try #require(links(created)["audio"])
+            let oldTag = try await client.execute(uri: firstAudio, method: .get, headers: coach).headers[.eTag]
+
+            let again = try await put(try TestDaemon.fixture("speech_u8_8k.wav"))
+            #expect(again.status == .ok, "\(String(buffer: again.body))")
+            let newAudio = try #require(links(again)["audio"])
+            #expect(newAudio != firstAudio && newAudio.hasPrefix("/v1/annotations/\(mark)/audio?clip="), "\(newAudio)")
+            #expect(links(again)["waveform"]?.hasPrefix("/v1/annotations/\(mark)/waveform?clip=") == true)
+            let now = try #require(try stored())
+            #expect(now.audioPath != first.audioPath && now.text == first.text && now.kind == first.kind && now.atSeconds == first.atSeconds)
+            // The old correction's files are gone, the new one's are there; its audio is another representation.
+            #expect(Set(correctionFiles(daemon)).isDisjoint(with: firstFiles) && correctionFiles(daemon).count == 2, "\(correctionFiles(daemon))")
+            let served = try await client.execute(uri: newAudio, method: .get, headers: coach)
+            #expect(served.status == .ok && served.body.getString(at: 0, length: 4) == "OggS")
+            #expect(served.headers[.eTag] != nil && served.headers[.eTag] != oldTag)
+            // A retry stores the same again: one correction, the files of the last.
+            let retried = try await put(try TestDaemon.fixture("speech_u8_8k.wav"))
+            #expect(retried.status == .ok && correctionFiles(daemon).count == 2)
+
+            let current = try stored()
+            #expect(try await put(try TestDaemon.fixture("speech_u8_8k.wav"), as: .coach, "C02").status == .notFound)
+            #expect(try await put(try TestDaemon.fixture("speech_u8_8k.wav"), as: .student, "S1001").status == .forbidden)
+            #expect(try await put(ByteBuffer(string: "{}"), type: "application/json").status == .unsupportedMediaType)
+            let silent = try await put(try TestDaemon.fixture("digital_silence.wav"))
+            #expect(silent.status == .unprocessableContent, "\(String(buffer: silent.body))")
+            #expect(try stored() == current && correctionFiles(daemon).count == 2)
+            #expect(daemon.stagingFiles().isEmpty)
+
+            // Taken away: not while the mark has no note; with one, the mark stays without its files.
+            func remove() async throws -> LiveAnswer {
+                try await client.execute(uri: "/v1/annotations/\(mark)/audio", method: .delete, headers: coach)
+            }
+            let bare = try await remove()
+            #expect(bare.status == .unprocessableContent && bare.json?["code"] as? String == "text_missing", "\(String(buffer: bare.body))")
+            #expect(try stored() == current)
+            let noted = try await client.execute(uri: "/v1/annotations/\(mark)", method: .patch,
+                                                 headers: try await daemon.headers(.coach, "C01", [.contentType: "application/json"]),
+                                                 body: ByteBuffer(string: #"{"text": "Listen to the madd."}"#))
+            #expect(noted.status == .ok)
+            let removed = try await remove()
+            #expect(removed.status == .ok && removed.json?["audio"] is NSNull && removed.json?["text"] as? String == "Listen to the madd.",
+                    "\(String(buffer: removed.body))")
+            #expect(correctionFiles(daemon).isEmpty)
+            #expect(try await remove().status == .ok, "taken away again: done already")
+            #expect(try await client.execute(uri: newAudio, method: .get, headers: coach).status == .notFound)
+
+            // Given one again, then the student erased: neither route changes the mark any more.
+            #expect(try await put(try TestDaemon.fixture("speech_u8_8k.wav")).status == .ok)
+            let erased = try await client.execute(uri: "/v1/students/S1001/erasure", method: .post,
+                                                  headers: try await daemon.headers(.ops, "ops", [.contentType: "application/json"]),
+                                                  body: ByteBuffer(string: #"{"reason": "Asked by the student", "force": true}"#))
+            #expect(erased.status == .ok, "\(String(buffer: erased.body))")
+            let blank = try stored()
+            #expect(try await put(try TestDaemon.fixture("speech_u8_8k.wav")).status == .notFound)
+            #expect(try await remove().status == .notFound)
+            #expect(try stored() == blank)
+            #expect(daemon.stagingFiles().isEmpty)
+        }
+    }
+
     @Test("refused: another coach (404), a student or ops (403), each bad field with its code, a too-long correction leaving nothing behind")
     func hostile() async throws {
         let daemon = try await TestDaemon()

@@ -215,7 +215,7 @@ struct DeskBrowserTests {
         }
     }
 
-    @Test("a mark's spoken correction stays when the mark is edited, and reaches the student with the reply; an end-of-course reply is refused without a result (by the desk and the route) and stored with pass; a placing coach places an assessment from the desk")
+    @Test("a mark's spoken correction stays when the mark is edited, is recorded again from the edit (new addresses; Remove then Cancel changes nothing), and the new one reaches the student with the reply; an end-of-course reply is refused without a result (by the desk and the route) and stored with pass; a placing coach places an assessment from the desk")
     func endOfCourseAndPlacement() async throws {
         let daemon = try await TestDaemon(at: EndOfCourseRouteTests.week14)
         defer { daemon.remove() }

@@ -8,9 +8,11 @@ LOGIN_LINK signs in a placing coach whose queue holds an end-of-course recording
 placement assessment (ASSESSMENT_ID). Flows:
 - the queue names both kinds (end-of-course, placement assessment);
 - a mark with a spoken correction recorded in place is listed with its audio;
-- that mark edited (another kind, a note): the form offers no new recording (a spoken correction
-  stays as it is: another is another mark), the list shows the new kind and note with the same
-  correction, after a reload too; the student gets the edited mark, correction and all, with the reply;
+- that mark edited (another kind, a note): the list shows the new kind and note with the same
+  correction, after a reload too; edited again, its correction recorded anew (the form offers
+  "Record a new correction" and "Remove its correction"; Remove then Cancel changes nothing):
+  saved, the list plays the new correction from its new address, after a reload too; the
+  student gets the edited mark with the new correction with the reply;
 - an end-of-course reply without a result is refused by the desk with a sentence (nothing
   sent), and by the route itself (422 `eoc_result_missing`); with "pass" it is stored and
   shown under the recording with its result;
@@ -32,14 +34,66 @@ MARK_ROW = """const row = document.querySelector('#mark-list li');
 EDITED = "The qalqalah on the dal is missing"
 
 
+def record_correction(driver):
+    """Records a correction of at least two seconds with the form's button; True once it can be listened to."""
+    button = driver.find_element(By.ID, "mark-record")
+    button.click()
+    if wait(driver, lambda d: button.text == "Stop", "the correction's recording to start"):
+        # At least two seconds, however the clock's text advances (a loaded machine may skip 0:02).
+        wait(driver, lambda d: recorded_seconds(d.find_element(By.ID, "mark-take").text) >= 2, "two seconds of correction")
+        button.click()
+    return wait(driver, EC.visibility_of_element_located((By.CSS_SELECTOR, "#mark-take audio")), "the correction to listen to") is not None
+
+
+def record_correction_again(driver, eoc, shots):
+    """Edits the mark again and records its correction anew: Remove then Cancel first changes
+    nothing; saved, the list plays the new correction from its new address (after a reload too),
+    and the submission lists that address."""
+    before = driver.execute_script(MARK_ROW) or {}
+    check(click(driver, "#mark-list li .edit"), "the mark offers no Edit")
+    wait(driver, lambda d: d.find_element(By.ID, "mark-add").text == "Save mark", "Edit to fill the form with the mark")
+    record = driver.find_element(By.ID, "mark-record")
+    check(record.is_displayed() and record.text == "Record a new correction", f"editing a mark with a correction offers {record.text!r}")
+    drop = driver.find_element(By.ID, "mark-drop-clip")
+    check(drop.is_displayed(), "editing a mark with a correction does not offer to remove it")
+    drop.click()
+    check("removed once the mark is saved" in driver.find_element(By.ID, "mark-status").text, "Remove does not say when the correction goes")
+    driver.find_element(By.ID, "mark-cancel").click()
+    check(not drop.is_displayed() and driver.find_element(By.ID, "mark-record").text == "Record a correction",
+          "Cancel leaves the form editing a mark")
+    check((driver.execute_script(MARK_ROW) or {}).get("correction") == before.get("correction"), "Remove then Cancel changed the correction")
+
+    check(click(driver, "#mark-list li .edit"), "the mark offers no Edit again")
+    wait(driver, lambda d: d.find_element(By.ID, "mark-add").text == "Save mark", "Edit to fill the form with the mark again")
+    if not record_correction(driver):
+        return
+    # The new take replaces the old correction: the form offers to remove the take, not the old one.
+    check(not drop.is_displayed() and driver.find_element(By.ID, "mark-record").text == "Remove the new correction",
+          f"with a new take the form offers {driver.find_element(By.ID, 'mark-record').text!r} and Remove its correction shown: {drop.is_displayed()}")
+    screenshots(driver, shots, "mark-correction-again", show="marks")
+    driver.find_element(By.ID, "mark-add").click()
+    wait(driver, lambda d: "with its new correction" in d.find_element(By.ID, "mark-status").text, "the mark saved with its new correction", seconds=60)
+    for when in ["once saved", "after a reload"]:
+        if when == "after a reload":
+            driver.refresh()
+        shown = wait(driver, lambda d: (lambda row: row if row and row["correction"] and row["correction"] != before.get("correction") else None)(
+            d.execute_script(MARK_ROW)), f"the mark's new correction listed {when}")
+        if shown:
+            check(EDITED in shown["text"] and "?clip=" in shown["correction"], f"the mark {when}: {shown}")
+    notes = (fetch(driver, "GET", "/v1/submissions/" + eoc)[1] or {}).get("annotations") or []
+    audio = ((notes[0].get("audio") or {}).get("links") or {}).get("audio") if len(notes) == 1 else None
+    check(audio and audio != before.get("correction") and audio == (driver.execute_script(MARK_ROW) or {}).get("correction"),
+          f"the submission's mark after its correction was recorded again: {notes}")
+    return audio
+
+
 def edit_correction_mark(driver, eoc):
     """Edits the recording's one mark, which has a spoken correction: another kind and a note.
-    The correction stays (the desk and the route change a mark's moment, ayah, kind and note, never
-    its recording); the list shows the edit with the same correction, and so it does after a reload."""
+    The correction stays (an edit of its moment, ayah, kind and note keeps its recording); the
+    list shows the edit with the same correction, and so it does after a reload."""
     before = driver.execute_script(MARK_ROW) or {}
     check(click(driver, "#mark-list li .edit"), "the mark with a spoken correction offers no Edit")
     wait(driver, lambda d: d.find_element(By.ID, "mark-add").text == "Save mark", "Edit to fill the form with the mark")
-    check(not driver.find_element(By.ID, "mark-record").is_displayed(), "editing a mark offers to record its correction again")
     Select(driver.find_element(By.ID, "mark-kind")).select_by_value("tajweed")
     field = driver.find_element(By.ID, "mark-text")
     field.clear()
@@ -84,13 +138,7 @@ def main(argv):
         check(not driver.find_element(By.ID, "placement").is_displayed(), "placement is offered on an end-of-course recording")
         # A mark with a spoken correction recorded in place (1–30 s, through the audio chain).
         driver.find_element(By.ID, "mark-here").click()
-        correction = driver.find_element(By.ID, "mark-record")
-        correction.click()
-        if wait(driver, lambda d: correction.text == "Stop", "the correction's recording to start"):
-            # At least two seconds, however the clock's text advances (a loaded machine may skip 0:02).
-            wait(driver, lambda d: recorded_seconds(d.find_element(By.ID, "mark-take").text) >= 2, "two seconds of correction")
-            correction.click()
-        wait(driver, EC.visibility_of_element_located((By.CSS_SELECTOR, "#mark-take audio")), "the correction to listen to")
+        record_correction(driver)
         driver.find_element(By.ID, "mark-add").click()
         spoken = wait(driver, EC.visibility_of_element_located((By.CSS_SELECTOR, "#mark-list li audio")), "the mark with its spoken correction", seconds=60)
         if spoken:
@@ -98,6 +146,7 @@ def main(argv):
         notes = (fetch(driver, "GET", "/v1/submissions/" + eoc)[1] or {}).get("annotations") or []
         check(len(notes) == 1 and notes[0].get("audio") is not None, f"the submission's marks: {notes}")
         edit_correction_mark(driver, eoc)
+        correction = record_correction_again(driver, eoc, shots)
 
         record(driver)
         driver.find_element(By.ID, "reply-send").click()
@@ -119,8 +168,8 @@ def main(argv):
         seen = wait(driver, lambda d: (fetch(d, "GET", "/v1/submissions/" + eoc, student)[1] or {}).get("annotations"),
                     "the marks reaching the student with the reply") or []
         check(len(seen) == 1 and seen[0].get("text") == EDITED and seen[0].get("kind") == "tajweed"
-              and "/v1/annotations/" in ((seen[0].get("audio") or {}).get("links") or {}).get("audio", ""),
-              f"the marks the student gets with the reply: {seen}")
+              and ((seen[0].get("audio") or {}).get("links") or {}).get("audio") == correction,
+              f"the marks the student gets with the reply (the correction recorded again, {correction}): {seen}")
 
         # A placement assessment: the placing coach places the student.
         driver.get(base + "/desk/#/review/" + assessment)

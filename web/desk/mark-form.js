@@ -24,10 +24,17 @@ export function chosenAyah() {
 /** The form adds marks again (no mark is being edited). */
 export function stopEditing(review) {
   const marks = review.marks;
+  // A correction recorded (or being recorded) for the mark being edited is not the next new mark's.
+  if (marks.editing && marks.clip) {
+    marks.clip.cancel();
+    marks.clip.show();
+  }
   marks.editing = null;
+  marks.dropClip = false;
   $("mark-add").textContent = "Add mark";
   $("mark-cancel").hidden = true;
-  $("mark-record").hidden = false;
+  $("mark-drop-clip").hidden = true;
+  marks.clip?.relabel("Record a correction", "correction");
   $("mark-form").classList.remove("editing");
   cleared($("mark-text"));
 }

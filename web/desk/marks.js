@@ -5,8 +5,9 @@
 // earlier recordings, by any coach.
 //
 // A mark of the coach's own moves (drag its marker on the waveform, or −0.1 s/+0.1 s and the
-// `,` `.` keys while it is being edited) and changes (Edit: its moment, ayah, kind and note;
-// `PATCH /v1/annotations/<id>`). A deleted mark can be brought back for 10 s: the deletion is
+// `,` `.` keys while it is being edited) and changes (Edit: its moment, ayah, kind and note,
+// `PATCH /v1/annotations/<id>`; its spoken correction recorded again or taken away,
+// `PUT`/`DELETE /v1/annotations/<id>/audio`). A deleted mark can be brought back for 10 s: the deletion is
 // sent when that time is up, or at once when the review closes, the reply is sent or the page
 // is left.
 //
@@ -29,7 +30,7 @@ const $ = (id) => document.getElementById(id);
 /** A new marks state, kept in the review. */
 export function newMarks() {
   return {
-    at: 0, clip: null, history: new Map(), busy: false,
+    at: 0, clip: null, history: new Map(), busy: false, dropClip: false,
     // The mark being edited (an annotation), the deletions waiting out their undo (id → {note, timer}).
     editing: null, pending: new Map(), api: null, seek: () => {}, refresh: async () => {},
   };
@@ -61,12 +62,22 @@ export function openMarks(api, review, { seek, refresh, currentTime, signal }) {
   marks.clip = new ClipRecorder({
     button: $("mark-record"), node: $("mark-take"), name: "correction", idle: "Record a correction",
     maxSeconds: CORRECTION_MAX_SECONDS, onError: status,
+    // While a mark with a correction is edited, a new take replaces it: nothing to remove then.
+    onShow: (take) => {
+      $("mark-drop-clip").hidden = !marks.editing?.audio || Boolean(take);
+      if (take && marks.editing) status("The new correction replaces the mark's old one once saved.");
+    },
   });
   status("");
 
   on($("mark-here"), "click", () => markHere(review, currentTime()));
   on(select, "change", () => showHistory(review));
-  on($("mark-record"), "click", () => marks.clip.toggle(signal));
+  on($("mark-record"), "click", () => {
+    // A new correction for the mark being edited replaces its old one, rather than removing it.
+    if (marks.editing && marks.dropClip) toggleDropClip(review);
+    marks.clip.toggle(signal);
+  });
+  on($("mark-drop-clip"), "click", () => toggleDropClip(review));
   on($("mark-form"), "submit", (event) => {
     event.preventDefault();
     if (marks.editing) saveMark(api, review, refresh);
@@ -185,8 +196,11 @@ function editMark(review, note) {
   $("mark-text").value = note.text ?? "";
   $("mark-add").textContent = "Save mark";
   $("mark-cancel").hidden = false;
-  // A spoken correction stays as it is; another one is a new mark.
-  $("mark-record").hidden = true;
+  // Its spoken correction stays unless recorded again (or taken away) before Save.
+  marks.dropClip = false;
+  marks.clip.discard();
+  $("mark-drop-clip").textContent = "Remove its correction";
+  marks.clip.relabel(note.audio ? "Record a new correction" : "Record a correction", note.audio ? "new correction" : "correction");
   $("mark-form").classList.add("editing");
   showHistory(review);
   $("mark-text").focus();
@@ -197,18 +211,26 @@ async function saveMark(api, review, refresh) {
   const marks = review.marks;
   const note = marks.editing;
   if (!note || marks.busy) return;
+  if (marks.clip.recording) return status("Stop the correction's recording first.");
+  const take = marks.clip.take;
+  const dropClip = marks.dropClip && !take && Boolean(note.audio);
   const text = $("mark-text").value.trim();
-  if (!text && !note.audio) {
+  if (!text && (dropClip || (!note.audio && !take))) {
     $("mark-text").focus();
-    return status("Write a note for the mark.");
+    return status(dropClip ? "Write a note for the mark before removing its correction." : "Write a note for the mark.");
   }
   const where = chosenAyah();
   const change = { at_seconds: marks.at, kind: $("mark-kind").value, text, surah: where?.surah ?? null, ayah: where?.ayah ?? null };
+  const path = `/v1/annotations/${encodeURIComponent(note.id)}`;
   marks.busy = true;
   try {
-    await api.send("PATCH", `/v1/annotations/${encodeURIComponent(note.id)}`, { json: change });
+    // The correction first: a clip the chain refuses leaves the mark as it was.
+    if (take) await api.send("PUT", `${path}/audio`, { body: take.blob, headers: { "Content-Type": take.type } });
+    await api.send("PATCH", path, { json: change });
+    if (dropClip) await api.send("DELETE", `${path}/audio`);
     stopEditing(review);
-    status(`The mark is saved at ${clock(change.at_seconds)}${where ? `, ${ayahName(where)}` : ""}: ${MARK_KINDS[change.kind]}.`);
+    const clipChange = take ? ", with its new correction" : dropClip ? ", without its correction" : "";
+    status(`The mark is saved at ${clock(change.at_seconds)}${where ? `, ${ayahName(where)}` : ""}: ${MARK_KINDS[change.kind]}${clipChange}.`);
     await refresh();
     document.getElementById("play")?.focus();
   } catch (error) {
@@ -216,6 +238,18 @@ async function saveMark(api, review, refresh) {
   } finally {
     marks.busy = false;
   }
+}
+
+/** "Remove its correction" while a mark is edited: its spoken correction goes once saved (pressed again, it stays). */
+function toggleDropClip(review) {
+  const marks = review.marks;
+  marks.dropClip = !marks.dropClip;
+  if (marks.dropClip) {
+    marks.clip.discard();
+    marks.clip.show();
+  }
+  $("mark-drop-clip").textContent = marks.dropClip ? "Keep its correction" : "Remove its correction";
+  status(marks.dropClip ? "Its spoken correction will be removed once the mark is saved." : "Its spoken correction stays.");
 }
 
 /** Delete: the mark leaves the list at once and is deleted in 10 s, unless brought back. */

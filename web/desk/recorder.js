@@ -150,7 +150,8 @@ export class ClipRecorder {
 
   /**
    * `button`, `node`: the page's; `name`: what the take is called ("correction"); `idle`:
-   * the button's label with no take ("Record a correction"); `maxSeconds`; `onError(sentence)`.
+   * the button's label with no take ("Record a correction"); `maxSeconds`; `onError(sentence)`;
+   * `onShow(take)`, when given, after each change of what it shows.
    */
   constructor(options) {
     this.#options = options;
@@ -183,6 +184,15 @@ export class ClipRecorder {
     }
   }
 
+  /**
+   * What the button and the take are called from now on: `idle` with no take ("Record a new
+   * correction" while a mark is edited), `name` for a take ("new correction").
+   */
+  relabel(idle, name = this.#options.name) {
+    Object.assign(this.#options, { idle, name });
+    if (!this.recording) this.show();
+  }
+
   /** Forgets the take (after it is sent, or removed). */
   discard() {
     if (this.take?.url) URL.revokeObjectURL(this.take.url);
@@ -206,5 +216,6 @@ export class ClipRecorder {
       node.append(`${name} ${clock(this.take.seconds)} `, audio);
     }
     button.textContent = this.take ? `Remove the ${name}` : idle;
+    this.#options.onShow?.(this.take);
   }
 }

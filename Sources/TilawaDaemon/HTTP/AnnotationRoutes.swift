@@ -14,6 +14,8 @@ struct AnnotationRoutes: Sendable {
         group.post("submissions/:id/annotations", use: create)
         group.patch("annotations/:id", use: update)
         group.delete("annotations/:id", use: delete)
+        group.put("annotations/:id/audio", use: replaceCorrection)
+        group.delete("annotations/:id/audio", use: removeCorrection)
         group.get("annotations/:id/audio", use: audio)
         group.get("annotations/:id/waveform", use: waveform)
         group.get("students/:id/annotations", use: history)
@@ -94,7 +96,7 @@ struct AnnotationRoutes: Sendable {
     /// `PATCH /v1/annotations/{id}` (its author, while they may annotate the recording): any of
     /// `at_seconds`, `kind`, `text`, and `surah` with `ayah` (both numbers, or both null for the
     /// moment alone), checked by the rules of a new annotation; the annotation as it now is.
-    /// A spoken correction stays (to change it, the coach records a new mark).
+    /// A spoken correction stays (`PUT`/`DELETE /v1/annotations/{id}/audio` change it).
     @Sendable func update(_ request: Request, context: TilawaRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
         let id = try api.identifier("id", in: context)
@@ -115,6 +117,99 @@ struct AnnotationRoutes: Sendable {
         case .failure(.notFound): throw APIProblem.notFound("annotation of yours with this id")
         case let .failure(refusal): throw Self.problem(refusal)
         }
+    }
+
+    /// `PUT /v1/annotations/{id}/audio` (its author, while they may annotate the recording): a
+    /// new spoken correction (audio/*, 1–30 s, through the clip chain) in place of the one it
+    /// has, or as its first; the annotation as it now is. Before any body is read: the role,
+    /// the media type, and that the annotation is theirs to change. The old correction's files
+    /// go after the commit; the new one's, when the change is refused. A retry does the same
+    /// again: the mark ends with the correction sent last.
+    @Sendable func replaceCorrection(_ request: Request, context: TilawaRequestContext) async throws -> Response {
+        let principal = try context.requirePrincipal()
+        let id = try api.identifier("id", in: context)
+        guard principal.role == .coach else {
+            context.refuseBody(of: request)
+            throw APIProblem.forbidden("Only the coach who wrote an annotation changes it.")
+        }
+        guard UploadReceiver.acceptsMediaType(request.headers[.contentType]?.lowercased() ?? "") else {
+            context.refuseBody(of: request)
+            throw APIProblem(.unsupportedMediaType, code: "unsupported_media_type", detail: "Send the spoken correction as audio/*.")
+        }
+        do {
+            try await changeableAnnotation(id: id, coachId: principal.subject)
+        } catch {
+            context.refuseBody(of: request)
+            throw error
+        }
+        let clips = api.runtime.annotationClips
+        let now = api.now
+        let encoded = try await receiver.withSlot(request, context: context) {
+            let staged = try await receiver.receive(request, context: context, fileExtension: SubmissionRoutes.fileExtension(for: request))
+            return try await api.pool.run { try clips.encode(staged: staged.file, now: now) }
+        }
+        let clip: CommentRecord.Clip
+        switch encoded {
+        case let .encoded(encoded): clip = encoded
+        case let .rejected(verdict): throw APIProblem.audio(verdict, analysis: nil)
+        }
+        let outcome: Result<(annotation: AnnotationRecord, replaced: [String]), AppDatabase.AnnotationTargetRefusal>
+        do {
+            outcome = try await api.runtime.database.replaceAnnotationClip(id: id, coachId: principal.subject, clip: clip, now: api.now) { _ in }
+        } catch {
+            await api.removeArtifacts([clip.audioPath, clip.waveformPath])
+            throw error
+        }
+        switch outcome {
+        case let .success((annotation, replaced)):
+            await api.removeArtifacts(replaced)
+            return try api.json(AnnotationResource(annotation))
+        case let .failure(refusal):
+            await api.removeArtifacts([clip.audioPath, clip.waveformPath])
+            throw Self.changeProblem(refusal)
+        }
+    }
+
+    /// `DELETE /v1/annotations/{id}/audio` (its author, while they may annotate the recording):
+    /// the mark keeps its note and loses its spoken correction; 422 `text_missing`
+    /// when it has no note to stand on. The annotation as it now is (a mark without a
+    /// correction answers the same: the request is done).
+    @Sendable func removeCorrection(_ request: Request, context: TilawaRequestContext) async throws -> Response {
+        let principal = try context.requirePrincipal()
+        let id = try api.identifier("id", in: context)
+        guard principal.role == .coach else {
+            throw APIProblem.forbidden("Only the coach who wrote an annotation changes it.")
+        }
+        let outcome = try await api.runtime.database.replaceAnnotationClip(id: id, coachId: principal.subject, clip: nil, now: api.now) { stored in
+            guard !stored.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+                throw APIProblem(.unprocessableContent, code: AnnotationRefusal.textMissing.code,
+                                 detail: "This mark has no note; write one before taking its spoken correction away, or delete the mark.")
+            }
+        }
+        switch outcome {
+        case let .success((annotation, replaced)):
+            await api.removeArtifacts(replaced)
+            return try api.json(AnnotationResource(annotation))
+        case let .failure(refusal):
+            throw Self.changeProblem(refusal)
+        }
+    }
+
+    /// Refuses, before a body is read, a change to an annotation that is not the coach's or whose
+    /// recording they may no longer annotate.
+    private func changeableAnnotation(id: String, coachId: String) async throws {
+        let database = api.runtime.database
+        guard let annotation = try await database.annotation(id: id), annotation.coachId == coachId else {
+            throw APIProblem.notFound("annotation of yours with this id")
+        }
+        if case let .failure(refusal) = try await database.annotationTarget(submissionId: annotation.submissionId, coachId: coachId, now: api.now) {
+            throw Self.changeProblem(refusal)
+        }
+    }
+
+    /// A refused change's problem: an annotation not the caller's is not found, as for none.
+    static func changeProblem(_ refusal: AppDatabase.AnnotationTargetRefusal) -> APIProblem {
+        refusal == .notFound ? APIProblem.notFound("annotation of yours with this id") : problem(refusal)
     }
 
     /// `DELETE /v1/annotations/{id}` (its author): the row, then its files.
@@ -175,7 +270,8 @@ struct AnnotationRoutes: Sendable {
     @Sendable func audio(_ request: Request, context: TilawaRequestContext) async throws -> Response {
         let annotation = try await visibleAnnotation(context)
         guard let path = annotation.audioPath else { throw APIProblem.notFound("spoken correction for this annotation") }
-        return try await api.respondAudio(artifact: path, id: annotation.id,
+        // The ETag is the correction's own: one recorded again is another representation.
+        return try await api.respondAudio(artifact: path, id: AnnotationResource.clipKey(path),
                                           request: request, context: context)
     }
 
@@ -183,7 +279,7 @@ struct AnnotationRoutes: Sendable {
     @Sendable func waveform(_ request: Request, context: TilawaRequestContext) async throws -> Response {
         let annotation = try await visibleAnnotation(context)
         guard let path = annotation.waveformPath else { throw APIProblem.notFound("spoken correction for this annotation") }
-        return try await api.respondWaveform(artifact: path, id: annotation.id, request: request, context: context)
+        return try await api.respondWaveform(artifact: path, id: AnnotationResource.clipKey(annotation.audioPath ?? path), request: request, context: context)
     }
 
     // MARK: Reading the request

@@ -128,7 +128,7 @@ extension AppDatabase {
     /// Changes annotation `id` (its moment, ayah, kind or note) when `coachId` wrote it and may
     /// still annotate its recording — one transaction. `edit` gives the annotation as it is to
     /// be from the stored one and the recording's duration (it throws to refuse the change,
-    /// and nothing is written). Its spoken correction, if any, stays as it is; no event is sent
+    /// and nothing is written). Its spoken correction, if any, stays as it is (`replaceAnnotationClip` changes it); no event is sent
     /// (a student who has the reply sees the annotation as it now is). `.notFound` when there
     /// is none of theirs.
     public func updateAnnotation(
@@ -150,6 +150,35 @@ extension AppDatabase {
             record.text = valid.text
             try record.update(db)
             return .success(record)
+        }
+    }
+
+    /// Gives annotation `id` the spoken correction `clip` (already placed durably), or takes its
+    /// correction away (`clip` nil), when `coachId` wrote it and may still annotate its
+    /// recording — one transaction. `check` sees the stored annotation first and throws to
+    /// refuse (a mark left with neither a note nor a correction), and nothing is written. As
+    /// with an edit, no event is sent: a student who has the reply hears the correction as it
+    /// now is. The annotation as it now is and the files of the correction it had (the
+    /// caller's to remove, after the commit); `.notFound` when there is none of theirs.
+    public func replaceAnnotationClip(
+        id: String, coachId: String, clip: CommentRecord.Clip?, now: Date,
+        check: @escaping @Sendable (_ stored: AnnotationRecord) throws -> Void
+    ) async throws -> Result<(annotation: AnnotationRecord, replaced: [String]), AnnotationTargetRefusal> {
+        try await immediateWrite { db in
+            guard var record = try AnnotationRecord.fetchOne(db, key: id), record.coachId == coachId else { return .failure(.notFound) }
+            switch try Self.annotationTarget(db, submissionId: record.submissionId, coachId: coachId, now: now) {
+            case .success: break
+            case let .failure(refusal): return .failure(refusal)
+            }
+            try check(record)
+            let replaced = record.files
+            record.audioPath = clip?.audioPath
+            record.audioBytes = clip?.audioBytes
+            record.waveformPath = clip?.waveformPath
+            record.durationSeconds = clip?.durationSeconds
+            record.outputGainDB = clip?.outputGainDB
+            try record.update(db)
+            return .success((record, replaced))
         }
     }
 

@@ -29,8 +29,17 @@ public struct AnnotationResource: Encodable, Sendable, Equatable {
         createdAt = record.createdAt
         audio = record.clip.map {
             CommentResource.Clip(durationSeconds: ($0.durationSeconds * 1_000).rounded() / 1_000, outputGainDB: $0.outputGainDB,
-                                 links: ["audio": "/v1/annotations/\(record.id)/audio", "waveform": "/v1/annotations/\(record.id)/waveform"])
+                                 links: ["audio": "/v1/annotations/\(record.id)/audio?clip=\(Self.clipKey($0.audioPath))",
+                                         "waveform": "/v1/annotations/\(record.id)/waveform?clip=\(Self.clipKey($0.audioPath))"])
         }
+    }
+
+    /// What tells one spoken correction of an annotation from the next (its file's own id):
+    /// its links carry it, so a correction recorded again has new addresses and a player or
+    /// cache that holds the old one never plays it for the new.
+    static func clipKey(_ audioPath: String) -> String {
+        let name = audioPath.split(separator: "/").last.map(String.init) ?? audioPath
+        return name.hasSuffix(".opus") ? String(name.dropLast(5)) : name
     }
 
     enum CodingKeys: String, CodingKey {
