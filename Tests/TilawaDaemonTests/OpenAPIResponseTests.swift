@@ -517,6 +517,21 @@ struct OpenAPIResponseTests {
                     _ = try await call(.get, template, template.replacingOccurrences(of: "{id}", with: markId), student)
                     _ = try await call(.get, template, template.replacingOccurrences(of: "{id}", with: "ann_none"), student)
                 }
+                // The correction recorded again (PUT) and taken away (DELETE), each documented refusal.
+                let correction = "/v1/annotations/{id}/audio"
+                let spokenPath = "/v1/annotations/\(spokenId)/audio"
+                _ = try await call(.put, correction, spokenPath, try await auth(.coach, "C01", ogg), body: opus)
+                _ = try await call(.put, correction, spokenPath, try await auth(.coach, "C01", [.contentType: "audio/wav"]),
+                                   body: try TestDaemon.fixture("digital_silence.wav"))
+                _ = try await call(.put, correction, spokenPath, markJSON, body: ByteBuffer(string: "{}"))
+                _ = try await call(.put, correction, spokenPath, try await auth(.coach, "C02", ogg), body: opus)
+                _ = try await call(.put, correction, spokenPath, try await auth(.student, "S1001", ogg), body: opus)
+                _ = try await call(.put, correction, spokenPath, ogg, body: opus)
+                _ = try await call(.delete, correction, spokenPath, try await auth(.coach, "C01"))
+                _ = try await call(.delete, correction, spokenPath, try await auth(.coach, "C02"))
+                _ = try await call(.delete, correction, spokenPath, student)
+                _ = try await call(.delete, correction, spokenPath)
+                _ = try await call(.put, correction, spokenPath, try await auth(.coach, "C01", ogg), body: opus)
                 // Moved and changed (PATCH), each documented refusal.
                 let change = "/v1/annotations/{id}"
                 _ = try await call(.patch, change, "/v1/annotations/\(markId)", markJSON, body: ByteBuffer(string: #"{"at_seconds": 2.1, "kind": "harakah"}"#))
