@@ -64,16 +64,7 @@ struct AnnotationRoutes: Sendable {
                 context.refuseBody(of: request)
                 throw error
             }
-            let clips = api.runtime.annotationClips
-            let now = api.now
-            let encoded = try await receiver.withSlot(request, context: context) {
-                let staged = try await receiver.receive(request, context: context, fileExtension: SubmissionRoutes.fileExtension(for: request))
-                return try await api.pool.run { try clips.encode(staged: staged.file, now: now) }
-            }
-            switch encoded {
-            case let .encoded(encoded): clip = encoded
-            case let .rejected(verdict): throw APIProblem.audio(verdict, analysis: nil)
-            }
+            clip = try await receiveCorrection(request, context: context)
         }
         let outcome: Result<AnnotationRecord, AppDatabase.AnnotationTargetRefusal>
         do {
@@ -142,17 +133,7 @@ struct AnnotationRoutes: Sendable {
             context.refuseBody(of: request)
             throw error
         }
-        let clips = api.runtime.annotationClips
-        let now = api.now
-        let encoded = try await receiver.withSlot(request, context: context) {
-            let staged = try await receiver.receive(request, context: context, fileExtension: SubmissionRoutes.fileExtension(for: request))
-            return try await api.pool.run { try clips.encode(staged: staged.file, now: now) }
-        }
-        let clip: CommentRecord.Clip
-        switch encoded {
-        case let .encoded(encoded): clip = encoded
-        case let .rejected(verdict): throw APIProblem.audio(verdict, analysis: nil)
-        }
+        let clip = try await receiveCorrection(request, context: context)
         let outcome: Result<(annotation: AnnotationRecord, replaced: [String]), AppDatabase.AnnotationTargetRefusal>
         do {
             outcome = try await api.runtime.database.replaceAnnotationClip(id: id, coachId: principal.subject, clip: clip, now: api.now) { _ in }
@@ -192,6 +173,21 @@ struct AnnotationRoutes: Sendable {
             return try api.json(AnnotationResource(annotation))
         case let .failure(refusal):
             throw Self.changeProblem(refusal)
+        }
+    }
+
+    /// A spoken correction from the body: an upload slot of the coach's share, then the clip
+    /// chain (1–30 s); 422 like an upload when the chain refuses it, leaving nothing behind.
+    private func receiveCorrection(_ request: Request, context: TilawaRequestContext) async throws -> CommentRecord.Clip {
+        let clips = api.runtime.annotationClips
+        let now = api.now
+        let encoded = try await receiver.withSlot(request, context: context) {
+            let staged = try await receiver.receive(request, context: context, fileExtension: SubmissionRoutes.fileExtension(for: request))
+            return try await api.pool.run { try clips.encode(staged: staged.file, now: now) }
+        }
+        switch encoded {
+        case let .encoded(encoded): return encoded
+        case let .rejected(verdict): throw APIProblem.audio(verdict, analysis: nil)
         }
     }
 
