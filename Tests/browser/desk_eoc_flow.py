@@ -7,7 +7,8 @@ LOGIN_LINK signs in a placing coach whose queue holds an end-of-course recording
 (EOC_SUBMISSION_ID, by the student whose token is STUDENT_TOKEN) and an unplaced student's
 placement assessment (ASSESSMENT_ID). Flows:
 - the queue names both kinds (end-of-course, placement assessment);
-- a mark with a spoken correction recorded in place is listed with its audio;
+- a mark with a spoken correction recorded in place (leaving before it is added asks first;
+  staying keeps it) is listed with its audio;
 - that mark edited (another kind, a note): the list shows the new kind and note with the same
   correction, after a reload too; edited again, its correction recorded anew (the form offers
   "Record a new correction" and "Remove its correction"; Remove then Cancel changes nothing):
@@ -139,6 +140,14 @@ def main(argv):
         # A mark with a spoken correction recorded in place (1–30 s, through the audio chain).
         driver.find_element(By.ID, "mark-here").click()
         record_correction(driver)
+        # Leaving with a correction not yet on a mark asks first (the browser cannot keep it); staying keeps it.
+        driver.execute_script("setTimeout(() => { location.hash = '#/queue'; }, 0)")
+        if wait(driver, EC.alert_is_present(), "the question before leaving a recorded correction"):
+            question = driver.switch_to.alert
+            check("correction" in question.text and "lose it" in question.text, f"the question before leaving: {question.text!r}")
+            question.dismiss()
+        wait(driver, lambda d: d.current_url.endswith("#/review/" + eoc), "the review's address after staying")
+        check(driver.find_element(By.CSS_SELECTOR, "#mark-take audio").is_displayed(), "the recorded correction is gone after staying")
         driver.find_element(By.ID, "mark-add").click()
         spoken = wait(driver, EC.visibility_of_element_located((By.CSS_SELECTOR, "#mark-list li audio")), "the mark with its spoken correction", seconds=60)
         if spoken:

@@ -88,6 +88,23 @@ function unsent(review) {
   return Boolean(reply && !reply.sent && (reply.take || reply.recorder?.recording || reply.sending));
 }
 
+/**
+ * What leaving `review` would cost, as the question to ask first, or "" when nothing: an
+ * unsent reply (kept as a draft or not), or a spoken correction recorded and not yet on a
+ * mark (the browser cannot keep it).
+ */
+function leaving(review) {
+  if (unsent(review)) {
+    return review.reply.kept
+      ? "Your recorded reply has not been sent. It stays here as this recording's draft. Leave it for now?"
+      : "Your recorded reply has not been sent, and this browser cannot keep it. Leave this recording and lose it?";
+  }
+  const clip = review?.marks?.clip;
+  return clip && (clip.take || clip.recording)
+    ? "Your recorded correction is not on a mark yet, and this browser cannot keep it. Leave this recording and lose it?"
+    : "";
+}
+
 /** The recordings before and after `id` in the queue's order (queue.js's queueNeighbours). */
 function neighbours(id) {
   return queueNeighbours(state.queue?.items ?? [], id);
@@ -116,10 +133,7 @@ function step(direction) {
 async function route() {
   if (!state.session) return;
   const target = parseRoute(location.hash);
-  if (state.review && state.review.id !== target.id && unsent(state.review)
-      && !confirm(state.review.reply.kept
-        ? "Your recorded reply has not been sent. It stays here as this recording's draft. Leave it for now?"
-        : "Your recorded reply has not been sent, and this browser cannot keep it. Leave this recording and lose it?")) {
+  if (state.review && state.review.id !== target.id && leaving(state.review) && !confirm(leaving(state.review))) {
     state.focusPlayer = false;
     // Back where the take is: the address again, which this route then leaves as it is.
     location.hash = reviewHash(state.review.id);

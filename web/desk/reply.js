@@ -91,9 +91,11 @@ export function openReply(api, review, { session, studentName, refresh, signal }
   on($("answer-text"), "input", later);
   on($("reply-result"), "change", () => keepDraft(review));
   // A reload loses nothing once the take is kept; until then (recording, sending, or no
-  // drafts in this browser) the browser asks first.
+  // drafts in this browser) the browser asks first, as it does for a recorded correction
+  // not yet on a mark.
   on(window, "beforeunload", (event) => {
-    if (reply.sending || reply.recorder?.recording || (reply.take && !reply.kept)) event.preventDefault();
+    const clip = review.marks?.clip;
+    if (reply.sending || reply.recorder?.recording || (reply.take && !reply.kept) || clip?.take || clip?.recording) event.preventDefault();
   });
   renderStored(review);
   restoreDraft(api, review, refresh, signal);
