@@ -189,6 +189,10 @@ async function addMark(api, review, refresh) {
 /** Edit: the mark's moment, ayah, kind and note fill the form, whose button now saves it. */
 function editMark(review, note) {
   const marks = review.marks;
+  // A correction recorded and not yet saved is the coach's work: never dropped by opening another mark.
+  if (marks.clip.take || marks.clip.recording) {
+    return status("Save or remove the correction you recorded before editing another mark.");
+  }
   marks.editing = note;
   setAt(marks, note.at_seconds);
   $("mark-ayah").value = note.surah ? optionFor(review.submission?.ayahs ?? [], note) : "";
