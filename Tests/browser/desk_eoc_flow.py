@@ -71,6 +71,10 @@ def record_correction_again(driver, eoc, shots):
     # The new take replaces the old correction: the form offers to remove the take, not the old one.
     check(not drop.is_displayed() and driver.find_element(By.ID, "mark-record").text == "Remove the new correction",
           f"with a new take the form offers {driver.find_element(By.ID, 'mark-record').text!r} and Remove its correction shown: {drop.is_displayed()}")
+    # Edit pressed again with the take unsaved: the take stays, and the form says why.
+    check(click(driver, "#mark-list li .edit"), "the mark offers no Edit while a correction is recorded")
+    check("Save or remove the correction" in driver.find_element(By.ID, "mark-status").text
+          and driver.find_element(By.CSS_SELECTOR, "#mark-take audio").is_displayed(), "Edit dropped the recorded correction")
     screenshots(driver, shots, "mark-correction-again", show="marks")
     driver.find_element(By.ID, "mark-add").click()
     wait(driver, lambda d: "with its new correction" in d.find_element(By.ID, "mark-status").text, "the mark saved with its new correction", seconds=60)
