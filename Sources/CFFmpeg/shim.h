@@ -8,6 +8,8 @@
 #include <libavutil/channel_layout.h>
 #include <libavutil/error.h>
 #include <libavutil/opt.h>
+#include <libavutil/mem.h>
+#include <libavutil/tx.h>
 
 /* AVERROR(EAGAIN) and AVERROR_EOF are function-like / composite macros Swift cannot import. */
 static inline int tilawa_averror_eagain(void) { return AVERROR(EAGAIN); }

@@ -32,6 +32,9 @@ struct AlignCommand: ParsableCommand {
         var notFound: [AyahMarkers.AyahReference]
         var unavailableReason: String?
         var misfit: Double?
+        /// How much better the sound fits the placed letters than random Quran text (a
+        /// z-score; nil when the pauses already refused it).
+        var soundScore: Double?
         /// Each unit the passage was aligned as (the optional openings first) and how it fitted
         /// in the best placement tried — kept when refused, to show why.
         var units: [Unit]
@@ -68,12 +71,13 @@ struct AlignCommand: ParsableCommand {
         try CommandLineOutput.requireReadableFile(file)
         let processed: ProcessedAudio
         do {
-            processed = try AudioProcessor().process(path: file)
+            processed = try AudioProcessor().process(path: file, soundFrames: true)
         } catch let rejection as AudioRejection {
             throw CommandLineOutput.fail(code: rejection.code, message: rejection.message, exit: ExitStatus.dataRejected)
         }
         let normalised = (try? AyahRange.parseList(ayahs, in: .uthmani).listDescription) ?? ayahs
-        let (markers, alignment) = AyahMarking.markers(ayahs: normalised, segments: processed.speechSegments)
+        let (markers, alignment) = AyahMarking.markers(ayahs: normalised, segments: processed.speechSegments,
+                                                            sound: processed.soundFrames)
         let fits = Dictionary(alignment.fit.map { ($0.unit, $0) }, uniquingKeysWith: { first, _ in first })
         let rounded = { (value: Double) in (value * 100).rounded() / 100 }
         let units = AyahMarking.plan(ayahs: normalised).enumerated().map { index, planned in
@@ -86,7 +90,7 @@ struct AlignCommand: ParsableCommand {
         }
         let report = Report(file: file, ayahs: normalised, markers: markers.markers, notFound: markers.notFound,
                             unavailableReason: markers.unavailableReason,
-                            misfit: alignment.misfit, units: units, speechSegments: processed.speechSegments)
+                            misfit: alignment.misfit, soundScore: alignment.soundScore.map(rounded), units: units, speechSegments: processed.speechSegments)
         if json {
             try CommandLineOutput.printJSON(report)
         } else {

@@ -126,7 +126,7 @@ struct EncodeWithStoredAnalysisTests {
         let full = try processor.process(path: fixture.path, encodeTo: scratch.path("full.opus"), policy: .always)
         // The analysis as the row keeps it: through JSON and back.
         let stored = try JSONDecoder().decode(AudioAnalysis.self, from: JSONEncoder().encode(full.analysis))
-        let (encoded, peaks) = try processor.encode(path: fixture.path, to: scratch.path("job.opus"), analysis: stored)
+        let (encoded, peaks, _) = try processor.encode(path: fixture.path, to: scratch.path("job.opus"), analysis: stored)
         #expect(try OggOpusHeader.outputGain(path: scratch.path("job.opus")) == (try OggOpusHeader.outputGain(path: scratch.path("full.opus"))))
         #expect(encoded.outputGainDB == full.encoded?.outputGainDB)
         // The peaks of the same decode, built apart from the encoder: byte-identical JSON.

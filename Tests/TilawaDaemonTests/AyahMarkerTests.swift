@@ -58,6 +58,37 @@ struct AyahMarkerTests {
         #expect(AyahMarking.markers(ayahs: "112:1-4; 114:1-6", segments: processed.speechSegments).markers.unavailableReason != nil)
     }
 
+    @Test("passages whose pauses fit this Al-Fatiha as well as its own get no markers: its sound does not say their letters; its own passage keeps them")
+    func wrongPassageHeard() throws {
+        let truth = try recitationTruth()
+        let processed = try AudioProcessor().process(path: Fixtures.directory.appendingPathComponent("recitation_fatiha_16k.wav").path,
+                                                     soundFrames: true)
+        let sound = try #require(processed.soundFrames)
+        let own = AyahMarking.markers(ayahs: truth.ayahs, segments: processed.speechSegments, sound: sound)
+        #expect(own.markers.unavailableReason == nil)
+        #expect(own.markers.markers.map(\.ayah) == truth.starts.map(\.ayah))
+        #expect((own.alignment.soundScore ?? 0) > 3, "\(String(describing: own.alignment.soundScore))")
+        // Six or eight ayahs of Al-Baqara, Al-A'raf and Al-Anfal: by pauses alone each is given markers.
+        for passage in ["2:43-48", "7:10-17", "7:58-63", "7:181-186", "8:1-6"] {
+            #expect(AyahMarking.markers(ayahs: passage, segments: processed.speechSegments).markers.unavailableReason == nil,
+                    "\(passage) no longer fits by its pauses: choose another")
+            let heard = AyahMarking.markers(ayahs: passage, segments: processed.speechSegments, sound: sound)
+            #expect(heard.markers.unavailableReason == AlignmentRefusal.soundMismatch.code, "\(passage)")
+            #expect(heard.markers.markers.isEmpty && heard.markers.notFound.isEmpty)
+            #expect(heard.alignment.soundScore.map { $0 < 1 } == true, "\(passage): \(String(describing: heard.alignment.soundScore))")
+        }
+    }
+
+    @Test("the bar the sound must clear rises with the letters placed")
+    func soundBar() {
+        #expect(AyahMarking.soundAccepts(score: 0.8, letters: 60))
+        #expect(!AyahMarking.soundAccepts(score: 0.6, letters: 60))
+        #expect(!AyahMarking.soundAccepts(score: 0.8, letters: 120))
+        #expect(AyahMarking.soundAccepts(score: 1.1, letters: 120))
+        #expect(!AyahMarking.soundAccepts(score: 2.3, letters: 238))
+        #expect(AyahMarking.soundAccepts(score: 2.6, letters: 900))
+    }
+
     @Test("each opening says which it is: the isti'adha and a basmala recited before 112:1 are ayah 0 entries named by `opening`, with their own text; the ayahs name none")
     func openingsNamed() throws {
         let markers = AyahMarkers(ayahs: "112:1-4", markers: [
@@ -95,9 +126,10 @@ struct AyahMarkerTests {
         let truth = try recitationTruth()
         let daemon = try await TestDaemon()
         defer { daemon.remove() }
-        // Week 12 of S1001's level recites Al-Fatiha for this test; S1003's level (L2) stays Al-Fajr 89:1-14.
+        // Week 12 of S1001's level recites Al-Fatiha for this test; S1003's level (L2) recites 7:10-17.
         try await daemon.runtime.database.engine.write { db in
             try db.execute(sql: "UPDATE curriculumWeek SET ayahs = '1:1-7' WHERE levelId = 'L1' AND week = 12")
+            try db.execute(sql: "UPDATE curriculumWeek SET ayahs = '7:10-17' WHERE levelId = 'L2' AND week = 12")
         }
         try await daemon.application().live { client in
             let upload = try await daemon.request(port: client.port, method: .post, "/v1/students/S1001/weeks/12/submissions",
@@ -126,17 +158,17 @@ struct AyahMarkerTests {
             let segments = try #require(row.speechSegments)
             #expect(!segments.isEmpty && Double(segments.count) <= row.analysis.durationSeconds * 2.5)
 
-            // Another passage (Al-Fajr) for the same recording: no entry has times, and the reason says why.
+            // Another passage for the same recording, eight ayahs of Al-A'raf whose pauses fit it as well as
+            // Al-Fatiha's: the encode job hears that it does not say them, and no entry has times.
             let other = try await daemon.request(port: client.port, method: .post, "/v1/students/S1003/weeks/12/submissions",
                                                  headers: try await daemon.headers(.student, "S1003", [.contentType: "audio/wav"]),
                                                  body: Data(buffer: try TestDaemon.fixture("recitation_fatiha_16k.wav")))
             let otherId = try #require(other.json?["id"] as? String)
             #expect(await daemon.eventually { try daemon.runtime.database.submission(id: otherId)?.state == .awaitingFeedback })
             let refused = try await client.execute(uri: "/v1/submissions/\(otherId)", method: .get, headers: try await daemon.headers(.coach, "C01"))
-            let reason = try #require(refused.json?["ayahs_unavailable_reason"] as? String)
-            #expect(AlignmentRefusal(rawValue: reason) != nil)
+            #expect(refused.json?["ayahs_unavailable_reason"] as? String == "sound_mismatch")
             let plain = try #require(refused.json?["ayahs"] as? [[String: Any]])
-            #expect(plain.count == 14 && plain.allSatisfy { $0["start_seconds"] == nil && $0["end_seconds"] == nil })
+            #expect(plain.count == 8 && plain.allSatisfy { $0["start_seconds"] == nil && $0["end_seconds"] == nil })
         }
     }
 }

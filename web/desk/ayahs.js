@@ -104,6 +104,7 @@ const UNALIGNED = {
   too_few_pauses: "it has fewer pauses than the passage has ayahs",
   duration_mismatch: "its length does not fit the passage at any usual pace",
   poor_fit: "its pauses do not fit the passage's ayahs (another passage, or ayahs repeated or skipped?)",
+  sound_mismatch: "its sounds do not match the passage's letters (another passage?)",
   passage_changed: "the week's passage changed after it was recorded",
 };
 

@@ -36,10 +36,13 @@ public struct AudioProcessor: Sendable {
     /// - Throws: `AudioRejection` when the file cannot be decoded (`empty`, `unreadable`,
     ///   `unsupported_format`); `OpusEncoderError` when encoding or writing fails. No output
     ///   file exists after a throw.
-    public func process(path: String, encodeTo output: String? = nil, policy: EncodePolicy = .ifAccepted) throws -> ProcessedAudio {
+    ///   With `soundFrames`, the pass also keeps the recording's `SoundFrames` (`tilawa align`).
+    public func process(path: String, encodeTo output: String? = nil, policy: EncodePolicy = .ifAccepted,
+                        soundFrames: Bool = false) throws -> ProcessedAudio {
         AudioDecoder.silenceLibraryLogging()
         let decoder = try AudioDecoder(path: path)
         let analyzer = AudioAnalyzer()
+        let sound = soundFrames ? SoundFrameBuilder() : nil
         let temporary = output.map(DurableFile.temporaryPath(for:))
         var keepTemporary = false
         defer { if let temporary, !keepTemporary { DurableFile.discard(temporary) } }
@@ -52,6 +55,7 @@ public struct AudioProcessor: Sendable {
         // Stop a little past the limit: enough to know it is too long, without decoding hours.
         let summary = try decoder.decode(limitSeconds: limits.maxDurationSeconds + 1) { block in
             analyzer.add(block)
+            sound?.add(block)
             try opus?.write(block)
         }
         var analysis = analyzer.finish()
@@ -73,7 +77,7 @@ public struct AudioProcessor: Sendable {
             encoded = EncodedAudio(path: output, bytes: bytes, outputGainDB: Double(q78) / 256, durationSeconds: analysis.durationSeconds)
         }
         return ProcessedAudio(source: decoder.source, analysis: analysis, verdict: verdict, encoded: encoded,
-                              speechSegments: analyzer.speechSegments)
+                              speechSegments: analyzer.speechSegments, soundFrames: sound?.finish())
     }
 
     /// Encodes a recording already judged, without analysing it again: one decode feeds the
@@ -86,17 +90,23 @@ public struct AudioProcessor: Sendable {
     /// decoding with encoding, shortening one encode by the few per cent decoding costs, but
     /// spend CPU on the hand-off that the other work of a burst would have used.
     ///
+    /// With `soundFrames` the same decode also yields the recording's `SoundFrames`, for the
+    /// check that it recites its passage (a submission's encode job; about 1 % more CPU).
+    ///
     /// - Throws: as `process`; no output file exists after a throw.
-    public func encode(path: String, to output: String, analysis: AudioAnalysis) throws -> (encoded: EncodedAudio, waveform: WaveformPeaks) {
+    public func encode(path: String, to output: String, analysis: AudioAnalysis, soundFrames: Bool = false) throws
+        -> (encoded: EncodedAudio, waveform: WaveformPeaks, sound: SoundFrames?) {
         AudioDecoder.silenceLibraryLogging()
         let decoder = try AudioDecoder(path: path)
         var peaks = WaveformBuilder(sampleRate: Int(AudioDecoder.outputSampleRate), samplesPerPixel: samplesPerPixel)
+        let sound = soundFrames ? SoundFrameBuilder() : nil
         let temporary = DurableFile.temporaryPath(for: output)
         var keepTemporary = false
         defer { if !keepTemporary { DurableFile.discard(temporary) } }
         let opus = try OpusFileEncoder(path: temporary, settings: encoder)
         _ = try decoder.decode(limitSeconds: limits.maxDurationSeconds + 1) { block in
             peaks.add(block)
+            sound?.add(block)
             try opus.write(block)
         }
         try opus.finish()
@@ -106,6 +116,6 @@ public struct AudioProcessor: Sendable {
         keepTemporary = true
         let bytes = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
         return (EncodedAudio(path: output, bytes: bytes, outputGainDB: Double(q78) / 256, durationSeconds: analysis.durationSeconds),
-                peaks.finish())
+                peaks.finish(), sound?.finish())
     }
 }

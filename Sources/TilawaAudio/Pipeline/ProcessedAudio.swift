@@ -14,4 +14,6 @@ public struct ProcessedAudio: Sendable {
     /// Where the speech detector found speech: kept with an accepted submission so its
     /// encode job can place the ayahs without running the detector again.
     public var speechSegments: [SpeechSegment] = []
+    /// The recording's spectral shape, when the pass was asked for it.
+    public var soundFrames: SoundFrames? = nil
 }

@@ -12,6 +12,9 @@ public enum AlignmentRefusal: String, Sendable, Hashable, Codable, CaseIterable,
     /// The best placement of the boundaries still fits the ayahs' lengths poorly (another
     /// passage, a recitation that repeats or skips).
     case poorFit = "poor_fit"
+    /// The pauses fit, but the sound does not fit the passage's letters better than random
+    /// Quran text of the same lengths (`RecitationCheck`): most likely another passage.
+    case soundMismatch = "sound_mismatch"
 
     /// Its stable code.
     public var code: String { rawValue }

@@ -73,6 +73,9 @@ public struct AyahAlignment: Sendable, Hashable {
     /// The best placement tried, unit by unit in order, kept when it was refused too (what
     /// `tilawa align --json` shows); empty when no placement was tried.
     public var fit: [UnitFit]
+    /// How much better the sound fits the placed units' letters than random text
+    /// (`RecitationCheck`'s z-score); nil when the check did not run. Kept for calibration.
+    public var soundScore: Double?
 
     /// An alignment from its parts.
     public init(placements: [Placement], notFound: [Int] = [], refusal: AlignmentRefusal? = nil, misfit: Double? = nil,

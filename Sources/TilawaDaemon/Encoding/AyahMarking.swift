@@ -20,6 +20,9 @@ public enum AyahMarking {
         public var ayah: Int
         public var preface: AyahMarkers.Preface?
         public var unit: AlignmentUnit
+        /// What is recited: the isti'adha, the basmala, or the ayah (without the basmala Tanzil
+        /// writes on a surah's first ayah).
+        public var text: String
     }
 
     /// The units of the stored range list `ayahs`; empty when it does not read.
@@ -27,29 +30,51 @@ public enum AyahMarking {
         guard let ranges = try? AyahRange.parseList(ayahs, in: quran), !ranges.isEmpty else { return [] }
         var units: [PlannedUnit] = [
             PlannedUnit(surah: ranges[0].surah, ayah: 0, preface: .istiadha,
-                        unit: AlignmentUnit(letters: QuranText.letterCount(of: istiadha), optional: true)),
+                        unit: AlignmentUnit(letters: QuranText.letterCount(of: istiadha), optional: true), text: istiadha),
         ]
-        let basmalaLetters = QuranText.letterCount(of: quran.ayah(surah: 1, ayah: 1) ?? "")
+        let basmala = quran.ayah(surah: 1, ayah: 1) ?? ""
+        let basmalaLetters = QuranText.letterCount(of: basmala)
         for range in ranges {
             let opensFatiha = range.surah == 1 && range.first == 1
             if !opensFatiha && !(range.surah == 9 && range.first == 1) {
                 units.append(PlannedUnit(surah: range.surah, ayah: 0, preface: .basmala,
-                                         unit: AlignmentUnit(letters: basmalaLetters, optional: true)))
+                                         unit: AlignmentUnit(letters: basmalaLetters, optional: true), text: basmala))
             }
             for number in range.ayahs {
                 guard let text = quran.displayText(surah: range.surah, ayah: number)?.text else { continue }
                 units.append(PlannedUnit(surah: range.surah, ayah: number, preface: nil,
-                                         unit: AlignmentUnit(letters: QuranText.recitedLetterCount(of: text))))
+                                         unit: AlignmentUnit(letters: QuranText.recitedLetterCount(of: text)), text: text))
             }
         }
         return units
     }
 
-    /// The markers of a recording whose speech is `segments`, reciting `ayahs`.
-    public static func markers(ayahs: String, segments: [SpeechSegment], aligner: AyahAligner = AyahAligner(),
+    /// The markers of a recording whose speech is `segments`, reciting `ayahs`. With its
+    /// `sound`, a placement its pauses allow is kept only when the sound fits the placed
+    /// letters (`soundAccepts`); without it (a row encoded before the check), by its pauses alone.
+    public static func markers(ayahs: String, segments: [SpeechSegment], sound: SoundFrames? = nil,
+                               aligner: AyahAligner = AyahAligner(),
                                quran: QuranText = .uthmani) -> (markers: AyahMarkers, alignment: AyahAlignment) {
         let plan = plan(ayahs: ayahs, quran: quran)
-        let alignment = aligner.align(segments: segments, units: plan.map(\.unit))
+        var alignment = aligner.align(segments: segments, units: plan.map(\.unit))
+        if alignment.refusal == nil, let sound {
+            let spans = alignment.fit.map { fit in
+                let text = fit.kind == .runTogether && fit.unit + 1 < plan.count
+                    ? plan[fit.unit].text + plan[fit.unit + 1].text : plan[fit.unit].text
+                return RecitationCheck.Span(start: fit.start, end: fit.end, letters: QuranText.letterSymbols(of: text))
+            }
+            let letters = spans.reduce(0) { $0 + $1.letters.count }
+            let score = RecitationCheck(alphabet: QuranText.letterSymbolCount).zScore(
+                frames: sound, speech: segments, spans: spans, corpus: QuranText.uthmaniLetterCorpus.letters,
+                ends: QuranText.uthmaniLetterCorpus.ayahEnds,
+                seed: UInt64(sound.count) &* 0x9E37_79B9 &+ UInt64(letters),
+                settledOutside: (soundBar(letters: letters) - 2)...(soundBar(letters: letters) + 2))
+            alignment.soundScore = score
+            if let score, !soundAccepts(score: score, letters: letters) {
+                alignment = .refused(.soundMismatch, misfit: alignment.misfit, fit: alignment.fit)
+                alignment.soundScore = score
+            }
+        }
         if let refusal = alignment.refusal {
             return (AyahMarkers(ayahs: ayahs, markers: [], unavailableReason: refusal.code), alignment)
         }
@@ -61,5 +86,26 @@ public enum AyahMarking {
         }
         let notFound = alignment.notFound.map { AyahMarkers.AyahReference(surah: plan[$0].surah, ayah: plan[$0].ayah) }
         return (AyahMarkers(ayahs: ayahs, markers: markers, notFound: notFound), alignment)
+    }
+
+    /// Whether a placement whose sound scored `score` (`RecitationCheck`'s z-score) over
+    /// `letters` placed letters is the passage. Another passage whose pauses fit scores about
+    /// N(0.3, 0.9) however long it is (the highest seen: 0.6 under 150 letters, 2.2 above, in
+    /// the bench's 27 and a scan of 20 passages against the Al-Fatiha fixture); the passage
+    /// scores higher the more letters it has (median 5). Under 150 letters there is little
+    /// evidence either way, so the bar is lower there: about one correct recitation in
+    /// fifteen under 100 letters loses its markers, which costs the coach less than markers
+    /// over another passage. Calibrated with `make bench-align` on seeds 27 and 101–112.
+    public static func soundAccepts(score: Double, letters: Int) -> Bool {
+        score >= soundBar(letters: letters)
+    }
+
+    /// The score a placement of `letters` letters must reach.
+    static func soundBar(letters: Int) -> Double {
+        switch letters {
+        case ..<100: 0.7
+        case ..<150: 1.0
+        default: 2.5
+        }
     }
 }

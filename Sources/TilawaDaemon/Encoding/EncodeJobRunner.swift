@@ -142,11 +142,11 @@ public struct EncodeJobRunner: Sendable {
             throw StoreError.internalInconsistency("no original recording for \(job.subjectId)")
         }
         let artifacts = try encode(original: original, family: .submissions, id: submission.id, date: submission.receivedAt,
-                                   processor: processor, analysis: submission.analysis, lease: lease)
+                                   processor: processor, analysis: submission.analysis, soundFrames: true, lease: lease)
         let kept = try database.completeSubmissionEncode(
             lease: lease, submissionId: submission.id, audioPath: artifacts.audioPath, audioBytes: artifacts.encoded.bytes,
             waveformPath: artifacts.waveformPath, outputGainDB: artifacts.encoded.outputGainDB,
-            ayahMarkers: ayahMarkers(for: submission), now: clock())
+            ayahMarkers: ayahMarkers(for: submission, sound: artifacts.sound), now: clock())
         if !kept {
             // Withdrawn while it was encoded: nothing points to these files.
             stateDirectory.artifactStore.remove(artifacts.audioPath)
@@ -157,13 +157,13 @@ public struct EncodeJobRunner: Sendable {
 
     /// Where the submission's ayahs are, from the speech segments its judging pass kept (the
     /// detector does not run again: the alignment is a small dynamic programme over a few
-    /// hundred pauses); nil when its passage names no ayahs or the row predates the segments.
-    /// Markers are an aid to the coach: a failure to read the passage leaves the recording
-    /// without them rather than failing its encode.
-    private func ayahMarkers(for submission: SubmissionRecord) -> AyahMarkers? {
+    /// hundred pauses), checked against the `sound` this encode heard; nil when its passage
+    /// names no ayahs or the row predates the segments. Markers are an aid to the coach: a
+    /// failure to read the passage leaves the recording without them rather than failing its encode.
+    private func ayahMarkers(for submission: SubmissionRecord, sound: SoundFrames?) -> AyahMarkers? {
         guard let segments = submission.speechSegments,
               let ayahs = (try? database.submissionExtras(submission))?.ayahs, !ayahs.isEmpty else { return nil }
-        return AyahMarking.markers(ayahs: ayahs, segments: segments).markers
+        return AyahMarking.markers(ayahs: ayahs, segments: segments, sound: sound).markers
     }
 
     /// Encodes an original to `<family>/YYYY/MM/<id>.opus` and its peaks to `<id>.peaks.json`,
@@ -177,8 +177,8 @@ public struct EncodeJobRunner: Sendable {
     /// publishes anything, and drops only that work file — on S3, on one disk, or on a disk the
     /// nodes share.
     private func encode(original: String, family: ArtifactStore.Family, id: String, date: Date,
-                        processor: AudioProcessor, analysis: AudioAnalysis, lease: JobLease)
-        throws -> (audioPath: String, waveformPath: String, encoded: EncodedAudio) {
+                        processor: AudioProcessor, analysis: AudioAnalysis, soundFrames: Bool = false, lease: JobLease)
+        throws -> (audioPath: String, waveformPath: String, encoded: EncodedAudio, sound: SoundFrames?) {
         let store = stateDirectory.artifactStore
         let audioPath = store.relativePath(family, name: "\(id).opus", date: date)
         let waveformPath = store.relativePath(family, name: "\(id).peaks.json", date: date)
@@ -191,7 +191,7 @@ public struct EncodeJobRunner: Sendable {
         var published = false
         defer { if !published { store.discardWork(work) } }
         encodeStarts(lease)
-        let (encoded, waveform) = try processor.encode(path: source.path, to: work, analysis: analysis)
+        let (encoded, waveform, sound) = try processor.encode(path: source.path, to: work, analysis: analysis, soundFrames: soundFrames)
         guard try database.renewJobLease(lease) else { throw JobLeaseLost(jobId: lease.jobId) }
         do {
             try store.write(waveform.jsonData(), to: waveformPath)
@@ -212,6 +212,6 @@ public struct EncodeJobRunner: Sendable {
             throw error
         }
         Failpoint.hit(Failpoint.afterEncode)
-        return (audioPath, waveformPath, encoded)
+        return (audioPath, waveformPath, encoded, sound)
     }
 }

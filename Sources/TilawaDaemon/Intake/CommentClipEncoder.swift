@@ -45,7 +45,7 @@ public struct CommentClipEncoder: Sendable {
             // encode it, with the gain from this analysis (no second one).
             judged = try processor.process(path: staged.path)
             guard judged.verdict.isAccepted else { return .rejected(judged.verdict) }
-            (encoded, waveform) = try processor.encode(path: staged.path, to: store.path(audioPath), analysis: judged.analysis)
+            (encoded, waveform, _) = try processor.encode(path: staged.path, to: store.path(audioPath), analysis: judged.analysis)
         } catch let rejection as AudioRejection {
             return .rejected(AudioVerdict(rejection: rejection))
         }

@@ -101,6 +101,7 @@ async ({ spec, load, equal, same, ok }) => {
     ok(alignmentNote(passage()).endsWith("each ayah with a marker can be looped."), alignmentNote(passage()));
     ok(alignmentNote(untimed()).startsWith("Ayah markers are not available for this recording yet;"), alignmentNote(untimed()));
     ok(alignmentNote(untimed(), "poor_fit").includes("recording — its pauses do not fit the passage's ayahs"), alignmentNote(untimed(), "poor_fit"));
+    ok(alignmentNote(untimed(), "sound_mismatch").includes("recording — its sounds do not match the passage's letters (another passage?)"), alignmentNote(untimed(), "sound_mismatch"));
     ok(alignmentNote(untimed(), "a_new_reason").includes("recording — a_new_reason;"), "an unknown reason is shown as it is");
   });
 
