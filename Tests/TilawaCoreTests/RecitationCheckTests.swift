@@ -97,6 +97,7 @@ struct RecitationCheckTests {
         var voice = Voice(seed: 5)
         let (frames, speech, spans) = voice.record(said)
         #expect(check.zScore(frames: frames, speech: [], spans: spans, corpus: corpus, seed: 1) == nil)
+        #expect(check.zScore(frames: frames, speech: [SpeechSegment(start: 1e308, end: .infinity)], spans: spans, corpus: corpus, seed: 1) == nil)
         #expect(check.zScore(frames: frames, speech: speech, spans: [], corpus: corpus, seed: 1) == nil)
         #expect(check.zScore(frames: SoundFrames(values: []), speech: speech, spans: spans, corpus: corpus, seed: 1) == nil)
         var crowded = spans
@@ -106,6 +107,8 @@ struct RecitationCheckTests {
         var outside = spans
         outside.append(RecitationCheck.Span(start: 1e6, end: 1e6 + 1, letters: [1, 2, 3]))
         outside.append(RecitationCheck.Span(start: 0, end: 1, letters: []))
+        outside.append(RecitationCheck.Span(start: .nan, end: .infinity, letters: [1]))
+        outside.append(RecitationCheck.Span(start: -1e308, end: -1e300, letters: [1]))
         #expect(check.zScore(frames: frames, speech: speech, spans: outside, corpus: corpus, seed: 1)
             == check.zScore(frames: frames, speech: speech, spans: spans, corpus: corpus, seed: 1))
     }

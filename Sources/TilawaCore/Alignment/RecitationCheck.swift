@@ -105,8 +105,7 @@ private struct Model {
         guard count > 0 else { return nil }
         var isSpeech = [Bool](repeating: false, count: count)
         for segment in speech {
-            let first = max(0, Int((segment.start / SoundFrames.frameSeconds).rounded(.up)))
-            let end = min(count, Int((segment.end / SoundFrames.frameSeconds).rounded(.up)))
+            let first = Self.frame(at: segment.start, count: count), end = Self.frame(at: segment.end, count: count)
             if first < end { for index in first..<end { isSpeech[index] = true } }
         }
         // Normalise each dimension over the recording's speech.
@@ -128,8 +127,7 @@ private struct Model {
             scale[dimension] = 1 / (variance.squareRoot() + 1e-6)
         }
         for (position, span) in spans.enumerated() where !span.letters.isEmpty {
-            let first = max(0, Int((span.start / SoundFrames.frameSeconds).rounded(.up)))
-            let end = min(count, Int((span.end / SoundFrames.frameSeconds).rounded(.up)))
+            let first = Self.frame(at: span.start, count: count), end = Self.frame(at: span.end, count: count)
             guard first < end else { continue }
             var row: [Float] = []
             for index in first..<end where isSpeech[index] {
@@ -143,6 +141,13 @@ private struct Model {
             used += row.count / dimensions
         }
         guard used > 0 else { return nil }
+    }
+
+    /// The first frame that starts at or after `seconds`, within `0...count` (a time from a
+    /// stored row that is negative, past the end or not a number reads as an end).
+    static func frame(at seconds: Double, count: Int) -> Int {
+        guard seconds.isFinite else { return seconds == -.infinity ? 0 : count }
+        return Int(min(max((seconds / SoundFrames.frameSeconds).rounded(.up), 0), Double(count)))
     }
 
     /// The mean log-likelihood a frame of the best split of each span among `texts` under
