@@ -61,10 +61,11 @@ public struct RecitationCheck: Sendable {
         guard let claimed = model.fit(texts, rounds: rounds, slack: slack) else { return nil }
         var generator = SplitMix64(seed: seed)
         var null: [Double] = []
+        // The ayah ends each span's stretches may end at: those with room for its letters.
+        let fitting = texts.map { letters in ends.filter { $0 >= letters.count && $0 <= corpus.count } }
         for _ in 0..<draws {
-            let random = texts.map { letters -> [UInt8] in
+            let random = zip(texts, fitting).map { letters, fitting -> [UInt8] in
                 guard corpus.count > letters.count else { return letters }
-                let fitting = ends.filter { $0 >= letters.count && $0 <= corpus.count }
                 if !fitting.isEmpty {
                     let end = fitting[Int(generator.next() % UInt64(fitting.count))]
                     return Array(corpus[(end - letters.count)..<end])
@@ -97,6 +98,9 @@ private struct Model {
     /// Which of the given spans each kept one is.
     var spanIndices: [Int] = []
     var used = 0
+    /// The placed frames' mean, and one over their variance (+ 0.001), by dimension.
+    var overall: [Double] = []
+    var inverse: [Float] = []
 
     init?(frames: SoundFrames, speech: [SpeechSegment], spans: [RecitationCheck.Span], alphabet: Int) {
         self.alphabet = alphabet
@@ -141,6 +145,18 @@ private struct Model {
             used += row.count / dimensions
         }
         guard used > 0 else { return nil }
+        // The placed frames' mean and variance (about 0 and 1 after normalising over all the
+        // speech, but not exactly): the same for every text fitted, so computed once.
+        var variance = [Double](repeating: 0, count: dimensions), total = variance
+        for row in rows { for (offset, value) in row.enumerated() { total[offset % dimensions] += Double(value) } }
+        overall = total.map { $0 / Double(used) }
+        for row in rows {
+            for (offset, value) in row.enumerated() {
+                let difference = Double(value) - overall[offset % dimensions]
+                variance[offset % dimensions] += difference * difference
+            }
+        }
+        inverse = variance.map { Float(1 / ($0 / Double(used) + 1e-3)) }
     }
 
     /// The first frame that starts at or after `seconds`, within `0...count` (a time from a
@@ -164,17 +180,6 @@ private struct Model {
             let longest = max(2, Int((slack * Double(frames) / Double(letters.count)).rounded(.up)))
             if longest * letters.count < frames || letters.count > frames { return nil }
         }
-        // The frames' variance over all spans (about 1 after normalising, but not exactly).
-        var variance = [Double](repeating: 0, count: dimensions), total = variance
-        for row in rows { for (offset, value) in row.enumerated() { total[offset % dimensions] += Double(value) } }
-        let overall = total.map { $0 / Double(used) }
-        for row in rows {
-            for (offset, value) in row.enumerated() {
-                let difference = Double(value) - overall[offset % dimensions]
-                variance[offset % dimensions] += difference * difference
-            }
-        }
-        let inverse = variance.map { Float(1 / ($0 / Double(used) + 1e-3)) }
         var score = 0.0
         var likelihood: [Float] = []
         let splitter = LetterSplitter()
